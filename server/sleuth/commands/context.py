@@ -1,0 +1,41 @@
+"""What a command needs besides its arguments: sandbox, settings, cancellation, progress, streaming.
+
+Transports build one :class:`CommandContext` per invocation. Services that live longer than a
+request (index, rate limiter, metrics, open buffers) hang off :class:`Services`, shared by all.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+from sleuth.commands.config import Settings
+from sleuth.engine.cancel import CancelToken, NullProgress, ProgressSink
+from sleuth.engine.workspace import Workspace
+
+__all__ = ["CommandContext", "Services", "PartialSink"]
+
+# Receives a batch of result items (grep events, file items, text results) in final order.
+PartialSink = Callable[[list[dict[str, Any]]], None]
+
+
+@dataclass
+class Services:
+    """Long-lived collaborators; any may be None where a transport has no use for it (the CLI has no buffers)."""
+
+    open_buffers: Mapping[str, str] | None = None  # absolute path -> unsaved text
+    index: Any = None  # sleuth.engine.index service, when enabled
+    rate_limiter: Any = None
+    metrics: Any = None
+
+
+@dataclass
+class CommandContext:
+    """One invocation's world."""
+
+    workspace: Workspace
+    settings: Settings = field(default_factory=Settings)
+    token: CancelToken = field(default_factory=CancelToken)
+    progress: ProgressSink = NullProgress
+    partial: PartialSink | None = None
+    services: Services = field(default_factory=Services)

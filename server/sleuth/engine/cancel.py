@@ -1,0 +1,90 @@
+"""Cancellation tokens and progress sinks: the one mechanism behind LSP cancel, CLI Ctrl-C and ``timeout_ms``.
+
+Python threads cannot be interrupted, so every long loop in the engine polls a :class:`CancelToken`
+(cheaply: an ``Event.is_set`` plus a clock read) and stops at the next file or chunk. A token
+can carry a deadline; the loop tells the two apart through :attr:`CancelToken.timed_out`
+so a timeout returns partial results while a cancel raises :class:`~sleuth.engine.errors.Cancelled`.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Callable, Protocol
+
+from sleuth.engine.errors import Cancelled
+
+__all__ = ["CancelToken", "ProgressSink", "NullProgress"]
+
+
+class CancelToken:
+    """Set by a transport (cancel request, Ctrl-C) or by its own deadline; polled by the engine."""
+
+    __slots__ = ("_event", "_deadline", "_callbacks", "_lock", "timed_out")
+
+    def __init__(self, timeout_ms: int | None = None) -> None:
+        self._event = threading.Event()
+        self._deadline = None if timeout_ms is None else time.monotonic() + timeout_ms / 1000.0
+        self._callbacks: list[Callable[[], None]] = []
+        self._lock = threading.Lock()
+        self.timed_out = False
+
+    def cancel(self) -> None:
+        """Ask the work to stop; idempotent and thread-safe."""
+        with self._lock:
+            if self._event.is_set():
+                return
+            self._event.set()
+            callbacks, self._callbacks = self._callbacks, []
+        for callback in callbacks:
+            callback()
+
+    def on_cancel(self, callback: Callable[[], None]) -> None:
+        """Run ``callback`` once when the token is cancelled (at once if it already is)."""
+        with self._lock:
+            if not self._event.is_set():
+                self._callbacks.append(callback)
+                return
+        callback()
+
+    def with_deadline(self, timeout_ms: int | None) -> "CancelToken":
+        """Tighten (never loosen) this token's deadline; returns self for chaining."""
+        if timeout_ms is not None:
+            deadline = time.monotonic() + timeout_ms / 1000.0
+            if self._deadline is None or deadline < self._deadline:
+                self._deadline = deadline
+        return self
+
+    @property
+    def cancelled(self) -> bool:
+        """True once cancelled by the caller (not by the deadline)."""
+        return self._event.is_set() and not self.timed_out
+
+    def should_stop(self) -> bool:
+        """The poll: True when the caller cancelled or the deadline passed (sets ``timed_out``)."""
+        if self._event.is_set():
+            return True
+        if self._deadline is not None and time.monotonic() >= self._deadline:
+            self.timed_out = True
+            self._event.set()
+            return True
+        return False
+
+    def raise_if_cancelled(self) -> None:
+        """Raise :class:`Cancelled` when the caller cancelled; a passed deadline does not raise."""
+        if self.should_stop() and not self.timed_out:
+            raise Cancelled("The operation was cancelled.")
+
+    def wait(self, seconds: float) -> bool:
+        """Sleep up to ``seconds`` or until cancelled; returns True if cancelled meanwhile."""
+        return self._event.wait(seconds)
+
+
+class ProgressSink(Protocol):
+    """Receives ``(done, total, message)``; ``total`` is None while unknown (the walk is still running)."""
+
+    def __call__(self, done: int, total: int | None, message: str) -> None: ...
+
+
+def NullProgress(done: int, total: int | None, message: str) -> None:  # noqa: N802 - a sink, used like a constant
+    """The sink for callers that do not show progress."""

@@ -1,0 +1,32 @@
+"""Matchers: one interface over literal, regex, word, case and fuzzy matching (ripgrep's ``grep-matcher``).
+
+The search layer depends on :class:`Matcher` only. ``compile_matcher`` picks the engine:
+RE2 (linear time, Unicode-aware through the rg-dialect translation) for everything it can run,
+the ``regex`` module under a deadline for look-around/back-references and fuzzy matching.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator, NamedTuple, Protocol
+
+__all__ = ["Span", "Matcher"]
+
+
+class Span(NamedTuple):
+    """A match as byte offsets into the searched buffer; ``score`` in 0..1 for fuzzy matches, else None."""
+
+    start: int
+    end: int
+    score: float | None = None
+
+
+class Matcher(Protocol):
+    """Finds matches in UTF-8 bytes. In line mode no match spans a ``\\n``."""
+
+    def find_iter(self, data: bytes, start: int = 0, end: int | None = None) -> Iterator[Span]:
+        """Non-overlapping matches in ``data[start:end]``, leftmost first."""
+        ...
+
+    def may_match(self, data: bytes) -> bool:
+        """Cheap whole-buffer test: False guarantees ``find_iter`` yields nothing (literal prefilter)."""
+        ...

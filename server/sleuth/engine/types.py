@@ -1,0 +1,115 @@
+"""Frozen option objects and the small records that cross engine layers.
+
+Raw arguments are validated once by the commands layer and frozen here (ripgrep's
+``lowargs`` -> ``hiargs``); engine layers never see unvalidated input.
+Positions are 1-based; ``column``/``end_column`` are byte offsets in the UTF-8 line, as ripgrep
+and seed 001 (FR-LS-04b) count them, ``end_column`` exclusive.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+__all__ = [
+    "CaseMode",
+    "OutputMode",
+    "SortMode",
+    "WalkOptions",
+    "MatchOptions",
+    "SearchOptions",
+    "FileEntry",
+    "SkipCounts",
+    "FileError",
+]
+
+CaseMode = Literal["smart", "sensitive", "insensitive"]
+OutputMode = Literal["content", "files_with_matches", "count"]
+SortMode = Literal["path", "modified"]
+
+
+@dataclass(frozen=True, slots=True)
+class WalkOptions:
+    """Which files a search visits (SPEC §3 ignore rules, §4 arguments)."""
+
+    hidden: bool = False
+    follow: bool = False
+    no_ignore: bool = False
+    no_require_git: bool = False
+    include_globs: tuple[str, ...] = ()
+    exclude_globs: tuple[str, ...] = ()
+    file_types: tuple[str, ...] = ()
+    recursive: bool = True
+    max_depth: int | None = None
+    max_file_size_bytes: int | None = None
+    max_files: int | None = None
+    deny_globs: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class MatchOptions:
+    """What a line must contain. ``patterns`` holds one or more patterns (rg's repeated ``-e``), ORed."""
+
+    patterns: tuple[str, ...]
+    fixed_strings: bool = False
+    word: bool = False
+    case: CaseMode = "smart"
+    fuzzy: int | None = None
+    multiline: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class SearchOptions:
+    """How matches become events and where collection stops."""
+
+    invert: bool = False
+    before: int = 0
+    after: int = 0
+    max_results: int = 200
+    max_matches_per_file: int | None = None
+    max_columns: int | None = 500
+    output: OutputMode = "content"
+    sort: SortMode = "path"
+
+
+@dataclass(frozen=True, slots=True)
+class FileEntry:
+    """A file the walk chose. ``path`` opens it; ``display`` is what results show (``/``-separated, NFC,
+    workspace-relative, prefixed by the folder name when there are several folders)."""
+
+    path: str
+    display: str
+    size: int
+    mtime: float
+
+
+@dataclass(slots=True)
+class SkipCounts:
+    """What was passed over, so a caller can tell "no match" from "not searched"."""
+
+    ignored: int = 0
+    hidden: int = 0
+    binary: int = 0
+    too_large: int = 0
+
+    def to_dict(self) -> dict[str, int]:
+        return {"ignored": self.ignored, "hidden": self.hidden, "binary": self.binary, "too_large": self.too_large}
+
+    def add(self, other: "SkipCounts") -> None:
+        self.ignored += other.ignored
+        self.hidden += other.hidden
+        self.binary += other.binary
+        self.too_large += other.too_large
+
+
+@dataclass(frozen=True, slots=True)
+class FileError:
+    """A per-file problem: reported in ``errors``, never fatal."""
+
+    path: str
+    error: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"path": self.path, "error": self.error}
+
+
