@@ -1,0 +1,59 @@
+"""The ``sleuth`` command line: one subcommand per search command, ripgrep's flag names.
+
+Starting the CLI imports argparse and the subcommand's own module only: ``sleuth grep`` never
+loads pygls (``sleuth serve`` imports the LSP stack when it runs). Subcommand modules expose
+``add_parser(subparsers)`` and set ``func(namespace) -> exit code`` on their parser.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from sleuth import __version__
+
+__all__ = ["main", "SUBCOMMANDS"]
+
+# subcommand -> module; each module's add_parser registers the subcommand and its flags.
+SUBCOMMANDS: dict[str, str] = {
+    "grep": "sleuth.cli.grep",
+    "files": "sleuth.cli.files",
+    "text": "sleuth.cli.text",
+    "index": "sleuth.cli.index",
+    "tools": "sleuth.cli.tools",
+    "serve": "sleuth.cli.serve",
+}
+
+
+def _parser(only: str | None) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="sleuth", description="Workspace search: grep, file search and ranked text search.")
+    parser.add_argument("--version", action="version", version=f"sleuth {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, module in SUBCOMMANDS.items():
+        if only is not None and name != only:
+            continue
+        try:
+            importlib.import_module(module).add_parser(sub)
+        except ModuleNotFoundError as exc:
+            if exc.name != module:
+                raise
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the console script; returns grep's exit codes (0 found, 1 none, 2 error)."""
+    argv = sys.argv[1:] if argv is None else argv
+    first = next((a for a in argv if not a.startswith("-")), None)
+    parser = _parser(first if first in SUBCOMMANDS else None)
+    namespace = parser.parse_args(argv)
+    if not getattr(namespace, "func", None):
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        return int(namespace.func(namespace))
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0

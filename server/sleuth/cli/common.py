@@ -1,0 +1,116 @@
+"""What every CLI subcommand shares: the sandbox, CLI-sized settings, progress bar, errors, exit codes.
+
+The CLI is a transport like the language server: it builds a :class:`CommandContext`, calls
+the same command function and renders the result, so ``--json`` prints exactly the command's
+result object. Ctrl-C cancels the token; the command stops at its next poll.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import time
+from typing import Any, Callable
+
+from sleuth.commands.config import Settings
+from sleuth.commands.context import CommandContext
+from sleuth.engine.cancel import CancelToken
+from sleuth.engine.errors import SleuthError
+from sleuth.engine.workspace import Workspace
+
+__all__ = ["EXIT_FOUND", "EXIT_NONE", "EXIT_ERROR", "cli_settings", "make_context", "run_command",
+           "print_json", "ProgressBar", "parse_size"]
+
+EXIT_FOUND, EXIT_NONE, EXIT_ERROR = 0, 1, 2
+_UNLIMITED = 2**62
+
+
+def cli_settings() -> Settings:
+    """A terminal user expects rg's behaviour: every result, no deadline, no size cap unless asked."""
+    return Settings(max_results=_UNLIMITED, default_max_results=_UNLIMITED, timeout_ms=0,
+                    max_timeout_ms=_UNLIMITED, max_file_size_bytes=_UNLIMITED, max_files=_UNLIMITED,
+                    max_matches_per_file=_UNLIMITED, max_depth=_UNLIMITED)
+
+
+def parse_size(text: str) -> int:
+    """rg's --max-filesize syntax: a number with an optional K, M or G suffix."""
+    text = text.strip().upper()
+    factor = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(text[-1:], 1)
+    number = text[:-1] if factor > 1 else text
+    if not number.isdigit():
+        raise ValueError(f"invalid size {text!r}: use a number with an optional K, M or G suffix")
+    return int(number) * factor
+
+
+class ProgressBar:
+    """A one-line progress display on stderr, only on a terminal and only once a search runs long."""
+
+    def __init__(self, enabled: bool | None = None, delay: float = 0.5) -> None:
+        self.enabled = sys.stderr.isatty() if enabled is None else enabled
+        self.started = time.monotonic()
+        self.delay = delay
+        self.shown = False
+
+    def __call__(self, done: int, total: int | None, message: str) -> None:
+        if not self.enabled or time.monotonic() - self.started < self.delay:
+            return
+        if total:
+            width = 30
+            filled = int(width * min(done, total) / total)
+            line = f"[{'#' * filled}{'.' * (width - filled)}] {done} of {total} files"
+        else:
+            line = f"searching… {message}"
+        sys.stderr.write("\r\x1b[2K" + line)
+        sys.stderr.flush()
+        self.shown = True
+
+    def clear(self) -> None:
+        if self.shown:
+            sys.stderr.write("\r\x1b[2K")
+            sys.stderr.flush()
+            self.shown = False
+
+
+def make_context(roots: list[str] | None, progress: ProgressBar | None = None,
+                 settings: Settings | None = None) -> CommandContext:
+    workspace = Workspace(roots or [os.getcwd()])
+    context = CommandContext(workspace=workspace, settings=settings or cli_settings(), token=CancelToken())
+    if progress is not None:
+        context.progress = progress
+    return context
+
+
+def print_json(value: Any) -> None:
+    sys.stdout.write(json.dumps(value, ensure_ascii=False, indent=None) + "\n")
+
+
+def _report(error: SleuthError, as_json: bool) -> None:
+    if as_json:
+        print_json({"error": error.to_dict()})
+    else:
+        sys.stderr.write(f"sleuth: {error.message}\n  hint: {error.hint}\n")
+
+
+def run_command(name: str, args: dict[str, Any], ctx: CommandContext, as_json: bool,
+                render: Callable[[dict[str, Any]], int]) -> int:
+    """Call command ``name`` with Ctrl-C wired to the token; render the result or report the error."""
+    from sleuth.commands import get_command
+
+    previous = signal.getsignal(signal.SIGINT)
+    signal.signal(signal.SIGINT, lambda *_: ctx.token.cancel())
+    try:
+        result = get_command(name)(args, ctx)
+    except SleuthError as error:
+        if isinstance(ctx.progress, ProgressBar):
+            ctx.progress.clear()
+        if error.code == "cancelled":
+            return 130
+        _report(error, as_json)
+        return EXIT_ERROR
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if isinstance(ctx.progress, ProgressBar):
+        ctx.progress.clear()
+    return render(result)

@@ -1,0 +1,140 @@
+"""Argument validation shared by every command: one declarative table per command, checked once.
+
+A command declares ``{name: Arg(...)}``; :func:`parse_args` turns the raw JSON object into a
+plain dict with defaults filled in, or raises :class:`BadArgs` naming the argument and saying
+how to fix it. Unknown keys are errors (a typo must not silently widen a search), and values
+above a hard cap from :class:`Settings` are refused rather than clamped. :func:`json_schema`
+renders the same table as JSON Schema, so documentation and validation cannot drift apart.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from sleuth.commands.config import Settings
+from sleuth.engine.errors import BadArgs
+
+__all__ = ["Arg", "parse_args", "json_schema", "unwrap_arguments"]
+
+_KINDS = {"bool": bool, "int": int, "str": str, "number": (int, float)}
+
+
+@dataclass(frozen=True)
+class Arg:
+    """One argument. ``kind`` is bool|int|number|str|str_list|str_or_list; ``cap`` names a Settings field."""
+
+    kind: str
+    description: str = ""
+    default: Any = None
+    required: bool = False
+    choices: tuple[Any, ...] = ()
+    minimum: float | None = None
+    maximum: float | None = None
+    cap: str | None = None
+    non_blank: bool = False
+    default_from: str | None = None  # Settings field supplying the default
+
+
+def unwrap_arguments(raw: Any) -> Any:
+    """``workspace/executeCommand`` sends ``arguments: [ {...} ]``; accept that or the bare object."""
+    if isinstance(raw, (list, tuple)):
+        if len(raw) == 0:
+            return {}
+        if len(raw) == 1:
+            return raw[0]
+        raise BadArgs("Expected one object of named arguments, got a list of several values.",
+                      hint='Pass arguments as [{"pattern": "..."}].')
+    return raw
+
+
+def _type_name(kind: str) -> str:
+    return {"str_list": "a list of strings", "str_or_list": "a string or a list of strings",
+            "number": "a number", "int": "an integer", "bool": "true or false", "str": "a string"}[kind]
+
+
+def _check_type(command: str, name: str, arg: Arg, value: Any) -> Any:
+    ok: bool
+    if arg.kind == "str_list" or arg.kind == "str_or_list":
+        if isinstance(value, str) and arg.kind == "str_or_list":
+            value = [value]
+        ok = isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value)
+        value = list(value) if ok else value
+    elif arg.kind in ("int", "number"):
+        ok = isinstance(value, _KINDS[arg.kind]) and not isinstance(value, bool)
+        if ok and arg.kind == "int" and isinstance(value, float) and value.is_integer():
+            value = int(value)
+    else:
+        ok = isinstance(value, _KINDS[arg.kind])  # type: ignore[arg-type]
+    if not ok:
+        raise BadArgs(f"{command}: '{name}' must be {_type_name(arg.kind)}, got {type(value).__name__}.",
+                      hint=f"Pass {name} as {_type_name(arg.kind)}.", argument=name)
+    return value
+
+
+def parse_args(command: str, raw: Any, spec: Mapping[str, Arg], settings: Settings) -> dict[str, Any]:
+    """Validated arguments with defaults; :class:`BadArgs` on the first problem found."""
+    raw = unwrap_arguments(raw)
+    if raw is None:
+        raw = {}
+    if not isinstance(raw, Mapping):
+        raise BadArgs(f"{command}: arguments must be an object of named values, got {type(raw).__name__}.",
+                      hint='Pass arguments as {"name": value, ...}.')
+    unknown = sorted(set(raw) - set(spec))
+    if unknown:
+        raise BadArgs(f"{command}: unknown argument{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))}.",
+                      hint="Known arguments: " + ", ".join(sorted(spec)) + ".", argument=unknown[0])
+    out: dict[str, Any] = {}
+    for name, arg in spec.items():
+        value = raw.get(name)
+        if value is None:
+            if arg.required:
+                raise BadArgs(f"{command}: '{name}' is required.", hint=f"Pass {name}: {arg.description}",
+                              argument=name)
+            out[name] = getattr(settings, arg.default_from) if arg.default_from else arg.default
+            continue
+        value = _check_type(command, name, arg, value)
+        if arg.non_blank and (not value or (isinstance(value, str) and not value.strip())
+                              or (isinstance(value, list) and not any(v.strip() for v in value))):
+            raise BadArgs(f"{command}: '{name}' must not be empty or blank.", hint=f"Pass {name}: {arg.description}",
+                          argument=name)
+        if arg.choices and value not in arg.choices:
+            raise BadArgs(f"{command}: '{name}' must be one of {', '.join(map(str, arg.choices))}; got {value!r}.",
+                          hint=f"Use one of {', '.join(map(str, arg.choices))}.", argument=name)
+        if arg.minimum is not None and value < arg.minimum:
+            raise BadArgs(f"{command}: '{name}' must be at least {arg.minimum:g}; got {value}.", argument=name,
+                          hint=f"Pass a {name} of {arg.minimum:g} or more.")
+        limit = getattr(settings, arg.cap) if arg.cap else arg.maximum
+        if limit is not None and value > limit:
+            raise BadArgs(f"{command}: '{name}' = {value} is above the limit of {limit:g}.", argument=name,
+                          hint=f"Pass {name} <= {limit:g} (the server's hard cap; configurable as '{arg.cap or name}').")
+        out[name] = value
+    return out
+
+
+def json_schema(spec: Mapping[str, Arg], settings: Settings | None = None) -> dict[str, Any]:
+    """The argument table as a JSON Schema object (``additionalProperties: false``)."""
+    settings = settings or Settings()
+    props: dict[str, Any] = {}
+    for name, arg in spec.items():
+        if arg.kind == "str_list":
+            prop: dict[str, Any] = {"type": "array", "items": {"type": "string"}}
+        elif arg.kind == "str_or_list":
+            prop = {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]}
+        else:
+            prop = {"type": {"bool": "boolean", "int": "integer", "number": "number", "str": "string"}[arg.kind]}
+        if arg.description:
+            prop["description"] = arg.description
+        if arg.choices:
+            prop["enum"] = list(arg.choices)
+        if arg.minimum is not None:
+            prop["minimum"] = arg.minimum
+        limit = getattr(settings, arg.cap) if arg.cap else arg.maximum
+        if limit is not None:
+            prop["maximum"] = limit
+        default = getattr(settings, arg.default_from) if arg.default_from else arg.default
+        if default is not None:
+            prop["default"] = default
+        props[name] = prop
+    return {"type": "object", "properties": props, "required": [n for n, a in spec.items() if a.required],
+            "additionalProperties": False}

@@ -1,0 +1,114 @@
+"""``sleuth.files`` (SPEC §4): file paths by glob, or ranked Quick-Open style by a fuzzy query.
+
+Globs use the walk's include-glob semantics (gitignore-style, ripgrep's ``-g``): ``*.py``
+matches at any depth, ``src/**/*.ts`` is anchored, several globs are ORed, ``!glob`` excludes.
+A ``query`` is ranked by :mod:`sleuth.engine.rank` over the same file list (the index's
+in-memory catalogue when it is ready, else a walk), open files breaking ties.
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import datetime, timezone
+from typing import Any, Iterable
+
+from sleuth.commands.args import Arg, parse_args
+from sleuth.commands.context import CommandContext
+from sleuth.engine.errors import BadArgs
+from sleuth.engine.types import FileEntry, FileError, SkipCounts, WalkOptions
+from sleuth.engine.walk import walk
+
+__all__ = ["FILES_ARGS", "run"]
+
+FILES_ARGS: dict[str, Arg] = {
+    "patterns": Arg("str_or_list", "Glob(s) matched against workspace-relative paths ('*', '**'; '!' excludes).",
+                    non_blank=True),
+    "query": Arg("str", "Fuzzy Quick-Open query, e.g. 'usrctl' finds UserController.cs.", non_blank=True),
+    "path": Arg("str", "Folder to list, relative to the first workspace folder; default: all folders."),
+    "root": Arg("str", "Name of the workspace folder that a relative path resolves against."),
+    "hidden": Arg("bool", "Include hidden files and folders.", default_from="hidden"),
+    "no_ignore": Arg("bool", "Ignore .gitignore/.ignore rules.", default=False),
+    "follow": Arg("bool", "Follow symbolic links (only to targets inside the workspace).", default_from="follow"),
+    "file_types": Arg("str_list", "Only these file types (ripgrep type names or extensions).", default=[]),
+    "max_depth": Arg("int", "Maximum folder depth below the path.", minimum=0, cap="max_depth"),
+    "max_results": Arg("int", "Return at most this many paths.", minimum=1, cap="max_results",
+                       default_from="default_max_results"),
+    "sort": Arg("str", "path (default), or modified (newest first); a query sorts by score.",
+                choices=("path", "modified"), default="path"),
+    "timeout_ms": Arg("int", "Give up listing after this many milliseconds, returning what was found.",
+                      minimum=1, cap="max_timeout_ms", default_from="timeout_ms"),
+}
+
+
+def _iso(mtime: float) -> str:
+    return datetime.fromtimestamp(mtime, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _item(entry: FileEntry, score: float | None = None) -> dict[str, Any]:
+    item: dict[str, Any] = {"path": entry.display, "size": entry.size, "modified": _iso(entry.mtime)}
+    if score is not None:
+        item["score"] = round(score, 4)
+    return item
+
+
+def _ranked(query: str, entries: list[FileEntry], ctx: CommandContext) -> list[tuple[FileEntry, float]]:
+    from sleuth.engine.rank import rank_paths
+
+    open_paths = set(ctx.services.open_buffers or ())
+    boost = {i for i, e in enumerate(entries) if e.path in open_paths}
+    ranked = rank_paths(query, [e.display for e in entries], boost=boost)
+    return [(entries[i], score) for i, score in ranked]
+
+
+def _entries(args: dict[str, Any], ctx: CommandContext, skipped: SkipCounts, errors: list[FileError]) -> Iterable[FileEntry]:
+    targets = ctx.workspace.resolve(args["path"], args["root"])
+    options = WalkOptions(
+        hidden=args["hidden"], follow=args["follow"],
+        no_ignore=args["no_ignore"] or not ctx.settings.respect_gitignore,
+        include_globs=tuple(args["patterns"] or ()), file_types=tuple(args["file_types"]),
+        max_depth=args["max_depth"], deny_globs=ctx.settings.deny_globs,
+    )
+    index = ctx.services.index
+    if index is not None and args["query"]:
+        listed = index.catalogue_entries(ctx.workspace, targets, options)
+        if listed is not None:
+            return listed
+    return walk(ctx.workspace, targets, options, ctx.token, skipped, errors)
+
+
+def run(raw: Any, ctx: CommandContext) -> dict[str, Any]:
+    """List or rank paths."""
+    started = time.perf_counter()
+    args = parse_args("sleuth.files", raw, FILES_ARGS, ctx.settings)
+    if bool(args["patterns"]) == bool(args["query"]):
+        raise BadArgs("sleuth.files: pass either 'patterns' (globs) or 'query' (fuzzy), not both or neither.",
+                      hint='Use {"patterns": ["**/*.py"]} to list by glob or {"query": "usrctl"} to rank by name.')
+    token = ctx.token.with_deadline(args["timeout_ms"] or None)
+    skipped = SkipCounts()
+    errors: list[FileError] = []
+    entries = list(_entries(args, ctx, skipped, errors))
+    token.raise_if_cancelled()
+    limit = args["max_results"]
+    if args["query"]:
+        ranked = _ranked(args["query"], entries, ctx)
+        items = [_item(entry, score) for entry, score in ranked[:limit]]
+        total = len(ranked)
+    else:
+        if args["sort"] == "modified":
+            entries.sort(key=lambda e: -e.mtime)
+        items = [_item(entry) for entry in entries[:limit]]
+        total = len(entries)
+    if ctx.partial is not None and items:
+        ctx.partial(items)
+        items_out: list[dict[str, Any]] = []
+    else:
+        items_out = items
+    return {
+        "items": items_out,
+        "total": total,
+        "truncated": total > len(items),
+        "timed_out": token.timed_out,
+        "skipped": skipped.to_dict(),
+        "errors": [e.to_dict() for e in errors],
+        "elapsed_ms": round((time.perf_counter() - started) * 1000, 1),
+    }

@@ -1,0 +1,73 @@
+"""Collect per-file results in final order: limits, exact truncation, streaming (ripgrep's printer/sink side).
+
+Files arrive already in final order (the walk yields them sorted and the scheduler re-orders
+parallel results), so collecting is appending. ``max_results`` counts match and context events
+alike (seed 001 FR-LS-06b); truncation is exact because one item beyond the limit is observed
+and dropped (FR-LS-06a) before the search is told to stop. Items go to the partial-result sink
+as soon as they are final, never the observed extra one.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from sleuth.engine.search import FileResult
+from sleuth.engine.types import OutputMode
+
+__all__ = ["Collector"]
+
+Sink = Callable[[list[dict[str, Any]]], None]
+
+
+class Collector:
+    """Accumulates items up to ``max_results`` and knows whether more existed."""
+
+    def __init__(self, max_results: int, output: OutputMode = "content", sink: Sink | None = None) -> None:
+        self.max_results = max_results
+        self.output = output
+        self.sink = sink
+        self.items: list[dict[str, Any]] = []
+        self.truncated = False
+        self.truncated_reason: str | None = None
+        self.files_matched = 0
+        self.match_events = 0
+        self._sent = 0
+
+    @property
+    def full(self) -> bool:
+        """True once an item past the limit was seen: nothing more can change the result."""
+        return self.truncated
+
+    def add(self, result: FileResult) -> bool:
+        """Take one file's result; returns False when the caller should stop searching."""
+        if self.truncated:
+            return False
+        if not result.matched_lines:
+            return True
+        self.files_matched += 1
+        if self.output == "files_with_matches":
+            items = [{"type": "file", "path": result.display}]
+        elif self.output == "count":
+            items = [{"type": "count", "path": result.display, "count": result.matched_lines}]
+        else:
+            items = result.events
+        room = self.max_results - len(self.items)
+        if len(items) > room:
+            items = items[:room]
+            self.truncated = True
+            self.truncated_reason = "max_results"
+        self.items.extend(items)
+        self.match_events += sum(1 for item in items if item["type"] != "context")
+        return not self.truncated
+
+    def flush(self) -> None:
+        """Send what is final and not yet sent to the partial-result sink."""
+        if self.sink is not None and self._sent < len(self.items):
+            batch = self.items[self._sent:]
+            self._sent = len(self.items)
+            self.sink(batch)
+
+    @property
+    def streamed(self) -> int:
+        """How many items already went to the sink (the response leaves them out)."""
+        return self._sent

@@ -1,0 +1,273 @@
+"""Search one buffer: bytes in, match and context events out (ripgrep's ``grep-searcher``).
+
+The searcher owns everything between "these are a file's bytes" and "these are its events":
+binary detection (a NUL byte), decoding (UTF-8 with U+FFFD, UTF-16 with a BOM transcoded),
+mapping byte spans to 1-based lines and byte columns, inverting, context lines, the per-file
+match cap and cutting over-long lines. It depends on the :class:`Matcher` protocol only.
+
+The hot path is a file without a match: one ``may_match`` (a literal prefilter) and at most one
+regex pass over the whole buffer, no per-line Python work.
+"""
+
+from __future__ import annotations
+
+import codecs
+import os
+from dataclasses import dataclass, field
+from typing import Any, Iterator
+
+from sleuth.engine.match import Matcher, Span
+from sleuth.engine.types import SearchOptions
+
+__all__ = ["FileResult", "decode_buffer", "read_file", "search_buffer", "search_path", "BINARY", "ELLIPSIS"]
+
+BINARY = "binary"
+ELLIPSIS = "…"
+
+
+@dataclass(slots=True)
+class FileResult:
+    """One file's outcome. ``events`` are dicts in final order (context before match on a line)."""
+
+    display: str
+    events: list[dict[str, Any]] = field(default_factory=list)
+    matched_lines: int = 0
+    skipped: str | None = None  # "binary" when passed over
+    error: str | None = None
+
+
+def read_file(path: str) -> bytes:
+    """The whole file: one open, one fstat, one read of exactly its size (no over-allocation)."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    try:
+        size = os.fstat(fd).st_size
+        data = os.read(fd, size + 1) if size else b""
+        if len(data) > size or not size:
+            # Grew while we read it, or a pseudo-file reporting size 0: read to the end.
+            chunks = [data]
+            while chunk := os.read(fd, 1 << 20):
+                chunks.append(chunk)
+            data = b"".join(chunks)
+        return data
+    finally:
+        os.close(fd)
+
+
+def decode_buffer(data: bytes) -> bytes | None:
+    """The bytes to search as UTF-8, or None for a binary file.
+
+    UTF-16 with a BOM is transcoded (as ripgrep does by default); a UTF-8 BOM is dropped;
+    anything else with a NUL byte is binary. Invalid UTF-8 is searched as is and replaced
+    by U+FFFD only when text is shown, so a regex never sees characters that are not there.
+    """
+    if data[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
+        return data.decode("utf-16", "replace").encode("utf-8")
+    if data[:3] == codecs.BOM_UTF8:
+        data = data[3:]
+    if b"\x00" in data:
+        return None
+    return data
+
+
+def _line_text(line: bytes) -> str:
+    if line.endswith(b"\r"):
+        line = line[:-1]
+    return line.decode("utf-8", "replace")
+
+
+def _cut(line: bytes, start: int, end: int, max_columns: int | None) -> tuple[str, bool]:
+    """The text shown for a line: whole, or a window of ``max_columns`` bytes around the match, marked."""
+    if max_columns is None or len(line) <= max_columns or max_columns <= 0:
+        return _line_text(line), False
+    budget = max(max_columns - (end - start), 0)
+    lo = max(0, start - budget // 2)
+    hi = min(len(line), max(end, lo + max_columns))
+    lo = max(0, min(lo, hi - max_columns))
+    # Never split a UTF-8 sequence: move inward past continuation bytes.
+    while lo < len(line) and lo > 0 and 0x80 <= line[lo] < 0xC0:
+        lo += 1
+    while hi < len(line) and 0x80 <= line[hi] < 0xC0:
+        hi -= 1
+    text = _line_text(line[lo:hi])
+    return (ELLIPSIS if lo > 0 else "") + text + (ELLIPSIS if hi < len(line) else ""), True
+
+
+class _Lines:
+    """Maps byte offsets to 1-based line numbers, moving forward only (offsets arrive in order)."""
+
+    __slots__ = ("data", "pos", "line")
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.pos = 0
+        self.line = 1
+
+    def number(self, offset: int) -> int:
+        if offset > self.pos:
+            self.line += self.data.count(b"\n", self.pos, offset)
+            self.pos = offset
+        return self.line
+
+    def bounds(self, offset: int) -> tuple[int, int]:
+        """Start and end (exclusive of ``\\n``) of the line holding ``offset``."""
+        start = self.data.rfind(b"\n", 0, offset) + 1
+        end = self.data.find(b"\n", offset)
+        return start, (len(self.data) if end < 0 else end)
+
+
+def _matched_lines(data: bytes, matcher: Matcher) -> Iterator[tuple[int, int, int, list[Span]]]:
+    """(line number, line start, line end, spans in that line) for every line with a match.
+
+    A match spanning several lines (multiline mode) marks each line it touches, as ``rg -n`` prints them;
+    its span is clipped to each line.
+    """
+    lines = _Lines(data)
+    current: tuple[int, int, int, list[Span]] | None = None
+    for span in matcher.find_iter(data):
+        start, end = span.start, span.end
+        if start == end and start == len(data) and data.endswith(b"\n"):
+            continue  # an empty match after the final newline is not a line
+        lo, hi = lines.bounds(start)
+        number = lines.number(lo)
+        while True:
+            clip = Span(start, min(end, hi) if end > start else start, span.score)
+            if current is not None and current[0] == number:
+                current[3].append(clip)
+            else:
+                if current is not None:
+                    yield current
+                current = (number, lo, hi, [clip])
+            if end <= hi + 1 or hi >= len(data):
+                break
+            # Continue the match onto the next line.
+            lo = hi + 1
+            hi = data.find(b"\n", lo)
+            hi = len(data) if hi < 0 else hi
+            number = lines.number(lo)
+            start = lo
+    if current is not None:
+        yield current
+
+
+def _all_lines(data: bytes) -> Iterator[tuple[int, int, int]]:
+    """(number, start, end) of every line; a final newline does not open an extra empty line."""
+    number, pos, size = 1, 0, len(data)
+    while pos < size:
+        end = data.find(b"\n", pos)
+        if end < 0:
+            end = size
+        yield number, pos, end
+        number += 1
+        pos = end + 1
+
+
+def search_buffer(data: bytes, matcher: Matcher, options: SearchOptions, display: str) -> FileResult:
+    """Events for one decoded buffer (see :func:`decode_buffer`), honouring invert, context and caps."""
+    result = FileResult(display)
+    if not options.invert and not matcher.may_match(data):
+        return result
+    cap = options.max_matches_per_file
+    matches: list[tuple[int, int, int, list[Span]]] = []
+    if options.invert:
+        hit = {number for number, _lo, _hi, _spans in _matched_lines(data, matcher)} if matcher.may_match(data) else set()
+        for number, lo, hi in _all_lines(data):
+            if number not in hit:
+                matches.append((number, lo, hi, []))
+                if cap is not None and len(matches) >= cap:
+                    break
+    else:
+        for item in _matched_lines(data, matcher):
+            matches.append(item)
+            if cap is not None and len(matches) >= cap:
+                break
+    if not matches:
+        return result
+    result.matched_lines = len(matches)
+    if options.output != "content":
+        return result
+    result.events = _events(data, matches, options, display)
+    return result
+
+
+def _match_event(data: bytes, display: str, number: int, lo: int, hi: int, spans: list[Span],
+                 max_columns: int | None) -> dict[str, Any]:
+    line = data[lo:hi]
+    if spans:
+        first = spans[0]
+        text, _cut_flag = _cut(line, first.start - lo, first.end - lo, max_columns)
+        event: dict[str, Any] = {
+            "type": "match", "path": display, "line": number,
+            "column": first.start - lo + 1, "end_column": first.end - lo + 1,
+            "text": text, "match_text": data[first.start:first.end].decode("utf-8", "replace"),
+        }
+        if len(spans) > 1:
+            event["submatches"] = [
+                {"column": s.start - lo + 1, "end_column": s.end - lo + 1,
+                 "match_text": data[s.start:s.end].decode("utf-8", "replace")}
+                for s in spans
+            ]
+        if first.score is not None:
+            event["score"] = round(max(s.score or 0.0 for s in spans), 4)
+        return event
+    text, _cut_flag = _cut(line, 0, 0, max_columns)
+    return {"type": "match", "path": display, "line": number, "column": 1, "end_column": 1,
+            "text": text, "match_text": ""}
+
+
+def _events(data: bytes, matches: list[tuple[int, int, int, list[Span]]], options: SearchOptions,
+            display: str) -> list[dict[str, Any]]:
+    """Match events with their context lines merged the way ripgrep prints them (no line twice)."""
+    max_columns = options.max_columns
+    if not options.before and not options.after:
+        return [_match_event(data, display, n, lo, hi, spans, max_columns) for n, lo, hi, spans in matches]
+    starts = _line_starts(data)
+    total = len(starts)
+    is_match = {m[0] for m in matches}
+    events: list[dict[str, Any]] = []
+    emitted = 0  # highest line number already emitted
+    for number, lo, hi, spans in matches:
+        for ctx in range(max(emitted + 1, number - options.before), number):
+            events.append(_context_event(data, starts, ctx, display, max_columns))
+        events.append(_match_event(data, display, number, lo, hi, spans, max_columns))
+        emitted = number
+        last = min(total, number + options.after)
+        for ctx in range(number + 1, last + 1):
+            if ctx in is_match:
+                break
+            events.append(_context_event(data, starts, ctx, display, max_columns))
+            emitted = ctx
+    return events
+
+
+def _line_starts(data: bytes) -> list[int]:
+    starts = [0]
+    find = data.find
+    pos = find(b"\n")
+    while pos >= 0:
+        starts.append(pos + 1)
+        pos = find(b"\n", pos + 1)
+    if starts[-1] == len(data) and len(starts) > 1:
+        starts.pop()  # a final newline does not open an empty last line
+    return starts
+
+
+def _context_event(data: bytes, starts: list[int], number: int, display: str,
+                   max_columns: int | None) -> dict[str, Any]:
+    lo = starts[number - 1]
+    hi = data.find(b"\n", lo)
+    hi = len(data) if hi < 0 else hi
+    text, _cut_flag = _cut(data[lo:hi], 0, 0, max_columns)
+    return {"type": "context", "path": display, "line": number, "text": text}
+
+
+def search_path(path: str, display: str, matcher: Matcher, options: SearchOptions,
+                text: str | None = None) -> FileResult:
+    """Read (or take the open buffer ``text``), decode and search one file; problems become ``error``."""
+    try:
+        data = text.encode("utf-8", "surrogatepass") if text is not None else read_file(path)
+    except OSError as exc:
+        return FileResult(display, error=exc.strerror or str(exc))
+    decoded = decode_buffer(data)
+    if decoded is None:
+        return FileResult(display, skipped=BINARY)
+    return search_buffer(decoded, matcher, options, display)
