@@ -1,0 +1,78 @@
+"""The ``sleuth`` CLI as a user runs it: a real process in a real temporary tree."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+
+def sleuth(cwd: Path, *argv: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "sleuth", *argv], cwd=cwd, capture_output=True, text=True,
+                          timeout=120)
+
+
+@pytest.fixture
+def tree(make_tree):
+    return make_tree({
+        "src/app.py": "def main():\n    return helper()\n\n\ndef helper():\n    return 42\n",
+        "src/util.py": "HELPER = 'x'\n",
+        "README.md": "# Demo\nrun main\n",
+    })
+
+
+def test_grep_pipe_output_is_path_line_text(tree):
+    proc = sleuth(tree, "grep", "-n", "def main")
+    assert proc.returncode == 0
+    assert proc.stdout == "src/app.py:1:def main():\n"
+
+
+def test_grep_exit_code_one_when_nothing_matches(tree):
+    proc = sleuth(tree, "grep", "no-such-text-anywhere")
+    assert proc.returncode == 1 and proc.stdout == ""
+
+
+def test_grep_exit_code_two_on_bad_regex_with_a_hint(tree):
+    proc = sleuth(tree, "grep", "(unclosed")
+    assert proc.returncode == 2
+    assert "hint:" in proc.stderr
+
+
+def test_grep_json_is_the_command_result(tree):
+    proc = sleuth(tree, "grep", "--json", "-i", "helper")
+    result = json.loads(proc.stdout)
+    assert {"matches", "count", "truncated", "timed_out", "files_scanned", "skipped", "errors"} <= set(result)
+    assert [(m["path"], m["line"]) for m in result["matches"]] == [
+        ("src/app.py", 2), ("src/app.py", 5), ("src/util.py", 1)]
+
+
+def test_grep_outside_the_sandbox_is_refused(tree):
+    proc = sleuth(tree, "grep", "--json", "x", "..")
+    assert proc.returncode == 2
+    assert json.loads(proc.stdout)["error"]["code"] == "sandbox_violation"
+
+
+def test_grep_context_separators_like_rg(tree):
+    proc = sleuth(tree, "grep", "-n", "-A1", "return", "src/app.py")
+    assert proc.stdout == "2:    return helper()\n3-\n--\n6:    return 42\n"
+
+
+def test_grep_files_with_matches_and_count(tree):
+    assert sleuth(tree, "grep", "-l", "return").stdout == "src/app.py\n"
+    assert sleuth(tree, "grep", "-c", "return").stdout == "src/app.py:2\n"
+
+
+def test_files_by_glob(tree):
+    proc = sleuth(tree, "files", "*.py")
+    assert proc.stdout.splitlines() == ["src/app.py", "src/util.py"]
+
+
+def test_cli_start_does_not_import_the_lsp_stack(tree):
+    code = ("import sys\nfrom sleuth.cli import main\nrc = main(['grep', '-q-not-a-flag'] if False else "
+            "['grep', 'main', '--json'])\nassert 'pygls' not in sys.modules and 'lsprotocol' not in sys.modules, "
+            "sorted(m for m in sys.modules if m.startswith(('pygls', 'lsprotocol')))\n")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=tree, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr

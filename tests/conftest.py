@@ -1,0 +1,32 @@
+"""Shared fixtures: real temporary trees, written from a {relative path: content} mapping."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+from typing import Callable, Mapping
+
+import pytest
+
+RG = shutil.which("rg") or (os.path.join(os.path.dirname(os.sys.executable), "rg")
+                            if os.path.exists(os.path.join(os.path.dirname(os.sys.executable), "rg")) else None)
+
+
+def write_tree(root: Path, files: Mapping[str, str | bytes]) -> Path:
+    """Create ``files`` under ``root``; str content is written as UTF-8."""
+    for rel, content in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8")
+    return root
+
+
+@pytest.fixture
+def make_tree(tmp_path: Path) -> Callable[[Mapping[str, str | bytes]], Path]:
+    def make(files: Mapping[str, str | bytes], name: str = "ws") -> Path:
+        return write_tree(tmp_path / name, files)
+    return make

@@ -1,0 +1,100 @@
+"""The searcher layer: bytes -> events (lines, columns, context, invert, caps, encodings)."""
+
+from __future__ import annotations
+
+import codecs
+
+from hypothesis import given, strategies as st
+
+from sleuth.engine.match import compile_matcher
+from sleuth.engine.search import decode_buffer, search_buffer
+from sleuth.engine.types import MatchOptions, SearchOptions
+
+
+def events(data: bytes, pattern: str, **opts):
+    matcher = compile_matcher(MatchOptions(patterns=(pattern,), case="sensitive"))
+    return search_buffer(data, matcher, SearchOptions(**opts), "f.txt").events
+
+
+def test_lines_and_byte_columns_are_one_based():
+    [event] = events(b"alpha\nbeta gamma\n", "gamma")
+    assert (event["line"], event["column"], event["end_column"]) == (2, 6, 11)
+    assert event["text"] == "beta gamma" and event["match_text"] == "gamma"
+
+
+def test_columns_count_bytes_of_utf8_not_characters():
+    [event] = events("é→x\n".encode(), "x")
+    assert event["column"] == 6  # é is 2 bytes, → is 3
+
+
+def test_several_matches_on_a_line_are_one_event_with_submatches():
+    [event] = events(b"a1 a2 a3\n", r"a\d")
+    assert [s["match_text"] for s in event["submatches"]] == ["a1", "a2", "a3"]
+    assert event["column"] == 1
+
+
+def test_last_line_without_newline_is_searched():
+    [event] = events(b"x\ny", "y")
+    assert event["line"] == 2
+
+
+def test_crlf_line_endings_are_not_part_of_the_text():
+    [event] = events(b"one\r\ntwo\r\n", "two")
+    assert event["text"] == "two"
+
+
+def test_context_lines_merge_without_repeats():
+    data = b"".join(f"{i}\n".encode() for i in range(1, 11))
+    got = [(e["type"], e["line"]) for e in events(data, "^(4|6)$", before=1, after=1)]
+    assert got == [("context", 3), ("match", 4), ("context", 5), ("match", 6), ("context", 7)]
+
+
+def test_context_stops_at_file_edges():
+    got = [(e["type"], e["line"]) for e in events(b"a\nb\n", "a", before=3, after=5)]
+    assert got == [("match", 1), ("context", 2)]
+
+
+def test_invert_reports_the_lines_without_a_match():
+    got = [(e["line"], e["text"]) for e in events(b"keep\ndrop\nkeep too\n", "drop", invert=True)]
+    assert got == [(1, "keep"), (3, "keep too")]
+
+
+def test_max_matches_per_file_caps_matching_lines():
+    got = events(b"x\nx\nx\n", "x", max_matches_per_file=2)
+    assert [e["line"] for e in got] == [1, 2]
+
+
+def test_long_lines_are_cut_around_the_match_and_marked():
+    line = b"a" * 5000 + b"NEEDLE" + b"b" * 5000
+    [event] = events(line + b"\n", "NEEDLE", max_columns=100)
+    assert "NEEDLE" in event["text"] and event["text"].startswith("…") and event["text"].endswith("…")
+    assert len(event["text"].encode()) <= 100 + 2 * len("…".encode())
+    assert event["column"] == 5001  # columns still index the original line
+
+
+def test_invalid_utf8_is_replaced_in_text_only():
+    [event] = events(b"bad \xff byte needle\n", "needle")
+    assert event["text"] == "bad \ufffd byte needle"
+
+
+def test_utf16_with_bom_is_transcoded():
+    data = codecs.BOM_UTF16_LE + "hello wörld\n".encode("utf-16-le")
+    decoded = decode_buffer(data)
+    assert decoded == "hello wörld\n".encode()
+
+
+def test_utf8_bom_is_dropped_so_line_one_column_one_is_the_first_character():
+    [event] = events(decode_buffer(codecs.BOM_UTF8 + b"abc\n"), "abc")
+    assert event["column"] == 1
+
+
+def test_nul_byte_means_binary():
+    assert decode_buffer(b"text\x00more") is None
+
+
+@given(st.binary(max_size=300))
+def test_decoding_never_raises_and_text_is_valid(data: bytes):
+    decoded = decode_buffer(data)
+    if decoded is not None:
+        for event in events(decoded, "."):
+            event["text"].encode("utf-8")  # valid UTF-8, no lone surrogates
