@@ -1,0 +1,91 @@
+"""Secret redaction for result text and query sanitisation for logs (SPEC §8, seed 004 threats 4 and 5).
+
+Two jobs, one pattern table:
+
+* :func:`redact` replaces secrets in a line or snippet with ``[REDACTED]``: the value of an
+  ``api_key = ...``/``password: "..."``/``token=...`` assignment (the key name stays, so a model
+  still sees *what* was there), private-key headers, bearer tokens, JWTs and the well-known
+  token shapes of AWS, GCP, Azure, GitHub, Slack, Stripe and OpenAI.
+* :func:`sanitize_query` makes a query safe to log: secrets masked, control characters (newlines
+  included, so a query cannot forge log lines) replaced by spaces, length capped.
+
+Redaction is on by default (``Settings.redaction``); callers decide whether to apply it.
+Every pattern is linear-time on the ``re`` engine (no nested quantifiers), so a hostile line
+cannot stall the redactor.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["PLACEHOLDER", "redact", "contains_secret", "sanitize_query", "MAX_LOGGED_QUERY"]
+
+PLACEHOLDER = "[REDACTED]"
+MAX_LOGGED_QUERY = 200
+
+# Assignments: keep ``name <sep> [quote]`` and replace the value. The value must look like a
+# secret (long enough) so ``password = None`` or ``token: str`` in ordinary code stays readable.
+_ASSIGNMENT = re.compile(
+    r"""(?ix)
+    (?P<key>
+        \b[\w.-]*?
+        (?:api[_-]?key|apikey|access[_-]?key(?:[_-]?id)?|secret[_-]?access[_-]?key|client[_-]?secret
+          |secret|token|auth[_-]?token|access[_-]?token|refresh[_-]?token|private[_-]?key
+          |password|passwd|pwd|passphrase|credentials?|account[_-]?key|sas[_-]?token
+          |aws_access_key_id|aws_secret_access_key|aws_session_token)
+        [\w.-]*
+    )
+    (?P<sep>["']?\s*(?::|=|:=|=>)\s*)
+    (?P<quote>["'`]?)
+    (?P<value>[^\s"'`,;]{8,})
+    """
+)
+# Standalone token shapes, replaced whole.
+_TOKENS: tuple[re.Pattern[str], ...] = (
+    re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"),  # PEM / OpenSSH / PGP headers
+    re.compile(r"(?i)\bbearer\s+[A-Za-z0-9\-_.~+/]{8,}=*"),
+    re.compile(r"(?i)\bbasic\s+[A-Za-z0-9+/]{16,}=*"),
+    re.compile(r"\beyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}"),  # JWT
+    re.compile(r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[0-9A-Z]{16}\b"),  # AWS access key id
+    re.compile(r"\bAIza[0-9A-Za-z_-]{35}\b"),  # GCP API key
+    re.compile(r"\bya29\.[0-9A-Za-z_-]{20,}"),  # GCP OAuth access token
+    re.compile(r"(?i)\bAccountKey=[A-Za-z0-9+/]{20,}={0,2}"),  # Azure storage connection string
+    re.compile(r"(?i)\bSharedAccessSignature=[^\s;\"']{10,}|\bsig=[A-Za-z0-9%+/]{20,}={0,2}"),  # Azure SAS
+    re.compile(r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36}\b|\bgithub_pat_[A-Za-z0-9_]{22,}"),  # GitHub
+    re.compile(r"\bglpat-[A-Za-z0-9_-]{20}\b"),  # GitLab
+    re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}"),  # Slack
+    re.compile(r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}"),  # Stripe
+    re.compile(r"\bsk-(?:proj-|ant-)?[A-Za-z0-9_-]{20,}"),  # OpenAI / Anthropic style
+    re.compile(r"\bnpm_[A-Za-z0-9]{36}\b"),
+)
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def _mask_assignment(match: re.Match[str]) -> str:
+    return f"{match.group('key')}{match.group('sep')}{match.group('quote')}{PLACEHOLDER}"
+
+
+def redact(text: str) -> str:
+    """``text`` with every secret replaced by ``[REDACTED]``; unchanged (same object) when clean."""
+    if not text:
+        return text
+    out = _ASSIGNMENT.sub(_mask_assignment, text)
+    for pattern in _TOKENS:
+        out = pattern.sub(PLACEHOLDER, out)
+    return out
+
+
+def contains_secret(text: str) -> bool:
+    """True when :func:`redact` would change ``text``."""
+    return bool(text) and redact(text) != text
+
+
+def sanitize_query(query: object, max_length: int = MAX_LOGGED_QUERY) -> str:
+    """A query as it may appear in a log line: secrets masked, control characters -> space, capped."""
+    if query is None or query == "":
+        return "[empty]"
+    text = query if isinstance(query, str) else repr(query)
+    text = _CONTROL.sub(" ", redact(text))
+    if len(text) > max_length:
+        text = text[:max_length] + "..."
+    return text
