@@ -1,0 +1,69 @@
+"""The command surface: ``workspace/executeCommand`` names and the custom ``sleuth/*`` requests.
+
+Custom requests take the command's named arguments as params plus LSP's ``workDoneToken``
+and ``partialResultToken``. ``sleuth/debug/workers`` answers on the event loop itself (no
+worker) with the activity counters: how many command workers run right now, how many were
+started, finished and cancelled — the observable proof that a cancel stopped the work.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from sleuth.lsp.invoke import Request
+
+if TYPE_CHECKING:
+    from sleuth.lsp.server import SleuthServer
+
+__all__ = ["setup", "CUSTOM_REQUESTS", "DEBUG_WORKERS"]
+
+CUSTOM_REQUESTS = {"sleuth/grep": "sleuth.grep", "sleuth/files": "sleuth.files", "sleuth/text": "sleuth.text"}
+DEBUG_WORKERS = "sleuth/debug/workers"
+
+
+def _split(params: Any) -> tuple[Any, Any, Any]:
+    """(named args, workDoneToken, partialResultToken) of a custom request's params."""
+    if params is None:
+        return {}, None, None
+    if not isinstance(params, dict):
+        return params, None, None
+    args = dict(params)
+    return args, args.pop("workDoneToken", None), args.pop("partialResultToken", None)
+
+
+def setup(server: "SleuthServer") -> None:
+    for name in server.invoker.names:
+        _advertise(server, name)
+    requests = dict(CUSTOM_REQUESTS)
+    for name in server.invoker.extra:  # test hook commands get a request form too
+        requests.setdefault(name.replace(".", "/"), name)
+    for method, command in requests.items():
+        _custom_request(server, method, command)
+
+    @server.feature(DEBUG_WORKERS)
+    def debug_workers(ls: "SleuthServer", params: Any) -> dict[str, Any]:
+        return {**ls.invoker.activity.as_dict(), "open_buffers": len(ls.buffers),
+                "watched_events": ls.watched_events, "index": ls.services.index is not None,
+                "folders": [root.path for root in ls.sandbox.roots]}
+
+
+def _advertise(server: "SleuthServer", name: str) -> None:
+    """Register ``name`` with pygls so ``executeCommandProvider`` lists it.
+
+    :class:`~sleuth.lsp.server.SleuthProtocol` routes ``workspace/executeCommand`` itself;
+    this handler is the same route for code that calls pygls' command table directly.
+    """
+
+    async def command(ls: "SleuthServer", *arguments: Any) -> Any:
+        args = arguments[0] if len(arguments) == 1 else (list(arguments) or {})
+        return await ls.run_command(Request(name, args, ls.protocol.msg_id))
+
+    server.command(name)(command)
+
+
+def _custom_request(server: "SleuthServer", method: str, command: str) -> None:
+    async def handler(ls: "SleuthServer", params: Any) -> Any:
+        args, work_done, partial = _split(params)
+        return await ls.run_command(Request(command, args, ls.protocol.msg_id, work_done, partial))
+
+    server.feature(method)(handler)

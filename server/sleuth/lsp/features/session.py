@@ -1,0 +1,116 @@
+"""Session lifecycle: initialize, initialized, configuration, workspace folders, shutdown.
+
+* The sandbox comes from ``initialize`` (``workspaceFolders``, else ``rootUri``, else
+  ``rootPath``) and follows ``workspace/didChangeWorkspaceFolders``.
+* Settings: ``initializationOptions`` at ``initialize``; ``workspace/configuration``
+  (section ``sleuth``) pulled after ``initialized`` and again on every
+  ``workspace/didChangeConfiguration`` when the client supports the pull model, else the
+  pushed ``settings`` of that notification are used.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+from pygls.uris import to_fs_path
+
+from sleuth.lsp.config import split_init_options
+from sleuth.lsp.features import index
+
+if TYPE_CHECKING:
+    from sleuth.lsp.server import SleuthServer
+
+__all__ = ["setup", "folders_from_initialize"]
+
+logger = logging.getLogger(__name__)
+SECTION = "sleuth"
+
+
+def folders_from_initialize(params: types.InitializeParams) -> list[tuple[str, str | None]]:
+    """(path, name) of each workspace folder the client announced, in its order."""
+    if params.workspace_folders:
+        found = [(to_fs_path(f.uri), f.name) for f in params.workspace_folders if f.uri.startswith("file:")]
+        return [(p, n) for p, n in found if p]
+    if params.root_uri and params.root_uri.startswith("file:"):
+        path = to_fs_path(params.root_uri)
+        return [(path, None)] if path else []
+    if params.root_path:
+        return [(params.root_path, None)]
+    return []
+
+
+def _first_root(server: "SleuthServer") -> str | None:
+    return server.sandbox.roots[0].path if server.sandbox.roots else None
+
+
+async def pull_configuration(server: "SleuthServer") -> None:
+    """Read section ``sleuth`` from the client (pull model); a failure keeps the previous layer."""
+    if not server.client_supports_configuration:
+        return
+    try:
+        values = await server.workspace_configuration_async(
+            types.ConfigurationParams(items=[types.ConfigurationItem(section=SECTION)]))
+    except Exception as exc:  # a client that advertises but fails: keep what we have
+        logger.warning("workspace/configuration failed: %s", exc)
+        return
+    value = values[0] if values else None
+    server.config.client = value if value is not None else {}
+
+
+def setup(server: "SleuthServer") -> None:
+    @server.feature(types.INITIALIZE)
+    def initialize(ls: "SleuthServer", params: types.InitializeParams) -> None:
+        ls.set_folders(folders_from_initialize(params))
+        ls.config.init, ls.transport_options = split_init_options(params.initialization_options)
+        ls.config.load_agent(_first_root(ls))
+        ls.settings, _ = ls.config.settings()  # problems are shown after `initialized`
+
+    @server.feature(types.INITIALIZED)
+    async def initialized(ls: "SleuthServer", params: types.InitializedParams) -> None:
+        ls.loop = asyncio.get_running_loop()
+        await pull_configuration(ls)
+        _apply(ls)
+        await index.on_initialized(ls)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    async def did_change_configuration(ls: "SleuthServer", params: types.DidChangeConfigurationParams) -> None:
+        if ls.client_supports_configuration:
+            await pull_configuration(ls)
+        else:
+            pushed: Any = params.settings
+            if isinstance(pushed, dict) and isinstance(pushed.get(SECTION), dict):
+                pushed = pushed[SECTION]
+            ls.config.client = pushed if isinstance(pushed, dict) else {}
+        _apply(ls)
+        index.on_settings_changed(ls)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+    def did_change_folders(ls: "SleuthServer", params: types.DidChangeWorkspaceFoldersParams) -> None:
+        removed = {to_fs_path(f.uri) for f in params.event.removed or []}
+        folders = [(p, n) for p, n in ls.folders if p not in removed]
+        known = {p for p, _ in folders}
+        for folder in params.event.added or []:
+            path = to_fs_path(folder.uri) if folder.uri.startswith("file:") else None
+            if path and path not in known:
+                folders.append((path, folder.name))
+                known.add(path)
+        ls.set_folders(folders)
+        ls.config.load_agent(_first_root(ls))
+        _apply(ls)
+        index.on_folders_changed(ls)
+
+    @server.feature(types.SHUTDOWN)
+    def shutdown(ls: "SleuthServer", params: Any) -> None:
+        ls.cancels.cancel_all()
+        index.stop_index(ls)
+
+
+def _apply(server: "SleuthServer") -> None:
+    """Merge the layers and show new problems (agent-config read errors included) once."""
+    pending, server.config.pending = server.config.pending, []
+    for problem in server.config.new_problems(pending):
+        server.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=f"Sleuth: {problem}"))
+    server.apply_settings()

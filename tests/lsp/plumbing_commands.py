@@ -1,0 +1,76 @@
+"""Test-only commands loaded into the server through the ``SLEUTH_TEST_COMMANDS`` hook.
+
+``sleuth.test.endless`` works until it is cancelled (or reaches ``limit`` steps), streaming one
+item per step and reporting progress, so a test can cancel it at any point and then prove it
+stopped: ``sleuth.test.counter`` returns how many steps ran and whether the loop is still
+running. ``sleuth.test.fail`` raises the Sleuth error named in its arguments; ``sleuth.test.echo``
+returns what the command saw (arguments, settings, open buffers, folders).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+from sleuth.commands.context import CommandContext
+from sleuth.engine import errors
+
+STATE: dict[str, Any] = {"steps": 0, "running": 0, "lock": threading.Lock()}
+
+
+def endless(args: dict[str, Any], ctx: CommandContext) -> dict[str, Any]:
+    limit = int(args.get("limit", 10**9))
+    step_s = float(args.get("step_ms", 5)) / 1000
+    items: list[dict[str, Any]] = []
+    with STATE["lock"]:
+        STATE["running"] += 1
+    try:
+        for i in range(limit):
+            if ctx.token.should_stop():
+                break
+            time.sleep(step_s)
+            with STATE["lock"]:
+                STATE["steps"] += 1
+            item = {"n": i}
+            if ctx.partial is not None:
+                ctx.partial([item])
+            else:
+                items.append(item)
+            ctx.progress(i + 1, limit if limit < 10**9 else None, "")
+        ctx.token.raise_if_cancelled()
+        return {"items": items, "total": len(items) + (limit if ctx.partial is not None else 0)}
+    finally:
+        with STATE["lock"]:
+            STATE["running"] -= 1
+
+
+def counter(args: dict[str, Any], ctx: CommandContext) -> dict[str, Any]:
+    with STATE["lock"]:
+        return {"steps": STATE["steps"], "running": STATE["running"]}
+
+
+def fail(args: dict[str, Any], ctx: CommandContext) -> dict[str, Any]:
+    name = args.get("error", "BadArgs")
+    if name == "RuntimeError":
+        raise RuntimeError("boom")
+    cls = getattr(errors, name)
+    if cls is errors.RateLimited:
+        raise cls("slow down", retry_after_seconds=7)
+    raise cls(f"raised {name}", position=3)
+
+
+def echo(args: dict[str, Any], ctx: CommandContext) -> dict[str, Any]:
+    return {
+        "args": args,
+        "folders": [r.path for r in ctx.workspace.roots],
+        "names": [r.name for r in ctx.workspace.roots],
+        "settings": {"max_results": ctx.settings.max_results, "case": ctx.settings.case,
+                     "context_lines": ctx.settings.context_lines, "log_level": ctx.settings.log_level},
+        "buffers": dict(ctx.services.open_buffers or {}),
+    }
+
+
+COMMANDS = {"sleuth.test.endless": endless, "sleuth.test.counter": counter, "sleuth.test.fail": fail,
+            "sleuth.test.echo": echo}
+STREAM_KEYS = {"sleuth.test.endless": "items"}
