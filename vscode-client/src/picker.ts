@@ -1,0 +1,223 @@
+/**
+ * Search-as-you-type QuickPick shared by Grep, Find Files and Search Text.
+ *
+ * Each keystroke (debounced) cancels the running request ($/cancelRequest through the
+ * CancellationToken) and sends a new custom request (`sleuth/grep` …) with a `partialResultToken`,
+ * so rows appear as `$/progress` batches arrive, and a `workDoneToken`, whose reports show in the
+ * picker's title while it runs. Accepting a row opens the file with the match selected.
+ */
+import { randomUUID } from 'crypto';
+import {
+    CancellationTokenSource,
+    Disposable,
+    LogOutputChannel,
+    QuickInputButton,
+    QuickPickItem,
+    Range,
+    Selection,
+    TextEditorRevealType,
+    ThemeIcon,
+    Uri,
+    window,
+    workspace,
+} from 'vscode';
+import { ProgressType, ResponseError, WorkDoneProgress } from 'vscode-languageclient/node';
+import type { ServerManager } from './client';
+import { Row, matchRange, resolveResultPath, summaryLine } from './format';
+import { workspaceFolders } from './vscodeapi';
+
+export interface PickItem extends QuickPickItem {
+    row: Row;
+}
+
+/** What differs between the three pickers. */
+export interface PickerSpec {
+    kind: 'grep' | 'files' | 'text';
+    title: string;
+    placeholder: string;
+    method: string;
+    partialKey: string;
+    /** Request arguments for the picker's text (undefined: nothing to search). */
+    args(value: string): Record<string, unknown> | undefined;
+    row(item: unknown): Row | undefined;
+    buttons?: QuickInputButton[];
+    icon?: ThemeIcon;
+}
+
+/** Turn a JSON-RPC error from the server into its message and hint (SPEC §9). */
+export function errorText(e: unknown): string {
+    if (e instanceof ResponseError) {
+        const data = (e.data ?? {}) as { message?: string; hint?: string };
+        const msg = data.message ?? e.message;
+        return data.hint ? `${msg} ${data.hint}` : msg;
+    }
+    return e instanceof Error ? e.message : String(e);
+}
+
+const partialType = new ProgressType<Record<string, unknown>>();
+
+/** Open the picker; resolves when it closes. */
+export function showSearchPicker(
+    server: ServerManager,
+    output: LogOutputChannel,
+    spec: PickerSpec,
+    debounceMs: number,
+    initialValue = '',
+): Disposable {
+    const qp = window.createQuickPick<PickItem>();
+    qp.title = spec.title;
+    qp.placeholder = spec.placeholder;
+    // VS Code re-sorts rows only by label highlights; labels are `name:line` (rarely matching a
+    // grep pattern) so the server's order stays, and the typed text is highlighted in the detail
+    // line, which holds the matching line (grep) or the snippet (text).
+    qp.matchOnDescription = false;
+    qp.matchOnDetail = spec.kind !== 'files';
+    qp.keepScrollPosition = true;
+    qp.buttons = spec.buttons ?? [];
+    qp.value = initialValue;
+
+    let generation = 0;
+    let running: { cts: CancellationTokenSource; subs: Disposable[] } | undefined;
+    let timer: NodeJS.Timeout | undefined;
+
+    const cancelRunning = () => {
+        if (!running) return;
+        running.cts.cancel();
+        running.cts.dispose();
+        running.subs.forEach((d) => d.dispose());
+        running = undefined;
+    };
+
+    const search = async (value: string, since: number) => {
+        cancelRunning();
+        const gen = ++generation;
+        const args = spec.args(value);
+        if (!args) {
+            qp.items = [];
+            qp.busy = false;
+            qp.title = spec.title;
+            return;
+        }
+        let client;
+        try {
+            client = await server.ready();
+        } catch (e) {
+            qp.busy = false;
+            qp.title = `${spec.title}: ${errorText(e)}`;
+            return;
+        }
+        if (gen !== generation) return;
+        const cts = new CancellationTokenSource();
+        const partialResultToken = `sleuth-partial-${randomUUID()}`;
+        const workDoneToken = `sleuth-work-${randomUUID()}`;
+        const items: PickItem[] = [];
+        let flushTimer: NodeJS.Timeout | undefined;
+        let firstShown: number | undefined;
+        const sentAt = Date.now();
+        const flush = () => {
+            flushTimer = undefined;
+            if (gen !== generation) return;
+            qp.items = items.slice();
+            if (firstShown === undefined && items.length > 0) {
+                firstShown = Date.now();
+                output.info(`${spec.kind} ${JSON.stringify(value)}: first result shown ${firstShown - since} ms after the keystroke`);
+            }
+        };
+        const add = (batch: unknown) => {
+            if (gen !== generation || !Array.isArray(batch)) return;
+            for (const raw of batch) {
+                const row = spec.row(raw);
+                if (row) items.push({ label: row.label, description: row.description, detail: row.detail, alwaysShow: true, iconPath: spec.icon, row });
+            }
+            if (!flushTimer) flushTimer = setTimeout(flush, items.length <= batch.length ? 0 : 30);
+        };
+        const subs: Disposable[] = [
+            client.onProgress(partialType, partialResultToken, (v) => add(v?.[spec.partialKey])),
+            client.onProgress(WorkDoneProgress.type, workDoneToken, (v) => {
+                if (gen !== generation || v.kind === 'end') return;
+                const pct = v.percentage !== undefined ? ` ${Math.round(v.percentage)}%` : '';
+                qp.title = `${spec.title}: searching…${pct}${v.message ? ` ${v.message}` : ''}`;
+            }),
+        ];
+        running = { cts, subs };
+        qp.busy = true;
+        qp.title = `${spec.title}: searching…`;
+        try {
+            const result = await client.sendRequest<Record<string, unknown>>(
+                spec.method,
+                { ...args, partialResultToken, workDoneToken },
+                cts.token,
+            );
+            if (gen !== generation) return;
+            add(result?.[spec.partialKey]);
+            if (flushTimer) clearTimeout(flushTimer);
+            flush();
+            qp.busy = false;
+            qp.title = `${spec.title}: ${summaryLine(spec.kind, items.length, result ?? {})}`;
+            output.info(`${spec.kind} ${JSON.stringify(value)}: ${items.length} rows, complete ${Date.now() - sentAt} ms after the request`);
+        } catch (e) {
+            if (gen !== generation || cts.token.isCancellationRequested) return;
+            qp.busy = false;
+            qp.title = `${spec.title}: ${errorText(e)}`;
+            output.warn(`${spec.kind} ${JSON.stringify(value)} failed: ${errorText(e)}`);
+        } finally {
+            if (running?.cts === cts) {
+                subs.forEach((d) => d.dispose());
+                cts.dispose();
+                running = undefined;
+            }
+        }
+    };
+
+    const schedule = (immediate = false) => {
+        if (timer) clearTimeout(timer);
+        const since = Date.now();
+        timer = setTimeout(() => void search(qp.value, since), immediate ? 0 : debounceMs);
+    };
+
+    const subs: Disposable[] = [
+        qp.onDidChangeValue(() => schedule()),
+        qp.onDidTriggerButton(() => schedule(true)),
+        qp.onDidAccept(async () => {
+            const item = qp.selectedItems[0] ?? qp.activeItems[0];
+            if (!item) return;
+            qp.hide();
+            await openRow(item.row, output);
+        }),
+        qp.onDidHide(() => {
+            if (timer) clearTimeout(timer);
+            cancelRunning();
+            generation++;
+            subs.forEach((d) => d.dispose());
+            qp.dispose();
+        }),
+    ];
+    qp.show();
+    if (initialValue) schedule(true);
+    return qp;
+}
+
+/** Open the file of `row`, selecting the match (or the line, or nothing for a file row). */
+export async function openRow(row: Row, output: LogOutputChannel): Promise<void> {
+    const folders = workspaceFolders().map((f) => ({ name: f.name, fsPath: f.uri.fsPath }));
+    const fsPath = resolveResultPath(row.path, folders);
+    if (!fsPath) {
+        void window.showErrorMessage(`Sleuth: cannot tell which workspace folder holds "${row.path}".`);
+        return;
+    }
+    try {
+        const doc = await workspace.openTextDocument(Uri.file(fsPath));
+        if (row.line === undefined) {
+            await window.showTextDocument(doc);
+            return;
+        }
+        const lineIndex = Math.min(Math.max(0, row.line - 1), doc.lineCount - 1);
+        const r = matchRange(doc.lineAt(lineIndex).text, lineIndex + 1, row.column, row.endColumn);
+        const editor = await window.showTextDocument(doc, { selection: new Range(r.line, r.start, r.line, r.end) });
+        editor.selection = new Selection(r.line, r.start, r.line, r.end);
+        editor.revealRange(new Range(r.line, r.start, r.line, r.end), TextEditorRevealType.InCenterIfOutsideViewport);
+    } catch (e) {
+        output.error(`Opening ${fsPath}: ${errorText(e)}`);
+        void window.showErrorMessage(`Sleuth: could not open ${row.path}: ${errorText(e)}`);
+    }
+}
