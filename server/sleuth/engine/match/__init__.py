@@ -30,3 +30,10 @@ class Matcher(Protocol):
     def may_match(self, data: bytes) -> bool:
         """Cheap whole-buffer test: False guarantees ``find_iter`` yields nothing (literal prefilter)."""
         ...
+
+
+# Re-exported last: the implementation modules import Span and Matcher from here.
+from sleuth.engine.match.compiler import compile_matcher, resolve_case  # noqa: E402
+from sleuth.engine.match.engines import MatchTimeout  # noqa: E402
+
+__all__ += ["compile_matcher", "resolve_case", "MatchTimeout"]

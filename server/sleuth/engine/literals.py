@@ -1,0 +1,282 @@
+"""Required literals: what text any match of a pattern must contain, as a small AND/OR tree.
+
+After Google codesearch's regexp -> trigram query and ripgrep's ``crates/index`` ``literal.rs``:
+the pattern is parsed (rg dialect, :mod:`sleuth.engine.match.syntax`) and every node is
+summarised as either an *exact* set (the node matches one of a few known strings) or a
+*query* that any match satisfies. Concatenations multiply exact sets while they stay small and
+otherwise AND their parts; alternations OR; repetitions with ``min >= 1`` keep their child's
+query; classes of up to 4 characters become exact one-character sets; everything else is
+:data:`ANY` (no constraint). Examples::
+
+    PM_RESUME                       -> "PM_RESUME"
+    [A-Z]+_RESUME                   -> "_RESUME"
+    ERR_SYS|PME_TURN_OFF            -> OR("ERR_SYS", "PME_TURN_OFF")
+    foo.*bar                        -> AND("foo", "bar")
+    \\w{5}\\s+\\w{5}                   -> ANY
+
+The contract, which the index helper relies on (trigram prefilter) and :meth:`Matcher.may_match`
+enforces: **if the pattern matches anywhere in a buffer, the buffer satisfies the query**
+(:meth:`LiteralQuery.satisfied_by`). A query never promises more than that, so a literal may be
+shorter than 3 bytes (an index treats such a leaf as ANY). ``casefold`` leaves hold the literal
+as written in the pattern; compare them case-insensitively: ``lit.decode().casefold()`` against
+the casefolded text is always safe (it accepts at least every case variant RE2's ``(?i)`` accepts).
+With ``fuzzy`` set, a literal pattern of length L with at most N edits must contain one of N+1
+disjoint pieces exactly (pigeonhole): the query is the OR of those pieces.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import Iterable, Literal
+
+from sleuth.engine.match.syntax import (
+    Alt, Assert, Backref, Cls, Concat, Dot, Empty, Group, Lit, Look, Node, ParseError, Repeat, escape, parse,
+)
+from sleuth.engine.types import MatchOptions
+
+__all__ = ["LiteralQuery", "ANY", "required_literals", "query_for_node", "fuzzy_pieces"]
+
+Op = Literal["any", "lit", "and", "or"]
+_MAX_EXACT = 16  # the largest exact set kept before it is turned into a query
+_MAX_CLASS = 4  # classes with at most this many members become exact sets
+
+
+@dataclass(frozen=True, slots=True)
+class LiteralQuery:
+    """``any`` (no constraint), ``lit`` (``lit`` bytes occur; case-insensitively if ``casefold``),
+    ``and``/``or`` of ``children``."""
+
+    op: Op
+    lit: bytes = b""
+    casefold: bool = False
+    children: tuple["LiteralQuery", ...] = ()
+
+    @staticmethod
+    def literal(text: str, casefold: bool = False) -> "LiteralQuery":
+        return ANY if not text else LiteralQuery("lit", text.encode("utf-8"), casefold)
+
+    @staticmethod
+    def all_of(parts: Iterable["LiteralQuery"]) -> "LiteralQuery":
+        flat: list[LiteralQuery] = []
+        for part in parts:
+            if part.op == "any":
+                continue
+            for child in part.children if part.op == "and" else (part,):
+                if child not in flat:
+                    flat.append(child)
+        if not flat:
+            return ANY
+        return flat[0] if len(flat) == 1 else LiteralQuery("and", children=tuple(flat))
+
+    @staticmethod
+    def any_of(parts: Iterable["LiteralQuery"]) -> "LiteralQuery":
+        flat: list[LiteralQuery] = []
+        for part in parts:
+            if part.op == "any":
+                return ANY
+            for child in part.children if part.op == "or" else (part,):
+                if child not in flat:
+                    flat.append(child)
+        if not flat:
+            return ANY
+        return flat[0] if len(flat) == 1 else LiteralQuery("or", children=tuple(flat))
+
+    def satisfied_by(self, data: bytes) -> bool:
+        """The reference evaluation (slow and simple): does ``data`` meet the query?"""
+        folded = _Folded(data)
+        return self._eval(data, folded)
+
+    def _eval(self, data: bytes, folded: "_Folded") -> bool:
+        if self.op == "any":
+            return True
+        if self.op == "lit":
+            if self.casefold:
+                return self.lit.decode("utf-8", "surrogateescape").casefold() in folded.text
+            return self.lit in data
+        results = (child._eval(data, folded) for child in self.children)
+        return all(results) if self.op == "and" else any(results)
+
+    def literals(self) -> list[bytes]:
+        """Every leaf literal, in order."""
+        if self.op == "lit":
+            return [self.lit]
+        return [lit for child in self.children for lit in child.literals()]
+
+    def __str__(self) -> str:
+        if self.op == "any":
+            return "ANY"
+        if self.op == "lit":
+            return ("i" if self.casefold else "") + repr(self.lit.decode("utf-8", "replace"))
+        return self.op.upper() + "(" + ", ".join(map(str, self.children)) + ")"
+
+
+ANY = LiteralQuery("any")
+
+
+class _Folded:
+    __slots__ = ("data", "_text")
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self._text: str | None = None
+
+    @property
+    def text(self) -> str:
+        if self._text is None:
+            self._text = self.data.decode("utf-8", "surrogateescape").casefold()
+        return self._text
+
+
+@dataclass(frozen=True, slots=True)
+class _Info:
+    exact: frozenset[str] | None  # the node matches exactly one of these strings
+    query: LiteralQuery  # else: what any match of the node satisfies
+    ci: bool = False  # some literal in the exact set is case-insensitive
+
+
+def _exact_query(exact: frozenset[str], ci: bool) -> LiteralQuery:
+    if "" in exact:
+        return ANY
+    return LiteralQuery.any_of(LiteralQuery.literal(s, ci) for s in sorted(exact))
+
+
+def _as_query(info: _Info) -> LiteralQuery:
+    return _exact_query(info.exact, info.ci) if info.exact is not None else info.query
+
+
+def _analyse(node: Node) -> _Info:
+    if isinstance(node, Lit):
+        return _Info(frozenset({chr(node.cp)}), ANY, node.ci)
+    if isinstance(node, Cls):
+        if node.negated:
+            return _Info(None, ANY)
+        members = node.cs.chars(_MAX_CLASS)
+        if members is None or not members:
+            return _Info(None, ANY)
+        return _Info(frozenset(chr(cp) for cp in members), ANY, node.ci)
+    if isinstance(node, (Assert, Empty, Look)):
+        return _Info(frozenset({""}), ANY)
+    if isinstance(node, (Dot, Backref)):
+        return _Info(None, ANY)
+    if isinstance(node, Group):
+        return _analyse(node.node)
+    if isinstance(node, Repeat):
+        return _repeat(node)
+    if isinstance(node, Concat):
+        return _concat([_analyse(item) for item in node.items])
+    if isinstance(node, Alt):
+        infos = [_analyse(item) for item in node.items]
+        if all(i.exact is not None for i in infos):
+            union = frozenset().union(*(i.exact for i in infos))  # type: ignore[arg-type]
+            if len(union) <= _MAX_EXACT:
+                return _Info(union, ANY, any(i.ci for i in infos))
+        return _Info(None, LiteralQuery.any_of(_as_query(i) for i in infos))
+    raise AssertionError(f"unknown node {node!r}")  # pragma: no cover
+
+
+def _repeat(node: Repeat) -> _Info:
+    child = _analyse(node.node)
+    if node.min == 0:
+        if node.max == 1 and child.exact is not None and len(child.exact) < _MAX_EXACT:
+            return _Info(child.exact | {""}, ANY, child.ci)
+        return _Info(None, ANY)
+    if child.exact is not None and node.min == node.max and node.min <= 8:
+        product: frozenset[str] | None = frozenset({""})
+        for _ in range(node.min):
+            product = _cross(product, child.exact)
+            if product is None:
+                break
+        if product is not None:
+            return _Info(product, ANY, child.ci)
+    return _Info(None, _as_query(child))
+
+
+def _cross(left: frozenset[str] | None, right: frozenset[str]) -> frozenset[str] | None:
+    if left is None or len(left) * len(right) > _MAX_EXACT:
+        return None
+    return frozenset(a + b for a in left for b in right)
+
+
+def _concat(infos: list[_Info]) -> _Info:
+    parts: list[LiteralQuery] = []
+    current: frozenset[str] | None = frozenset({""})
+    ci = False
+    whole_exact = True
+    for info in infos:
+        if info.exact is not None and current is not None:
+            crossed = _cross(current, info.exact)
+            if crossed is not None:
+                current = crossed
+                ci = ci or info.ci
+                continue
+        whole_exact = False
+        if current is not None:
+            parts.append(_exact_query(current, ci))
+        if info.exact is not None:
+            current, ci = info.exact, info.ci
+        else:
+            parts.append(info.query)
+            current, ci = None, False
+    if whole_exact and current is not None:
+        return _Info(current, ANY, ci)
+    if current is not None:
+        parts.append(_exact_query(current, ci))
+    return _Info(None, LiteralQuery.all_of(parts))
+
+
+def query_for_node(node: Node) -> LiteralQuery:
+    """The query every match of ``node`` satisfies."""
+    return _as_query(_analyse(node))
+
+
+def fuzzy_pieces(text: str, edits: int) -> list[str]:
+    """``text`` cut into ``edits + 1`` disjoint pieces; one must survive ``edits`` edits intact.
+    Empty when the text is too short for every piece to be non-empty."""
+    count = edits + 1
+    if len(text) < count:
+        return []
+    size, extra = divmod(len(text), count)
+    pieces, pos = [], 0
+    for k in range(count):
+        step = size + (1 if k < extra else 0)
+        pieces.append(text[pos : pos + step])
+        pos += step
+    return pieces
+
+
+def _literal_text(node: Node) -> str | None:
+    """The literal a pattern denotes when it is nothing but literals (for fuzzy pieces)."""
+    if isinstance(node, Lit):
+        return chr(node.cp)
+    if isinstance(node, Group):
+        return _literal_text(node.node)
+    if isinstance(node, Concat):
+        parts = [_literal_text(item) for item in node.items]
+        return None if any(p is None for p in parts) else "".join(parts)  # type: ignore[arg-type]
+    return None
+
+
+@functools.lru_cache(maxsize=64)
+def required_literals(options: MatchOptions) -> LiteralQuery:
+    """The :class:`LiteralQuery` any match of ``options`` satisfies (see the module docstring).
+    Invalid patterns give :data:`ANY` (compile_matcher reports the error)."""
+    from sleuth.engine.match.compiler import resolve_case  # local: the compiler imports this module
+
+    try:
+        ci = resolve_case(options)
+        queries = []
+        for pattern in options.patterns:
+            text = escape(pattern) if options.fixed_strings else pattern
+            parsed = parse(text, case_insensitive=ci)
+            if options.fuzzy:
+                literal = _literal_text(parsed.node)
+                pieces = fuzzy_pieces(literal, options.fuzzy) if literal else []
+                if not pieces:
+                    return ANY
+                queries.append(LiteralQuery.any_of(LiteralQuery.literal(p, ci) for p in pieces))
+            else:
+                queries.append(query_for_node(parsed.node))
+        return LiteralQuery.any_of(queries)
+    except ParseError:
+        return ANY

@@ -1,0 +1,235 @@
+"""Code-point sets: the character classes of ripgrep's dialect, resolved to sorted ``(lo, hi)`` ranges.
+
+Every class in a pattern (``[a-z&&[^aeiou]]``, ``\\w``, ``\\p{Greek}``, ``[[:alpha:]]``) becomes one
+:class:`CharSet` here, so both emitters (RE2 and the ``regex`` module) receive the same explicit
+ranges and the dialect never depends on which engine runs it. This is where rg's Unicode
+definitions live: ``\\w`` = Alphabetic + Mark + Decimal_Number + Connector_Punctuation +
+Join_Control, ``\\d`` = Decimal_Number, ``\\s`` = White_Space (UTS#18 Annex C, as Rust's
+``regex-syntax``); RE2's own Perl classes are ASCII-only and are never emitted.
+
+Unicode properties (``\\p{..}``) are read from the ``regex`` module's tables once per name by
+scanning every code point (a few milliseconds each, cached), so the Unicode version is the
+``regex`` module's, within a version or two of ripgrep's.
+"""
+
+from __future__ import annotations
+
+import array
+import functools
+from typing import Iterable, NamedTuple
+
+import regex
+
+__all__ = [
+    "CharSet",
+    "MAX_CP",
+    "perl_class",
+    "posix_class",
+    "unicode_property",
+    "UnknownProperty",
+]
+
+MAX_CP = 0x10FFFF
+_SURROGATES = (0xD800, 0xDFFF)
+
+
+class UnknownProperty(ValueError):
+    """A ``\\p{..}`` name neither rg nor the Unicode tables know."""
+
+
+class CharSet(NamedTuple):
+    """A set of code points as sorted, non-overlapping, non-adjacent inclusive ranges."""
+
+    ranges: tuple[tuple[int, int], ...]
+
+    @staticmethod
+    def of(pairs: Iterable[tuple[int, int]]) -> "CharSet":
+        """Normalise arbitrary (possibly overlapping, unordered) ranges."""
+        out: list[list[int]] = []
+        for lo, hi in sorted(pairs):
+            if out and lo <= out[-1][1] + 1:
+                if hi > out[-1][1]:
+                    out[-1][1] = hi
+            else:
+                out.append([lo, hi])
+        return CharSet(tuple((lo, hi) for lo, hi in out))
+
+    @staticmethod
+    def char(cp: int) -> "CharSet":
+        return CharSet(((cp, cp),))
+
+    def union(self, other: "CharSet") -> "CharSet":
+        return CharSet.of(self.ranges + other.ranges)
+
+    def negate(self) -> "CharSet":
+        out: list[tuple[int, int]] = []
+        nxt = 0
+        for lo, hi in self.ranges:
+            if lo > nxt:
+                out.append((nxt, lo - 1))
+            nxt = hi + 1
+        if nxt <= MAX_CP:
+            out.append((nxt, MAX_CP))
+        return CharSet(tuple(out))
+
+    def intersect(self, other: "CharSet") -> "CharSet":
+        out: list[tuple[int, int]] = []
+        a, b = self.ranges, other.ranges
+        i = j = 0
+        while i < len(a) and j < len(b):
+            lo = max(a[i][0], b[j][0])
+            hi = min(a[i][1], b[j][1])
+            if lo <= hi:
+                out.append((lo, hi))
+            if a[i][1] < b[j][1]:
+                i += 1
+            else:
+                j += 1
+        return CharSet(tuple(out))
+
+    def difference(self, other: "CharSet") -> "CharSet":
+        return self.intersect(other.negate())
+
+    def symmetric_difference(self, other: "CharSet") -> "CharSet":
+        return self.union(other).difference(self.intersect(other))
+
+    def without(self, cp: int) -> "CharSet":
+        return self.difference(CharSet.char(cp))
+
+    def contains(self, cp: int) -> bool:
+        return any(lo <= cp <= hi for lo, hi in self.ranges)
+
+    def is_empty(self) -> bool:
+        return not self.ranges
+
+    def size(self) -> int:
+        return sum(hi - lo + 1 for lo, hi in self.ranges)
+
+    def ascii_only(self) -> "CharSet":
+        return self.intersect(CharSet(((0, 0x7F),)))
+
+    def chars(self, limit: int) -> list[int] | None:
+        """The members when there are at most ``limit`` of them (literal extraction), else None."""
+        if self.size() > limit:
+            return None
+        return [cp for lo, hi in self.ranges for cp in range(lo, hi + 1)]
+
+
+@functools.lru_cache(maxsize=1)
+def _all_code_points() -> str:
+    """Every Unicode scalar value in order (surrogates excluded), for scanning property tables."""
+    cps = array.array("I", range(0, _SURROGATES[0]))
+    cps.extend(range(_SURROGATES[1] + 1, MAX_CP + 1))
+    return cps.tobytes().decode("utf-32-le" if array.array("I").itemsize == 4 else "utf-32")
+
+
+def _index_to_cp(i: int) -> int:
+    return i if i < _SURROGATES[0] else i + (_SURROGATES[1] - _SURROGATES[0] + 1)
+
+
+@functools.lru_cache(maxsize=256)
+def _scan(regex_class: str) -> CharSet:
+    """The code points a ``regex``-module class expression matches."""
+    pairs = [
+        (_index_to_cp(m.start()), _index_to_cp(m.end() - 1))
+        for m in regex.finditer(regex_class + "+", _all_code_points())
+    ]
+    return CharSet.of(pairs)
+
+
+def _loose(name: str) -> str:
+    """UAX44-LM3 loose matching, as Rust's regex-syntax does: ignore case, spaces, '_' and '-'."""
+    return "".join(ch for ch in name.lower() if ch not in " _-")
+
+
+_ASCII_ALIASES = {"any": CharSet(((0, MAX_CP),)), "ascii": CharSet(((0, 0x7F),))}
+
+
+@functools.lru_cache(maxsize=256)
+def unicode_property(name: str) -> CharSet:
+    """``\\p{name}``: a general category, script (bare names mean Script_Extensions, as in rg),
+    binary property, or ``key=value`` / ``key:value`` form. Raises :class:`UnknownProperty`."""
+    raw = name.strip()
+    key, sep, value = raw.replace(":", "=").partition("=")
+    if not sep:
+        loose = _loose(raw)
+        if loose in _ASCII_ALIASES:
+            return _ASCII_ALIASES[loose]
+        candidates = [f"\\p{{scx={raw}}}", f"\\p{{{raw}}}"]
+    else:
+        key_l = _loose(key)
+        key_name = {"sc": "sc", "script": "sc", "scx": "scx", "scriptextensions": "scx",
+                    "gc": "gc", "generalcategory": "gc"}.get(key_l, key.strip())
+        candidates = [f"\\p{{{key_name}={value.strip()}}}"]
+    for expr in candidates:
+        try:
+            regex.compile(expr)
+        except regex.error:
+            continue
+        return _scan(expr)
+    raise UnknownProperty(raw)
+
+
+_WHITE_SPACE = CharSet.of([
+    (0x09, 0x0D), (0x20, 0x20), (0x85, 0x85), (0xA0, 0xA0), (0x1680, 0x1680), (0x2000, 0x200A),
+    (0x2028, 0x2029), (0x202F, 0x202F), (0x205F, 0x205F), (0x3000, 0x3000),
+])
+_ASCII_WORD = CharSet.of([(0x30, 0x39), (0x41, 0x5A), (0x5F, 0x5F), (0x61, 0x7A)])
+_ASCII_DIGIT = CharSet(((0x30, 0x39),))
+_ASCII_SPACE = CharSet.of([(0x09, 0x0D), (0x20, 0x20)])
+
+
+@functools.lru_cache(maxsize=1)
+def unicode_word() -> CharSet:
+    """rg's ``\\w`` (UTS#18 Annex C ``\\w``)."""
+    return _scan(r"[\p{Alphabetic}\p{M}\p{Nd}\p{Pc}\p{Join_Control}]")
+
+
+def perl_class(letter: str, unicode: bool) -> CharSet:
+    """``\\d \\s \\w`` and their negations ``\\D \\S \\W``; ASCII definitions under ``(?-u)``."""
+    base = letter.lower()
+    if base == "d":
+        cs = unicode_property("Nd") if unicode else _ASCII_DIGIT
+    elif base == "s":
+        cs = _WHITE_SPACE if unicode else _ASCII_SPACE
+    else:
+        cs = unicode_word() if unicode else _ASCII_WORD
+    return cs.negate() if letter.isupper() else cs
+
+
+_POSIX: dict[str, list[tuple[int, int]]] = {
+    "alnum": [(0x30, 0x39), (0x41, 0x5A), (0x61, 0x7A)],
+    "alpha": [(0x41, 0x5A), (0x61, 0x7A)],
+    "ascii": [(0x00, 0x7F)],
+    "blank": [(0x09, 0x09), (0x20, 0x20)],
+    "cntrl": [(0x00, 0x1F), (0x7F, 0x7F)],
+    "digit": [(0x30, 0x39)],
+    "graph": [(0x21, 0x7E)],
+    "lower": [(0x61, 0x7A)],
+    "print": [(0x20, 0x7E)],
+    "punct": [(0x21, 0x2F), (0x3A, 0x40), (0x5B, 0x60), (0x7B, 0x7E)],
+    "space": [(0x09, 0x0D), (0x20, 0x20)],
+    "upper": [(0x41, 0x5A)],
+    "word": [(0x30, 0x39), (0x41, 0x5A), (0x5F, 0x5F), (0x61, 0x7A)],
+    "xdigit": [(0x30, 0x39), (0x41, 0x46), (0x61, 0x66)],
+}
+
+
+def posix_class(name: str) -> CharSet | None:
+    """``[[:name:]]`` (always ASCII, as in rg), or None for an unknown name."""
+    pairs = _POSIX.get(name)
+    return None if pairs is None else CharSet.of(pairs)
+
+
+def simple_case_variants(cp: int) -> set[int]:
+    """Code points equal to ``cp`` under simple case folding (for literal extraction and tests)."""
+    ch = chr(cp)
+    out = {cp}
+    for other in (ch.lower(), ch.upper(), ch.casefold(), ch.title()):
+        if len(other) == 1:
+            out.add(ord(other))
+    for variant in list(out):
+        for other in (chr(variant).lower(), chr(variant).upper()):
+            if len(other) == 1:
+                out.add(ord(other))
+    return out

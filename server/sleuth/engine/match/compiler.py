@@ -1,0 +1,185 @@
+"""``compile_matcher``: validated :class:`MatchOptions` -> the fastest exact :class:`Matcher`.
+
+Steps, in rg's order: ``-F`` escapes each pattern; the case mode is resolved (rg's smart case:
+insensitive when the patterns contain a literal and no literal is uppercase, escapes such as
+``\\W`` and ``\\p{Lu}`` are not literals); every pattern is parsed (errors -> ``BadArgs`` with the
+0-based ``position``); patterns are ORed like rg's repeated ``-e``; line mode (not multiline)
+rejects a pattern that must match ``\\n`` and keeps ``\\n`` out of every class; ``-w`` wraps the
+whole as ``(?:(?m:^)|\\W)(PAT)(?:\\W|(?m:$))`` and reports the inner group.
+
+Engine choice (measured, see the package README in the final report): RE2 for everything it can
+express; RE2 for ASCII buffers + the ``regex`` module for the others when the pattern has
+Unicode ``\\b``/``\\B``; the ``regex`` module alone (under a timeout) for look-around,
+back-references and start/end-of-word assertions; ``regex`` fuzzy matching for ``fuzzy``.
+"""
+
+from __future__ import annotations
+
+import regex
+import re2
+
+from sleuth.engine.cancel import CancelToken
+from sleuth.engine.errors import BadArgs
+from sleuth.engine.literals import LiteralQuery, required_literals
+from sleuth.engine.match import Matcher
+from sleuth.engine.match.emit import Unsupported, check_line_mode, to_re2, to_regex, word_lookaround, word_wrap
+from sleuth.engine.match.engines import FuzzyMatcher, Re2Matcher, RegexMatcher, re2_compile
+from sleuth.engine.match.syntax import Alt, Group, Node, ParseError, Parsed, escape, parse
+from sleuth.engine.types import MatchOptions
+
+__all__ = ["compile_matcher", "resolve_case", "compile_prefilter"]
+
+_UNANCHORED = re2._re2.RE2.Anchor.UNANCHORED
+
+
+def _sources(options: MatchOptions) -> list[str]:
+    return [escape(p) if options.fixed_strings else p for p in options.patterns]
+
+
+def _bad_pattern(options: MatchOptions, index: int, err: ParseError) -> BadArgs:
+    pattern = options.patterns[index]
+    which = f" (pattern {index + 1})" if len(options.patterns) > 1 else ""
+    caret = " " * err.position + "^"
+    message = (
+        f"regex parse error{which} at position {err.position}: {err.message}\n    {pattern}\n    {caret}\n"
+        "Escape special characters with a backslash, or set fixed_strings to search for literal text."
+    )
+    if "\\n" in err.message:
+        message = f"{err.message} (pattern{which} at position {err.position})."
+    position = err.position if not options.fixed_strings else None
+    return BadArgs(message, position=position, pattern=pattern)
+
+
+def resolve_case(options: MatchOptions) -> bool:
+    """True when matching is case-insensitive (rg's ``-i``/``-s``/``-S`` rules; patterns checked jointly)."""
+    if options.case == "insensitive":
+        return True
+    if options.case == "sensitive":
+        return False
+    any_literal = any_upper = False
+    for text in _sources(options):
+        try:
+            parsed = parse(text)
+        except ParseError:
+            continue
+        any_literal = any_literal or parsed.any_literal
+        any_upper = any_upper or parsed.any_uppercase
+    return any_literal and not any_upper
+
+
+def _parse_all(options: MatchOptions, ci: bool) -> tuple[Node, list[Parsed]]:
+    parsed: list[Parsed] = []
+    for index, text in enumerate(_sources(options)):
+        try:
+            one = parse(text, case_insensitive=ci)
+            if not options.multiline:
+                check_line_mode(one.node)
+        except ParseError as err:
+            raise _bad_pattern(options, index, err) from None
+        parsed.append(one)
+    nodes = [p.node for p in parsed]
+    node = nodes[0] if len(nodes) == 1 else Alt(tuple(Group(n, None) for n in nodes))
+    return node, parsed
+
+
+def compile_prefilter(query: LiteralQuery):  # type: ignore[no-untyped-def]
+    """``may_match`` from a literal query: RE2 literal scans (memchr-accelerated, faster than
+    ``bytes.find`` on the corpus), ORs as one RE2 alternation, ANDs as all(). None = no filter."""
+    if query.op == "any":
+        return None
+    if query.op == "lit" or (query.op == "or" and all(c.op == "lit" for c in query.children)):
+        leaves = [query] if query.op == "lit" else list(query.children)
+        ci = any(leaf.casefold for leaf in leaves)
+        text = "|".join(re2.escape(leaf.lit.decode("utf-8", "surrogateescape")) for leaf in leaves)
+        prog = re2_compile(text, case_sensitive=not ci)
+        match = prog.Match
+
+        def has(data: bytes) -> bool:
+            return match(_UNANCHORED, data, 0, len(data))[0][0] >= 0
+
+        return has
+    subs = [compile_prefilter(child) for child in query.children]
+    if query.op == "and":
+        checks = [s for s in subs if s is not None]
+        return lambda data: all(check(data) for check in checks)
+    if any(s is None for s in subs):
+        return None
+    return lambda data: any(check(data) for check in subs)  # type: ignore[misc]
+
+
+def _regex_compile(text: str, options: MatchOptions) -> "regex.Pattern[str]":
+    try:
+        return regex.compile(text)
+    except regex.error as err:  # pragma: no cover - the emitter writes valid syntax
+        raise BadArgs(f"The pattern could not be compiled: {err}", pattern=options.patterns[0]) from None
+
+
+def compile_matcher(options: MatchOptions, *, deadline_token: CancelToken | None = None) -> Matcher:
+    """Compile ``options`` into a :class:`Matcher`; raises ``BadArgs`` for an invalid pattern."""
+    if not options.patterns:
+        raise BadArgs("At least one pattern is required.")
+    ci = resolve_case(options)
+    node, parsed = _parse_all(options, ci)
+    line_mode = not options.multiline
+    prefilter = compile_prefilter(required_literals(options))
+    label = f"patterns={list(options.patterns)!r} ci={ci} word={options.word} multiline={options.multiline}"
+
+    if options.fuzzy:
+        return _fuzzy(options, node, parsed, ci, line_mode, prefilter, deadline_token, label)
+
+    needs_backtracking = any(p.needs_backtracking for p in parsed)
+    unicode_wb = any(p.word_boundaries for p in parsed)
+    fallback: RegexMatcher | None = None
+    if needs_backtracking or unicode_wb:
+        body = to_regex(node, line_mode=line_mode)
+        text = word_wrap(body, line_mode=line_mode, re2=False) if options.word else body
+        fallback = RegexMatcher(_regex_compile(text, options), "sleuthw" if options.word else 0,
+                                prefilter, deadline_token, "regex: " + label)
+        if needs_backtracking:
+            return fallback
+    try:
+        body = to_re2(node, line_mode=line_mode)
+    except Unsupported:  # pragma: no cover - needs_backtracking covers every Unsupported node
+        assert fallback is not None
+        return fallback
+    text = word_wrap(body, line_mode=line_mode, re2=True) if options.word else body
+    try:
+        prog = re2_compile(text)
+    except re2.error as err:
+        raise BadArgs(
+            f"The pattern is too large or complex for the regex engine ({err}); simplify it "
+            "(fewer or smaller counted repetitions of Unicode classes).",
+            pattern=options.patterns[0],
+        ) from None
+    group = 1 if options.word else 0
+    if unicode_wb:
+        return Re2Matcher(None, prog, fallback, group, prefilter, "re2-ascii+regex: " + label)
+    return Re2Matcher(prog, None, None, group, prefilter, "re2: " + label)
+
+
+def _fuzzy(options: MatchOptions, node: Node, parsed: list[Parsed], ci: bool, line_mode: bool,  # type: ignore[no-untyped-def]
+           prefilter, token: CancelToken | None, label: str) -> Matcher:
+    edits = options.fuzzy
+    assert edits is not None
+    constraint = ":[^\\n]" if line_mode else ""
+    branches = []
+    for one in parsed:
+        body = to_regex(one.node, line_mode=line_mode)
+        branches.append(f"(?:{body}){{e<={edits}{constraint}}}")
+    text = "|".join(f"(?:{b})" for b in branches)
+    if options.word:  # look-around keeps the reported span and fuzzy_counts those of the word itself
+        text = word_lookaround(text, line_mode=line_mode)
+    text = "(?e)" + text
+    pattern = _regex_compile(text, options)
+    line_filter = None
+    if line_mode and prefilter is not None:
+        query = required_literals(options)
+        leaves = query.literals() if query.op in ("lit", "or") else []
+        if leaves:
+            alternation = "|".join(re2.escape(x.decode("utf-8", "surrogateescape")) for x in leaves)
+            prog = re2_compile(alternation, case_sensitive=not ci)
+
+            def line_filter(data: bytes, pos: int, end: int) -> int:
+                return prog.Match(_UNANCHORED, data, pos, end)[0][0]
+
+    return FuzzyMatcher(pattern, prefilter, line_filter, line_mode, token, "fuzzy: " + label)

@@ -1,0 +1,271 @@
+"""The matchers behind the :class:`~sleuth.engine.match.Matcher` protocol.
+
+* :class:`Re2Matcher` — google-re2 through its low-level ``RE2.Match(anchor, text, pos, endpos)``
+  (spans as int tuples, no per-match Python objects, linear time). It may hold two programs: one
+  exact on any UTF-8 buffer, or — when the pattern has Unicode ``\\b``/``\\B``, which RE2 only has
+  in ASCII — one exact on ASCII buffers plus a :class:`RegexMatcher` for the others.
+* :class:`RegexMatcher` — the ``regex`` module on the decoded text, for look-around,
+  back-references and non-ASCII word boundaries; every search call runs under a timeout so a
+  pathological pattern raises :class:`MatchTimeout` instead of hanging.
+* :class:`FuzzyMatcher` — ``regex`` fuzzy matching (``{e<=N}``), line by line, under a timeout.
+
+Iteration follows Rust's ``find_iter``: leftmost-first, non-overlapping, an empty match right
+after the previous match is skipped, and the next search after an empty match starts one
+character later. The search layer calls ``may_match`` first; it is the literal prefilter
+compiled from :func:`sleuth.engine.literals.required_literals`.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Callable, Iterator
+
+import re2
+import regex
+
+from sleuth.engine.cancel import CancelToken
+from sleuth.engine.errors import SearchTimeout
+from sleuth.engine.match import Span
+
+__all__ = ["MatchTimeout", "Re2Matcher", "RegexMatcher", "FuzzyMatcher", "re2_compile", "DEFAULT_TIMEOUT_S"]
+
+_UNANCHORED = re2._re2.RE2.Anchor.UNANCHORED
+DEFAULT_TIMEOUT_S = 5.0  # one buffer's budget in the backtracking engine when no deadline is given
+Prefilter = Callable[[bytes], bool]
+
+
+class MatchTimeout(SearchTimeout):
+    """The backtracking engine ran past its budget on one buffer (a pathological pattern)."""
+
+    default_hint = "Simplify the pattern (avoid nested repetition with look-around/back-references) or raise timeout_ms."
+
+
+def re2_compile(pattern: str, *, case_sensitive: bool = True, literal: bool = False):  # type: ignore[no-untyped-def]
+    """A low-level ``_re2.RE2`` program; raises ``re2.error`` with RE2's message."""
+    options = re2.Options()
+    options.log_errors = False
+    options.max_mem = 256 << 20  # Unicode classes make big programs; the DFA needs room to stay a DFA
+    options.case_sensitive = case_sensitive
+    options.literal = literal
+    return re2.compile(pattern.encode("utf-8"), options)._regexp
+
+
+def _next_char(data: bytes, pos: int) -> int:
+    """The offset of the UTF-8 character after the one at ``pos``."""
+    pos += 1
+    n = len(data)
+    while pos < n and (data[pos] & 0xC0) == 0x80:
+        pos += 1
+    return pos
+
+
+def _budget(token: CancelToken | None) -> float:
+    """Seconds left for one buffer: the token's deadline if any, capped by the default."""
+    if token is None:
+        return DEFAULT_TIMEOUT_S
+    remaining = getattr(token, "remaining_seconds", None)
+    if callable(remaining):
+        left = remaining()
+    else:
+        deadline = getattr(token, "_deadline", None)
+        left = None if deadline is None else deadline - time.monotonic()
+    if left is None:
+        return DEFAULT_TIMEOUT_S
+    return max(0.001, min(DEFAULT_TIMEOUT_S, left))
+
+
+class Re2Matcher:
+    """RE2 matcher; ``group`` 1 for rg ``-w`` programs (the word inside its ``\\W`` context)."""
+
+    __slots__ = ("_any", "_ascii", "_fallback", "_group", "_prefilter", "description")
+
+    def __init__(self, any_prog, ascii_prog, fallback: "RegexMatcher | None", group: int,  # type: ignore[no-untyped-def]
+                 prefilter: Prefilter | None, description: str) -> None:
+        self._any = any_prog
+        self._ascii = ascii_prog
+        self._fallback = fallback
+        self._group = group
+        self._prefilter = prefilter
+        self.description = description
+
+    def may_match(self, data: bytes) -> bool:
+        return True if self._prefilter is None else self._prefilter(data)
+
+    def find_iter(self, data: bytes, start: int = 0, end: int | None = None) -> Iterator[Span]:
+        n = len(data)
+        end = n if end is None else min(end, n)
+        prog = self._any
+        if prog is None:
+            window = data if start == 0 and end == n else data[max(0, start - 4) : end + 4]
+            if window.isascii():
+                prog = self._ascii
+            else:
+                assert self._fallback is not None
+                yield from self._fallback.find_iter(data, start, end)
+                return
+        group = self._group
+        pos = start
+        last_end = -1
+        while pos <= end:
+            s, e = prog.Match(_UNANCHORED, data, pos, end)[group]
+            if s < 0:
+                return
+            if s == e:
+                if e == last_end:  # an empty match touching the previous one is skipped (Rust)
+                    pos = _next_char(data, pos)
+                    continue
+                yield Span(s, e)
+                last_end = e
+                pos = _next_char(data, e)
+            else:
+                yield Span(s, e)
+                last_end = pos = e
+
+
+class _Offsets:
+    """Maps character offsets of the decoded text back to byte offsets, incrementally (linear)."""
+
+    __slots__ = ("text", "ascii", "char", "byte")
+
+    def __init__(self, text: str, ascii_only: bool) -> None:
+        self.text = text
+        self.ascii = ascii_only
+        self.char = 0
+        self.byte = 0
+
+    def to_byte(self, c: int) -> int:
+        if self.ascii:
+            return c
+        if c < self.char:  # rare: a match starting before the last mapped end; restart
+            self.char = self.byte = 0
+        self.byte += len(self.text[self.char : c].encode("utf-8", "surrogateescape"))
+        self.char = c
+        return self.byte
+
+
+def _decode(data: bytes) -> tuple[str, bool]:
+    ascii_only = data.isascii()
+    return (data.decode("ascii") if ascii_only else data.decode("utf-8", "surrogateescape")), ascii_only
+
+
+def _char_offset(data: bytes, byte_offset: int, ascii_only: bool) -> int:
+    if ascii_only or byte_offset == 0:
+        return byte_offset
+    return len(data[:byte_offset].decode("utf-8", "surrogateescape"))
+
+
+class RegexMatcher:
+    """The ``regex`` module over decoded text (``surrogateescape`` keeps invalid bytes 1:1)."""
+
+    __slots__ = ("_pattern", "_group", "_prefilter", "_token", "description")
+
+    def __init__(self, pattern: "regex.Pattern[str]", group: str | int, prefilter: Prefilter | None,
+                 token: CancelToken | None, description: str) -> None:
+        self._pattern = pattern
+        self._group = group
+        self._prefilter = prefilter
+        self._token = token
+        self.description = description
+
+    def may_match(self, data: bytes) -> bool:
+        return True if self._prefilter is None else self._prefilter(data)
+
+    def find_iter(self, data: bytes, start: int = 0, end: int | None = None) -> Iterator[Span]:
+        n = len(data)
+        end = n if end is None else min(end, n)
+        text, ascii_only = _decode(data)
+        cpos = _char_offset(data, start, ascii_only)
+        cend = len(text) if end == n else _char_offset(data, end, ascii_only)
+        offsets = _Offsets(text, ascii_only)
+        deadline = time.monotonic() + _budget(self._token)
+        search = self._pattern.search
+        group = self._group
+        last_end = -1
+        while cpos <= cend:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise MatchTimeout("The pattern took too long on one file (backtracking engine).")
+            try:
+                m = search(text, cpos, cend, timeout=left)
+            except TimeoutError:
+                raise MatchTimeout("The pattern took too long on one file (backtracking engine).") from None
+            if m is None:
+                return
+            s, e = m.span(group)
+            if s == e and e == last_end:
+                cpos += 1
+                continue
+            yield Span(offsets.to_byte(s), offsets.to_byte(e))
+            last_end = e
+            cpos = e + 1 if s == e else e
+
+
+class FuzzyMatcher:
+    """Approximate matching: ``(?:PAT){e<=N}`` with ENHANCEMATCH, one line at a time in line mode.
+
+    ``score`` = 1 - edits / L, where L = matched length - insertions + deletions is the length of
+    the exact string the match was measured against (for a literal pattern: the pattern's length),
+    so an exact match scores 1.0 and each edit costs 1/L. Empty matches are never reported.
+    """
+
+    __slots__ = ("_pattern", "_prefilter", "_line_filter", "_line_mode", "_token", "description")
+
+    def __init__(self, pattern: "regex.Pattern[str]", prefilter: Prefilter | None,
+                 line_filter: "Callable[[bytes, int, int], int] | None", line_mode: bool,
+                 token: CancelToken | None, description: str) -> None:
+        self._pattern = pattern
+        self._prefilter = prefilter
+        self._line_filter = line_filter
+        self._line_mode = line_mode
+        self._token = token
+        self.description = description
+
+    def may_match(self, data: bytes) -> bool:
+        return True if self._prefilter is None else self._prefilter(data)
+
+    def find_iter(self, data: bytes, start: int = 0, end: int | None = None) -> Iterator[Span]:
+        n = len(data)
+        end = n if end is None else min(end, n)
+        deadline = time.monotonic() + _budget(self._token)
+        if not self._line_mode:
+            yield from self._search(data, start, end, deadline)
+            return
+        pos = start
+        while pos < end or (pos == end == start):
+            if self._line_filter is not None:
+                hit = self._line_filter(data, pos, end)
+                if hit < 0:
+                    return
+                line_start = data.rfind(b"\n", 0, hit) + 1
+                pos = max(pos, line_start)
+            line_end = data.find(b"\n", pos, end)
+            line_end = end if line_end < 0 else line_end
+            yield from self._search(data, pos, line_end, deadline)
+            pos = line_end + 1
+            if line_end >= end:
+                return
+
+    def _search(self, data: bytes, start: int, end: int, deadline: float) -> Iterator[Span]:
+        chunk = data[start:end]
+        text, ascii_only = _decode(chunk)
+        offsets = _Offsets(text, ascii_only)
+        cpos = 0
+        while cpos <= len(text):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise MatchTimeout("The fuzzy pattern took too long on one file.")
+            try:
+                m = self._pattern.search(text, cpos, timeout=left)
+            except TimeoutError:
+                raise MatchTimeout("The fuzzy pattern took too long on one file.") from None
+            if m is None:
+                return
+            s, e = m.span()
+            if s == e:
+                cpos = s + 1
+                continue
+            subs, ins, dels = m.fuzzy_counts
+            length = max(1, (e - s) - ins + dels)
+            score = max(0.0, min(1.0, 1.0 - (subs + ins + dels) / length))
+            yield Span(start + offsets.to_byte(s), start + offsets.to_byte(e), round(score, 4))
+            cpos = e
