@@ -1,0 +1,390 @@
+"""Which entries a walk takes: ripgrep's ignore precedence over per-folder rule stacks (SPEC §3).
+
+:class:`Filter` owns the decision for one entry (:meth:`Filter.classify`), in ripgrep's order
+(``ignore::dir::Ignore::matched`` and ``matched_dir_entry``):
+
+1. deny globs (configuration) — never listed nor read, whatever the options; ``.git`` is never
+   walked either;
+2. ``-g`` globs (``include_globs``/``exclude_globs``) override everything: a matching glob decides,
+   and once any include glob exists an unmatched *file* is skipped;
+3. ignore files, ``.rgignore`` before ``.ignore`` before ``.gitignore`` before ``.git/info/exclude``
+   before the global excludes file; within each kind the deepest folder with a matching rule
+   decides. Git files count only inside a repository (a ``.git``/``.jj`` in the folder or an
+   ancestor) unless ``no_require_git``; ``.gitignore`` files above the nearest repository root do
+   not apply; ``no_ignore`` turns all of them off;
+4. ``file_types`` (files only): a selected type whitelists, any other file is skipped;
+5. hidden (dot) entries are skipped unless ``hidden`` — or unless a rule above whitelisted them.
+
+:class:`DirState` is that stack as seen from one folder, built from its parent's in O(rules still
+alive), so the walk and :class:`IgnoreOracle` (the index's path-at-a-time check, after ripgrep's
+``incremental.rs`` idea) share one implementation.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat as stat_mod
+import threading
+from typing import Iterable
+
+from sleuth.engine.filetypes import TypeMatcher
+from sleuth.engine.ignore_rules import FileView, IgnoreFile, glob_file, read_ignore_file
+from sleuth.engine.types import WalkOptions
+from sleuth.engine.workspace import Root, Workspace
+
+__all__ = [
+    "TAKE", "IGNORED", "HIDDEN", "DENIED",
+    "DirState", "Filter", "IgnoreOracle",
+    "IGNORE_FILE_NAMES", "global_excludes_path", "git_exclude_path",
+]
+
+TAKE, IGNORED, HIDDEN, DENIED = 0, 1, 2, 3
+IGNORE_FILE_NAMES = frozenset((".rgignore", ".ignore", ".gitignore"))
+
+# ---------------------------------------------------------------------------------------------
+# Where git keeps its other exclude files
+
+_EXCLUDES_RE = re.compile(rb'(?im)^\s*excludesfile\s*=\s*"?\s*(\S+?)\s*"?\s*$')
+
+
+def _config_excludes(path: str | None) -> str | None:
+    if not path:
+        return None
+    try:
+        with open(path, "rb") as fh:
+            m = _EXCLUDES_RE.search(fh.read())
+    except OSError:
+        return None
+    if not m:
+        return None
+    value = os.fsdecode(m.group(1))
+    home = os.path.expanduser("~")
+    return value.replace("~", home) if home != "~" else value
+
+
+def global_excludes_path() -> str | None:
+    """The global excludes file: ``core.excludesFile`` from $GIT_CONFIG_GLOBAL, ~/.gitconfig or
+    $XDG_CONFIG_HOME/git/config, else $XDG_CONFIG_HOME/git/ignore (~/.config/git/ignore)."""
+    home = os.path.expanduser("~")
+    has_home = home != "~"
+    xdg = os.environ.get("XDG_CONFIG_HOME") or (os.path.join(home, ".config") if has_home else None)
+    for config in (os.environ.get("GIT_CONFIG_GLOBAL"),
+                   os.path.join(home, ".gitconfig") if has_home else None,
+                   os.path.join(xdg, "git", "config") if xdg else None):
+        found = _config_excludes(config)
+        if found:
+            return found
+    return os.path.join(xdg, "git", "ignore") if xdg else None
+
+
+def git_exclude_path(folder: str) -> str:
+    """``info/exclude`` of the repository whose ``.git`` is in ``folder`` (a worktree's ``.git``
+    file names its git dir, whose ``commondir`` names the shared one)."""
+    dot_git = os.path.join(folder, ".git")
+    default = os.path.join(dot_git, "info", "exclude")
+    if os.path.isdir(dot_git):
+        return default
+    try:
+        with open(dot_git, "rb") as fh:
+            head = fh.read(4096).decode("utf-8", "surrogateescape").strip()
+    except OSError:
+        return default
+    if not head.startswith("gitdir:"):
+        return default
+    git_dir = os.path.join(folder, head[len("gitdir:"):].strip())
+    try:
+        with open(os.path.join(git_dir, "commondir"), "rb") as fh:
+            git_dir = os.path.join(git_dir, fh.read().decode("utf-8", "surrogateescape").strip())
+    except OSError:
+        pass
+    return os.path.join(git_dir, "info", "exclude")
+
+
+# ---------------------------------------------------------------------------------------------
+# Per-folder stacks
+
+
+def _children(views: tuple[FileView, ...], name: str) -> tuple[FileView, ...]:
+    if not views:
+        return views
+    out = []
+    for v in views:
+        c = v.child(name)
+        if c is not None:
+            out.append(c)
+    return tuple(out)
+
+
+class DirState:
+    """The rules in force for the entries of one folder (each kind deepest first)."""
+
+    __slots__ = ("path", "depth", "custom", "dot", "git", "exclude", "glob", "override", "deny", "any_git",
+                 "views")
+
+    def __init__(self, path: str, depth: int, custom: tuple[FileView, ...], dot: tuple[FileView, ...],
+                 git: tuple[FileView, ...], exclude: tuple[FileView, ...], glob: FileView | None,
+                 override: FileView | None, deny: FileView | None, any_git: bool) -> None:
+        self.path = path
+        self.depth = depth
+        self.custom, self.dot, self.git, self.exclude, self.glob = custom, dot, git, exclude, glob
+        self.override, self.deny, self.any_git = override, deny, any_git
+        views = custom + dot
+        if any_git:
+            views = views + git + exclude + ((glob,) if glob is not None else ())
+        self.views = views
+
+
+class Filter:
+    """The compiled options of one search: globs, types, deny list, loaded ignore files."""
+
+    def __init__(self, workspace: Workspace, options: WalkOptions) -> None:
+        self.workspace = workspace
+        self.options = options
+        self.use_ignore = not options.no_ignore
+        self.require_git = not options.no_require_git
+        self.hidden = options.hidden
+        globs = list(options.include_globs) + ["!" + g for g in options.exclude_globs]
+        self.override = glob_file(globs, override=True)
+        self.override_whitelist = bool(self.override and self.override.has_whitelist)
+        self.deny = glob_file(options.deny_globs, override=False)
+        self.types = TypeMatcher(options.file_types) if options.file_types else None
+        self._files: dict[str, IgnoreFile | None] = {}
+        self._global: IgnoreFile | None = None
+        if self.use_ignore:
+            path = global_excludes_path()
+            self._global = read_ignore_file(path) if path else None
+
+    # -- loading ------------------------------------------------------------------------------
+    def _load(self, path: str) -> IgnoreFile | None:
+        try:
+            return self._files[path]
+        except KeyError:
+            f = self._files[path] = read_ignore_file(path)
+            return f
+
+    def forget(self) -> None:
+        """Drop every loaded ignore file (an ignore file changed on disk)."""
+        self._files.clear()
+
+    def enter(self, parent: DirState | None, name: str, path: str, names: Iterable[str] | None,
+              root: Root | None = None) -> DirState:
+        """The state of folder ``path`` (``name`` inside ``parent``'s folder). ``names`` lists the
+        folder's entries when the caller has them (else the ignore files are probed). ``root`` is
+        given when ``path`` is a workspace folder: the globs and global excludes start there."""
+        if parent is None:
+            custom = dot = git = exclude = ()
+            glob = override = deny = None
+            any_git = not self.require_git
+            depth = 0
+        else:
+            custom, dot = _children(parent.custom, name), _children(parent.dot, name)
+            git, exclude = _children(parent.git, name), _children(parent.exclude, name)
+            glob = parent.glob.child(name) if parent.glob is not None else None
+            override = parent.override.child(name) if parent.override is not None else None
+            deny = parent.deny.child(name) if parent.deny is not None else None
+            any_git = parent.any_git
+            depth = parent.depth + 1
+        if root is not None:
+            depth = 0
+            override = self.override.view() if self.override is not None else None
+            deny = self.deny.view() if self.deny is not None else None
+            glob = self._global.view() if self._global is not None else None
+        if self.use_ignore:
+            if names is None:
+                present = {n for n in (".rgignore", ".ignore", ".gitignore", ".git", ".jj")
+                           if os.path.lexists(os.path.join(path, n))}
+            else:
+                present = IGNORE_FILE_NAMES.union((".git", ".jj")).intersection(names)
+            if ".rgignore" in present:
+                f = self._load(os.path.join(path, ".rgignore"))
+                if f is not None:
+                    custom = (f.view(),) + custom  # type: ignore[assignment]
+            if ".ignore" in present:
+                f = self._load(os.path.join(path, ".ignore"))
+                if f is not None:
+                    dot = (f.view(),) + dot  # type: ignore[assignment]
+            gi = self._load(os.path.join(path, ".gitignore")) if ".gitignore" in present else None
+            own = (gi.view(),) if gi is not None else ()
+            ex_file = self._load(git_exclude_path(path)) if ".git" in present else None
+            own_ex = (ex_file.view(),) if ex_file is not None else ()
+            if self.require_git and (".git" in present or ".jj" in present):
+                git, exclude, any_git = own, own_ex, True  # type: ignore[assignment]
+            else:
+                git, exclude = own + git, own_ex + exclude  # type: ignore[assignment]
+        return DirState(path, depth, custom, dot, git, exclude, glob, override, deny, any_git)  # type: ignore[arg-type]
+
+    def start(self, root: Root, target_dir: str) -> DirState | None:
+        """The state of a target folder inside ``root``, with the ignore files of its ancestors (up
+        to the repository root when the workspace folder is inside one). None when the target or
+        one of its ancestors below the workspace folder is denied."""
+        chain: list[str] = []
+        if self.use_ignore:
+            d = root.path
+            while True:
+                up = os.path.dirname(d)
+                if up == d:
+                    chain = []
+                    break
+                d = up
+                chain.append(d)
+                if os.path.lexists(os.path.join(d, ".git")) or os.path.lexists(os.path.join(d, ".jj")):
+                    break
+        state: DirState | None = None
+        for d in reversed(chain):
+            state = self.enter(state, os.path.basename(d), d, None)
+        state = self.enter(state, os.path.basename(root.path), root.path, None, root=root)
+        rel = os.path.relpath(target_dir, root.path)
+        if rel == ".":
+            return state
+        path = root.path
+        for part in rel.split(os.sep):
+            if state.deny is not None and state.deny.match(part, True):
+                return None
+            path = os.path.join(path, part)
+            state = self.enter(state, part, path, None)
+        return state
+
+    # -- the verdict ----------------------------------------------------------------------------
+    def classify(self, state: DirState, name: str, is_dir: bool) -> int:
+        """TAKE, IGNORED, HIDDEN or DENIED for entry ``name`` of ``state``'s folder."""
+        deny = state.deny
+        if deny is not None and deny.match(name, is_dir):
+            return DENIED
+        if name == ".git":
+            return DENIED if self.hidden else HIDDEN
+        override = state.override
+        if override is not None:
+            m = override.match(name, is_dir)
+            if m is not None:
+                return IGNORED if m else TAKE
+            if self.override_whitelist and not is_dir:
+                return IGNORED
+        white = False
+        for view in state.views:
+            m = view.match(name, is_dir)
+            if m is not None:
+                if m:
+                    return IGNORED
+                white = True
+                break
+        if self.types is not None and not is_dir:
+            if self.types.matches(name):
+                white = True
+            else:
+                return IGNORED
+        if not white and not self.hidden and name[:1] == ".":
+            return HIDDEN
+        return TAKE
+
+    def path_denied(self, root: Root, path: str, is_dir: bool) -> bool:
+        """True when a deny glob covers ``path`` or one of its folders below ``root``."""
+        if self.deny is None:
+            return False
+        rel = os.path.relpath(path, root.path)
+        if rel == "." or rel.startswith(".."):
+            return False
+        view: FileView | None = self.deny.view()
+        parts = rel.split(os.sep)
+        last = len(parts) - 1
+        for i, part in enumerate(parts):
+            if view is None:
+                return False
+            if view.match(part, is_dir if i == last else True):
+                return True
+            view = view.child(part)
+        return False
+
+
+# ---------------------------------------------------------------------------------------------
+# Path-at-a-time checks for the index
+
+
+class IgnoreOracle:
+    """Answers "would the walk yield this file?" without a walk, caching one state per folder.
+
+    Call :meth:`invalidate` with every changed path: a change to an ignore file drops the cache.
+    Thread-safe (one lock; the work under it is a few dictionary look-ups once warm).
+    """
+
+    def __init__(self, workspace: Workspace, options: WalkOptions) -> None:
+        self.workspace = workspace
+        self.options = options
+        self.filter = Filter(workspace, options)
+        depth = options.max_depth
+        if not options.recursive:
+            depth = 1 if depth is None else min(depth, 1)
+        self._max_depth = depth
+        self._states: dict[str, DirState | None] = {}
+        self._lock = threading.Lock()
+
+    def invalidate(self, path: str) -> None:
+        """Note that ``path`` changed; ignore-file changes (and ``.git`` ones) reset the cache."""
+        name = os.path.basename(path.rstrip(os.sep))
+        if name in IGNORE_FILE_NAMES or name == "exclude" or f"{os.sep}.git" in path or name in (".git", ".jj"):
+            self.invalidate_all()
+        elif path in self._states:
+            with self._lock:
+                for key in [k for k in self._states if k == path or k.startswith(path + os.sep)]:
+                    del self._states[key]
+
+    def invalidate_all(self) -> None:
+        with self._lock:
+            self._states.clear()
+            self.filter.forget()
+
+    def _dir_state(self, root: Root, d: str) -> DirState | None:
+        try:
+            return self._states[d]
+        except KeyError:
+            pass
+        state: DirState | None
+        if d == root.path:
+            state = self.filter.start(root, d)
+        else:
+            up, name = os.path.split(d)
+            parent = self._dir_state(root, up)
+            state = None
+            if parent is not None and (self._max_depth is None or parent.depth + 1 < self._max_depth):
+                ok = self._dir_ok(root, d)
+                if ok and self.filter.classify(parent, name, True) == TAKE:
+                    state = self.filter.enter(parent, name, d, None)
+        self._states[d] = state
+        return state
+
+    def _dir_ok(self, root: Root, d: str) -> bool:
+        if not os.path.islink(d):
+            return os.path.isdir(d) and not any(r.path == d for r in self.workspace.roots if r is not root)
+        if not self.options.follow:
+            return False
+        real = os.path.realpath(d)
+        return os.path.isdir(real) and self.workspace.root_of(real) is not None
+
+    def is_searchable(self, abs_path: str) -> bool:
+        """True when a walk of the workspace with these options would yield ``abs_path``."""
+        path = os.path.abspath(abs_path)
+        root = self.workspace.root_of(path)
+        if root is None or path == root.path:
+            return False
+        up, name = os.path.split(path)
+        with self._lock:
+            state = self._dir_state(root, up)
+            if state is None:
+                return False
+            if self._max_depth is not None and state.depth + 1 > self._max_depth:
+                return False
+            verdict = self.filter.classify(state, name, False)
+        if verdict != TAKE:
+            return False
+        try:
+            st = os.lstat(path)
+            if stat_mod.S_ISLNK(st.st_mode):
+                if not self.options.follow or self.workspace.root_of(os.path.realpath(path)) is None:
+                    return False
+                st = os.stat(path)
+        except OSError:
+            return False
+        if not stat_mod.S_ISREG(st.st_mode):
+            return False
+        limit = self.options.max_file_size_bytes
+        return limit is None or st.st_size <= limit

@@ -1,0 +1,365 @@
+"""The ignore-file pattern language as ripgrep reads it, compiled for a per-entry walk.
+
+* **Reading lines** (``ignore::gitignore``): a line without ``/`` floats (``**/`` is put in front),
+  a leading ``/`` or an inner ``/`` anchors it to the file's folder, a trailing ``/`` matches
+  folders only, ``!`` whitelists, a trailing ``/**`` matches what is inside but not the folder
+  itself, ``{a,b}`` alternates, ``\\`` escapes, ``*``/``?``/``[...]`` never cross ``/``; within one
+  file the last matching line wins. ``-g`` globs and deny globs use the same language.
+* **Matching by path segment.** A rule is split at ``/`` into name globs and ``**``; each walked
+  folder advances a tiny NFA per anchored rule (:class:`FileView`), so an entry is only ever tested
+  by its name. Floating rules (the common kind: ``*.o``, ``node_modules``) are compiled per file
+  into *one* regex whose first matching alternative is the deciding (last) line, so the usual
+  "no rule matches" costs one regex call per file in force.
+  pathspec's regexes answer "is this path or one of its parents matched", which misfires for a
+  per-entry walk with negations (``!*/``), so the translation here is our own.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Iterable, Sequence
+
+__all__ = ["Rule", "IgnoreFile", "FileView", "parse_line", "parse_lines", "read_ignore_file", "glob_file"]
+
+_MAX_ALTERNATES = 256
+
+
+class Rule:
+    """One glob line: ``segs`` are compiled name globs, ``None`` standing for a ``**`` segment."""
+
+    __slots__ = ("segs", "whitelist", "dir_only", "line", "text")
+
+    def __init__(self, segs: tuple[re.Pattern[str] | None, ...], whitelist: bool, dir_only: bool,
+                 line: int, text: str) -> None:
+        self.segs = segs
+        self.whitelist = whitelist
+        self.dir_only = dir_only
+        self.line = line
+        self.text = text
+
+    @property
+    def floating(self) -> bool:
+        """True when the rule matches by base name at any depth (``**/name``) or matches everything."""
+        segs = self.segs
+        return (segs[0] is None and len(segs) == 2 and segs[1] is not None) or all(s is None for s in segs)
+
+    def __repr__(self) -> str:
+        return f"Rule({self.text!r}, line={self.line})"
+
+
+# ---------------------------------------------------------------------------------------------
+# Pattern language
+
+
+def _expand_braces(glob: str) -> list[str]:
+    """``a{b,c}d`` -> ``abd``, ``acd`` (unescaped, outside classes); unbalanced braces stay literal."""
+    depth = 0
+    start = -1
+    commas: list[int] = []
+    i, n = 0, len(glob)
+    in_class = False
+    while i < n:
+        c = glob[i]
+        if c == "\\":
+            i += 2
+            continue
+        if in_class:
+            if c == "]":
+                in_class = False
+        elif c == "[":
+            in_class = True
+            if i + 1 < n and glob[i + 1] in "!^":
+                i += 1
+            if i + 1 < n and glob[i + 1] == "]":
+                i += 1
+        elif c == "{":
+            if depth == 0:
+                start, commas = i, []
+            depth += 1
+        elif c == "," and depth == 1:
+            commas.append(i)
+        elif c == "}" and depth > 0:
+            depth -= 1
+            if depth == 0:
+                cuts = [start, *commas, i]
+                head, tail = glob[:start], glob[i + 1 :]
+                out: list[str] = []
+                for a, b in zip(cuts, cuts[1:]):
+                    for rest in _expand_braces(tail):
+                        for mid in _expand_braces(glob[a + 1 : b]):
+                            out.append(head + mid + rest)
+                            if len(out) > _MAX_ALTERNATES:
+                                return out
+                return out
+        i += 1
+    return [glob]
+
+
+@lru_cache(maxsize=4096)
+def segment_regex(seg: str) -> str:
+    """Regex text for one path segment glob (no ``/`` in it): ``*``, ``?``, ``[...]``, ``\\x``."""
+    out: list[str] = []
+    i, n = 0, len(seg)
+    while i < n:
+        c = seg[i]
+        if c == "*":
+            while i + 1 < n and seg[i + 1] == "*":
+                i += 1
+            out.append(".*")
+        elif c == "?":
+            out.append(".")
+        elif c == "\\":
+            if i + 1 < n:
+                i += 1
+                out.append(re.escape(seg[i]))
+            else:
+                out.append(re.escape("\\"))
+        elif c == "[":
+            j = i + 1
+            negate = j < n and seg[j] in "!^"
+            if negate:
+                j += 1
+            k = j + 1 if j < n and seg[j] == "]" else j  # a leading ']' is literal
+            while k < n and seg[k] != "]":
+                k += 2 if seg[k] == "\\" and k + 1 < n else 1
+            if k >= n:
+                out.append(re.escape("["))  # unclosed class: literal, as git and rg do
+            else:
+                out.append(_class_regex(seg[j:k], negate))
+                i = k
+        else:
+            out.append(re.escape(c))
+        i += 1
+    return "".join(out)
+
+
+def _class_regex(body: str, negate: bool) -> str:
+    parts: list[str] = []
+    i, n = 0, len(body)
+    while i < n:
+        c = body[i]
+        if c == "\\" and i + 1 < n:
+            i += 1
+            c = body[i]
+        if i + 2 < n and body[i + 1] == "-":
+            hi = body[i + 2]
+            if hi == "\\" and i + 3 < n:
+                hi = body[i + 3]
+                i += 1
+            if ord(hi) >= ord(c):
+                parts.append(f"{re.escape(c)}-{re.escape(hi)}")
+            i += 3
+            continue
+        parts.append(re.escape(c))
+        i += 1
+    inner = "".join(parts) or "\\x00-\\x00"
+    return f"[^/{inner}]" if negate else f"[{inner}]"
+
+
+@lru_cache(maxsize=4096)
+def _compiled_segment(seg: str) -> re.Pattern[str]:
+    return re.compile(segment_regex(seg), re.DOTALL)
+
+
+def parse_line(raw: str, line_no: int) -> list[Rule]:
+    """The rules of one ignore-file line (several when ``{a,b}`` expands); [] for blanks/comments."""
+    if raw.startswith("#"):
+        return []
+    line = raw if raw.endswith("\\ ") else raw.rstrip()
+    if not line:
+        return []
+    text = line
+    whitelist = False
+    anchored = False
+    if line.startswith("\\!") or line.startswith("\\#"):
+        line = line[1:]
+        anchored = line.startswith("/")
+    else:
+        if line.startswith("!"):
+            whitelist = True
+            line = line[1:]
+        if line.startswith("/"):
+            line = line[1:]
+            anchored = True
+    dir_only = False
+    if line.endswith("/"):
+        dir_only = True
+        line = line[:-1]
+        if line.endswith("\\"):
+            line = line[:-1]
+    if not anchored and "/" not in line and not (line.startswith("**/") or line == "**"):
+        line = "**/" + line
+    if line.endswith("/**"):
+        line += "/*"
+    rules: list[Rule] = []
+    for glob in _expand_braces(line):
+        segs = tuple(None if s == "**" else _compiled_segment(s) for s in glob.split("/"))
+        rules.append(Rule(segs, whitelist, dir_only, line_no, text))
+    return rules
+
+
+def parse_lines(lines: Iterable[str]) -> list[Rule]:
+    """All rules of an ignore file's lines, in line order."""
+    rules: list[Rule] = []
+    for no, raw in enumerate(lines):
+        if no == 0:
+            raw = raw.lstrip("\ufeff")
+        rules.extend(parse_line(raw.rstrip("\r\n"), no))
+    return rules
+
+
+# ---------------------------------------------------------------------------------------------
+# Compiled files and per-directory views
+
+
+class IgnoreFile:
+    """One ignore file (or glob list), compiled: a floating regex per entry kind + anchored rules."""
+
+    __slots__ = ("path", "rules", "positional", "rx_file", "rx_dir", "info_file", "info_dir", "has_floating",
+                 "has_whitelist", "start")
+
+    def __init__(self, rules: Sequence[Rule], path: str = "") -> None:
+        self.path = path
+        self.rules = tuple(rules)
+        floating = [r for r in self.rules if r.floating]
+        self.positional = tuple(r for r in self.rules if not r.floating)
+        self.has_floating = bool(floating)
+        self.has_whitelist = any(r.whitelist for r in self.rules)
+        self.rx_dir, self.info_dir = self._combine(floating)
+        self.rx_file, self.info_file = self._combine([r for r in floating if not r.dir_only])
+        self.start = tuple((i, _closure(r.segs, frozenset((0,)))) for i, r in enumerate(self.positional))
+
+    @staticmethod
+    def _combine(rules: list[Rule]) -> tuple[re.Pattern[str] | None, tuple[tuple[int, bool], ...]]:
+        if not rules:
+            return None, ()
+        ordered = sorted(rules, key=lambda r: r.line, reverse=True)  # first alternative = last line
+        parts = []
+        info: list[tuple[int, bool]] = [(-1, False)]
+        for r in ordered:
+            seg = r.segs[-1]
+            parts.append("(" + (seg.pattern if seg is not None else ".*") + ")")
+            info.append((r.line, r.whitelist))
+        return re.compile("|".join(parts), re.DOTALL), tuple(info)
+
+    def __bool__(self) -> bool:
+        return bool(self.rules)
+
+    def view(self) -> "FileView | None":
+        """The view for entries directly inside the folder this file is rooted at."""
+        return FileView(self, self.start) if self.rules else None
+
+
+def _closure(segs: tuple[re.Pattern[str] | None, ...], states: frozenset[int]) -> frozenset[int]:
+    out = set(states)
+    for i in sorted(states):
+        while i < len(segs) and segs[i] is None:
+            i += 1
+            out.add(i)
+    return frozenset(out)
+
+
+def _step(segs: tuple[re.Pattern[str] | None, ...], states: frozenset[int], name: str) -> frozenset[int]:
+    n = len(segs)
+    nxt: set[int] = set()
+    for i in states:
+        if i >= n:
+            continue
+        seg = segs[i]
+        if seg is None:
+            nxt.add(i)
+        elif seg.fullmatch(name) is not None:
+            nxt.add(i + 1)
+    return _closure(segs, frozenset(nxt)) if nxt else frozenset()
+
+
+class FileView:
+    """An ignore file as seen from one folder: which anchored rules can still match, and how."""
+
+    __slots__ = ("file", "states", "here")
+
+    def __init__(self, file: IgnoreFile, states: tuple[tuple[int, frozenset[int]], ...]) -> None:
+        self.file = file
+        self.states = states
+        here: list[tuple[int, bool, bool, re.Pattern[str] | None]] = []
+        for ri, st in states:
+            rule = file.positional[ri]
+            segs = rule.segs
+            n = len(segs)
+            for i in st:
+                if i >= n:
+                    continue
+                if segs[i] is None:
+                    if all(s is None for s in segs[i:]):
+                        here.append((rule.line, rule.whitelist, rule.dir_only, None))
+                        break
+                elif i == n - 1:
+                    here.append((rule.line, rule.whitelist, rule.dir_only, segs[i]))
+                    break
+        here.sort(key=lambda h: h[0], reverse=True)
+        self.here = tuple(here)
+
+    def child(self, name: str) -> "FileView | None":
+        """The view from sub-folder ``name``; None when no rule of the file can match below it."""
+        if not self.states:
+            return self if self.file.has_floating else None
+        positional = self.file.positional
+        states = []
+        for ri, st in self.states:
+            nst = _step(positional[ri].segs, st, name)
+            if nst:
+                states.append((ri, nst))
+        if not states and not self.file.has_floating:
+            return None
+        return FileView(self.file, tuple(states))
+
+    def match(self, name: str, is_dir: bool) -> bool | None:
+        """True: ignored; False: whitelisted; None: no rule of this file matches ``name``."""
+        f = self.file
+        best = -1
+        verdict: bool | None = None
+        rx = f.rx_dir if is_dir else f.rx_file
+        if rx is not None:
+            m = rx.fullmatch(name)
+            if m is not None:
+                best, white = (f.info_dir if is_dir else f.info_file)[m.lastindex or 0]
+                verdict = not white
+        for line, white, dir_only, seg in self.here:
+            if line <= best:
+                break
+            if dir_only and not is_dir:
+                continue
+            if seg is None or seg.fullmatch(name) is not None:
+                return not white
+        return verdict
+
+
+def read_ignore_file(path: str) -> IgnoreFile | None:
+    """Compile the ignore file at ``path``; None when it is missing, unreadable or has no rules."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except OSError:
+        return None
+    text = data.decode("utf-8", "surrogateescape")
+    rules = parse_lines(text.split("\n"))
+    return IgnoreFile(rules, path) if rules else None
+
+
+def glob_file(globs: Iterable[str], *, override: bool) -> IgnoreFile | None:
+    """Compile ``-g``-style globs. With ``override``, a plain glob whitelists and ``!glob`` ignores
+    (rg's overrides); without it the globs read like ignore-file lines (deny globs)."""
+    rules: list[Rule] = []
+    for no, glob in enumerate(globs):
+        if override:
+            if glob.startswith("!"):
+                parsed = parse_line(glob[1:], no)
+            else:
+                parsed = parse_line("!" + glob, no) if not glob.startswith("\\!") else parse_line(glob, no)
+                for r in parsed:
+                    r.whitelist = True
+        else:
+            parsed = parse_line(glob, no)
+        rules.extend(parsed)
+    return IgnoreFile(rules, "<globs>") if rules else None

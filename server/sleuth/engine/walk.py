@@ -1,0 +1,235 @@
+"""The walk (SPEC §3): every file a search visits, in final order, never leaving the sandbox.
+
+:func:`walk` turns resolved targets into :class:`~sleuth.engine.types.FileEntry` records sorted the
+way results are (display path, bytewise, NFC): a depth-first walk that sorts each folder's entries
+by ``name`` (``name + "/"`` for folders) yields exactly the bytewise order of full paths, so no
+global sort (and no waiting for the end of the walk) is needed. Which entries are taken is
+:mod:`sleuth.engine.ignore`'s business; this module owns traversal: depth limits, symlinks (followed
+only with ``follow`` and only into the sandbox, loops detected), size caps, per-entry errors,
+``max_files`` and cancellation.
+
+Explicitly named files are taken as ripgrep takes them (ignore rules, hidden, globs and types do not
+apply to a path the user named) but deny globs and the size cap still do.
+"""
+
+from __future__ import annotations
+
+import os
+import stat as stat_mod
+from operator import itemgetter
+from typing import Iterator
+
+from sleuth.engine.cancel import CancelToken
+from sleuth.engine.ignore import HIDDEN, IGNORED, TAKE, DirState, Filter
+from sleuth.engine.types import FileEntry, FileError, SkipCounts, WalkOptions
+from sleuth.engine.workspace import Target, Workspace, lossy, sort_key
+
+__all__ = ["walk"]
+
+_POLL_EVERY = 256
+_first = itemgetter(0)
+
+
+def _reason(exc: OSError) -> str:
+    text = (exc.strerror or str(exc)).lower()
+    if isinstance(exc, FileNotFoundError):
+        return "vanished during the search (no such file or directory)"
+    if isinstance(exc, PermissionError):
+        return "permission denied; skipped"
+    return f"{text}; skipped"
+
+
+class _Walker:
+    """One call of :func:`walk`: the compiled filter plus the counters it fills."""
+
+    def __init__(self, workspace: Workspace, options: WalkOptions, token: CancelToken,
+                 skipped: SkipCounts, errors: list[FileError], targets: list[Target]) -> None:
+        self.workspace = workspace
+        self.options = options
+        self.token = token
+        self.skipped = skipped
+        self.errors = errors
+        self.filter = Filter(workspace, options)
+        depth = options.max_depth
+        if not options.recursive:
+            depth = 1 if depth is None else min(depth, 1)
+        self.max_depth = depth
+        self.follow = options.follow
+        self.size_cap = options.max_file_size_bytes
+        self.other_targets = {t.path for t in targets if t.is_dir}
+
+    # -- one folder's listing ---------------------------------------------------------------------
+    def listing(self, state: DirState, scanned: list[os.DirEntry[str]], prefix: str, depth: int) -> list[tuple]:
+        """Taken entries of a folder at ``depth`` (its ``scanned`` listing), sorted for popping from
+        the end. Each item is ``(sort name, path, display, is_dir, stat or DirEntry)``."""
+        classify = self.filter.classify
+        skipped = self.skipped
+        descend = self.max_depth is None or depth + 1 < self.max_depth
+        items: list[tuple] = []
+        for entry, name, is_dir, info in self._entries(state, scanned, prefix, descend):
+            verdict = classify(state, name, is_dir)
+            if verdict != TAKE:
+                if verdict == IGNORED:
+                    skipped.ignored += 1
+                elif verdict == HIDDEN:
+                    skipped.hidden += 1
+                continue
+            key = name if name.isascii() else lossy(name)
+            items.append((key + "/" if is_dir else key, entry, prefix + key, is_dir, info))
+        items.sort(key=_first, reverse=True)
+        return items
+
+    def _entries(self, state: DirState, scanned: list[os.DirEntry[str]], prefix: str,
+                 descend: bool) -> Iterator[tuple]:
+        follow = self.follow
+        for entry in scanned:
+            name = entry.name
+            try:
+                if entry.is_symlink():
+                    if not follow:
+                        continue
+                    resolved = self._follow(state, entry, prefix)
+                    if resolved is None:
+                        continue
+                    is_dir, info = resolved
+                else:
+                    is_dir = entry.is_dir(follow_symlinks=False)
+                    if not is_dir and not entry.is_file(follow_symlinks=False):
+                        continue  # fifos, sockets, devices: never searched (as rg)
+                    info = entry
+            except OSError:
+                continue
+            if is_dir and not descend:
+                continue
+            yield entry.path, name, is_dir, info
+
+    def _scan(self, path: str, prefix: str) -> list[os.DirEntry[str]]:
+        try:
+            with os.scandir(path) as it:
+                return list(it)
+        except OSError as exc:
+            self.errors.append(FileError(prefix[:-1] or ".", _reason(exc)))
+            return []
+
+    def _follow(self, state: DirState, entry: os.DirEntry[str], prefix: str) -> tuple[bool, os.stat_result] | None:
+        """Resolve a symlink under ``follow``: its kind and target stat, or None (skipped/reported)."""
+        display = prefix + lossy(entry.name)
+        real = os.path.realpath(entry.path)
+        root = self.workspace.root_of(real)
+        if root is None:
+            if self.filter.classify(state, entry.name, False) == TAKE:
+                self.errors.append(FileError(display, "symbolic link points outside the workspace folders; skipped"))
+            return None
+        try:
+            st = os.stat(entry.path)
+        except OSError as exc:
+            self.errors.append(FileError(display, "broken symbolic link: " + _reason(exc)))
+            return None
+        is_dir = stat_mod.S_ISDIR(st.st_mode)
+        if not is_dir and not stat_mod.S_ISREG(st.st_mode):
+            return None
+        if self.filter.path_denied(root, real, is_dir):
+            return None
+        return is_dir, st
+
+    # -- traversal -----------------------------------------------------------------------------------
+    def run(self, target: Target, budget: list[int]) -> Iterator[FileEntry]:
+        if not target.is_dir:
+            yield from self._explicit_file(target, budget)
+            return
+        state = self.filter.start(target.root, target.path)
+        if state is None:
+            return
+        display = self.workspace.display(target.path, target.root)
+        prefix = display + "/" if display else ""
+        size_cap = self.size_cap
+        token = self.token
+        follow = self.follow
+        ancestors: list[tuple[int, int]] = []
+        if follow:
+            st = os.stat(target.path)
+            ancestors.append((st.st_dev, st.st_ino))
+        if self.max_depth == 0:
+            return
+        frames = [(self.listing(state, self._scan(target.path, prefix), prefix, 0), state, 0)]
+        seen = 0
+        while frames:
+            items, state, depth = frames[-1]
+            if not items:
+                frames.pop()
+                if follow:
+                    ancestors.pop()
+                continue
+            _, path, display, is_dir, info = items.pop()
+            seen += 1
+            if seen % _POLL_EVERY == 0 and token.should_stop():
+                return
+            if is_dir:
+                if path in self.other_targets:
+                    continue  # a nested workspace folder searched on its own
+                if follow:
+                    st = info if isinstance(info, os.stat_result) else os.stat(path)
+                    ident = (st.st_dev, st.st_ino)
+                    if ident in ancestors:
+                        self.errors.append(FileError(display, "file system loop: the folder is its own ancestor; skipped"))
+                        continue
+                    ancestors.append(ident)
+                scanned = self._scan(path, display + "/")
+                sub = self.filter.enter(state, os.path.basename(path), path, [e.name for e in scanned])
+                frames.append((self.listing(sub, scanned, display + "/", depth + 1), sub, depth + 1))
+                continue
+            try:
+                st = info if isinstance(info, os.stat_result) else info.stat(follow_symlinks=False)
+            except OSError as exc:
+                self.errors.append(FileError(display, _reason(exc)))
+                continue
+            if size_cap is not None and st.st_size > size_cap:
+                self.skipped.too_large += 1
+                continue
+            yield FileEntry(path, display, st.st_size, st.st_mtime)
+            budget[0] -= 1
+            if budget[0] == 0:
+                return
+
+    def _explicit_file(self, target: Target, budget: list[int]) -> Iterator[FileEntry]:
+        display = self.workspace.display(target.path, target.root)
+        if self.filter.path_denied(target.root, target.path, False):
+            return
+        try:
+            st = os.stat(target.path)
+        except OSError as exc:
+            self.errors.append(FileError(display, _reason(exc)))
+            return
+        if not stat_mod.S_ISREG(st.st_mode):
+            self.errors.append(FileError(display, "not a regular file; skipped"))
+            return
+        if self.size_cap is not None and st.st_size > self.size_cap:
+            self.skipped.too_large += 1
+            return
+        yield FileEntry(target.path, display, st.st_size, st.st_mtime)
+        budget[0] -= 1
+
+
+def walk(workspace: Workspace, targets: list[Target], options: WalkOptions, token: CancelToken,
+         skipped: SkipCounts, errors: list[FileError]) -> Iterator[FileEntry]:
+    """Yield the files to search under ``targets``, in final result order (see the module doc).
+
+    ``skipped`` counts entries passed over (``ignored``: ignore files, globs and types, one per
+    pruned entry; ``hidden``; ``too_large``); per-entry problems go to ``errors`` and the walk goes
+    on. Stops quietly when ``token.should_stop()`` or after ``options.max_files`` files.
+    """
+    walker = _Walker(workspace, options, token, skipped, errors, targets)
+    budget = [options.max_files if options.max_files is not None else -1]
+    if budget[0] == 0:
+        return
+
+    def order(t: Target) -> bytes:
+        d = workspace.display(t.path, t.root)
+        return sort_key(d + "/" if t.is_dir and d else d)
+
+    for target in sorted(targets, key=order):
+        if token.should_stop():
+            return
+        yield from walker.run(target, budget)
+        if budget[0] == 0:
+            return
