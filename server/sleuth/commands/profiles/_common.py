@@ -1,0 +1,143 @@
+"""What every profile shares: checking arguments against the seed's JSON schema, calling the
+native commands, mapping display paths back to files, redaction, and the output budget.
+
+The validator implements the JSON Schema subset the seeds use (``type``, ``enum``, ``minimum``,
+``maximum``, ``minLength``, ``items``, ``required``, ``additionalProperties: false``, ``anyOf``)
+and raises :class:`BadArgs` naming the argument, so each profile can word it the seed's way.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Callable, Mapping
+
+from sleuth.commands import get_command
+from sleuth.commands.context import CommandContext
+from sleuth.engine.errors import BadArgs
+from sleuth.engine.redact import redact
+from sleuth.engine.workspace import Workspace
+
+__all__ = ["validate", "dumps_compact", "dumps_spaced", "native", "absolute", "relative_to",
+           "maybe_redact", "shrink_to_budget", "byte_len"]
+
+_TYPES: dict[str, Callable[[Any], bool]] = {
+    "string": lambda v: isinstance(v, str),
+    "integer": lambda v: isinstance(v, int) and not isinstance(v, bool)
+    or (isinstance(v, float) and v.is_integer()),
+    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+    "boolean": lambda v: isinstance(v, bool),
+    "array": lambda v: isinstance(v, list),
+    "object": lambda v: isinstance(v, dict),
+    "null": lambda v: v is None,
+}
+_ARTICLE = {"string": "a string", "integer": "an integer", "number": "a number", "boolean": "true or false",
+            "array": "an array", "object": "an object", "null": "null"}
+
+
+def _check(name: str, schema: Mapping[str, Any], value: Any) -> Any:
+    if "anyOf" in schema:
+        for option in schema["anyOf"]:
+            try:
+                return _check(name, option, value)
+            except BadArgs:
+                continue
+        kinds = " or ".join(_ARTICLE.get(o.get("type", ""), "a valid value") for o in schema["anyOf"])
+        raise BadArgs(f"'{name}' must be {kinds}.", argument=name)
+    kind = schema.get("type")
+    if kind is not None:
+        kinds = kind if isinstance(kind, list) else [kind]
+        if not any(_TYPES[k](value) for k in kinds):
+            want = " or ".join(_ARTICLE[k] for k in kinds)
+            raise BadArgs(f"'{name}' must be {want}, got {json.dumps(value)[:60]}.", argument=name)
+        if "integer" in kinds and isinstance(value, float):
+            value = int(value)
+    if "enum" in schema and value not in schema["enum"]:
+        raise BadArgs(f"'{name}' must be one of {', '.join(map(str, schema['enum']))}; got {value!r}.", argument=name)
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if "minimum" in schema and value < schema["minimum"]:
+            raise BadArgs(f"'{name}' must be >= {schema['minimum']}; got {value}.", argument=name)
+        if "maximum" in schema and value > schema["maximum"]:
+            raise BadArgs(f"'{name}' must be <= {schema['maximum']}; got {value}.", argument=name)
+    if isinstance(value, str) and len(value) < schema.get("minLength", 0):
+        raise BadArgs(f"'{name}' must not be empty.", argument=name)
+    if isinstance(value, list) and "items" in schema:
+        value = [_check(f"{name}[{i}]", schema["items"], item) for i, item in enumerate(value)]
+    return value
+
+
+def validate(schema: Mapping[str, Any], raw: Any, *, drop_nulls: bool = True) -> dict[str, Any]:
+    """``raw`` checked against ``schema``; defaults are NOT filled in (profiles apply the seed's)."""
+    if raw is None:
+        raw = {}
+    if not isinstance(raw, dict):
+        raise BadArgs(f"arguments must be a JSON object, got {type(raw).__name__}.")
+    args = {k: v for k, v in raw.items() if not (drop_nulls and v is None)}
+    props: Mapping[str, Any] = schema.get("properties", {})
+    if schema.get("additionalProperties") is False:
+        unknown = sorted(set(args) - set(props))
+        if unknown:
+            raise BadArgs(f"unknown field{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))}; "
+                          f"allowed: {', '.join(props)}.", argument=unknown[0])
+    for name in schema.get("required", ()):
+        if name not in args:
+            raise BadArgs(f"'{name}' is required.", argument=name)
+    return {name: (_check(name, props[name], value) if name in props else value) for name, value in args.items()}
+
+
+def dumps_compact(value: Any) -> str:
+    """Compact JSON, UTF-8 text (what serde_json::to_string produces)."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def dumps_spaced(value: Any) -> str:
+    """Single-line JSON with ``", "``/``": "`` separators (seed 004's examples: ``"line": 15``)."""
+    return json.dumps(value, ensure_ascii=False)
+
+
+def byte_len(text: str) -> int:
+    return len(text.encode("utf-8"))
+
+
+def native(command: str, args: dict[str, Any], ctx: CommandContext) -> dict[str, Any]:
+    """Run a native command with already-translated arguments."""
+    return get_command(command)(args, ctx)
+
+
+def absolute(workspace: Workspace, display: str) -> str:
+    """The file a display path names (inverse of :meth:`Workspace.display`)."""
+    if workspace.multi:
+        head, _, rest = display.partition("/")
+        for root in workspace.roots:
+            if root.name == head:
+                return os.path.join(root.path, *rest.split("/")) if rest else root.path
+    return os.path.join(workspace.roots[0].path, *display.split("/"))
+
+
+def relative_to(workspace: Workspace, display: str, base: str) -> str:
+    """A display path re-expressed relative to ``base`` (an absolute folder), with ``/``."""
+    rel = os.path.relpath(absolute(workspace, display), base)
+    return display if rel.startswith("..") else rel.replace(os.sep, "/")
+
+
+def maybe_redact(text: str, ctx: CommandContext) -> str:
+    return redact(text) if ctx.settings.redaction and text else text
+
+
+def shrink_to_budget(build: Callable[[int], str], count: int, budget: int) -> tuple[str, int]:
+    """The longest output ``build(k)`` (k items kept, k <= count) within ``budget`` bytes, and k.
+
+    ``build`` must produce valid output for every k; the result for k = 0 is returned even when
+    it alone is over budget (the caller decides what else to drop).
+    """
+    full = build(count)
+    if byte_len(full) <= budget:
+        return full, count
+    lo, hi = 0, count - 1  # build(hi + 1) is over budget
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if byte_len(build(mid)) <= budget:
+            lo = mid
+        else:
+            hi = mid - 1
+    return build(lo), lo
