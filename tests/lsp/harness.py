@@ -71,7 +71,8 @@ class Session:
         return next(self._ids)
 
     def send(self, method: str, params: Any, msg_id: Any = None) -> "asyncio.Future[Any]":
-        return self.client.protocol.send_request_async(method, params, msg_id=msg_id)
+        """Send now; the returned future resolves with the response."""
+        return asyncio.ensure_future(self.client.protocol.send_request_async(method, params, msg_id=msg_id))
 
     async def request(self, method: str, params: Any) -> Any:
         return await asyncio.wait_for(self.send(method, params), 120)
@@ -136,7 +137,9 @@ def server_env() -> dict[str, str]:
 
 
 async def start_session(profile: str, folders: list[pathlib.Path], *, init_options: Any = None,
-                        configuration: dict[str, Any] | None = None, root_uri_only: bool = False) -> Session:
+                        configuration: dict[str, Any] | None = None, mode: str | None = None) -> Session:
+    """``mode``: ``folders`` (workspaceFolders; the vscode default), ``root_uri`` (the minimal
+    default) or ``root_path`` (only the deprecated rootPath)."""
     box: list[Session] = []
     client = make_client(box)
     session = Session(client, profile)
@@ -144,9 +147,12 @@ async def start_session(profile: str, folders: list[pathlib.Path], *, init_optio
     box.append(session)
     await client.start_io(sys.executable, "-m", "sleuth.lsp", env=server_env())
     caps = capabilities(profile)
-    if root_uri_only or profile == "minimal":
+    mode = mode or ("folders" if profile == "vscode" else "root_uri")
+    if mode == "root_uri":
         params = types.InitializeParams(capabilities=caps, root_uri=from_fs_path(str(folders[0])) if folders else None,
                                         initialization_options=init_options)
+    elif mode == "root_path":
+        params = types.InitializeParams(capabilities=caps, root_path=str(folders[0]), initialization_options=init_options)
     else:
         params = types.InitializeParams(
             capabilities=caps, initialization_options=init_options,
@@ -174,8 +180,13 @@ async def sessions() -> AsyncIterator[list[Session]]:
 
 
 @pytest.fixture
-def start(sessions: list[Session], profile: str):
+def start(sessions: list[Session], profile: str, tmp_path: pathlib.Path):
+    """Start a server on ``folders``; its index store goes to a temporary cache directory."""
+
     async def _start(folders: list[pathlib.Path], **kwargs: Any) -> Session:
+        options = kwargs.get("init_options")
+        if options is None or (isinstance(options, dict) and "cacheDir" not in options):
+            kwargs["init_options"] = {**(options or {}), "cacheDir": str(tmp_path / "sleuth-cache")}
         session = await start_session(kwargs.pop("profile", profile), folders, **kwargs)
         sessions.append(session)
         return session

@@ -68,6 +68,7 @@ def echo(args: dict[str, Any], ctx: CommandContext) -> dict[str, Any]:
         "settings": {"max_results": ctx.settings.max_results, "case": ctx.settings.case,
                      "context_lines": ctx.settings.context_lines, "log_level": ctx.settings.log_level},
         "buffers": dict(ctx.services.open_buffers or {}),
+        "resolved": [t.path for t in ctx.workspace.resolve(args["path"])] if "path" in args else None,
     }
 
 

@@ -179,6 +179,12 @@ class Invoker:
         except errors.SleuthRpcError as exc:
             outcome = str((exc.data or {}).get("code", "error"))
             raise
+        except ModuleNotFoundError as exc:  # a part of Sleuth the command needs is not installed (yet)
+            if not (exc.name or "").startswith("sleuth."):
+                outcome = "internal"
+                raise errors.internal(request.command, exc) from None
+            outcome = "not_available"
+            raise errors.not_available(request.command, exc.name or "?") from None
         except asyncio.CancelledError:
             outcome = "cancelled"
             token.cancel()

@@ -105,6 +105,7 @@ class SleuthServer(LanguageServer):
         self.invoker = Invoker(self)
         self.loop: asyncio.AbstractEventLoop | None = None
         self._progress_ids = itertools.count(1)
+        self.index_key: tuple[Any, ...] = ()  # settings the running index was started with
         self.watched_events = 0  # file-change events received (sleuth/debug/workers)
         self._started = time.monotonic()
 

@@ -1,30 +1,32 @@
 """The index lifecycle hook (SPEC §7): where the server starts, feeds and stops the index service.
 
-The index itself (:mod:`sleuth.engine.index`) is written separately; this module is the only
-place the LSP layer touches it, through a duck-typed service object kept in
-``server.services.index`` (commands reach it as ``ctx.services.index``):
+The only place the LSP layer touches :class:`sleuth.engine.index.service.IndexService`; the
+service lives in ``server.services.index`` (commands reach it as ``ctx.services.index``).
 
-* construction ``IndexService(workspace, settings, cache_dir)``, then ``start()`` — after
-  ``initialized``, when ``index_enabled`` and there is at least one folder;
-* ``on_files_changed([(path, kind)])`` — kind ``created`` | ``changed`` | ``deleted``,
-  from ``workspace/didChangeWatchedFiles``;
-* ``on_buffer(path, text_or_None)`` — open-buffer edits;
-* ``set_workspace(workspace)`` / ``set_settings(settings)`` when those change (restart when absent);
-* ``stop()`` — on shutdown or when the index is switched off.
+* :func:`start_index` — after ``initialized`` (when ``index_enabled`` and a folder is open):
+  ``IndexService(workspace, settings, cache_dir=...)`` then ``start(progress)``, with its own
+  work-done progress on a server-created token; open buffers are handed over at once.
+* ``workspace/didChangeWatchedFiles`` -> ``notify_changed(paths)``; open-buffer edits ->
+  ``notify_buffer(path, text or None)``.
+* A folder change, or a change of a setting the index depends on, restarts it;
+  ``index_enabled: false`` and ``shutdown`` stop it (``stop()``).
 
 Watchers are registered dynamically (``client/registerCapability``) when the client can;
-otherwise the service watches or rescans on its own (``client_watches_files=False``).
+otherwise the service catches up by rescanning on its own.
 """
 
 from __future__ import annotations
 
 import importlib
 import logging
+import threading
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
+from sleuth.engine.cancel import NullProgress
 from sleuth.lsp.documents import uri_to_path
+from sleuth.lsp.progress import WorkDoneReporter
 
 if TYPE_CHECKING:
     from sleuth.lsp.server import SleuthServer
@@ -34,27 +36,28 @@ __all__ = ["setup", "on_initialized", "start_index", "stop_index", "on_folders_c
 
 logger = logging.getLogger(__name__)
 WATCHER_REGISTRATION_ID = "sleuth-watched-files"
-_KINDS = {types.FileChangeType.Created: "created", types.FileChangeType.Changed: "changed",
-          types.FileChangeType.Deleted: "deleted"}
 
 
 def _service_class() -> Any:
     """The index service class, or None while the index package does not provide one."""
-    for module_name in ("sleuth.engine.index.service", "sleuth.engine.index"):
-        try:
-            module = importlib.import_module(module_name)
-        except ImportError:
-            continue
-        cls = getattr(module, "IndexService", None)
-        if cls is not None:
-            return cls
-    return None
+    try:
+        module = importlib.import_module("sleuth.engine.index.service")
+    except ImportError:
+        return None
+    return getattr(module, "IndexService", None)
 
 
 def _cache_dir(server: "SleuthServer") -> str | None:
     options = server.transport_options
     return (server.settings.index_path or options.get("cacheDir") or options.get("cache_dir")
             or options.get("storagePath") or options.get("storage_path") or options.get("globalStoragePath"))
+
+
+def index_key(server: "SleuthServer") -> tuple[Any, ...]:
+    """What the index depends on: when this changes, the index restarts."""
+    s = server.settings
+    return (s.index_enabled, s.index_path, s.follow, s.respect_gitignore, s.deny_globs, s.max_file_size_bytes,
+            tuple(r.path for r in server.sandbox.roots), _cache_dir(server))
 
 
 def start_index(server: "SleuthServer") -> None:
@@ -64,19 +67,36 @@ def start_index(server: "SleuthServer") -> None:
     cls = _service_class()
     if cls is None:
         return
+    reporter = _index_progress(server)
     try:
-        service = cls(server.sandbox, server.settings, _cache_dir(server))
-        if hasattr(service, "client_watches_files"):
-            service.client_watches_files = server.client_supports_watcher_registration
-        start = getattr(service, "start", None)
-        if callable(start):
-            start()
+        service = cls(server.sandbox, server.settings, cache_dir=_cache_dir(server))
+        for path, text in server.buffers.snapshot().items():
+            service.notify_buffer(path, text)
+        service.start(progress=reporter.sink if reporter else NullProgress)
     except Exception as exc:  # the server stays useful without its index (grep scans)
         logger.exception("index start failed")
-        server.window_log_message(types.LogMessageParams(type=types.MessageType.Warning,
-                                                         message=f"Sleuth: the index could not start ({exc}); searches scan instead."))
+        if reporter is not None:
+            reporter.end("failed")
+        server.window_log_message(types.LogMessageParams(
+            type=types.MessageType.Warning, message=f"Sleuth: the index could not start ({exc}); searches scan instead."))
         return
     server.services.index = service
+    server.index_key = index_key(server)
+    if reporter is not None:
+        def finish() -> None:
+            service.wait_ready(None)
+            server.post(lambda: reporter.end("index ready" if service.ready else "index stopped"))
+
+        threading.Thread(target=finish, name="sleuth-index-progress", daemon=True).start()
+
+
+def _index_progress(server: "SleuthServer") -> WorkDoneReporter | None:
+    if not server.client_supports_progress:
+        return None
+    reporter = WorkDoneReporter(server.post, server.notify, server.new_progress_token(), "Sleuth: indexing",
+                                ready=False)
+    server.create_progress(reporter)
+    return reporter
 
 
 def stop_index(server: "SleuthServer") -> None:
@@ -89,16 +109,14 @@ def stop_index(server: "SleuthServer") -> None:
             logger.exception("index stop failed")
 
 
-def _call(server: "SleuthServer", method: str, *args: Any) -> bool:
-    """Call ``method`` on the index service if it has it; False when it does not."""
+def _call(server: "SleuthServer", method: str, *args: Any) -> None:
+    """Call ``method`` on the index service; its failure must not break document sync."""
     fn = getattr(server.services.index, method, None)
-    if not callable(fn):
-        return False
-    try:
-        fn(*args)
-    except Exception:
-        logger.exception("index %s failed", method)
-    return True
+    if callable(fn):
+        try:
+            fn(*args)
+        except Exception:
+            logger.exception("index %s failed", method)
 
 
 async def on_initialized(server: "SleuthServer") -> None:
@@ -108,18 +126,15 @@ async def on_initialized(server: "SleuthServer") -> None:
 
 
 def on_folders_changed(server: "SleuthServer") -> None:
-    if server.services.index is not None and not _call(server, "set_workspace", server.sandbox):
-        stop_index(server)
+    stop_index(server)
     start_index(server)
 
 
 def on_settings_changed(server: "SleuthServer") -> None:
     if not server.settings.index_enabled:
         stop_index(server)
-        return
-    if server.services.index is not None:
-        _call(server, "set_settings", server.settings)
-    else:
+    elif server.services.index is None or index_key(server) != server.index_key:
+        stop_index(server)
         start_index(server)
 
 
@@ -137,14 +152,12 @@ async def register_watchers(server: "SleuthServer") -> None:
 def setup(server: "SleuthServer") -> None:
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     def did_change_watched_files(ls: "SleuthServer", params: types.DidChangeWatchedFilesParams) -> None:
-        events = [(path, _KINDS.get(change.type, "changed")) for change in params.changes
-                  if (path := uri_to_path(change.uri)) is not None]
-        ls.watched_events += len(events)
-        if events and ls.services.index is not None:
-            _call(ls, "on_files_changed", events)
+        paths = [path for change in params.changes if (path := uri_to_path(change.uri)) is not None]
+        ls.watched_events += len(paths)
+        if paths:
+            _call(ls, "notify_changed", paths)
 
     def buffer_changed(path: str, text: str | None) -> None:
-        if server.services.index is not None:
-            _call(server, "on_buffer", path, text)
+        _call(server, "notify_buffer", path, text)
 
     server.buffers.listeners.append(buffer_changed)
