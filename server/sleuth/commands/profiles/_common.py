@@ -18,7 +18,7 @@ from sleuth.engine.errors import BadArgs
 from sleuth.engine.redact import redact
 from sleuth.engine.workspace import Workspace
 
-__all__ = ["validate", "dumps_compact", "dumps_spaced", "native", "absolute", "relative_to",
+__all__ = ["argument_of", "validate", "dumps_compact", "dumps_spaced", "native", "absolute", "relative_to",
            "maybe_redact", "shrink_to_budget", "byte_len"]
 
 _TYPES: dict[str, Callable[[Any], bool]] = {
@@ -83,6 +83,12 @@ def validate(schema: Mapping[str, Any], raw: Any, *, drop_nulls: bool = True) ->
         if name not in args:
             raise BadArgs(f"'{name}' is required.", argument=name)
     return {name: (_check(name, props[name], value) if name in props else value) for name, value in args.items()}
+
+
+def argument_of(error: Exception) -> str | None:
+    """The argument a :class:`BadArgs` blames; regex errors (with a ``position``) blame the pattern."""
+    data = getattr(error, "data", {}) or {}
+    return data.get("argument") or ("pattern" if "position" in data else None)
 
 
 def dumps_compact(value: Any) -> str:

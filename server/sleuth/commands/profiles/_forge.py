@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sleuth.commands.profiles._common import dumps_compact
+from sleuth.commands.profiles._common import argument_of, dumps_compact
 from sleuth.engine.errors import BadArgs, RateLimited, SandboxViolation, SleuthError
 
 __all__ = ["forge_error", "error_content", "kind_of"]
@@ -38,7 +38,11 @@ def forge_error(tool: str):  # type: ignore[no-untyped-def]
             extra["retry_after_seconds"] = error.data.get("retry_after_seconds")
         if "position" in error.data:
             extra["position"] = error.data["position"]
-        message = error.message if error.message.startswith(tool) else f"{tool}: {error.message}"
+        message = error.message
+        argument = argument_of(error)
+        if argument and f"'{argument}'" not in message:
+            message = f"invalid '{argument}': {message}"
+        message = message if message.startswith(tool) else f"{tool}: {message}"
         if error.hint and error.hint not in message:
             message = f"{message} {error.hint}"
         return error_content(kind_of(error), message, **extra)

@@ -27,7 +27,7 @@ from typing import Any, Callable
 from sleuth.commands.config import Settings
 from sleuth.commands.context import CommandContext
 from sleuth.commands.profiles import ToolDefinition, ToolResult
-from sleuth.commands.profiles._common import byte_len, dumps_spaced, maybe_redact, native
+from sleuth.commands.profiles._common import argument_of, byte_len, dumps_spaced, maybe_redact, native
 from sleuth.engine.errors import (BadArgs, IndexNotReady, RateLimited, SearchTimeout, SleuthError,
                                   UnknownTool)
 
@@ -73,7 +73,7 @@ def _format_error(error: SleuthError) -> str:
                            "search_text, search_files, grep.")
     extra = {"position": error.data["position"]} if "position" in error.data else {}
     message = error.message
-    if isinstance(error, BadArgs) and error.data.get("argument") == "pattern" and "position" in error.data:
+    if isinstance(error, BadArgs) and argument_of(error) == "pattern" and "position" in error.data:
         message = f"Invalid regex pattern: {message}"
     return acode_error("invalid_query", f"Invalid search query: {message} {error.hint}".strip(), **extra)
 

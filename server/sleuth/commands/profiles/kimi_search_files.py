@@ -16,7 +16,7 @@ from typing import Any
 
 from sleuth.commands.context import CommandContext
 from sleuth.commands.profiles import ToolDefinition, ToolResult
-from sleuth.commands.profiles._common import maybe_redact, native, validate
+from sleuth.commands.profiles._common import argument_of, maybe_redact, native, validate
 from sleuth.engine.errors import BadArgs, SleuthError
 
 __all__ = ["TOOLS", "SCHEMA", "RECURSIVE_REFUSAL", "TRUNCATION_NOTE", "NO_MATCHES"]
@@ -79,7 +79,7 @@ def _search(raw: dict[str, Any], ctx: CommandContext) -> ToolResult:
     try:
         result = native("sleuth.grep", request, ctx)
     except BadArgs as exc:
-        if exc.data.get("argument") == "pattern" and regex:
+        if argument_of(exc) == "pattern" and regex:
             return ToolResult(f"Invalid regex pattern: {query}: {exc.message}", True, None, exc.code)
         raise
     lines = [f"{e['path']}:{e['line']}: {maybe_redact(e['text'], ctx).rstrip()}"
