@@ -47,6 +47,7 @@ from sleuth.lsp.progress import WorkDoneReporter
 __all__ = ["SleuthServer", "SleuthProtocol", "create_server", "converter_factory"]
 
 logger = logging.getLogger(__name__)
+CONFIGURED_WAIT_S = 5.0
 
 
 def converter_factory() -> Any:
@@ -104,6 +105,7 @@ class SleuthServer(LanguageServer):
         self.transport_options: dict[str, Any] = {}
         self.invoker = Invoker(self)
         self.loop: asyncio.AbstractEventLoop | None = None
+        self.configured = asyncio.Event()  # set once `initialized` applied every configuration layer
         self._progress_ids = itertools.count(1)
         self.index_key: tuple[Any, ...] = ()  # settings the running index was started with
         self.watched_events = 0  # file-change events received (sleuth/debug/workers)
@@ -184,6 +186,11 @@ class SleuthServer(LanguageServer):
     async def run_command(self, request: Request) -> Any:
         if self.loop is None:
             self.loop = asyncio.get_running_loop()
+        if not self.configured.is_set():  # the client's configuration is still being pulled
+            try:
+                await asyncio.wait_for(self.configured.wait(), CONFIGURED_WAIT_S)
+            except asyncio.TimeoutError:
+                pass  # a client that never sends `initialized` is served with what we have
         return await self.invoker.invoke(request)
 
     def log_invocation(self, command: str, args: Any, outcome: str, result: Any, streamed: int,

@@ -71,20 +71,27 @@ def setup(server: "SleuthServer") -> None:
     @server.feature(types.INITIALIZED)
     async def initialized(ls: "SleuthServer", params: types.InitializedParams) -> None:
         ls.loop = asyncio.get_running_loop()
-        await pull_configuration(ls)
-        _apply(ls)
+        try:
+            await pull_configuration(ls)
+            _apply(ls)
+        finally:
+            ls.configured.set()
         await index.on_initialized(ls)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def did_change_configuration(ls: "SleuthServer", params: types.DidChangeConfigurationParams) -> None:
-        if ls.client_supports_configuration:
-            await pull_configuration(ls)
-        else:
-            pushed: Any = params.settings
-            if isinstance(pushed, dict) and isinstance(pushed.get(SECTION), dict):
-                pushed = pushed[SECTION]
-            ls.config.client = pushed if isinstance(pushed, dict) else {}
-        _apply(ls)
+        ls.configured.clear()  # commands sent after this notification wait for the new settings
+        try:
+            if ls.client_supports_configuration:
+                await pull_configuration(ls)
+            else:
+                pushed: Any = params.settings
+                if isinstance(pushed, dict) and isinstance(pushed.get(SECTION), dict):
+                    pushed = pushed[SECTION]
+                ls.config.client = pushed if isinstance(pushed, dict) else {}
+            _apply(ls)
+        finally:
+            ls.configured.set()
         index.on_settings_changed(ls)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
