@@ -30,3 +30,11 @@ def make_tree(tmp_path: Path) -> Callable[[Mapping[str, str | bytes]], Path]:
     def make(files: Mapping[str, str | bytes], name: str = "ws") -> Path:
         return write_tree(tmp_path / name, files)
     return make
+
+
+# The machines this runs on are shared and noisy: no per-example deadlines, no "too slow" health check.
+from hypothesis import HealthCheck, settings as _hypothesis_settings  # noqa: E402
+
+_hypothesis_settings.register_profile(
+    "sleuth", deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+_hypothesis_settings.load_profile("sleuth")

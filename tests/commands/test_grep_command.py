@@ -1,0 +1,116 @@
+"""``sleuth.grep`` as commands call it: real trees, real cancellation, the result contract of SPEC §4."""
+
+from __future__ import annotations
+
+import json
+import threading
+
+import pytest
+
+from sleuth.commands import CommandContext, get_command
+from sleuth.commands.context import Services
+from sleuth.engine.cancel import CancelToken
+from sleuth.engine.errors import BadArgs, Cancelled, SandboxViolation
+from sleuth.engine.workspace import Workspace
+
+grep = get_command("sleuth.grep")
+
+
+def context(root, **kw) -> CommandContext:
+    return CommandContext(workspace=Workspace([root]), **kw)
+
+
+@pytest.fixture
+def tree(make_tree):
+    return make_tree({f"d{i:02d}/f{j:02d}.txt": "".join(f"line {k} needle\n" for k in range(3))
+                      for i in range(10) for j in range(10)})
+
+
+def test_result_has_every_field_of_the_contract(tree):
+    result = grep({"pattern": "needle", "max_results": 5}, context(tree))
+    assert set(result) == {"matches", "count", "truncated", "truncated_reason", "timed_out", "files_scanned",
+                           "files_matched", "skipped", "errors", "elapsed_ms"}
+    assert result["truncated"] is True and result["truncated_reason"] == "max_results"
+    assert [(m["path"], m["line"]) for m in result["matches"]] == [
+        ("d00/f00.txt", 1), ("d00/f00.txt", 2), ("d00/f00.txt", 3), ("d00/f01.txt", 1), ("d00/f01.txt", 2)]
+
+
+def test_exactly_max_results_is_not_truncated(tree):
+    result = grep({"pattern": "needle", "max_results": 300}, context(tree))
+    assert result["count"] == 300 and result["truncated"] is False
+
+
+def test_partial_results_stream_in_final_order_and_are_left_out_of_the_response(tree):
+    batches: list[list[dict]] = []
+    result = grep({"pattern": "needle", "max_results": 1000}, context(tree, partial=batches.append))
+    streamed = [m for batch in batches for m in batch]
+    assert result["matches"] == [] and len(streamed) == 300
+    keys = [(m["path"].encode(), m["line"]) for m in streamed]
+    assert keys == sorted(keys)
+
+
+def test_cancelled_token_raises_cancelled(tree):
+    token = CancelToken()
+    token.cancel()
+    with pytest.raises(Cancelled):
+        grep({"pattern": "needle"}, context(tree, token=token))
+
+
+def test_cancel_from_another_thread_stops_a_running_search(make_tree):
+    root = make_tree({f"big/{i:04d}.txt": "x" * 2000 + "\n" for i in range(3000)})
+    token = CancelToken()
+    progress_seen = threading.Event()
+
+    def progress(done, total, message):
+        progress_seen.set()
+        token.cancel()
+
+    with pytest.raises(Cancelled):
+        grep({"pattern": "nothing-matches-this"}, context(root, token=token, progress=progress))
+    assert progress_seen.is_set()
+
+
+def test_path_outside_the_sandbox_is_refused(tree):
+    with pytest.raises(SandboxViolation):
+        grep({"pattern": "x", "path": "../.."}, context(tree))
+
+
+def test_invalid_regex_is_bad_args_with_a_position(tree):
+    with pytest.raises(BadArgs) as info:
+        grep({"pattern": "a(b"}, context(tree))
+    assert "position" in info.value.to_dict()
+
+
+def test_open_buffers_are_searched_as_unsaved_text(tree):
+    path = str(tree / "d00" / "f00.txt")
+    services = Services(open_buffers={path: "unsaved edit here\n"})
+    result = grep({"pattern": "unsaved", "max_results": 10}, context(tree, services=services))
+    assert [(m["path"], m["line"]) for m in result["matches"]] == [("d00/f00.txt", 1)]
+    result = grep({"pattern": "unsaved", "use_open_buffers": False}, context(tree, services=services))
+    assert result["matches"] == []
+
+
+def test_max_output_bytes_keeps_json_valid_and_says_so(tree):
+    result = grep({"pattern": "needle", "max_results": 300, "max_output_bytes": 2000}, context(tree))
+    assert len(json.dumps(result, ensure_ascii=False, separators=(",", ":")).encode()) <= 2000
+    assert result["truncated_reason"] == "max_output_bytes" and result["matches"]
+
+
+def test_output_modes(tree):
+    files = grep({"pattern": "needle", "output": "files_with_matches", "max_results": 1000}, context(tree))
+    assert len(files["matches"]) == 100 and files["files_matched"] == 100
+    counts = grep({"pattern": "needle", "output": "count", "max_results": 1000}, context(tree))
+    assert {m["count"] for m in counts["matches"]} == {3}
+
+
+def test_per_file_errors_do_not_fail_the_search(make_tree):
+    root = make_tree({"ok.txt": "needle\n", "locked.txt": "needle\n"})
+    (root / "locked.txt").chmod(0)
+    try:
+        result = grep({"pattern": "needle"}, context(root))
+    finally:
+        (root / "locked.txt").chmod(0o644)
+    assert ("ok.txt", 1) in [(m["path"], m["line"]) for m in result["matches"]]
+    import os
+    if os.geteuid() != 0:  # root can read anything
+        assert [e["path"] for e in result["errors"]] == ["locked.txt"]
