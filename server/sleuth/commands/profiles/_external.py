@@ -98,7 +98,7 @@ def _walk_flags(backend: str, request: Any) -> list[str]:
     if backend == "rg":
         flags.append("--no-config")
         if walk.hidden:
-            flags.append("--hidden")
+            flags += ["--hidden", "-g", "!.git"]  # the walk never enters .git, hidden or not
         if walk.follow:
             flags.append("-L")
         if walk.no_ignore:
@@ -162,10 +162,10 @@ def _match_flags(backend: str, request: Any) -> list[str]:
     return flags
 
 
-def _rg_list(path: str, request: Any, targets: list[str], token: Any, ctx: CommandContext) -> list[str]:
-    """The files rg would search, in display order (for ``max_files``)."""
-    proc = _Proc([path, "--files", *_walk_flags("rg", request), "--", *targets], None, token)
-    files = [os.fsdecode(line.rstrip(b"\n")) for line in proc.lines()]
+def _rg_list(path: str, request: Any, targets: list[str], cwd: str, token: Any, ctx: CommandContext) -> list[str]:
+    """The files rg would search (absolute), in display order (for ``max_files``)."""
+    proc = _Proc([path, "--files", *_walk_flags("rg", request), "--", *targets], cwd, token)
+    files = [os.path.normpath(os.path.join(cwd, os.fsdecode(line.rstrip(b"\n")))) for line in proc.lines()]
     proc.finish()
     return sorted(files, key=lambda f: sort_key(ctx.workspace.display(f)))
 
@@ -176,7 +176,7 @@ def _inside(ctx: CommandContext, path: str, cache: dict[str, bool]) -> bool:
     return cache[path]
 
 
-def _parse_rg(proc: _Proc, ctx: CommandContext, state: dict[str, Any]) -> list[dict[str, Any]]:
+def _parse_rg(proc: _Proc, ctx: CommandContext, state: dict[str, Any], cwd: str) -> list[dict[str, Any]]:
     events: list[dict[str, Any]] = []
     inside: dict[str, bool] = {}
     for raw in proc.lines():
@@ -186,12 +186,9 @@ def _parse_rg(proc: _Proc, ctx: CommandContext, state: dict[str, Any]) -> list[d
             state["parse_error"] = f"unparseable rg output: {exc}"
             continue
         kind, data = msg.get("type"), msg.get("data", {})
-        if kind == "summary":
-            state["files_scanned"] = data.get("stats", {}).get("searches", 0)
-            continue
         if kind not in ("match", "context"):
             continue
-        path = os.fsdecode(_decode(data.get("path")))
+        path = os.path.normpath(os.path.join(cwd, os.fsdecode(_decode(data.get("path")))))
         if not _inside(ctx, path, inside):
             state["outside"].add(path)
             continue
@@ -306,42 +303,103 @@ def run(backend: str, binary: str, raw: dict[str, Any], ctx: CommandContext) -> 
         raise BadArgs(f"The '{backend}' backend only produces content output.", argument="output")
     request = build_request(args, ctx)
     token = ctx.token.with_deadline(args["timeout_ms"] or None)
-    targets = [t.path for t in request.targets]
-    state: dict[str, Any] = {"files_scanned": 0, "outside": set(), "errors": []}
-    walk_flags = _walk_flags(backend, request)
-    if backend == "rg" and request.walk.max_files:
-        targets = _rg_list(binary, request, targets, token, ctx)[: request.walk.max_files]
-        walk_flags = _strip_globs(walk_flags)  # explicit files: the listing already applied the globs
-        if not targets:
-            return _shape([], state, 1, "", token, request, started)
-    before, after = request.search.before, request.search.after
-    if backend == "rg":
-        cmd = [binary, "--json", *walk_flags, *_match_flags("rg", request)]
-        if before:
-            cmd += ["-B", str(before)]
-        if after:
-            cmd += ["-A", str(after)]
-        proc = _Proc([*cmd, "--", *targets], None, token)
-        events = _parse_rg(proc, ctx, state)
-    else:
-        cwd = request.targets[0].root.path
-        rel = [os.path.relpath(t, cwd) for t in targets]
-        cmd = [binary, "-n", "-k", "--stats", f"--format={_UG_FORMAT}", "-I", *walk_flags,
-               *_match_flags("ugrep", request)]
-        proc = _Proc([*cmd, "--", *rel], cwd, token)
-        events = _parse_ugrep(proc, ctx, state, cwd, before, after)
-    code = proc.finish()
-    stderr = proc.stderr.decode("utf-8", "replace")
+    state: dict[str, Any] = {"files_scanned": 0, "outside": set(), "errors": [], "listed": []}
+    groups: dict[str, list[str]] = {}
+    for target in request.targets:  # globs are relative to the process's cwd: one run per folder
+        groups.setdefault(target.root.path, []).append(target.path)
+    events: list[dict[str, Any]] = []
+    codes: list[int] = []
+    stderr_parts: list[str] = []
+    killed = False
+    for cwd, paths in groups.items():
+        found, code, stderr, was_killed = _run_group(backend, binary, request, cwd, paths, token, ctx, state)
+        events += found
+        codes.append(code)
+        stderr_parts.append(stderr)
+        killed = killed or was_killed
+    code = 0 if 0 in codes else (1 if all(c == 1 for c in codes) else max(codes))
+    stderr = "".join(stderr_parts)
     if token.cancelled:
         raise Cancelled("The search was cancelled.")
-    if classify(code) == "backend_error" and not events and not proc.killed:
+    if classify(code) == "backend_error" and not events and not killed:
         message = stderr.strip() or f"{backend} exited with status {code}"
         if "regex parse error" in message or "error:" in message and "regex" in message.lower():
             raise BadArgs(f"Invalid regular expression: {message}", argument="pattern")
         raise BackendUnavailable(f"{backend} failed (exit status {code}): {message}", backend=backend)
     if state.get("parse_error") and not events:
         raise BackendUnavailable(f"{backend} output could not be parsed: {state['parse_error']}", backend=backend)
-    return _shape(events, state, code, stderr, token, request, started, backend, ctx, proc.killed)
+    return _shape(events, state, code, stderr, token, request, started, backend, ctx, killed)
+
+
+def _run_group(backend: str, binary: str, request: Any, cwd: str, paths: list[str], token: Any,
+               ctx: CommandContext, state: dict[str, Any]) -> tuple[list[dict[str, Any]], int, str, bool]:
+    """One backend run over the targets inside one workspace folder, with that folder as cwd."""
+    rel = [os.path.relpath(p, cwd) for p in paths]
+    walk_flags = _walk_flags(backend, request)
+    before, after = request.search.before, request.search.after
+    counter: _Counter | None = None
+    if backend == "rg" and request.walk.max_files:
+        listed = _rg_list(binary, request, rel, cwd, token, ctx)[: request.walk.max_files]
+        state["files_scanned"] += len(listed)
+        if not listed:
+            return [], 1, "", False
+        rel = [os.path.relpath(p, cwd) for p in listed]
+        walk_flags = _strip_globs(walk_flags)  # explicit files: the listing already applied the globs
+    elif backend == "rg":
+        # rg's JSON stats count only files with matches; the eligible set comes from a parallel listing
+        counter = _Counter([binary, "--files", *_without_size_cap(walk_flags), "--", *rel], cwd, token)
+    if backend == "rg":
+        cmd = [binary, "--json", *walk_flags, *_match_flags("rg", request)]
+        if before:
+            cmd += ["-B", str(before)]
+        if after:
+            cmd += ["-A", str(after)]
+        proc = _Proc([*cmd, "--", *rel], cwd, token)
+        events = _parse_rg(proc, ctx, state, cwd)
+    else:
+        cmd = [binary, "-n", "-k", "--stats", f"--format={_UG_FORMAT}", "-I", *walk_flags,
+               *_match_flags("ugrep", request)]
+        proc = _Proc([*cmd, "--", *rel], cwd, token)
+        events = _parse_ugrep(proc, ctx, state, cwd, before, after)
+    code = proc.finish()
+    if counter is not None:
+        listed_paths = counter.result()
+        state["files_scanned"] += len(listed_paths)
+        state["listed"] += [ctx.workspace.display(os.path.normpath(os.path.join(cwd, p))) for p in listed_paths]
+    return events, code, proc.stderr.decode("utf-8", "replace"), proc.killed
+
+
+class _Counter:
+    """Collects the paths a listing process prints, on its own thread."""
+
+    def __init__(self, cmd: list[str], cwd: str, token: Any) -> None:
+        self._proc = _Proc(cmd, cwd, token)
+        self._paths: list[str] = []
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        for line in self._proc.lines():
+            self._paths.append(os.fsdecode(line.rstrip(b"\n")))
+        self._proc.finish()
+
+    def result(self) -> list[str]:
+        self._thread.join()
+        return self._paths
+
+
+def _without_size_cap(flags: list[str]) -> list[str]:
+    """Walk flags minus ``--max-filesize``: files skipped for size still count as scanned (FR-LS-05e)."""
+    out: list[str] = []
+    skip = False
+    for flag in flags:
+        if skip:
+            skip = False
+        elif flag == "--max-filesize":
+            skip = True
+        else:
+            out.append(flag)
+    return out
 
 
 def _strip_globs(flags: list[str]) -> list[str]:
@@ -371,6 +429,11 @@ def _shape(events: list[dict[str, Any]], state: dict[str, Any], code: int, stder
     limit = request.search.max_results
     truncated = len(events) > limit or (killed and token.timed_out)
     kept = events[:limit]
+    scanned = state["files_scanned"]
+    if len(events) > limit and state["listed"]:
+        # the native scan stops once it has seen max_results + 1 events: count the files up to that one
+        stop = sort_key(events[limit]["path"])
+        scanned = sum(1 for p in state["listed"] if sort_key(p) <= stop)
     errors = list(state["errors"])
     rest: list[str] = []
     if ctx is not None:
@@ -384,7 +447,7 @@ def _shape(events: list[dict[str, Any]], state: dict[str, Any], code: int, stder
         "truncated": truncated,
         "truncated_reason": ("max_results" if len(events) > limit else "timeout") if truncated else None,
         "timed_out": bool(token.timed_out),
-        "files_scanned": state["files_scanned"],
+        "files_scanned": scanned,
         "files_matched": len({e["path"] for e in events if e["type"] == "match"}),
         "skipped": {"ignored": 0, "hidden": 0, "binary": 0, "too_large": 0},
         "errors": errors,
