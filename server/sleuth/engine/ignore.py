@@ -29,7 +29,7 @@ import threading
 from typing import Iterable
 
 from sleuth.engine.filetypes import TypeMatcher
-from sleuth.engine.ignore_rules import FileView, IgnoreFile, glob_file, read_ignore_file
+from sleuth.engine.ignore_rules import FileView, IgnoreFile, NameRules, glob_file, read_ignore_file
 from sleuth.engine.types import WalkOptions
 from sleuth.engine.workspace import Root, Workspace
 
@@ -120,7 +120,7 @@ class DirState:
     """The rules in force for the entries of one folder (each kind deepest first)."""
 
     __slots__ = ("path", "depth", "custom", "dot", "git", "exclude", "glob", "override", "deny", "any_git",
-                 "views")
+                 "views", "quick")
 
     def __init__(self, path: str, depth: int, custom: tuple[FileView, ...], dot: tuple[FileView, ...],
                  git: tuple[FileView, ...], exclude: tuple[FileView, ...], glob: FileView | None,
@@ -133,6 +133,47 @@ class DirState:
         if any_git:
             views = views + git + exclude + ((glob,) if glob is not None else ())
         self.views = views
+        self.quick: tuple[Quick | None, Quick | None] | None = None
+
+
+class Quick:
+    """The union of every name rule in force in one folder, for one entry kind: a name that is in
+    no dict, has none of the suffixes/prefixes and fails the union regex matches no rule at all, so
+    the walk can take it without the precedence logic (the common case)."""
+
+    __slots__ = ("exact", "suffix", "prefix", "regex")
+
+    def __init__(self, rules: tuple[NameRules, ...]) -> None:
+        exact: set[str] = set()
+        suffix: list[str] = []
+        prefix: list[str] = []
+        patterns: list[str] = []
+        for r in rules:
+            exact.update(r.exact)
+            if r.suffix is not None:
+                suffix.extend(r.suffix[0])
+            if r.prefix is not None:
+                prefix.extend(r.prefix[0])
+            if r.regex is not None:
+                patterns.append(r.regex[0].pattern)
+        self.exact = frozenset(exact)
+        self.suffix = tuple(suffix)
+        self.prefix = tuple(prefix)
+        self.regex = re.compile("|".join(f"(?:{p})" for p in patterns), re.DOTALL) if patterns else None
+
+
+_QUICK_CACHE: dict[tuple[NameRules, ...], Quick] = {}
+
+
+def _quick_for(rules: tuple[NameRules, ...]) -> Quick | None:
+    if not rules:
+        return None
+    q = _QUICK_CACHE.get(rules)
+    if q is None:
+        if len(_QUICK_CACHE) > 4096:
+            _QUICK_CACHE.clear()
+        q = _QUICK_CACHE[rules] = Quick(rules)
+    return q
 
 
 class Filter:
@@ -244,6 +285,22 @@ class Filter:
             path = os.path.join(path, part)
             state = self.enter(state, part, path, None)
         return state
+
+    def quick(self, state: DirState) -> tuple[Quick | None, Quick | None] | None:
+        """(files, folders) fast-reject sets of ``state``; None when globs or deny rules are in force
+        (then every entry takes :meth:`classify`)."""
+        if state.override is not None or state.deny is not None:
+            return None
+        q = state.quick
+        if q is None:
+            files: list[NameRules] = []
+            dirs: list[NameRules] = []
+            for v in state.views:
+                for rules, out in ((v.float_file, files), (v.here_file, files), (v.float_dir, dirs), (v.here_dir, dirs)):
+                    if rules is not None:
+                        out.append(rules)
+            q = state.quick = (_quick_for(tuple(files)), _quick_for(tuple(dirs)))
+        return q
 
     # -- the verdict ----------------------------------------------------------------------------
     def classify(self, state: DirState, name: str, is_dir: bool) -> int:

@@ -25,14 +25,18 @@ __all__ = ["Rule", "IgnoreFile", "FileView", "parse_line", "parse_lines", "read_
 _MAX_ALTERNATES = 256
 
 
+Seg = "str | re.Pattern[str] | None"
+
+
 class Rule:
-    """One glob line: ``segs`` are compiled name globs, ``None`` standing for a ``**`` segment."""
+    """One glob line. ``segs`` holds one matcher per path segment: a ``str`` (a literal name), a
+    compiled pattern (a name glob) or ``None`` (a ``**`` segment); ``globs`` the segments' text."""
 
-    __slots__ = ("segs", "whitelist", "dir_only", "line", "text")
+    __slots__ = ("segs", "globs", "whitelist", "dir_only", "line", "text")
 
-    def __init__(self, segs: tuple[re.Pattern[str] | None, ...], whitelist: bool, dir_only: bool,
-                 line: int, text: str) -> None:
-        self.segs = segs
+    def __init__(self, globs: tuple[str, ...], whitelist: bool, dir_only: bool, line: int, text: str) -> None:
+        self.globs = globs
+        self.segs = tuple(_segment(g) for g in globs)
         self.whitelist = whitelist
         self.dir_only = dir_only
         self.line = line
@@ -42,7 +46,7 @@ class Rule:
     def floating(self) -> bool:
         """True when the rule matches by base name at any depth (``**/name``) or matches everything."""
         segs = self.segs
-        return (segs[0] is None and len(segs) == 2 and segs[1] is not None) or all(s is None for s in segs)
+        return (len(segs) == 2 and segs[0] is None and segs[1] is not None) or all(s is None for s in segs)
 
     def __repr__(self) -> str:
         return f"Rule({self.text!r}, line={self.line})"
@@ -157,9 +161,38 @@ def _class_regex(body: str, negate: bool) -> str:
     return f"[^/{inner}]" if negate else f"[{inner}]"
 
 
-@lru_cache(maxsize=4096)
-def _compiled_segment(seg: str) -> re.Pattern[str]:
-    return re.compile(segment_regex(seg), re.DOTALL)
+_WILD = frozenset("*?[\\")
+
+
+def _literal(seg: str) -> str | None:
+    """The name a wildcard-free segment glob stands for (escapes removed), else None."""
+    if not _WILD.intersection(seg):
+        return seg
+    out: list[str] = []
+    i, n = 0, len(seg)
+    while i < n:
+        c = seg[i]
+        if c == "\\" and i + 1 < n:
+            out.append(seg[i + 1])
+            i += 2
+            continue
+        if c in _WILD:
+            return None
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
+@lru_cache(maxsize=8192)
+def _segment(glob: str) -> "str | re.Pattern[str] | None":
+    if glob == "**":
+        return None
+    lit = _literal(glob)
+    return lit if lit is not None else re.compile(segment_regex(glob), re.DOTALL)
+
+
+def _seg_match(seg: "str | re.Pattern[str]", name: str) -> bool:
+    return seg == name if type(seg) is str else seg.fullmatch(name) is not None  # type: ignore[union-attr]
 
 
 def parse_line(raw: str, line_no: int) -> list[Rule]:
@@ -192,11 +225,7 @@ def parse_line(raw: str, line_no: int) -> list[Rule]:
         line = "**/" + line
     if line.endswith("/**"):
         line += "/*"
-    rules: list[Rule] = []
-    for glob in _expand_braces(line):
-        segs = tuple(None if s == "**" else _compiled_segment(s) for s in glob.split("/"))
-        rules.append(Rule(segs, whitelist, dir_only, line_no, text))
-    return rules
+    return [Rule(tuple(glob.split("/")), whitelist, dir_only, line_no, text) for glob in _expand_braces(line)]
 
 
 def parse_lines(lines: Iterable[str]) -> list[Rule]:
@@ -210,14 +239,87 @@ def parse_lines(lines: Iterable[str]) -> list[Rule]:
 
 
 # ---------------------------------------------------------------------------------------------
+# Name-level rule sets
+
+
+class NameRules:
+    """Rules that test one entry name, answering "which matching rule has the highest line?".
+
+    Literal names go to dicts, ``*suffix`` and ``prefix*`` globs to ``str.endswith``/``startswith``
+    tuples (one C call rejects a name), everything else to one regex whose first alternative is the
+    highest line; so the usual "nothing matches" costs a few C calls and at most one regex call.
+    """
+
+    __slots__ = ("exact", "suffix", "prefix", "regex")
+
+    def __init__(self, items: Iterable[tuple[int, bool, str, "str | re.Pattern[str] | None"]]) -> None:
+        exact: dict[str, tuple[int, bool]] = {}
+        suffix: list[tuple[str, int, bool]] = []
+        prefix: list[tuple[str, int, bool]] = []
+        rest: list[tuple[int, bool, str]] = []
+        for line, white, glob, seg in items:
+            if type(seg) is str:
+                if seg not in exact or exact[seg][0] < line:
+                    exact[seg] = (line, white)
+                continue
+            body = glob[1:]
+            if seg is not None and glob.startswith("*") and body and _literal(body) == body:
+                suffix.append((body, line, white))
+            elif seg is not None and glob.endswith("*") and glob[:-1] and _literal(glob[:-1]) == glob[:-1]:
+                prefix.append((glob[:-1], line, white))
+            else:
+                rest.append((line, white, seg.pattern if seg is not None else ".*"))  # type: ignore[union-attr]
+        self.exact = exact
+        self.suffix = (tuple(s for s, _, _ in suffix), tuple(suffix)) if suffix else None
+        self.prefix = (tuple(p for p, _, _ in prefix), tuple(prefix)) if prefix else None
+        self.regex = None
+        if rest:
+            rest.sort(key=lambda r: r[0], reverse=True)
+            rx = re.compile("|".join(f"({p})" for _, _, p in rest), re.DOTALL)
+            self.regex = (rx, ((-1, False),) + tuple((ln, w) for ln, w, _ in rest))
+
+    def __bool__(self) -> bool:
+        return bool(self.exact or self.suffix or self.prefix or self.regex)
+
+    def best(self, name: str) -> tuple[int, bool] | None:
+        """(line, whitelist) of the highest matching rule, or None."""
+        hit = self.exact.get(name)
+        if self.suffix is not None and name.endswith(self.suffix[0]):
+            for s, line, white in self.suffix[1]:
+                if (hit is None or line > hit[0]) and name.endswith(s):
+                    hit = (line, white)
+        if self.prefix is not None and name.startswith(self.prefix[0]):
+            for p, line, white in self.prefix[1]:
+                if (hit is None or line > hit[0]) and name.startswith(p):
+                    hit = (line, white)
+        if self.regex is not None:
+            m = self.regex[0].fullmatch(name)
+            if m is not None:
+                cand = self.regex[1][m.lastindex or 0]
+                if hit is None or cand[0] > hit[0]:
+                    hit = cand
+        return hit
+
+
+def _name_rules(items: list[tuple[int, bool, bool, str, "str | re.Pattern[str] | None"]]
+                ) -> tuple[NameRules | None, NameRules | None]:
+    """(rules for files, rules for folders) from ``(line, white, dir_only, glob, seg)`` items."""
+    if not items:
+        return None, None
+    files = NameRules((ln, w, g, s) for ln, w, d, g, s in items if not d)
+    dirs = NameRules((ln, w, g, s) for ln, w, d, g, s in items)
+    return (files or None), (dirs or None)
+
+
+# ---------------------------------------------------------------------------------------------
 # Compiled files and per-directory views
 
 
 class IgnoreFile:
-    """One ignore file (or glob list), compiled: a floating regex per entry kind + anchored rules."""
+    """One ignore file (or glob list), compiled: floating rules by name, anchored rules as NFAs."""
 
-    __slots__ = ("path", "rules", "positional", "rx_file", "rx_dir", "info_file", "info_dir", "has_floating",
-                 "has_whitelist", "start")
+    __slots__ = ("path", "rules", "positional", "float_file", "float_dir", "has_floating", "has_whitelist",
+                 "start")
 
     def __init__(self, rules: Sequence[Rule], path: str = "") -> None:
         self.path = path
@@ -226,22 +328,9 @@ class IgnoreFile:
         self.positional = tuple(r for r in self.rules if not r.floating)
         self.has_floating = bool(floating)
         self.has_whitelist = any(r.whitelist for r in self.rules)
-        self.rx_dir, self.info_dir = self._combine(floating)
-        self.rx_file, self.info_file = self._combine([r for r in floating if not r.dir_only])
+        self.float_file, self.float_dir = _name_rules(
+            [(r.line, r.whitelist, r.dir_only, r.globs[-1], r.segs[-1]) for r in floating])
         self.start = tuple((i, _closure(r.segs, frozenset((0,)))) for i, r in enumerate(self.positional))
-
-    @staticmethod
-    def _combine(rules: list[Rule]) -> tuple[re.Pattern[str] | None, tuple[tuple[int, bool], ...]]:
-        if not rules:
-            return None, ()
-        ordered = sorted(rules, key=lambda r: r.line, reverse=True)  # first alternative = last line
-        parts = []
-        info: list[tuple[int, bool]] = [(-1, False)]
-        for r in ordered:
-            seg = r.segs[-1]
-            parts.append("(" + (seg.pattern if seg is not None else ".*") + ")")
-            info.append((r.line, r.whitelist))
-        return re.compile("|".join(parts), re.DOTALL), tuple(info)
 
     def __bool__(self) -> bool:
         return bool(self.rules)
@@ -251,7 +340,7 @@ class IgnoreFile:
         return FileView(self, self.start) if self.rules else None
 
 
-def _closure(segs: tuple[re.Pattern[str] | None, ...], states: frozenset[int]) -> frozenset[int]:
+def _closure(segs: tuple, states: frozenset[int]) -> frozenset[int]:
     out = set(states)
     for i in sorted(states):
         while i < len(segs) and segs[i] is None:
@@ -260,7 +349,7 @@ def _closure(segs: tuple[re.Pattern[str] | None, ...], states: frozenset[int]) -
     return frozenset(out)
 
 
-def _step(segs: tuple[re.Pattern[str] | None, ...], states: frozenset[int], name: str) -> frozenset[int]:
+def _step(segs: tuple, states: frozenset[int], name: str) -> frozenset[int]:
     n = len(segs)
     nxt: set[int] = set()
     for i in states:
@@ -269,7 +358,7 @@ def _step(segs: tuple[re.Pattern[str] | None, ...], states: frozenset[int], name
         seg = segs[i]
         if seg is None:
             nxt.add(i)
-        elif seg.fullmatch(name) is not None:
+        elif _seg_match(seg, name):
             nxt.add(i + 1)
     return _closure(segs, frozenset(nxt)) if nxt else frozenset()
 
@@ -277,12 +366,13 @@ def _step(segs: tuple[re.Pattern[str] | None, ...], states: frozenset[int], name
 class FileView:
     """An ignore file as seen from one folder: which anchored rules can still match, and how."""
 
-    __slots__ = ("file", "states", "here")
+    __slots__ = ("file", "states", "here_file", "here_dir", "float_file", "float_dir")
 
     def __init__(self, file: IgnoreFile, states: tuple[tuple[int, frozenset[int]], ...]) -> None:
         self.file = file
         self.states = states
-        here: list[tuple[int, bool, bool, re.Pattern[str] | None]] = []
+        self.float_file, self.float_dir = file.float_file, file.float_dir
+        here: list[tuple[int, bool, bool, str, "str | re.Pattern[str] | None"]] = []
         for ri, st in states:
             rule = file.positional[ri]
             segs = rule.segs
@@ -292,13 +382,12 @@ class FileView:
                     continue
                 if segs[i] is None:
                     if all(s is None for s in segs[i:]):
-                        here.append((rule.line, rule.whitelist, rule.dir_only, None))
+                        here.append((rule.line, rule.whitelist, rule.dir_only, "**", None))
                         break
                 elif i == n - 1:
-                    here.append((rule.line, rule.whitelist, rule.dir_only, segs[i]))
+                    here.append((rule.line, rule.whitelist, rule.dir_only, rule.globs[i], segs[i]))
                     break
-        here.sort(key=lambda h: h[0], reverse=True)
-        self.here = tuple(here)
+        self.here_file, self.here_dir = _name_rules(here)
 
     def child(self, name: str) -> "FileView | None":
         """The view from sub-folder ``name``; None when no rule of the file can match below it."""
@@ -316,23 +405,16 @@ class FileView:
 
     def match(self, name: str, is_dir: bool) -> bool | None:
         """True: ignored; False: whitelisted; None: no rule of this file matches ``name``."""
-        f = self.file
-        best = -1
-        verdict: bool | None = None
-        rx = f.rx_dir if is_dir else f.rx_file
-        if rx is not None:
-            m = rx.fullmatch(name)
-            if m is not None:
-                best, white = (f.info_dir if is_dir else f.info_file)[m.lastindex or 0]
-                verdict = not white
-        for line, white, dir_only, seg in self.here:
-            if line <= best:
-                break
-            if dir_only and not is_dir:
-                continue
-            if seg is None or seg.fullmatch(name) is not None:
-                return not white
-        return verdict
+        if is_dir:
+            fl, here = self.float_dir, self.here_dir
+        else:
+            fl, here = self.float_file, self.here_file
+        hit = fl.best(name) if fl is not None else None
+        if here is not None:
+            other = here.best(name)
+            if other is not None and (hit is None or other[0] > hit[0]):
+                hit = other
+        return None if hit is None else not hit[1]
 
 
 def read_ignore_file(path: str) -> IgnoreFile | None:
@@ -342,8 +424,7 @@ def read_ignore_file(path: str) -> IgnoreFile | None:
             data = fh.read()
     except OSError:
         return None
-    text = data.decode("utf-8", "surrogateescape")
-    rules = parse_lines(text.split("\n"))
+    rules = parse_lines(data.decode("utf-8", "surrogateescape").split("\n"))
     return IgnoreFile(rules, path) if rules else None
 
 
@@ -352,14 +433,12 @@ def glob_file(globs: Iterable[str], *, override: bool) -> IgnoreFile | None:
     (rg's overrides); without it the globs read like ignore-file lines (deny globs)."""
     rules: list[Rule] = []
     for no, glob in enumerate(globs):
-        if override:
-            if glob.startswith("!"):
-                parsed = parse_line(glob[1:], no)
-            else:
-                parsed = parse_line("!" + glob, no) if not glob.startswith("\\!") else parse_line(glob, no)
-                for r in parsed:
-                    r.whitelist = True
+        if not override:
+            rules.extend(parse_line(glob, no))
+        elif glob.startswith("!"):
+            rules.extend(parse_line(glob[1:], no))
         else:
-            parsed = parse_line(glob, no)
-        rules.extend(parsed)
+            for rule in parse_line(glob, no):
+                rule.whitelist = True
+                rules.append(rule)
     return IgnoreFile(rules, "<globs>") if rules else None

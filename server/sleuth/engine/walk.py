@@ -61,47 +61,60 @@ class _Walker:
     # -- one folder's listing ---------------------------------------------------------------------
     def listing(self, state: DirState, scanned: list[os.DirEntry[str]], prefix: str, depth: int) -> list[tuple]:
         """Taken entries of a folder at ``depth`` (its ``scanned`` listing), sorted for popping from
-        the end. Each item is ``(sort name, path, display, is_dir, stat or DirEntry)``."""
-        classify = self.filter.classify
+        the end. Each item is ``(sort name, path, display, is_dir, DirEntry, stat or None)``."""
+        flt = self.filter
+        classify = flt.classify
         skipped = self.skipped
-        descend = self.max_depth is None or depth + 1 < self.max_depth
-        items: list[tuple] = []
-        for entry, name, is_dir, info in self._entries(state, scanned, prefix, descend):
-            verdict = classify(state, name, is_dir)
-            if verdict != TAKE:
-                if verdict == IGNORED:
-                    skipped.ignored += 1
-                elif verdict == HIDDEN:
-                    skipped.hidden += 1
-                continue
-            key = name if name.isascii() else lossy(name)
-            items.append((key + "/" if is_dir else key, entry, prefix + key, is_dir, info))
-        items.sort(key=_first, reverse=True)
-        return items
-
-    def _entries(self, state: DirState, scanned: list[os.DirEntry[str]], prefix: str,
-                 descend: bool) -> Iterator[tuple]:
         follow = self.follow
+        types = flt.types
+        descend = self.max_depth is None or depth + 1 < self.max_depth
+        quick = flt.quick(state)
+        f_exact: frozenset[str] | tuple = ()
+        d_exact: frozenset[str] | tuple = ()
+        f_suf = f_pre = d_suf = d_pre = ()
+        f_rx = d_rx = None
+        if quick is not None:
+            qf, qd = quick
+            if qf is not None:
+                f_exact, f_suf, f_pre, f_rx = qf.exact, qf.suffix, qf.prefix, qf.regex
+            if qd is not None:
+                d_exact, d_suf, d_pre, d_rx = qd.exact, qd.suffix, qd.prefix, qd.regex
+        items: list[tuple] = []
         for entry in scanned:
             name = entry.name
+            st = None
             try:
-                if entry.is_symlink():
-                    if not follow:
-                        continue
+                is_dir = entry.is_dir(follow_symlinks=False)
+                if not is_dir and not entry.is_file(follow_symlinks=False):
+                    if not follow or not entry.is_symlink():
+                        continue  # symlinks unless followed; fifos, sockets, devices never (as rg)
                     resolved = self._follow(state, entry, prefix)
                     if resolved is None:
                         continue
-                    is_dir, info = resolved
-                else:
-                    is_dir = entry.is_dir(follow_symlinks=False)
-                    if not is_dir and not entry.is_file(follow_symlinks=False):
-                        continue  # fifos, sockets, devices: never searched (as rg)
-                    info = entry
+                    is_dir, st = resolved
             except OSError:
                 continue
-            if is_dir and not descend:
-                continue
-            yield entry.path, name, is_dir, info
+            if is_dir:
+                if not descend:
+                    continue
+                clear = (quick is not None and name[0] != "." and name not in d_exact and not name.endswith(d_suf)
+                         and not name.startswith(d_pre) and (d_rx is None or d_rx.fullmatch(name) is None))
+            else:
+                clear = (quick is not None and name[0] != "." and name not in f_exact and not name.endswith(f_suf)
+                         and not name.startswith(f_pre) and (f_rx is None or f_rx.fullmatch(name) is None)
+                         and (types is None or types.matches(name)))
+            if not clear:
+                verdict = classify(state, name, is_dir)
+                if verdict != TAKE:
+                    if verdict == IGNORED:
+                        skipped.ignored += 1
+                    elif verdict == HIDDEN:
+                        skipped.hidden += 1
+                    continue
+            key = name if name.isascii() else lossy(name)
+            items.append((key + "/" if is_dir else key, entry.path, prefix + key, is_dir, entry, st))
+        items.sort(key=_first, reverse=True)
+        return items
 
     def _scan(self, path: str, prefix: str) -> list[os.DirEntry[str]]:
         try:
@@ -152,44 +165,51 @@ class _Walker:
         if self.max_depth == 0:
             return
         frames = [(self.listing(state, self._scan(target.path, prefix), prefix, 0), state, 0)]
+        errors = self.errors
+        skipped = self.skipped
+        other_targets = self.other_targets
+        entry_type = FileEntry
         seen = 0
         while frames:
             items, state, depth = frames[-1]
-            if not items:
+            pop = items.pop
+            while items:
+                _, path, display, is_dir, entry, st = pop()
+                seen += 1
+                if not seen % _POLL_EVERY and token.should_stop():
+                    return
+                if is_dir:
+                    if path in other_targets:
+                        continue  # a nested workspace folder searched on its own
+                    if follow:
+                        if st is None:
+                            st = entry.stat(follow_symlinks=False)
+                        ident = (st.st_dev, st.st_ino)
+                        if ident in ancestors:
+                            errors.append(FileError(display, "file system loop: the folder is its own ancestor; skipped"))
+                            continue
+                        ancestors.append(ident)
+                    scanned = self._scan(path, display + "/")
+                    sub = self.filter.enter(state, entry.name, path, [e.name for e in scanned])
+                    frames.append((self.listing(sub, scanned, display + "/", depth + 1), sub, depth + 1))
+                    break
+                if st is None:
+                    try:
+                        st = entry.stat(follow_symlinks=False)
+                    except OSError as exc:
+                        errors.append(FileError(display, _reason(exc)))
+                        continue
+                if size_cap is not None and st.st_size > size_cap:
+                    skipped.too_large += 1
+                    continue
+                yield entry_type(path, display, st.st_size, st.st_mtime)
+                budget[0] -= 1
+                if budget[0] == 0:
+                    return
+            else:
                 frames.pop()
                 if follow:
                     ancestors.pop()
-                continue
-            _, path, display, is_dir, info = items.pop()
-            seen += 1
-            if seen % _POLL_EVERY == 0 and token.should_stop():
-                return
-            if is_dir:
-                if path in self.other_targets:
-                    continue  # a nested workspace folder searched on its own
-                if follow:
-                    st = info if isinstance(info, os.stat_result) else os.stat(path)
-                    ident = (st.st_dev, st.st_ino)
-                    if ident in ancestors:
-                        self.errors.append(FileError(display, "file system loop: the folder is its own ancestor; skipped"))
-                        continue
-                    ancestors.append(ident)
-                scanned = self._scan(path, display + "/")
-                sub = self.filter.enter(state, os.path.basename(path), path, [e.name for e in scanned])
-                frames.append((self.listing(sub, scanned, display + "/", depth + 1), sub, depth + 1))
-                continue
-            try:
-                st = info if isinstance(info, os.stat_result) else info.stat(follow_symlinks=False)
-            except OSError as exc:
-                self.errors.append(FileError(display, _reason(exc)))
-                continue
-            if size_cap is not None and st.st_size > size_cap:
-                self.skipped.too_large += 1
-                continue
-            yield FileEntry(path, display, st.st_size, st.st_mtime)
-            budget[0] -= 1
-            if budget[0] == 0:
-                return
 
     def _explicit_file(self, target: Target, budget: list[int]) -> Iterator[FileEntry]:
         display = self.workspace.display(target.path, target.root)
