@@ -289,7 +289,7 @@ class Filter:
     def quick(self, state: DirState) -> tuple[Quick | None, Quick | None] | None:
         """(files, folders) fast-reject sets of ``state``; None when globs or deny rules are in force
         (then every entry takes :meth:`classify`)."""
-        if state.override is not None or state.deny is not None:
+        if self.override is not None or state.deny is not None:
             return None
         q = state.quick
         if q is None:
@@ -310,9 +310,9 @@ class Filter:
             return DENIED
         if name == ".git":
             return DENIED if self.hidden else HIDDEN
-        override = state.override
-        if override is not None:
-            m = override.match(name, is_dir)
+        if self.override is not None:
+            override = state.override  # None once no glob can match below this folder
+            m = override.match(name, is_dir) if override is not None else None
             if m is not None:
                 return IGNORED if m else TAKE
             if self.override_whitelist and not is_dir:

@@ -1,0 +1,260 @@
+"""Differential tests: the walk must list exactly the files ``rg --files`` lists, flag for flag.
+
+Each case builds a real tree in ``tmp_path`` (nested ``.gitignore``, negations, anchored and
+folder-only patterns, ``**``, ``.ignore``/``.rgignore``, ``.git/info/exclude``, the global
+excludes file, hidden entries, symlinks, sizes, types) and compares the set of display paths
+with rg's output for the same flags; the walk's own order must also be bytewise ascending.
+rg lists ``.git/`` contents under ``--hidden``; Sleuth never walks ``.git``, so those are dropped
+from rg's side.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from sleuth.engine.cancel import CancelToken
+from sleuth.engine.types import FileError, SkipCounts, WalkOptions
+from sleuth.engine.walk import walk
+from sleuth.engine.workspace import Workspace
+from tests.conftest import write_tree
+from tests.diff.rg import RG
+
+pytestmark = [pytest.mark.rg, pytest.mark.skipif(RG is None, reason="ripgrep (rg) is not installed")]
+
+
+@pytest.fixture(autouse=True)
+def _isolated_git_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Both rg and the walk read the global excludes from $HOME/$XDG_CONFIG_HOME: point them at an
+    empty home so the developer's own ~/.config/git/ignore cannot change the outcome."""
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    for var in ("XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL", "RIPGREP_CONFIG_PATH"):
+        monkeypatch.delenv(var, raising=False)
+    return home
+
+
+def rg_files(cwd: Path, *argv: str) -> set[str]:
+    proc = subprocess.run([RG, "--files", "--no-config", *argv], cwd=cwd, capture_output=True, timeout=60)
+    assert proc.returncode in (0, 1, 2), proc.stderr
+    out = set()
+    for raw in proc.stdout.decode("utf-8", "surrogateescape").splitlines():
+        path = raw[2:] if raw.startswith("./") else raw
+        if ".git" not in path.split("/"):
+            out.add(path)
+    return out
+
+
+def sleuth_files(root: Path, path: str | None = None, **options: object) -> tuple[list[str], SkipCounts, list[FileError]]:
+    ws = Workspace([root])
+    skipped = SkipCounts()
+    errors: list[FileError] = []
+    entries = list(walk(ws, ws.resolve(path), WalkOptions(**options), CancelToken(), skipped, errors))  # type: ignore[arg-type]
+    displays = [e.display for e in entries]
+    assert displays == sorted(displays, key=lambda d: d.encode("utf-8")), "walk order must be bytewise ascending"
+    assert len(set(displays)) == len(displays), "no file may be listed twice"
+    return displays, skipped, errors
+
+
+def same(root: Path, argv: list[str], path: str | None = None, **options: object) -> list[str]:
+    expected = rg_files(root, *argv, *([path] if path else []))
+    got, _, _ = sleuth_files(root, path, **options)
+    assert set(got) == expected, f"rg {' '.join(argv)}: only rg {sorted(expected - set(got))}, only sleuth {sorted(set(got) - expected)}"
+    return got
+
+
+REPO = {
+    ".gitignore": (
+        "# comment\n"
+        "*.log\n"
+        "!keep.log\n"
+        "/build/\n"
+        "node_modules/\n"
+        "docs/**/*.tmp\n"
+        "secret*\n"
+        "!secret_ok.txt\n"
+        "**/gen/*.c\n"
+        "logs/\n"
+        "cache/**\n"
+        "!cache/keep.txt\n"
+        "*.{bak,orig}\n"
+        "\\#hash\n"
+        "\\!bang\n"
+        "trailing.txt   \n"
+        "/anchored.txt\n"
+        "mid/level/*.dat\n"
+        "[Tt]emp?.txt\n"
+    ),
+    ".ignore": "by_dotignore.txt\n",
+    ".rgignore": "by_rgignore.txt\n!by_dotignore_but_rg.txt\n",
+    "a.txt": "a", "a.log": "a", "keep.log": "k", "sub/keep.log": "k",
+    "build/x.txt": "x", "sub/build/y.txt": "y",
+    "node_modules/m.js": "m", "sub/node_modules/n.js": "n",
+    "docs/a/b.tmp": "t", "docs/c.tmp": "t", "docs/readme.md": "r", "other/c.tmp": "t",
+    "secret.txt": "s", "secret_ok.txt": "s", "sub/secret.key": "s",
+    "gen/x.c": "c", "deep/gen/y.c": "c", "gen/x.h": "h", "gen/sub/z.c": "c",
+    "logs/today.txt": "l", "sub/logs": "a file named logs is not a folder",
+    "cache/a.txt": "c", "cache/keep.txt": "c", "cache/deeper/b.txt": "c",
+    "x.bak": "b", "x.orig": "o", "x.keep": "k",
+    "#hash": "h", "!bang": "b", "trailing.txt": "t",
+    "anchored.txt": "a", "sub/anchored.txt": "a",
+    "mid/level/a.dat": "d", "mid/level/deeper/b.dat": "d", "sub/mid/level/c.dat": "d",
+    "Temp1.txt": "t", "temp2.txt": "t", "temp10.txt": "t",
+    "by_dotignore.txt": "i", "by_rgignore.txt": "i", "by_dotignore_but_rg.txt": "i",
+    "excluded_by_info.txt": "e", "globally_ignored.txt": "g",
+    "sub/.gitignore": "*.txt\n!important.txt\n/local_only\n",
+    "sub/a.txt": "a", "sub/important.txt": "i", "sub/local_only": "l", "sub/deeper/local_only": "l",
+    "sub/deeper/c.txt": "c", "sub/code.py": "print()\n", "sub/deeper/x.rs": "fn main() {}\n",
+    ".hidden_file": "h", ".hidden_dir/h.txt": "h", "sub/.hidden.py": "h",
+    "big.bin": "0123456789" * 10, "small.c": "int x;\n", "src/lib.rs": "fn f() {}\n", "src/Makefile": "all:\n",
+    "caf\u00e9.txt": "nfc", "Z.txt": "upper", "_under.txt": "u", "a-b.txt": "dash", "a/b.txt": "slash",
+}
+
+
+@pytest.fixture
+def repo(tmp_path: Path, _isolated_git_config: Path) -> Path:
+    root = write_tree(tmp_path / "repo", REPO)
+    (root / ".git" / "info").mkdir(parents=True)
+    (root / ".git" / "info" / "exclude").write_text("excluded_by_info.txt\n")
+    (root / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    config = _isolated_git_config / ".config" / "git"
+    config.mkdir(parents=True)
+    (config / "ignore").write_text("globally_ignored.txt\n")
+    return root
+
+
+CASES: list[tuple[list[str], dict[str, object]]] = [
+    ([], {}),
+    (["--hidden"], {"hidden": True}),
+    (["--no-ignore"], {"no_ignore": True}),
+    (["--no-ignore", "--hidden"], {"no_ignore": True, "hidden": True}),
+    (["-g", "*.txt"], {"include_globs": ("*.txt",)}),
+    (["-g", "!*.txt"], {"exclude_globs": ("*.txt",)}),
+    (["-g", "*.log"], {"include_globs": ("*.log",)}),
+    (["-g", "sub/**"], {"include_globs": ("sub/**",)}),
+    (["-g", "*.txt", "-g", "!sub/**"], {"include_globs": ("*.txt",), "exclude_globs": ("sub/**",)}),
+    (["-g", "!sub"], {"exclude_globs": ("sub",)}),
+    (["-g", "*.py", "--hidden"], {"include_globs": ("*.py",), "hidden": True}),
+    (["-g", "{a,Z}.txt"], {"include_globs": ("{a,Z}.txt",)}),
+    (["-g", "/a.txt"], {"include_globs": ("/a.txt",)}),
+    (["-g", "!**/deeper/**"], {"exclude_globs": ("**/deeper/**",)}),
+    (["-t", "py"], {"file_types": ("py",)}),
+    (["-t", "c", "-t", "rust"], {"file_types": ("c", "rust")}),
+    (["-t", "make"], {"file_types": ("make",)}),
+    (["--max-depth", "1"], {"max_depth": 1}),
+    (["--max-depth", "2"], {"max_depth": 2}),
+    (["--max-depth", "1"], {"recursive": False}),
+    (["--max-filesize", "50"], {"max_file_size_bytes": 50}),
+    (["--no-require-git"], {"no_require_git": True}),
+]
+
+
+@pytest.mark.parametrize("argv,options", CASES, ids=[" ".join(a) or "default" for a, _ in CASES])
+def test_repo_matches_rg(repo: Path, argv: list[str], options: dict[str, object]) -> None:
+    same(repo, argv, **options)
+
+
+@pytest.mark.parametrize("path", ["sub", "sub/deeper", "docs", "build", ".hidden_dir", "cache"])
+def test_subfolder_target_uses_parent_ignore_files(repo: Path, path: str) -> None:
+    got = same(repo, [], path=path)
+    assert all(p.startswith(path + "/") for p in got)
+
+
+@pytest.mark.parametrize("path", ["a.log", "secret.txt", ".hidden_file", "build/x.txt", "sub/a.txt"])
+def test_named_file_is_listed_even_when_ignored(repo: Path, path: str) -> None:
+    assert same(repo, [], path=path) == [path]
+
+
+@pytest.mark.parametrize("argv,options", [([], {}), (["--no-require-git"], {"no_require_git": True}),
+                                          (["--hidden"], {"hidden": True})])
+def test_outside_a_repository_gitignore_needs_no_require_git(tmp_path: Path, argv: list[str],
+                                                            options: dict[str, object]) -> None:
+    root = write_tree(tmp_path / "plain", {k: v for k, v in REPO.items()})
+    got = same(root, argv, **options)
+    if not options.get("no_require_git"):
+        assert "a.log" in got  # .gitignore does not apply outside a repository
+    assert "by_rgignore.txt" not in got  # .rgignore/.ignore apply everywhere
+
+
+def test_nested_repository_inside_a_plain_folder(tmp_path: Path) -> None:
+    root = write_tree(tmp_path / "outer", {
+        ".gitignore": "*.txt\n",
+        "a.txt": "a",
+        "inner/.gitignore": "*.md\n",
+        "inner/b.txt": "b", "inner/c.md": "c", "inner/d.rs": "d",
+        "inner/deep/e.md": "e",
+    })
+    (root / "inner" / ".git").mkdir()
+    got = same(root, [])
+    assert "a.txt" in got and "inner/b.txt" in got and "inner/c.md" not in got
+    same(root, [], path="inner")
+    same(root, ["--no-require-git"], no_require_git=True)
+
+
+def test_repository_root_above_the_workspace_folder(tmp_path: Path) -> None:
+    outer = write_tree(tmp_path / "outer", {
+        ".gitignore": "*.log\nws/skip/\n/ws/top.txt\n",
+        "ws/a.log": "a", "ws/b.txt": "b", "ws/skip/c.txt": "c", "ws/top.txt": "t", "ws/sub/top.txt": "t",
+    })
+    (outer / ".git").mkdir()
+    got, _, _ = sleuth_files(outer / "ws")
+    # rg 14 also drops ws/sub/top.txt here: it joins the walked path onto the parent folder in a way
+    # that lets the anchored "/ws/top.txt" match "sub/top.txt" (yet lists it for `rg --files sub`).
+    # git, and Sleuth, anchor the pattern to the .gitignore's folder.
+    assert set(got) == rg_files(outer / "ws") | {"sub/top.txt"}
+    assert got == ["b.txt", "sub/top.txt"]
+    assert same(outer / "ws", [], path="sub") == ["sub/top.txt"]
+
+
+def test_global_excludes_from_core_excludesfile(tmp_path: Path, _isolated_git_config: Path) -> None:
+    excludes = tmp_path / "my-excludes"
+    excludes.write_text("*.swp\n")
+    (_isolated_git_config / ".gitconfig").write_text(f"[core]\n\texcludesFile = {excludes}\n")
+    root = write_tree(tmp_path / "r", {"a.swp": "s", "b.txt": "b"})
+    (root / ".git").mkdir()
+    assert same(root, []) == ["b.txt"]
+
+
+@pytest.fixture
+def linked(tmp_path: Path) -> Path:
+    root = write_tree(tmp_path / "ws", {
+        "real/a.txt": "a", "real/sub/b.txt": "b", "file.txt": "f", ".gitignore": "ignored_link\n",
+    })
+    outside = write_tree(tmp_path / "outside", {"o.txt": "o"})
+    os.symlink(root / "real", root / "dirlink")
+    os.symlink(root / "file.txt", root / "filelink.txt")
+    os.symlink(outside, root / "outlink")
+    os.symlink(outside / "o.txt", root / "outfile.txt")
+    os.symlink(root, root / "real" / "loop")
+    os.symlink(root / "nowhere", root / "broken.txt")
+    os.symlink(root / "real", root / "ignored_link")
+    (root / ".git").mkdir()
+    return root
+
+
+def test_symlinks_are_not_followed_by_default(linked: Path) -> None:
+    got = same(linked, [])
+    assert got == [".gitignore", "file.txt", "real/a.txt", "real/sub/b.txt"] or ".gitignore" not in got
+    assert "filelink.txt" not in got
+
+
+def test_follow_stays_inside_the_sandbox_and_reports_loops(linked: Path) -> None:
+    expected = {p for p in rg_files(linked, "-L") if not p.startswith("outlink/") and p != "outfile.txt"}
+    got, _, errors = sleuth_files(linked, follow=True)
+    assert set(got) == expected
+    assert "dirlink/a.txt" in got and "filelink.txt" in got
+    reported = {e.path for e in errors}
+    assert {"outlink", "outfile.txt"} <= reported, errors
+    assert any("loop" in e.error for e in errors), errors
+    assert any(e.path == "broken.txt" for e in errors), errors
+
+
+def test_unicode_and_ascii_order_matches_bytes(tmp_path: Path) -> None:
+    names = ["b.txt", "B.txt", "a/x.txt", "a.txt", "a-b.txt", "a_b.txt", "\u00e9.txt", "e\u0301x.txt", "z/\u00fc.txt"]
+    root = write_tree(tmp_path / "u", {n: n for n in names})
+    got, _, _ = sleuth_files(root)
+    assert {p for p in got} == {__import__("unicodedata").normalize("NFC", p) for p in rg_files(root)}
