@@ -88,6 +88,19 @@ class RateLimiter:
             wait = 0.0 if remaining else live[len(live) - limit] + self._window - now
             return Decision(remaining > 0, limit, remaining, wait, reset)
 
+    def export_state(self) -> dict[str, list[float]]:
+        """The live acquisition times per key (for a process that persists its windows, like the CLI)."""
+        with self._lock:
+            horizon = self._clock() - self._window
+            return {key: [t for t in stamps if t > horizon] for key, stamps in self._stamps.items() if stamps}
+
+    def import_state(self, state: dict[str, list[float]]) -> None:
+        """Merge acquisition times saved by :meth:`export_state` (same clock, e.g. ``time.time``)."""
+        with self._lock:
+            for key, times in state.items():
+                merged = sorted({*self._stamps.get(key, ()), *(float(t) for t in times)})
+                self._stamps[key] = deque(merged)
+
     def reset(self, key: str | None = None) -> None:
         """Forget every window (or one key's)."""
         with self._lock:

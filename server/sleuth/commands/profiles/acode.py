@@ -75,7 +75,9 @@ def _format_error(error: SleuthError) -> str:
     message = error.message
     if isinstance(error, BadArgs) and argument_of(error) == "pattern" and "position" in error.data:
         message = f"Invalid regex pattern: {message}"
-    return acode_error("invalid_query", f"Invalid search query: {message} {error.hint}".strip(), **extra)
+    text = f"Invalid search query: {message} {error.hint}".strip()
+    text = text.replace("set fixed_strings to search for literal text", "pass regex: false to search for literal text")
+    return acode_error("invalid_query", text, **extra)
 
 
 # -- arguments (ToolInput semantics: values convert like Convert.ChangeType, so "5" is 5) ----------
