@@ -129,7 +129,9 @@ export function showSearchPicker(
                 const row = spec.row(raw);
                 if (row) items.push({ label: row.label, description: row.description, detail: row.detail, alwaysShow: true, iconPath: spec.icon, row });
             }
-            if (!flushTimer) flushTimer = setTimeout(flush, items.length <= batch.length ? 0 : 30);
+            // The first rows go out at once; later ones are coalesced, since every assignment of
+            // `items` sends the whole list to the window (more rows: rarer updates).
+            if (!flushTimer) flushTimer = setTimeout(flush, firstShown === undefined ? 0 : items.length > 1000 ? 300 : 100);
         };
         const subs: Disposable[] = [
             client.onProgress(partialType, partialResultToken, (v) => add(v?.[spec.partialKey])),

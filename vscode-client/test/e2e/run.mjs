@@ -1,0 +1,357 @@
+// End-to-end test of the packaged extension in a real VS Code (code-server) driven through
+// Debian's Chromium with playwright-core, as in shared/recipes/VSCODE_E2E.md.
+//
+// Steps: install the .vsix, open a generated workspace, then from the command palette:
+//   grep      Sleuth: Grep finds a known line; accepting it opens the file with the match selected
+//   stream    a grep over a large tree shows rows while the server is still searching
+//             (and measures keystroke -> first row shown)
+//   files     Sleuth: Find Files finds UserController.cs from "usrctl"
+//   index     Sleuth: Show Index Status reports a ready index (skipped, with the server's words,
+//             only when the server says the index is not available yet)
+// A screenshot of every step goes to the artifacts folder; the last stdout line is a JSON report.
+//
+// Environment: SLEUTH_PYTHON (a Python that imports sleuth), CODE_SERVER, VSIX, NODE24_BIN,
+// CHROMIUM (default /usr/bin/chromium), ARTIFACTS (default ../../test-artifacts/vscode-e2e).
+import { spawn, spawnSync } from 'child_process';
+import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'fs';
+import { createServer } from 'net';
+import { tmpdir } from 'os';
+import { dirname, join, resolve } from 'path';
+import { fileURLToPath } from 'url';
+import { chromium } from 'playwright-core';
+import { NEEDLE, NEEDLE_LINE, NEEDLE_TEXT, STREAM_WORD, writeFixture } from './fixture.mjs';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const env = process.env;
+const required = (name) => {
+    if (!env[name]) throw new Error(`set ${name} (see the header of test/e2e/run.mjs)`);
+    return env[name];
+};
+const PYTHON = required('SLEUTH_PYTHON');
+const CODE_SERVER = required('CODE_SERVER');
+const VSIX = resolve(required('VSIX'));
+const CHROMIUM = env.CHROMIUM || '/usr/bin/chromium';
+const ARTIFACTS = resolve(env.ARTIFACTS || join(HERE, '..', '..', '..', 'test-artifacts', 'vscode-e2e'));
+const WAIT = Number(env.SLEUTH_E2E_WAIT_MS || 60_000);
+
+rmSync(ARTIFACTS, { recursive: true, force: true });
+mkdirSync(ARTIFACTS, { recursive: true });
+const report = { ok: false, steps: {}, skipped: {}, timings: {}, artifacts: ARTIFACTS, screenshots: [] };
+const logFile = join(ARTIFACTS, 'e2e.log');
+const log = (msg) => {
+    const line = `[${new Date().toISOString()}] ${msg}`;
+    appendFileSync(logFile, line + '\n');
+    process.stderr.write(line + '\n');
+};
+
+function freePort() {
+    return new Promise((res, rej) => {
+        const srv = createServer();
+        srv.unref();
+        srv.on('error', rej);
+        srv.listen(0, '127.0.0.1', () => {
+            const { port } = srv.address();
+            srv.close(() => res(port));
+        });
+    });
+}
+
+async function waitHealthy(port, child) {
+    const deadline = Date.now() + 120_000;
+    while (Date.now() < deadline) {
+        if (child.exitCode !== null) throw new Error(`code-server exited with ${child.exitCode}; see code-server.log`);
+        try {
+            const r = await fetch(`http://127.0.0.1:${port}/healthz`);
+            if (r.ok) return;
+        } catch {
+            /* not listening yet */
+        }
+        await new Promise((r) => setTimeout(r, 250));
+    }
+    throw new Error('code-server did not answer /healthz within 120 s');
+}
+
+function stopGroup(child) {
+    if (!child || child.exitCode !== null) return Promise.resolve();
+    return new Promise((res) => {
+        const kill = (sig) => {
+            try {
+                process.kill(-child.pid, sig);
+            } catch {
+                /* already gone */
+            }
+        };
+        const timer = setTimeout(() => kill('SIGKILL'), 5000);
+        child.once('exit', () => {
+            clearTimeout(timer);
+            res();
+        });
+        kill('SIGTERM');
+    });
+}
+
+/** Copies the extension host's output channel logs (Sleuth's server log) into the artifacts. */
+function collectLogs(userData) {
+    const walk = (dir) => {
+        if (!existsSync(dir)) return;
+        for (const name of readdirSync(dir)) {
+            const p = join(dir, name);
+            if (statSync(p).isDirectory()) walk(p);
+            else if (/Sleuth|exthost|remoteagent/i.test(name)) cpSync(p, join(ARTIFACTS, 'logs', p.slice(userData.length + 1).replace(/[\\/]/g, '__')));
+        }
+    };
+    mkdirSync(join(ARTIFACTS, 'logs'), { recursive: true });
+    walk(join(userData, 'logs'));
+}
+
+let page;
+async function shot(name) {
+    if (!page) return;
+    const file = join(ARTIFACTS, `${String(report.screenshots.length + 1).padStart(2, '0')}-${name}.png`);
+    await page.screenshot({ path: file }).catch((e) => log(`screenshot ${name} failed: ${e.message}`));
+    report.screenshots.push(file);
+}
+
+const ROWS = '.quick-input-widget .quick-input-list .monaco-list-row';
+const TITLE = '.quick-input-widget .quick-input-title';
+const INPUT = '.quick-input-widget input';
+
+/** Runs a palette command by its title, e.g. "Sleuth: Grep". */
+async function runCommand(title) {
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('F1');
+    await page.waitForSelector(INPUT, { state: 'visible', timeout: WAIT });
+    await page.fill(INPUT, `>${title}`);
+    const row = page.locator(`${ROWS}.focused`, { hasText: title });
+    await row.first().waitFor({ timeout: WAIT });
+    await page.keyboard.press('Enter');
+}
+
+/** Opens a Sleuth picker and waits until it is the one showing. */
+async function openPicker(title) {
+    await runCommand(title);
+    await page.locator(TITLE, { hasText: title }).first().waitFor({ timeout: WAIT });
+    await page.waitForFunction((sel) => document.querySelector(sel)?.value === '', INPUT, { timeout: WAIT });
+}
+
+const titleText = () => page.locator(TITLE).first().innerText().catch(() => '');
+
+async function stepGrep() {
+    await openPicker('Sleuth: Grep');
+    const t0 = Date.now();
+    await page.keyboard.insertText(NEEDLE);
+    const row = page.locator(ROWS, { hasText: `main.py:${NEEDLE_LINE}` }).first();
+    await row.waitFor({ timeout: WAIT });
+    report.timings.grep_first_row_ms_cold = Date.now() - t0;
+    await page.locator(TITLE, { hasText: /match/ }).first().waitFor({ timeout: WAIT });
+    await shot('grep-results');
+    const rowText = await row.innerText();
+    if (!rowText.includes(NEEDLE)) throw new Error(`grep row lacks the matched line: ${JSON.stringify(rowText)}`);
+    await row.click();
+    await page.locator('.tab.active', { hasText: 'main.py' }).first().waitFor({ timeout: WAIT });
+    // The match is selected: status bar "Ln 42, Col <end+1> (20 selected)", in UTF-16 columns.
+    const start = NEEDLE_TEXT.indexOf(NEEDLE);
+    const expected = `Ln ${NEEDLE_LINE}, Col ${start + NEEDLE.length + 1} (${NEEDLE.length} selected)`;
+    const status = page.locator('[id="status.editor.selection"]');
+    await page.waitForFunction(
+        ([sel, want]) => document.querySelector(sel)?.textContent?.includes(want),
+        ['[id="status.editor.selection"]', expected],
+        { timeout: WAIT },
+    ).catch(async () => {
+        throw new Error(`expected the selection "${expected}", status bar shows "${await status.innerText().catch(() => '?')}"`);
+    });
+    await shot('grep-opened-at-match');
+    report.steps.grep = `found ${NEEDLE} and opened main.py with "${expected}"`;
+}
+
+async function stepStream() {
+    await openPicker('Sleuth: Grep');
+    // One input event (as a paste): the time from it to the first row shown is the
+    // keystroke-to-first-result latency, debounce included.
+    // A MutationObserver in the page timestamps the first row (no polling delay in the figure).
+    await page.evaluate((rows) => {
+        window.__sleuthFirstRow = undefined;
+        const obs = new MutationObserver(() => {
+            if (document.querySelector(rows)) {
+                window.__sleuthFirstRow = performance.now();
+                obs.disconnect();
+            }
+        });
+        obs.observe(document.body, { childList: true, subtree: true });
+        window.__sleuthTyped = performance.now();
+    }, ROWS);
+    const t0 = Date.now();
+    await page.keyboard.insertText(STREAM_WORD);
+    await page.locator(ROWS).first().waitFor({ timeout: WAIT });
+    const polledMs = Date.now() - t0;
+    const firstRowMs = Math.round(await page.evaluate(() => window.__sleuthFirstRow - window.__sleuthTyped));
+    const titleAtFirstRow = await titleText();
+    const rowsAtFirstRow = await page.locator(ROWS).count();
+    await shot('stream-first-rows-while-searching');
+    await page.waitForFunction((sel) => !/searching/.test(document.querySelector(sel)?.textContent ?? 'searching'), TITLE, {
+        timeout: 180_000,
+    });
+    const completeMs = Date.now() - t0;
+    const finalTitle = await titleText();
+    await shot('stream-complete');
+    report.timings.keystroke_to_first_result_ms = firstRowMs;
+    report.timings.keystroke_to_first_result_polled_ms = polledMs;
+    report.timings.keystroke_to_complete_ms = completeMs;
+    report.timings.stream_title_at_first_row = titleAtFirstRow;
+    report.timings.stream_final_title = finalTitle;
+    if (!/searching/.test(titleAtFirstRow)) {
+        throw new Error(`rows appeared only after the search finished (title "${titleAtFirstRow}" at the first row, final "${finalTitle}")`);
+    }
+    report.steps.stream = `${rowsAtFirstRow} rows shown ${firstRowMs} ms after the keystroke while the title read "${titleAtFirstRow}"; complete after ${completeMs} ms: "${finalTitle}"`;
+    await page.keyboard.press('Escape');
+}
+
+async function stepFiles() {
+    await openPicker('Sleuth: Find Files');
+    const t0 = Date.now();
+    await page.keyboard.insertText('usrctl');
+    const row = page.locator(ROWS, { hasText: 'UserController.cs' }).first();
+    const unavailable = page.locator(TITLE, { hasText: /not available yet/i }).first();
+    await row.or(unavailable).waitFor({ timeout: WAIT });
+    if (await unavailable.isVisible()) {
+        await shot('files-unavailable');
+        report.skipped.files = `the server answered: ${await titleText()}`;
+        return;
+    }
+    report.timings.files_first_row_ms = Date.now() - t0;
+    const firstLabel = await page.locator(ROWS).first().innerText();
+    await shot('files-results');
+    await row.click();
+    await page.locator('.tab.active', { hasText: 'UserController.cs' }).first().waitFor({ timeout: WAIT });
+    await shot('files-opened');
+    report.steps.files = `"usrctl" listed UserController.cs (first row: ${JSON.stringify(firstLabel.replace(/\s+/g, ' '))}) and opened it`;
+}
+
+async function stepIndex() {
+    const deadline = Date.now() + 180_000;
+    const toast = page.locator('.notifications-toasts .notification-toast', { hasText: /Sleuth/ });
+    for (;;) {
+        await page.keyboard.press('Escape');
+        await page.evaluate(() => document.querySelectorAll('.notifications-toasts .notification-toast .codicon-notifications-clear').forEach((b) => b.click()));
+        await runCommand('Sleuth: Show Index Status');
+        await toast.first().waitFor({ timeout: WAIT });
+        const text = (await toast.first().innerText()).replace(/\s+/g, ' ');
+        log(`index status: ${text}`);
+        if (/Sleuth index: ready/.test(text)) {
+            await shot('index-status-ready');
+            report.steps.index = text;
+            return;
+        }
+        if (/not available yet/i.test(text)) {
+            await shot('index-status-unavailable');
+            report.skipped.index = `the server answered: ${text}`;
+            return;
+        }
+        if (!/Sleuth index: (building|stale)/.test(text) || Date.now() > deadline) {
+            await shot('index-status-unexpected');
+            throw new Error(`Show Index Status said: ${text}`);
+        }
+        await page.waitForTimeout(2000);
+    }
+}
+
+async function main() {
+    const root = mkdtempSync(join(tmpdir(), 'sleuth-e2e-'));
+    const ws = join(root, 'workspace');
+    const userData = join(root, 'user-data');
+    const extensions = join(root, 'extensions');
+    const xdg = join(root, 'xdg');
+    for (const d of [ws, userData, extensions, xdg, join(userData, 'User')]) mkdirSync(d, { recursive: true });
+    let t = Date.now();
+    writeFixture(ws);
+    report.timings.fixture_ms = Date.now() - t;
+    const port = await freePort();
+    const config = join(root, 'config.yaml');
+    writeFileSync(config, `bind-addr: 127.0.0.1:${port}\nauth: none\ncert: false\n`);
+    writeFileSync(
+        join(userData, 'User', 'settings.json'),
+        JSON.stringify(
+            {
+                'telemetry.telemetryLevel': 'off',
+                'update.mode': 'none',
+                'extensions.autoUpdate': false,
+                'extensions.autoCheckUpdates': false,
+                'workbench.startupEditor': 'none',
+                'workbench.tips.enabled': false,
+                'security.workspace.trust.enabled': false,
+                'chat.disableAIFeatures': true,
+                'sleuth.interpreter': [PYTHON],
+                'sleuth.search.maxResults': 5000,
+            },
+            null,
+            2,
+        ),
+    );
+    const childEnv = {
+        ...env,
+        PATH: `${env.NODE24_BIN ? env.NODE24_BIN + ':' : ''}${env.PATH}`,
+        XDG_CONFIG_HOME: join(xdg, 'config'),
+        XDG_DATA_HOME: join(xdg, 'data'),
+        XDG_CACHE_HOME: join(xdg, 'cache'),
+    };
+    const common = ['--config', config, '--user-data-dir', userData, '--extensions-dir', extensions];
+    const install = spawnSync(CODE_SERVER, [...common, '--force', '--install-extension', VSIX], { env: childEnv, encoding: 'utf8' });
+    writeFileSync(join(ARTIFACTS, 'install-extension.log'), `${install.stdout}\n${install.stderr}`);
+    if (install.status !== 0) throw new Error(`installing the .vsix failed (${install.status}): ${install.stderr}`);
+    report.steps.install = `installed ${VSIX}`;
+
+    const args = [
+        ...common,
+        '--bind-addr', `127.0.0.1:${port}`, '--auth', 'none', '--disable-telemetry', '--disable-update-check',
+        '--disable-workspace-trust', '--disable-getting-started-override', ws,
+    ];
+    const csLog = join(ARTIFACTS, 'code-server.log');
+    const child = spawn(CODE_SERVER, args, { env: childEnv, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.on('data', (d) => appendFileSync(csLog, d));
+    child.stderr.on('data', (d) => appendFileSync(csLog, d));
+    let browser;
+    try {
+        t = Date.now();
+        await waitHealthy(port, child);
+        browser = await chromium.launch({
+            executablePath: CHROMIUM,
+            headless: true,
+            args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+        });
+        page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+        page.on('console', (m) => m.type() === 'error' && appendFileSync(join(ARTIFACTS, 'browser-console.log'), m.text() + '\n'));
+        await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(ws)}`);
+        await page.waitForSelector('.monaco-workbench', { timeout: 120_000 });
+        await page.waitForTimeout(1500); // let the workbench settle (focus, extension activation)
+        report.timings.workbench_ms = Date.now() - t;
+        await shot('workbench');
+        for (const [name, step] of [['grep', stepGrep], ['stream', stepStream], ['files', stepFiles], ['index', stepIndex]]) {
+            log(`step ${name}`);
+            try {
+                await step();
+            } catch (e) {
+                report.failed = name;
+                throw e;
+            }
+        }
+        report.ok = true;
+    } catch (e) {
+        report.error = e instanceof Error ? e.stack ?? e.message : String(e);
+        await shot(`failure-${report.failed ?? 'setup'}`);
+    } finally {
+        await browser?.close().catch(() => undefined);
+        await stopGroup(child);
+        collectLogs(userData);
+        if (!env.SLEUTH_E2E_KEEP) rmSync(root, { recursive: true, force: true });
+    }
+}
+
+main()
+    .catch((e) => {
+        report.error = e instanceof Error ? e.stack ?? e.message : String(e);
+    })
+    .finally(() => {
+        writeFileSync(join(ARTIFACTS, 'report.json'), JSON.stringify(report, null, 2));
+        process.stdout.write(JSON.stringify(report) + '\n');
+        process.exit(report.ok ? 0 : 1);
+    });
