@@ -1,0 +1,185 @@
+"""The walk: final order, limits, symlinks, deny globs, errors and cancellation on real trees."""
+
+from __future__ import annotations
+
+import os
+import unicodedata
+from pathlib import Path
+
+import pytest
+
+from sleuth.engine.cancel import CancelToken
+from sleuth.engine.types import FileEntry, FileError, SkipCounts, WalkOptions
+from sleuth.engine.walk import walk
+from sleuth.engine.workspace import Workspace
+from tests.conftest import write_tree
+
+
+def run(ws: Workspace, path: str | None = None, token: CancelToken | None = None,
+        **options: object) -> tuple[list[FileEntry], SkipCounts, list[FileError]]:
+    skipped = SkipCounts()
+    errors: list[FileError] = []
+    entries = list(walk(ws, ws.resolve(path), WalkOptions(**options), token or CancelToken(), skipped, errors))  # type: ignore[arg-type]
+    return entries, skipped, errors
+
+
+def displays(ws: Workspace, path: str | None = None, **options: object) -> list[str]:
+    return [e.display for e in run(ws, path, **options)[0]]
+
+
+def test_order_is_bytewise_over_full_paths(tmp_path: Path) -> None:
+    names = ["a/x", "a.txt", "a-b", "a_b", "A", "ab/c", "a/b/c", "b", "a0", "a/!"]
+    root = write_tree(tmp_path / "ws", {n: n for n in names})
+    got = displays(Workspace([root]))
+    assert got == sorted(names, key=lambda n: n.encode())
+    assert got.index("a.txt") < got.index("a/!") < got.index("a0")  # '.' < '/' < '0'
+
+
+def test_entries_carry_path_size_and_mtime(tmp_path: Path) -> None:
+    root = write_tree(tmp_path / "ws", {"d/f.txt": "hello"})
+    (entry,), _, _ = run(Workspace([root]))
+    st = os.stat(root / "d" / "f.txt")
+    assert entry == FileEntry(str(root / "d" / "f.txt"), "d/f.txt", 5, st.st_mtime)
+
+
+def test_names_display_as_nfc_and_lossy_utf8(tmp_path: Path) -> None:
+    root = write_tree(tmp_path / "ws", {"e\u0301.txt": "nfd", "\u00e9z.txt": "nfc", "f.txt": "ascii"})
+    raw = os.fsencode(str(root)) + b"/bad\xff.txt"
+    with open(raw, "wb") as fh:
+        fh.write(b"x")
+    entries, _, _ = run(Workspace([root]))
+    got = [e.display for e in entries]
+    assert got == sorted(got, key=lambda d: d.encode("utf-8"))
+    assert "bad\ufffd.txt" in got and unicodedata.normalize("NFC", "e\u0301.txt") in got
+    for e in entries:
+        e.display.encode("utf-8")  # always valid UTF-8
+        assert os.path.exists(e.path)  # the raw path still opens
+
+
+def test_several_roots_are_ordered_by_name_and_prefixed(tmp_path: Path) -> None:
+    web = write_tree(tmp_path / "web", {"z.txt": "", "a.txt": ""})
+    api = write_tree(tmp_path / "api", {"m.txt": ""})
+    ws = Workspace([web, api])
+    assert displays(ws) == ["api/m.txt", "web/a.txt", "web/z.txt"]
+    assert displays(ws, "web") == ["web/a.txt", "web/z.txt"]
+
+
+def test_nested_workspace_folders_are_not_listed_twice(tmp_path: Path) -> None:
+    outer = write_tree(tmp_path / "outer", {"a.txt": "", "inner/b.txt": ""})
+    ws = Workspace([outer, outer / "inner"])
+    got = displays(ws)
+    assert got == ["inner/b.txt", "outer/a.txt"]
+
+
+def test_named_file_target(tmp_path: Path) -> None:
+    root = write_tree(tmp_path / "ws", {".gitignore": "*.log\n", "x.log": "l", "big.txt": "x" * 100})
+    (root / ".git").mkdir()
+    ws = Workspace([root])
+    assert displays(ws, "x.log") == ["x.log"]
+    assert displays(ws, "x.log", deny_globs=("*.log",)) == []
+    entries, skipped, _ = run(ws, "big.txt", max_file_size_bytes=10)
+    assert entries == [] and skipped.too_large == 1
+
+
+def test_deny_globs_win_over_every_option(tmp_path: Path) -> None:
+    root = write_tree(tmp_path / "ws", {"secrets/k.pem": "k", "a.pem": "p", "ok.txt": "o", "sub/.env": "e"})
+    os.symlink(root, root / "secrets" / "loop")
+    ws = Workspace([root])
+    deny = ("secrets/", "*.pem", ".env")
+    for options in ({}, {"hidden": True, "no_ignore": True}, {"include_globs": ("*.pem", "secrets/**", ".env")}):
+        entries, _, errors = run(ws, deny_globs=deny, follow=True, **options)  # type: ignore[arg-type]
+        assert [e.display for e in entries] in (["ok.txt"], [])
+        assert errors == []  # the denied folder (with its symlink loop) was never entered
+    assert displays(ws, "secrets", deny_globs=deny) == []
+    assert displays(ws, "secrets/k.pem", deny_globs=deny) == []
+
+
+def test_depth_limits(tmp_path: Path) -> None:
+    root = write_tree(tmp_path / "ws", {"a": "", "d/b": "", "d/e/c": "", "d/e/f/g": ""})
+    ws = Workspace([root])
+    assert displays(ws, max_depth=0) == []
+    assert displays(ws, max_depth=1) == ["a"]
+    assert displays(ws, max_depth=2) == ["a", "d/b"]
+    assert displays(ws, recursive=False) == ["a"]
+    assert displays(ws, recursive=False, max_depth=3) == ["a"]
+    assert displays(ws, "d", max_depth=1) == ["d/b"]
+
+
+def test_max_files_and_sizes(tmp_path: Path) -> None:
+    root = write_tree(tmp_path / "ws", {f"f{i:02}": "x" * i for i in range(20)})
+    ws = Workspace([root])
+    assert displays(ws, max_files=3) == ["f00", "f01", "f02"]
+    entries, skipped, _ = run(ws, max_file_size_bytes=9)
+    assert [e.display for e in entries] == [f"f{i:02}" for i in range(10)]
+    assert skipped.too_large == 10
+
+
+def test_skip_counts(tmp_path: Path) -> None:
+    root = write_tree(tmp_path / "ws", {
+        ".gitignore": "*.log\nbuild/\n", "a.log": "", "b.log": "", "build/x": "", "build/y": "",
+        ".hidden": "", ".hdir/a": "", "ok": "",
+    })
+    (root / ".git").mkdir()
+    entries, skipped, _ = run(Workspace([root]))
+    assert [e.display for e in entries] == ["ok"]
+    assert skipped.ignored == 3  # a.log, b.log and the build folder (pruned once)
+    assert skipped.hidden == 4   # .gitignore, .hidden, .hdir and .git
+    _, skipped, _ = run(Workspace([root]), file_types=("py",))
+    # types are decided before the hidden rule (as in rg): .gitignore, .hidden and ok are not py
+    assert (skipped.ignored, skipped.hidden) == (6, 2)
+
+
+def test_symlinks(tmp_path: Path) -> None:
+    root = write_tree(tmp_path / "ws", {"real/a.txt": "a", "f.txt": "f"})
+    outside = write_tree(tmp_path / "out", {"o.txt": "o"})
+    os.symlink(root / "real", root / "dl")
+    os.symlink(root / "f.txt", root / "fl.txt")
+    os.symlink(outside, root / "outdir")
+    os.symlink(outside / "o.txt", root / "outfile.txt")
+    os.symlink(root / "real", root / "real" / "self")
+    ws = Workspace([root])
+    entries, _, errors = run(ws)
+    assert [e.display for e in entries] == ["f.txt", "real/a.txt"] and errors == []
+    entries, _, errors = run(ws, follow=True)
+    assert [e.display for e in entries] == ["dl/a.txt", "f.txt", "fl.txt", "real/a.txt"]
+    assert all(ws.root_of(os.path.realpath(e.path)) for e in entries)
+    by_path = {e.path: e.error for e in errors}
+    assert set(by_path) == {"outdir", "outfile.txt", "dl/self", "real/self"}
+    assert "outside" in by_path["outdir"] and "loop" in by_path["real/self"]
+
+
+def test_per_entry_errors_do_not_stop_the_walk(tmp_path: Path) -> None:
+    root = write_tree(tmp_path / "ws", {"a.txt": "", "b.txt": "", "c.txt": ""})
+    ws = Workspace([root])
+    errors: list[FileError] = []
+    it = walk(ws, ws.resolve(None), WalkOptions(), CancelToken(), SkipCounts(), errors)
+    first = next(it)
+    os.unlink(root / "b.txt")  # vanishes after the listing, before its stat
+    rest = list(it)
+    assert [first.display] + [e.display for e in rest] == ["a.txt", "c.txt"]
+    assert [e.path for e in errors] == ["b.txt"] and "vanished" in errors[0].error
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads every folder")
+def test_unreadable_folder_is_an_error_entry(tmp_path: Path) -> None:
+    root = write_tree(tmp_path / "ws", {"locked/x.txt": "", "ok.txt": ""})
+    os.chmod(root / "locked", 0)
+    try:
+        entries, _, errors = run(Workspace([root]))
+    finally:
+        os.chmod(root / "locked", 0o755)
+    assert [e.display for e in entries] == ["ok.txt"]
+    assert [e.path for e in errors] == ["locked"] and "permission" in errors[0].error
+
+
+def test_cancel_stops_the_walk_quietly(tmp_path: Path) -> None:
+    root = write_tree(tmp_path / "ws", {f"d{i}/f{j}": "" for i in range(10) for j in range(300)})
+    ws = Workspace([root])
+    token = CancelToken()
+    it = walk(ws, ws.resolve(None), WalkOptions(), token, SkipCounts(), [])
+    next(it)
+    token.cancel()
+    assert len(list(it)) < 1000
+    expired = CancelToken(timeout_ms=0)
+    assert list(walk(ws, ws.resolve(None), WalkOptions(), expired, SkipCounts(), [])) == []
+    assert expired.timed_out
