@@ -183,3 +183,36 @@ def test_cancel_stops_the_walk_quietly(tmp_path: Path) -> None:
     expired = CancelToken(timeout_ms=0)
     assert list(walk(ws, ws.resolve(None), WalkOptions(), expired, SkipCounts(), [])) == []
     assert expired.timed_out
+
+
+# ---------------------------------------------------------------------------------------------
+# Property: whatever the symlinks, a following walk yields only files really inside the sandbox,
+# each once, and terminates.
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_DIRS = ["", "a/", "a/b/", "c/"]
+_LINK_TARGETS = ["ROOT", "ROOT/a", "ROOT/a/b", "ROOT/c/f.txt", "OUT", "OUT/o.txt", "BASE", "ROOT/nothing", "ROOT/a/.."]
+
+
+@settings(max_examples=60)
+@given(links=st.lists(st.tuples(st.sampled_from(_DIRS), st.sampled_from(_LINK_TARGETS)), max_size=6))
+def test_following_walk_stays_in_the_sandbox(tmp_path_factory: pytest.TempPathFactory,
+                                            links: list[tuple[str, str]]) -> None:
+    base = tmp_path_factory.mktemp("links")
+    root = write_tree(base / "ws", {"a/b/f.txt": "", "c/f.txt": "", "top.txt": ""})
+    write_tree(base / "out", {"o.txt": ""})
+    for i, (where, target) in enumerate(links):
+        dest = target.replace("ROOT", str(root)).replace("OUT", str(base / "out")).replace("BASE", str(base))
+        os.symlink(dest, root / f"{where}l{i}")
+    ws = Workspace([root])
+    entries, _, errors = run(ws, follow=True)
+    shown = [e.display for e in entries]
+    assert len(shown) == len(set(shown))
+    for e in entries:
+        assert os.path.commonpath([os.path.realpath(e.path), str(root)]) == str(root), e
+    assert {"a/b/f.txt", "c/f.txt", "top.txt"} <= set(shown)
+    for i, (where, target) in enumerate(links):
+        if target.startswith(("OUT", "BASE")):
+            assert any(err.path.endswith(f"l{i}") for err in errors), (links, errors)
