@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -110,6 +111,18 @@ def test_rg_and_native_agree(fixture_root, query):
     rg = Caller(fixture_root).json(TOOL, query, backend="rg", rate_limit_enabled=False)
     assert rg["exit_code"] in (0, 1)
     assert comparable(rg) == comparable(native)
+
+
+@pytest.mark.skipif(shutil.which("ugrep") is None, reason="ugrep not installed")
+@pytest.mark.parametrize("query", QUERIES, ids=[json.dumps(q, ensure_ascii=False) for q in QUERIES])
+def test_ugrep_and_native_agree(fixture_root, query):
+    """ugrep reads .gitignore/.ignore files only inside the searched tree; the fixture keeps them at
+    the root, where both engines apply them."""
+    from tests.commands.profiles.conftest import Caller
+
+    native = Caller(fixture_root).json(TOOL, query, backend="native", rate_limit_enabled=False)
+    ugrep = Caller(fixture_root).json(TOOL, query, backend="ugrep", rate_limit_enabled=False)
+    assert comparable(ugrep) == comparable(native)
 
 
 LINUX = Path(os.environ.get("SLEUTH_BENCH_LINUX", "/root/.cache/sleuth-bench/linux"))

@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 import subprocess
 import threading
 import time
@@ -123,7 +124,7 @@ def _walk_flags(backend: str, request: Any) -> list[str]:
         return flags
     flags.append("-R" if walk.follow else "-r")
     if walk.hidden:
-        flags.append("--hidden")
+        flags += ["--hidden", "--exclude-dir=.git"]
     if not walk.no_ignore:
         flags += ["--ignore-files=.gitignore", "--ignore-files=.ignore"]
     if depth is not None:
@@ -211,17 +212,37 @@ def _parse_rg(proc: _Proc, ctx: CommandContext, state: dict[str, Any], cwd: str)
     return events
 
 
-_UG_FORMAT = '{"f":%h,"n":%n,"k":%k,"d":%d,"O":%J}%~'
+_UG_SEARCHED = re.compile(rb"^Searched ([\d,]+) files? ")
+_UG_FORMAT = '{"f":%h,"n":%n,"k":%k,"o":%j,"O":%J}%~'
+
+
+def _size(path: str) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
+
+
+def _byte_column(line: str, line_bytes: bytes, char_column: int, found: bytes) -> int:
+    """0-based byte offset of a ugrep match: its column counts characters, so convert, then confirm
+    the bytes are there (tabs or odd encodings move it) and otherwise take the nearest occurrence."""
+    guess = len(line[: max(char_column - 1, 0)].encode("utf-8", "surrogatepass"))
+    if not found or line_bytes[guess:guess + len(found)] == found:
+        return guess
+    spots = [i for i in range(len(line_bytes)) if line_bytes.startswith(found, i)]
+    return min(spots, key=lambda i: abs(i - guess)) if spots else guess
 
 
 def _parse_ugrep(proc: _Proc, ctx: CommandContext, state: dict[str, Any], cwd: str, before: int,
-                 after: int) -> list[dict[str, Any]]:
+                 after: int, max_size: int | None = None) -> list[dict[str, Any]]:
     by_line: dict[tuple[str, int], dict[str, Any]] = {}
     files: dict[str, str] = {}
+    too_large: set[str] = set()
     inside: dict[str, bool] = {}
     for raw in proc.lines():
-        if raw.startswith(b"Searched "):
-            state["files_scanned"] = int(raw.split()[1])
+        stats = _UG_SEARCHED.match(raw)
+        if stats:
+            state["files_scanned"] += int(stats.group(1).replace(b",", b""))
             continue
         if not raw.startswith(b"{"):
             continue
@@ -234,9 +255,16 @@ def _parse_ugrep(proc: _Proc, ctx: CommandContext, state: dict[str, Any], cwd: s
         if not _inside(ctx, path, inside):
             state["outside"].add(path)
             continue
-        display = files.setdefault(path, ctx.workspace.display(path))
+        if path not in files:
+            if max_size is not None and _size(path) > max_size:
+                too_large.add(path)
+            files[path] = ctx.workspace.display(path)
+        if path in too_large:
+            continue
+        display = files[path]
         line_bytes = msg["O"].encode("utf-8", "surrogatepass")
-        start, size = msg["k"] - 1, msg["d"]
+        found = msg["o"].encode("utf-8", "surrogatepass")
+        start, size = _byte_column(msg["O"], line_bytes, msg["k"], found), len(found)
         key = (path, msg["n"])
         sub = {"column": start + 1, "end_column": start + size + 1,
                "match_text": line_bytes[start:start + size].decode("utf-8", "replace")}
@@ -246,6 +274,8 @@ def _parse_ugrep(proc: _Proc, ctx: CommandContext, state: dict[str, Any], cwd: s
         by_line[key] = {"type": "match", "path": display, "line": msg["n"], "column": sub["column"],
                         "end_column": sub["end_column"], "text": _line_text(line_bytes),
                         "match_text": sub["match_text"], "_first": sub}
+    for path in too_large:
+        files.pop(path, None)
     events = []
     for event in by_line.values():
         event.pop("_first")
@@ -360,7 +390,7 @@ def _run_group(backend: str, binary: str, request: Any, cwd: str, paths: list[st
         cmd = [binary, "-n", "-k", "--stats", f"--format={_UG_FORMAT}", "-I", *walk_flags,
                *_match_flags("ugrep", request)]
         proc = _Proc([*cmd, "--", *rel], cwd, token)
-        events = _parse_ugrep(proc, ctx, state, cwd, before, after)
+        events = _parse_ugrep(proc, ctx, state, cwd, before, after, request.walk.max_file_size_bytes)
     code = proc.finish()
     if counter is not None:
         listed_paths = counter.result()
