@@ -86,9 +86,10 @@ class WorkDoneReporter:
         percentage = None
         if total:
             percentage = max(0, min(100, int(done * 100 / total)))
-        text = f"{done} of {total} files" if total is not None else f"{done} files"
-        if message:
-            text = f"{text} · {message}"
+        if total is not None:  # "N of M files", plus what the engine says it is doing
+            text = f"{done} of {total} files" + (f" · {message}" if message and "files" not in message else "")
+        else:  # total unknown while the walk runs: the engine's own words, else "N files"
+            text = message or f"{done} files"
         now = time.monotonic()
         with self._lock:
             due = now - self._last_sent >= REPORT_INTERVAL_S

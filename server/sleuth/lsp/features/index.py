@@ -120,8 +120,6 @@ def _call(server: "SleuthServer", method: str, *args: Any) -> None:
 
 
 async def on_initialized(server: "SleuthServer") -> None:
-    if server.client_supports_watcher_registration:
-        await register_watchers(server)
     start_index(server)
 
 
@@ -138,15 +136,20 @@ def on_settings_changed(server: "SleuthServer") -> None:
         start_index(server)
 
 
-async def register_watchers(server: "SleuthServer") -> None:
-    """Ask the client to report file changes under every folder (dynamic registration)."""
+def register_watchers(server: "SleuthServer") -> None:
+    """Ask the client to report file changes under every folder (dynamic registration; not awaited)."""
+    if not server.client_supports_watcher_registration:
+        return
     options = types.DidChangeWatchedFilesRegistrationOptions(watchers=[types.FileSystemWatcher(glob_pattern="**/*")])
     registration = types.Registration(id=WATCHER_REGISTRATION_ID, method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
                                       register_options=options)
-    try:
-        await server.client_register_capability_async(types.RegistrationParams(registrations=[registration]))
-    except Exception as exc:
-        logger.warning("client/registerCapability failed: %s", exc)
+    future = server.client_register_capability(types.RegistrationParams(registrations=[registration]))
+
+    def done(fut: Any) -> None:
+        if not fut.cancelled() and fut.exception() is not None:
+            logger.warning("client/registerCapability failed: %s", fut.exception())
+
+    future.add_done_callback(done)
 
 
 def setup(server: "SleuthServer") -> None:

@@ -71,6 +71,7 @@ def setup(server: "SleuthServer") -> None:
     @server.feature(types.INITIALIZED)
     async def initialized(ls: "SleuthServer", params: types.InitializedParams) -> None:
         ls.loop = asyncio.get_running_loop()
+        index.register_watchers(ls)  # sent before any later answer; the reply is not awaited
         try:
             await pull_configuration(ls)
             _apply(ls)
