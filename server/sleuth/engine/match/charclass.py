@@ -233,3 +233,45 @@ def simple_case_variants(cp: int) -> set[int]:
             if len(other) == 1:
                 out.add(ord(other))
     return out
+
+
+def _fold_key(ch: str) -> str:
+    folded = ch.casefold()
+    if len(folded) == 1:
+        return folded
+    lowered = ch.lower()
+    return lowered if len(lowered) == 1 else ch
+
+
+@functools.lru_cache(maxsize=1)
+def _fold_orbits() -> tuple[tuple[int, ...], dict[int, tuple[int, ...]]]:
+    """Simple case-folding orbits (``k K \\u212a``, ``s S \\u017f``, ``σ ς Σ``), keyed by code point."""
+    cased = _scan(r"[\p{Changes_When_Casemapped}\p{Changes_When_Casefolded}]")
+    groups: dict[str, set[int]] = {}
+    for lo, hi in cased.ranges:
+        for cp in range(lo, hi + 1):
+            key = _fold_key(chr(cp))
+            groups.setdefault(key, set()).add(cp)
+            if len(key) == 1:
+                groups[key].add(ord(key))
+    orbit: dict[int, tuple[int, ...]] = {}
+    for members in groups.values():
+        if len(members) > 1:
+            ordered = tuple(sorted(members))
+            for cp in ordered:
+                orbit[cp] = ordered
+    return tuple(sorted(orbit)), orbit
+
+
+def case_fold(cs: CharSet) -> CharSet:
+    """``cs`` closed under simple case folding (what ``(?i)`` does to a class before negation)."""
+    import bisect
+
+    keys, orbit = _fold_orbits()
+    extra: list[tuple[int, int]] = []
+    for lo, hi in cs.ranges:
+        i = bisect.bisect_left(keys, lo)
+        while i < len(keys) and keys[i] <= hi:
+            extra.extend((cp, cp) for cp in orbit[keys[i]])
+            i += 1
+    return cs if not extra else CharSet.of(cs.ranges + tuple(extra))

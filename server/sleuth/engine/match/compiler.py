@@ -132,9 +132,9 @@ def compile_matcher(options: MatchOptions, *, deadline_token: CancelToken | None
     fallback: RegexMatcher | None = None
     if needs_backtracking or unicode_wb:
         body = to_regex(node, line_mode=line_mode)
-        text = word_wrap(body, line_mode=line_mode, re2=False) if options.word else body
-        fallback = RegexMatcher(_regex_compile(text, options), "sleuthw" if options.word else 0,
-                                prefilter, deadline_token, "regex: " + label)
+        text = word_lookaround(body, line_mode=line_mode) if options.word else body
+        fallback = RegexMatcher(_regex_compile(text, options), 0,
+                                prefilter, deadline_token, "regex: " + label, line_mode)
         if needs_backtracking:
             return fallback
     try:
@@ -142,19 +142,19 @@ def compile_matcher(options: MatchOptions, *, deadline_token: CancelToken | None
     except Unsupported:  # pragma: no cover - needs_backtracking covers every Unsupported node
         assert fallback is not None
         return fallback
-    text = word_wrap(body, line_mode=line_mode, re2=True) if options.word else body
     try:
-        prog = re2_compile(text)
+        progs = (re2_compile(word_wrap(body, line_mode=line_mode, re2=True) if options.word else body),
+                 re2_compile(word_wrap(body, line_mode=line_mode, re2=True, line_start=False))
+                 if options.word else None)
     except re2.error as err:
         raise BadArgs(
             f"The pattern is too large or complex for the regex engine ({err}); simplify it "
             "(fewer or smaller counted repetitions of Unicode classes).",
             pattern=options.patterns[0],
         ) from None
-    group = 1 if options.word else 0
     if unicode_wb:
-        return Re2Matcher(None, prog, fallback, group, prefilter, "re2-ascii+regex: " + label)
-    return Re2Matcher(prog, None, None, group, prefilter, "re2: " + label)
+        return Re2Matcher(None, progs, fallback, prefilter, "re2-ascii+regex: " + label, line_mode)
+    return Re2Matcher(progs, None, None, prefilter, "re2: " + label, line_mode)
 
 
 def _fuzzy(options: MatchOptions, node: Node, parsed: list[Parsed], ci: bool, line_mode: bool,  # type: ignore[no-untyped-def]

@@ -184,15 +184,18 @@ def to_regex(node: Node, *, line_mode: bool) -> str:
     return _Emitter(line_mode, re2=False).emit(node)
 
 
-def word_wrap(inner: str, *, line_mode: bool, re2: bool) -> str:
-    """rg ``-w``: ``(?:(?m:^)|\\W)(PAT)(?:\\W|(?m:$))``; the caller reports group 1 (crates/regex word.rs)."""
+def word_wrap(inner: str, *, line_mode: bool, re2: bool, line_start: bool = True) -> str:
+    """rg ``-w`` for RE2: ``(?:(?m:^)|\\W)(PAT)(?:\\W|(?m:$))``, group 1 reported; without
+    ``line_start`` the leading ``^`` alternative is dropped (see engines.Re2Matcher)."""
     em = _Emitter(line_mode, re2)
     not_word = em.cls(perl_class("W", True), False, False)
+    lead = f"(?:(?m:^)|{not_word})" if line_start else not_word
     group = "(" if re2 else "(?P<sleuthw>"
-    return f"(?:(?m:^)|{not_word}){group}{inner})(?:{not_word}|(?m:$))"
+    return f"{lead}{group}{inner})(?:{not_word}|(?m:$))"
 
 
 def word_lookaround(inner: str, *, line_mode: bool) -> str:
-    """``-w`` for the ``regex`` module when the span must be group 0 (fuzzy): no word char on either side."""
+    """rg 14's ``-w`` exactly, for the ``regex`` module: ``\\b{start-half}PAT\\b{end-half}``, i.e. no
+    word character right before the match and none right after it."""
     word = _Emitter(line_mode, re2=False).cls(perl_class("w", True), False, False)
     return f"(?<!{word})(?:{inner})(?!{word})"

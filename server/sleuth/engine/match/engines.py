@@ -11,7 +11,7 @@
 
 Iteration follows Rust's ``find_iter``: leftmost-first, non-overlapping, an empty match right
 after the previous match is skipped, and the next search after an empty match starts one
-character later. The search layer calls ``may_match`` first; it is the literal prefilter
+byte later (one character in the ``regex`` engine, which sees decoded text). The search layer calls ``may_match`` first; it is the literal prefilter
 compiled from :func:`sleuth.engine.literals.required_literals`.
 """
 
@@ -30,6 +30,7 @@ from sleuth.engine.match import Span
 __all__ = ["MatchTimeout", "Re2Matcher", "RegexMatcher", "FuzzyMatcher", "re2_compile", "DEFAULT_TIMEOUT_S"]
 
 _UNANCHORED = re2._re2.RE2.Anchor.UNANCHORED
+_ANCHOR_START = re2._re2.RE2.Anchor.ANCHOR_START
 DEFAULT_TIMEOUT_S = 5.0  # one buffer's budget in the backtracking engine when no deadline is given
 Prefilter = Callable[[bytes], bool]
 
@@ -50,13 +51,10 @@ def re2_compile(pattern: str, *, case_sensitive: bool = True, literal: bool = Fa
     return re2.compile(pattern.encode("utf-8"), options)._regexp
 
 
-def _next_char(data: bytes, pos: int) -> int:
-    """The offset of the UTF-8 character after the one at ``pos``."""
-    pos += 1
-    n = len(data)
-    while pos < n and (data[pos] & 0xC0) == 0x80:
-        pos += 1
-    return pos
+def _no_line_at_end(data: bytes) -> bool:
+    """True when the buffer's end starts no line (empty buffer, or it ends with "\\n"): rg then
+    sees no line there, so an empty match at the very end is not reported in line mode."""
+    return not data or data[-1] == 0x0A
 
 
 def _budget(token: CancelToken | None) -> float:
@@ -75,16 +73,19 @@ def _budget(token: CancelToken | None) -> float:
 
 
 class Re2Matcher:
-    """RE2 matcher; ``group`` 1 for rg ``-w`` programs (the word inside its ``\\W`` context)."""
+    """RE2 matcher. For rg ``-w`` (``\\b{start-half}PAT\\b{end-half}``, which RE2 cannot write)
+    ``word`` holds a second program: ``prog`` is then ``(?:^|\\W)(PAT)(?:\\W|$)`` searched from one
+    character before the position, so the character before it serves as look-behind context, and
+    ``word`` is ``\\W(PAT)(?:\\W|$)`` anchored there for the one case the first cannot settle."""
 
-    __slots__ = ("_any", "_ascii", "_fallback", "_group", "_prefilter", "description")
+    __slots__ = ("_any", "_ascii", "_fallback", "_prefilter", "_line_mode", "description")
 
-    def __init__(self, any_prog, ascii_prog, fallback: "RegexMatcher | None", group: int,  # type: ignore[no-untyped-def]
-                 prefilter: Prefilter | None, description: str) -> None:
-        self._any = any_prog
-        self._ascii = ascii_prog
+    def __init__(self, any_prog, ascii_prog, fallback: "RegexMatcher | None",  # type: ignore[no-untyped-def]
+                 prefilter: Prefilter | None, description: str, line_mode: bool = True) -> None:
+        self._line_mode = line_mode
+        self._any = any_prog  # (prog, word_prog | None) exact on any UTF-8 buffer, or None
+        self._ascii = ascii_prog  # the same pair exact on ASCII buffers only, or None
         self._fallback = fallback
-        self._group = group
         self._prefilter = prefilter
         self.description = description
 
@@ -94,32 +95,55 @@ class Re2Matcher:
     def find_iter(self, data: bytes, start: int = 0, end: int | None = None) -> Iterator[Span]:
         n = len(data)
         end = n if end is None else min(end, n)
-        prog = self._any
-        if prog is None:
+        progs = self._any
+        if progs is None:
             window = data if start == 0 and end == n else data[max(0, start - 4) : end + 4]
             if window.isascii():
-                prog = self._ascii
+                progs = self._ascii
             else:
                 assert self._fallback is not None
                 yield from self._fallback.find_iter(data, start, end)
                 return
-        group = self._group
+        prog, word = progs
+        match = prog.Match
         pos = start
         last_end = -1
         while pos <= end:
-            s, e = prog.Match(_UNANCHORED, data, pos, end)[group]
+            if word is None:
+                s, e = match(_UNANCHORED, data, pos, end)[0]
+            else:
+                s, e = _word_find(match, word.Match, data, pos, end)
             if s < 0:
                 return
             if s == e:
                 if e == last_end:  # an empty match touching the previous one is skipped (Rust)
-                    pos = _next_char(data, pos)
+                    pos += 1
                     continue
+                if e == n and self._line_mode and _no_line_at_end(data):
+                    return
                 yield Span(s, e)
                 last_end = e
-                pos = _next_char(data, e)
+                pos = e + 1  # one byte, as rg does (an empty match may then fall inside a character)
             else:
                 yield Span(s, e)
                 last_end = pos = e
+
+
+def _word_find(match, anchored_match, data: bytes, pos: int, end: int) -> tuple[int, int]:  # type: ignore[no-untyped-def]
+    """The leftmost ``-w`` match starting at or after ``pos`` (see :class:`Re2Matcher`)."""
+    if pos == 0:
+        return match(_UNANCHORED, data, 0, end)[1]
+    back = pos - 1
+    while back > 0 and (data[back] & 0xC0) == 0x80:
+        back -= 1
+    s, e = match(_UNANCHORED, data, back, end)[1]
+    if s < 0 or s >= pos:
+        return s, e
+    # The word found starts at `back` (a line start): try the char at `back` as \W context first.
+    s, e = anchored_match(_ANCHOR_START, data, back, end)[1]
+    if s >= 0:
+        return s, e
+    return match(_UNANCHORED, data, pos, end)[1]
 
 
 class _Offsets:
@@ -157,10 +181,11 @@ def _char_offset(data: bytes, byte_offset: int, ascii_only: bool) -> int:
 class RegexMatcher:
     """The ``regex`` module over decoded text (``surrogateescape`` keeps invalid bytes 1:1)."""
 
-    __slots__ = ("_pattern", "_group", "_prefilter", "_token", "description")
+    __slots__ = ("_pattern", "_group", "_prefilter", "_token", "_line_mode", "description")
 
     def __init__(self, pattern: "regex.Pattern[str]", group: str | int, prefilter: Prefilter | None,
-                 token: CancelToken | None, description: str) -> None:
+                 token: CancelToken | None, description: str, line_mode: bool = True) -> None:
+        self._line_mode = line_mode
         self._pattern = pattern
         self._group = group
         self._prefilter = prefilter
@@ -195,6 +220,8 @@ class RegexMatcher:
             if s == e and e == last_end:
                 cpos += 1
                 continue
+            if s == e == len(text) and self._line_mode and _no_line_at_end(data):
+                return
             yield Span(offsets.to_byte(s), offsets.to_byte(e))
             last_end = e
             cpos = e + 1 if s == e else e

@@ -19,7 +19,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Union
 
-from sleuth.engine.match.charclass import CharSet, UnknownProperty, perl_class, posix_class, unicode_property
+from sleuth.engine.match.charclass import (
+    CharSet, UnknownProperty, case_fold, perl_class, posix_class, unicode_property,
+)
 
 __all__ = [
     "Lit", "Cls", "Dot", "Assert", "Repeat", "Group", "Concat", "Alt", "Look", "Backref", "Empty",
@@ -383,16 +385,11 @@ class _Parser:
             return Assert("wstart" if ch == "<" else "wend", not flags.u)
         if ch in "bB":
             self.i += 1
-            if ch == "b" and self.peek() == "{":
-                end = self.p.find("}", self.i)
-                kind = {"start": "wstart", "end": "wend", "start-half": "wstart_half", "end-half": "wend_half"}.get(
-                    self.p[self.i + 1 : end] if end > 0 else ""
-                )
-                if kind is None:
-                    raise ParseError("unrecognized word boundary assertion", start)
-                self.i = end + 1
+            special = self._word_assertion_name() if ch == "b" and self.peek() == "{" else None
+            if special is not None:
+                kind = special
                 self.out.needs_backtracking = True
-            else:
+            else:  # a plain \b (a following "{1,2}" is a repetition of it, as in rg)
                 kind = "wb" if ch == "b" else "nwb"
             if flags.u:
                 self.out.word_boundaries = True
@@ -418,6 +415,18 @@ class _Parser:
             self.note_literal(item)
             return Lit(item, flags.i, start)
         return Cls(item, False, flags.i, start)
+
+    def _word_assertion_name(self) -> str | None:
+        """``\\b{start}`` and friends; None (and nothing consumed) when the braces are a repetition."""
+        end = self.p.find("}", self.i)
+        name = self.p[self.i + 1 : end] if end > 0 else ""
+        if not name or not all(c.isalpha() or c == "-" for c in name):
+            return None
+        kinds = {"start": "wstart", "end": "wend", "start-half": "wstart_half", "end-half": "wend_half"}
+        if name not in kinds:
+            raise ParseError("unrecognized word boundary assertion", self.i - 2)
+        self.i = end + 1
+        return kinds[name]
 
     def escape_item(self, flags: Flags, start: int) -> int | CharSet:
         """An escape valid both in and out of classes: a code point or a class."""
@@ -489,6 +498,8 @@ class _Parser:
             negated = True
             self.i += 1
         result = self.class_union(flags, start, first=True)
+        if flags.i:  # (?i) folds every operand before set operations and negation, as Rust does
+            result = case_fold(result)
         while True:
             self.skip_ws(flags)
             if self.i >= self.n:
@@ -500,6 +511,8 @@ class _Parser:
             if two in ("&&", "--", "~~"):
                 self.i += 2
                 rhs = self.class_union(flags, start, first=False)
+                if flags.i:
+                    rhs = case_fold(rhs)
                 if two == "&&":
                     result = result.intersect(rhs)
                 elif two == "--":
