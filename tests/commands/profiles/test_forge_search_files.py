@@ -192,3 +192,11 @@ def test_deterministic_output(workspace):
     second = caller.json(TOOL, {"path": ".", "query": "needle"})
     first["stats"].pop("elapsed_ms"), second["stats"].pop("elapsed_ms")
     assert first == second
+
+
+@pytest.mark.skipif(__import__("shutil").which("ugrep") is None, reason="ugrep not installed")
+def test_fuzzy_through_ugrep_matches_native(workspace):
+    tree = {"a.txt": "handler\nhandlr\nhxnxlxr\n", "b.txt": "the handle method\n"}
+    native = workspace(tree).json(TOOL, {"path": ".", "query": "handler", "mode": "fuzzy"})
+    ugrep = workspace(tree, name="w2", backend="ugrep").json(TOOL, {"path": ".", "query": "handler", "mode": "fuzzy"})
+    assert [(m["path"], m["line"]) for m in ugrep["matches"]] == [(m["path"], m["line"]) for m in native["matches"]]

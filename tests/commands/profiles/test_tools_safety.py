@@ -253,3 +253,15 @@ def test_tools_list_filters(workspace):
     for bad in ({"profile": "nope"}, {"bogus": 1}, {"profile": 3}):
         with pytest.raises(BadArgs):
             tools_list(bad, ctx)
+
+
+@pytest.mark.parametrize("yaml_text, per_minute, enabled", [
+    ("tools:\n  search:\n    rate_limit_per_minute: 60\n", 60, True),      # troubleshooting issue 4, step 2
+    ("tools:\n  search:\n    rate_limit_enabled: false\n", 30, False),     # step 5
+    ("tools:\n  search:\n    rate_limit:\n      searches_per_minute: 3\n", 3, True),
+])
+def test_agent_config_rate_limit_keys(tmp_path, yaml_text, per_minute, enabled):
+    (tmp_path / ".agent").mkdir()
+    (tmp_path / ".agent" / "config.yml").write_text(yaml_text)
+    settings, problems = merge_settings(Settings(), load_agent_config(str(tmp_path)), ".agent/config.yml")
+    assert problems == [] and settings.rate_limit_per_minute == per_minute and settings.rate_limit_enabled is enabled
