@@ -9,8 +9,8 @@
    and once any include glob exists an unmatched *file* is skipped;
 3. ignore files, ``.rgignore`` before ``.ignore`` before ``.gitignore`` before ``.git/info/exclude``
    before the global excludes file; within each kind the deepest folder with a matching rule
-   decides. Git files count only inside a repository (a ``.git``/``.jj`` in the folder or an
-   ancestor) unless ``no_require_git``; ``.gitignore`` files above the nearest repository root do
+   decides. Git files count only inside a repository (a ``.git`` in the folder or an ancestor)
+   unless ``no_require_git``; ``.gitignore`` files above the nearest repository root do
    not apply; ``no_ignore`` turns all of them off;
 4. ``file_types`` (files only): a selected type whitelists, any other file is skipped;
 5. hidden (dot) entries are skipped unless ``hidden`` — or unless a rule above whitelisted them.
@@ -41,6 +41,7 @@ __all__ = [
 
 TAKE, IGNORED, HIDDEN, DENIED = 0, 1, 2, 3
 IGNORE_FILE_NAMES = frozenset((".rgignore", ".ignore", ".gitignore"))
+_PRESENT = IGNORE_FILE_NAMES | {".git"}
 
 # ---------------------------------------------------------------------------------------------
 # Where git keeps its other exclude files
@@ -233,10 +234,9 @@ class Filter:
             glob = self._global.view() if self._global is not None else None
         if self.use_ignore:
             if names is None:
-                present = {n for n in (".rgignore", ".ignore", ".gitignore", ".git", ".jj")
-                           if os.path.lexists(os.path.join(path, n))}
+                present = {n for n in _PRESENT if os.path.lexists(os.path.join(path, n))}
             else:
-                present = IGNORE_FILE_NAMES.union((".git", ".jj")).intersection(names)
+                present = _PRESENT.intersection(names)
             if ".rgignore" in present:
                 f = self._load(os.path.join(path, ".rgignore"))
                 if f is not None:
@@ -249,7 +249,7 @@ class Filter:
             own = (gi.view(),) if gi is not None else ()
             ex_file = self._load(git_exclude_path(path)) if ".git" in present else None
             own_ex = (ex_file.view(),) if ex_file is not None else ()
-            if self.require_git and (".git" in present or ".jj" in present):
+            if self.require_git and ".git" in present:
                 git, exclude, any_git = own, own_ex, True  # type: ignore[assignment]
             else:
                 git, exclude = own + git, own_ex + exclude  # type: ignore[assignment]
@@ -269,7 +269,7 @@ class Filter:
                     break
                 d = up
                 chain.append(d)
-                if os.path.lexists(os.path.join(d, ".git")) or os.path.lexists(os.path.join(d, ".jj")):
+                if os.path.lexists(os.path.join(d, ".git")):
                     break
         state: DirState | None = None
         for d in reversed(chain):
@@ -378,7 +378,7 @@ class IgnoreOracle:
     def invalidate(self, path: str) -> None:
         """Note that ``path`` changed; ignore-file changes (and ``.git`` ones) reset the cache."""
         name = os.path.basename(path.rstrip(os.sep))
-        if name in IGNORE_FILE_NAMES or name == "exclude" or f"{os.sep}.git" in path or name in (".git", ".jj"):
+        if name in IGNORE_FILE_NAMES or name == "exclude" or f"{os.sep}.git" in path or name == ".git":
             self.invalidate_all()
         elif path in self._states:
             with self._lock:
