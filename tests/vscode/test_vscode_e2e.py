@@ -118,3 +118,7 @@ def test_find_files_by_abbreviation(report: dict[str, Any]) -> None:
 
 def test_show_index_status_reports_a_ready_index(report: dict[str, Any]) -> None:
     assert "ready" in _step(report, "index")
+
+
+def test_search_text_shows_ranked_results_with_scores(report: dict[str, Any]) -> None:
+    assert "guide.md" in _step(report, "text")

@@ -6,8 +6,10 @@
 //   stream    a grep over a large tree shows rows while the server is still searching
 //             (and measures keystroke -> first row shown)
 //   files     Sleuth: Find Files finds UserController.cs from "usrctl"
-//   index     Sleuth: Show Index Status reports a ready index (skipped, with the server's words,
-//             only when the server says the index is not available yet)
+//   index     Sleuth: Show Index Status reports a ready index
+//   text      Sleuth: Search Text ranks docs/guide.md for "user controller" and shows its score
+// files, index and text are skipped, with the server's words, only when the server answers that
+// the command is not available yet in its build.
 // A screenshot of every step goes to the artifacts folder; the last stdout line is a JSON report.
 //
 // Environment: SLEUTH_PYTHON (a Python that imports sleuth), CODE_SERVER, VSIX, NODE24_BIN,
@@ -118,12 +120,22 @@ const INPUT = '.quick-input-widget input';
 
 /** Runs a palette command by its title, e.g. "Sleuth: Grep". */
 async function runCommand(title) {
-    await page.keyboard.press('Escape');
-    await page.keyboard.press('F1');
-    await page.waitForSelector(INPUT, { state: 'visible', timeout: WAIT });
-    await page.fill(INPUT, `>${title}`);
-    const row = page.locator(`${ROWS}.focused`, { hasText: title });
-    await row.first().waitFor({ timeout: WAIT });
+    // Until the extension host has read the extension, the palette lists no Sleuth commands
+    // (and does not refresh an open palette): reopen it until the command shows.
+    const deadline = Date.now() + WAIT;
+    for (;;) {
+        await page.keyboard.press('Escape');
+        await page.keyboard.press('F1');
+        await page.waitForSelector(INPUT, { state: 'visible', timeout: WAIT });
+        await page.fill(INPUT, `>${title}`);
+        const row = page.locator(`${ROWS}.focused`, { hasText: title }).first();
+        try {
+            await row.waitFor({ timeout: 3000 });
+            break;
+        } catch (e) {
+            if (Date.now() > deadline) throw e;
+        }
+    }
     await page.keyboard.press('Enter');
 }
 
@@ -227,6 +239,25 @@ async function stepFiles() {
     report.steps.files = `"usrctl" listed UserController.cs (first row: ${JSON.stringify(firstLabel.replace(/\s+/g, ' '))}) and opened it`;
 }
 
+async function stepText() {
+    await openPicker('Sleuth: Search Text');
+    await page.keyboard.insertText('user controller');
+    const row = page.locator(ROWS, { hasText: 'guide.md' }).first();
+    const unavailable = page.locator(TITLE, { hasText: /not available yet/i }).first();
+    await row.or(unavailable).waitFor({ timeout: WAIT });
+    if (await unavailable.isVisible()) {
+        await shot('text-unavailable');
+        report.skipped.text = `the server answered: ${await titleText()}`;
+        return;
+    }
+    await shot('text-results');
+    const text = (await row.innerText()).replace(/\s+/g, ' ');
+    if (!/\b[01]\.\d\d\b/.test(text)) throw new Error(`Search Text row shows no score: ${text}`);
+    await row.click();
+    await page.locator('.tab.active', { hasText: 'guide.md' }).first().waitFor({ timeout: WAIT });
+    report.steps.text = `"user controller" ranked ${JSON.stringify(text)} and opened guide.md`;
+}
+
 async function stepIndex() {
     const deadline = Date.now() + 180_000;
     const toast = page.locator('.notifications-toasts .notification-toast', { hasText: /Sleuth/ });
@@ -325,7 +356,7 @@ async function main() {
         await page.waitForTimeout(1500); // let the workbench settle (focus, extension activation)
         report.timings.workbench_ms = Date.now() - t;
         await shot('workbench');
-        for (const [name, step] of [['grep', stepGrep], ['stream', stepStream], ['files', stepFiles], ['index', stepIndex]]) {
+        for (const [name, step] of [['grep', stepGrep], ['stream', stepStream], ['files', stepFiles], ['index', stepIndex], ['text', stepText]]) {
             log(`step ${name}`);
             try {
                 await step();
