@@ -106,11 +106,7 @@ def supports_fuzzy(backend: str) -> bool:
 
 def classify_exit(code: int) -> str:
     """Seed 001 §3.7: 0 ok_with_matches, 1 ok_no_matches, anything else backend_error."""
-    if code == 0:
-        return "ok_with_matches"
-    if code == 1:
-        return "ok_no_matches"
-    return "backend_error"
+    return _external.classify(code)
 
 
 def run_grep(args: dict[str, Any], ctx: CommandContext, backend: str | None = None) -> dict[str, Any]:
