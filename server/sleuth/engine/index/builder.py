@@ -1,0 +1,131 @@
+"""Indexing files into a shard: the per-file step (shared by full builds and incremental updates)
+and the build worker process (``python -m sleuth.engine.index.worker``, one per shard, so a
+build uses both cores; a plain subprocess, so it never re-imports the server's ``__main__``).
+
+Per file: read the bytes once (``fstat`` on the same descriptor, so size/mtime describe exactly
+what was indexed), cut them into line-aligned chunks, insert one FTS5 trigram row per chunk and one
+row of definition keys. Rows get fresh ids from the shard's ``next_row`` counter: FTS5 contentless
+tables cannot delete without the old text (SQLite 3.40 lacks ``contentless_delete``), so a changed
+file's old rows are simply no longer referenced by the catalogue (counted as garbage; a full
+rebuild reclaims them).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import sys
+from dataclasses import dataclass
+from typing import Any
+
+from sleuth.engine.index import store
+from sleuth.engine.index.defs import definitions, identifier_key
+from sleuth.engine.index.trigram import chunks, to_text
+
+__all__ = ["Indexed", "index_file", "next_row", "worker_main"]
+
+BATCH_FILES = 64
+BATCH_BYTES = 4 << 20
+
+
+@dataclass(frozen=True, slots=True)
+class Indexed:
+    """What the catalogue records for one file. ``first_row`` -1 = unreadable or too large (always a candidate)."""
+
+    size: int
+    mtime_ns: int
+    first_row: int
+    offsets: tuple[int, ...]  # chunk start offsets after the first (empty: one chunk)
+    error: str | None = None
+
+
+def next_row(conn: sqlite3.Connection) -> int:
+    return int(conn.execute("SELECT value FROM meta WHERE key='next_row'").fetchone()[0])
+
+
+def _read(path: str) -> tuple[bytes, int, int]:
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    try:
+        st = os.fstat(fd)
+        parts = []
+        while True:
+            part = os.read(fd, max(st.st_size + 1, 1 << 16))
+            if not part:
+                break
+            parts.append(part)
+        return b"".join(parts), st.st_size, st.st_mtime_ns
+    finally:
+        os.close(fd)
+
+
+def index_file(conn: sqlite3.Connection, path: str, row: int, max_bytes: int | None) -> tuple[Indexed, int]:
+    """Index ``path`` into the shard at rows ``row...``; returns the record and the next free row.
+
+    The caller owns the transaction. Unreadable and over-size files are recorded unindexed.
+    """
+    try:
+        st = os.stat(path)
+        if max_bytes is not None and st.st_size > max_bytes:
+            return Indexed(st.st_size, st.st_mtime_ns, -1, (), "too large to index"), row
+        data, size, mtime_ns = _read(path)
+    except OSError as exc:
+        return Indexed(0, 0, -1, (), exc.strerror or str(exc)), row
+    first = row
+    offsets: list[int] = []
+    rows = []
+    for start, end in chunks(data):
+        if start:
+            offsets.append(start)
+        rows.append((row, to_text(data[start:end])))
+        row += 1
+    if not rows:
+        rows.append((row, ""))
+        row += 1
+    conn.executemany("INSERT INTO tri(rowid, body) VALUES(?, ?)", rows)
+    keys = {identifier_key(name) for name, _, _ in definitions(data)}
+    if keys:
+        conn.execute("INSERT INTO defs(rowid, keys) VALUES(?, ?)", (first, " ".join(sorted(keys))))
+    return Indexed(size, mtime_ns, first, tuple(offsets)), row
+
+
+def worker_main(argv: list[str]) -> int:
+    """Build process body: ``DB LIST MAX_BYTES SHARD``; index the ``file_id\tpath`` lines of LIST into DB.
+
+    Writes one JSON line per batch to stdout, ``["batch", [[file_id, size, mtime_ns, first_row,
+    offsets, error], ...], bytes]``, then ``["done"]`` once the shard is optimized and marked
+    complete. Any failure exits non-zero: the parent abandons the build, never publishes it.
+    """
+    db_path, list_path, max_arg, _shard = argv
+    max_bytes = int(max_arg) if int(max_arg) >= 0 else None
+    out = sys.stdout
+    conn = store.connect(db_path, building=True)
+    store.create_shard(conn)
+    row = 1
+    conn.execute("BEGIN")
+    results: list[list[Any]] = []
+    total = 0
+    with open(list_path, encoding="utf-8", errors="surrogateescape") as listing:
+        for line in listing:
+            file_id, path = line.rstrip("\n").split("\t", 1)
+            record, row = index_file(conn, path, row, max_bytes)
+            results.append([int(file_id), record.size, record.mtime_ns, record.first_row, list(record.offsets),
+                            record.error])
+            total += record.size
+            if len(results) >= BATCH_FILES or total >= BATCH_BYTES:
+                out.write(json.dumps(["batch", results, total]) + "\n")
+                out.flush()
+                results, total = [], 0
+    if results:
+        out.write(json.dumps(["batch", results, total]) + "\n")
+    conn.execute("INSERT OR REPLACE INTO meta VALUES('next_row', ?)", (str(row),))
+    conn.execute("COMMIT")
+    conn.execute("INSERT INTO tri(tri) VALUES('optimize')")
+    conn.execute("INSERT INTO defs(defs) VALUES('optimize')")
+    conn.execute("INSERT INTO tri(tri, rank) VALUES('automerge', 4)")  # live updates merge as they go
+    store.mark_complete(conn)
+    conn.close()
+    out.write(json.dumps(["done"]) + "\n")
+    out.flush()
+    return 0
+

@@ -1,0 +1,544 @@
+"""The index service: lifecycle (build, load, catch up, stay current) and the narrowing contract.
+
+One :class:`IndexService` per workspace. A background thread opens the persisted store (or builds
+one), catches up on what changed while the server was down by comparing size and mtime with a fresh
+walk, then applies changes as they are notified. Queries never wait for it:
+
+- :meth:`IndexService.candidates` / :meth:`candidate_entries` — the files that *may* contain a
+  match of a grep (the index only narrows; the searcher confirms), or None when the index cannot
+  narrow (not ready, incompatible walk options, no usable literal). A file whose update is pending,
+  an open buffer, or a file the index could not read is always included: never a stale miss.
+- :meth:`catalogue_entries` — the file list for fuzzy Quick-Open without a walk.
+- :meth:`status`, :meth:`build`, :meth:`notify_changed`, :meth:`notify_buffer`, :meth:`stop`.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Iterator, Sequence
+
+from sleuth.engine.cancel import CancelToken, NullProgress, ProgressSink
+from sleuth.engine.errors import Cancelled
+from sleuth.engine.index import store
+from sleuth.engine.index.build import full_build
+from sleuth.engine.index.builder import index_file, next_row
+from sleuth.engine.index.catalogue import Catalogue, FileRecord
+from sleuth.engine.index.trigram import ALL, And, Lit, Or, Query, adapt, literal_match, simplify
+from sleuth.engine.types import FileEntry, FileError, SkipCounts, WalkOptions
+from sleuth.engine.workspace import Target, Workspace, sort_key
+
+__all__ = ["IndexService", "CandidateSet"]
+
+Lister = Callable[[CancelToken], Iterable[FileEntry]]
+REBUILD_GARBAGE_RATIO = 0.5  # rows of replaced versions vs live rows before a background rebuild
+CATCH_UP_REBUILD_RATIO = 0.3  # changed files vs all files on restart before a rebuild beats catching up
+
+
+@dataclass
+class CandidateSet:
+    """Files that may match (``indexed``: the index says so) plus ``pending`` ones to read whatever."""
+
+    indexed: list[FileRecord]
+    pending: list[FileEntry] = field(default_factory=list)
+
+    def entries(self) -> list[FileEntry]:
+        """All of them as walk entries, in result order (display path, bytewise)."""
+        seen = {r.path for r in self.indexed}
+        merged = [r.entry() for r in self.indexed] + [e for e in self.pending if e.path not in seen]
+        merged.sort(key=lambda e: sort_key(e.display))
+        return merged
+
+    @property
+    def paths(self) -> list[str]:
+        return [e.path for e in self.entries()]
+
+
+class IndexService:
+    """The index of one workspace; see the module docstring. All public methods are thread-safe."""
+
+    def __init__(self, workspace: Workspace, settings: Any = None, *, cache_dir: str | None = None,
+                 lister: Lister | None = None) -> None:
+        self.workspace = workspace
+        self.settings = settings
+        self.options = WalkOptions(
+            hidden=False, follow=bool(getattr(settings, "follow", False)),
+            no_ignore=not bool(getattr(settings, "respect_gitignore", True)),
+            deny_globs=tuple(getattr(settings, "deny_globs", ()) or ()),
+        )
+        self.max_bytes: int | None = getattr(settings, "max_file_size_bytes", None)
+        roots = [r.path for r in workspace.roots]
+        self.base = store.store_dir(roots, cache_dir or getattr(settings, "index_path", None))
+        self._lister = lister or self._walk
+        self._lock = threading.RLock()
+        self._wake = threading.Condition(self._lock)
+        self._cat: Catalogue | None = None
+        self._catalog_db: sqlite3.Connection | None = None
+        self._shards: list[sqlite3.Connection] = []
+        self._gen: str | None = None
+        self._pending: dict[str, float] = {}  # path -> when notified
+        self._buffers: dict[str, str] = {}
+        self._state = "absent"
+        self._error: str | None = None
+        self._garbage = 0
+        self._want_rebuild = False
+        self._want_rescan = False
+        self._stopping = False
+        self._thread: threading.Thread | None = None
+        self._token = CancelToken()
+        self._progress: ProgressSink = NullProgress
+        self._last_build: dict[str, Any] = {}
+        self._build_done = threading.Event()
+        self.worker_pids: list[int] = []
+
+    # -- lifecycle ------------------------------------------------------------------------------
+    def start(self, progress: ProgressSink = NullProgress, token: CancelToken | None = None) -> None:
+        """Open or build in the background; returns at once. Grep scans until :attr:`ready`."""
+        with self._lock:
+            if self._thread is not None:
+                return
+            self._progress = progress
+            if token is not None:
+                token.on_cancel(self._token.cancel)
+            self._state = "building"
+            self._thread = threading.Thread(target=self._run, name="sleuth-index", daemon=True)
+            self._thread.start()
+
+    def stop(self) -> None:
+        """Cancel any build, stop the thread, close the store (it stays valid on disk)."""
+        with self._lock:
+            self._stopping = True
+            self._token.cancel()
+            self._wake.notify_all()
+            thread = self._thread
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(timeout=30)
+        with self._lock:
+            self._close()
+            self._state = "absent" if self._state != "error" else "error"
+
+    def wait_ready(self, timeout: float | None = None) -> bool:
+        """Block until the first load or build finished (tests, the CLI); True when ready."""
+        self._build_done.wait(timeout)
+        return self.ready
+
+    @property
+    def ready(self) -> bool:
+        return self._state in ("ready", "stale") and self._cat is not None
+
+    def build(self, full: bool = False, progress: ProgressSink = NullProgress,
+              token: CancelToken | None = None, wait: bool = True) -> dict[str, Any]:
+        """Incremental catch-up (rescan by size/mtime) or, with ``full``, a rebuild; returns :meth:`status`."""
+        if self._thread is None:
+            self.start(progress, token)
+            if wait:
+                self.wait_ready()
+            if not full:
+                return self.status()
+        with self._lock:
+            self._progress = progress
+            self._build_done.clear()
+            if full:
+                self._want_rebuild = True
+            else:
+                self._want_rescan = True
+            self._wake.notify_all()
+        if wait:
+            while not self._build_done.wait(0.1):
+                if token is not None and token.should_stop():
+                    break
+        return self.status()
+
+    # -- change notifications -------------------------------------------------------------------
+    def notify_changed(self, paths: Iterable[str]) -> None:
+        """Files (or folders) created, changed or deleted on disk: searched from disk until re-indexed."""
+        now = time.monotonic()
+        with self._lock:
+            for path in paths:
+                path = os.path.abspath(path)
+                if os.path.basename(path) in (".gitignore", ".ignore", ".rgignore"):
+                    self._want_rescan = True
+                if os.path.isdir(path) or (self._cat is not None and path not in self._cat.by_path
+                                           and not os.path.exists(path)):
+                    self._want_rescan = True
+                self._pending[path] = now
+            self._wake.notify_all()
+
+    def notify_buffer(self, path: str, text: str | None) -> None:
+        """An open editor buffer's unsaved text (None when closed): always a candidate while open."""
+        with self._lock:
+            path = os.path.abspath(path)
+            if text is None:
+                self._buffers.pop(path, None)
+            else:
+                self._buffers[path] = text
+
+    def buffer_text(self, path: str) -> str | None:
+        with self._lock:
+            return self._buffers.get(path)
+
+    # -- status ---------------------------------------------------------------------------------
+    def status(self) -> dict[str, Any]:
+        with self._lock:
+            cat = self._cat
+            state = self._state
+            if state == "ready" and self._pending:
+                state = "stale"
+            return {
+                "state": state,
+                "files": len(cat) if cat else 0,
+                "bytes": cat.total_bytes if cat else 0,
+                "pending_updates": len(self._pending),
+                "open_buffers": len(self._buffers),
+                "store_path": self._gen or self.base,
+                "store_bytes": store.directory_size(self._gen) if self._gen else 0,
+                "garbage_rows": self._garbage,
+                "last_build": self._last_build.get("at"),
+                "last_build_seconds": self._last_build.get("seconds"),
+                "error": self._error,
+            }
+
+    # -- narrowing ------------------------------------------------------------------------------
+    def compatible(self, options: WalkOptions | None) -> bool:
+        """Whether the index's file set covers a walk with ``options`` (filters are applied on top)."""
+        if options is None:
+            return True
+        mine = self.options
+        return (options.hidden == mine.hidden and options.follow == mine.follow
+                and options.no_ignore == mine.no_ignore and options.no_require_git == mine.no_require_git
+                and tuple(options.deny_globs) == tuple(mine.deny_globs))
+
+    def candidates(self, targets: Sequence[Target] | None, literal_query: object,
+                   options: WalkOptions | None = None) -> CandidateSet | None:
+        """Files under ``targets`` that may satisfy ``literal_query`` (see the module docstring)."""
+        query = simplify(adapt(literal_query))
+        if query is ALL or not self.compatible(options):
+            return None
+        with self._lock:
+            cat = self._cat
+            if cat is None or not self.ready:
+                return None
+            try:
+                fids = self._eval(query)
+            except sqlite3.Error:
+                self._want_rebuild = True
+                self._wake.notify_all()
+                return None
+            records = [cat.by_id[f] for f in fids if f in cat.by_id]
+            records += [r for r in cat.unindexed() if r.id not in fids]
+            pending_paths = set(self._pending) | set(self._buffers)
+        records = [r for r in records if r.path not in pending_paths]
+        keep = self._filter(targets, options)
+        pending = [e for e in (self._entry(p) for p in sorted(pending_paths)) if e is not None]
+        return CandidateSet([r for r in records if keep(r.path, r.size)],
+                            [e for e in pending if keep(e.path, e.size)])
+
+    def candidate_entries(self, workspace: Workspace, request: Any) -> list[FileEntry] | None:
+        """The lead's grep hook: candidate files of a ``GrepRequest`` in result order, or None to scan."""
+        if not self.ready or workspace.roots != self.workspace.roots:
+            return None
+        match, search = request.match, request.search
+        if search.invert or match.fuzzy:
+            return None
+        try:
+            from sleuth.engine.literals import required_literals
+        except ImportError:
+            return None
+        literal_query = required_literals(match)
+        result = self.candidates(list(request.targets), literal_query, request.walk)
+        return None if result is None else result.entries()
+
+    def catalogue_entries(self, workspace: Workspace, targets: Sequence[Target] | None,
+                          options: WalkOptions | None) -> list[FileEntry] | None:
+        """Every indexed file under ``targets`` passing ``options``' filters, or None (walk instead)."""
+        if not self.ready or workspace.roots != self.workspace.roots or not self.compatible(options):
+            return None
+        keep = self._filter(targets, options)
+        with self._lock:
+            cat = self._cat
+            if cat is None:
+                return None
+            records = cat.sorted_records()
+            pending = list(self._pending)
+        if pending:
+            by_path = {r.path: r.entry() for r in records}
+            for path in pending:
+                entry = self._entry(path)
+                if entry is None:
+                    by_path.pop(path, None)
+                else:
+                    by_path[path] = entry
+            entries = sorted(by_path.values(), key=lambda e: sort_key(e.display))
+        else:
+            entries = [r.entry() for r in records]
+        return [e for e in entries if keep(e.path, e.size)]
+
+    # -- text-search helpers (used by sleuth.engine.index.text) ------------------------------------
+    def files_with(self, literal: str) -> set[int] | None:
+        """Ids of indexed files containing ``literal`` case-insensitively (a superset), None if too short."""
+        query = simplify(Lit(literal.encode("utf-8"), True))
+        if query is ALL:
+            return None
+        with self._lock:
+            return self._eval(query) if self._cat is not None else set()
+
+    def definers(self, key: str, prefix: bool = False) -> set[int]:
+        """Ids of files with a definition whose key (see :func:`identifier_key`) is ``key`` (or starts with it)."""
+        if not key or not key.isalnum():
+            return set()
+        expr = f'"{key}"' + ("*" if prefix else "")
+        out: set[int] = set()
+        with self._lock:
+            cat = self._cat
+            if cat is None:
+                return out
+            for shard, conn in enumerate(self._shards):
+                rows = [r for (r,) in conn.execute("SELECT rowid FROM defs WHERE defs MATCH ?", (expr,))]
+                out.update(fid for fid, _ in cat.owners(shard, rows))
+        return out
+
+    def record(self, fid: int) -> FileRecord | None:
+        with self._lock:
+            return self._cat.by_id.get(fid) if self._cat else None
+
+    def pending_entries(self) -> list[FileEntry]:
+        with self._lock:
+            paths = sorted(set(self._pending) | set(self._buffers))
+        return [e for e in (self._entry(p) for p in paths) if e is not None]
+
+    # -- internals ------------------------------------------------------------------------------
+    def _eval(self, query: Query) -> set[int]:
+        assert self._cat is not None
+        if isinstance(query, Lit):
+            expr = literal_match(query)
+            assert expr is not None
+            out: set[int] = set()
+            for shard, conn in enumerate(self._shards):
+                rows = [r for (r,) in conn.execute("SELECT rowid FROM tri WHERE tri MATCH ?", (expr,))]
+                out.update(fid for fid, _ in self._cat.owners(shard, rows))
+            return out
+        if isinstance(query, And):
+            result: set[int] | None = None
+            for item in query.items:
+                part = self._eval(item)
+                result = part if result is None else result & part
+                if not result:
+                    return set()
+            return result or set()
+        if isinstance(query, Or):
+            union: set[int] = set()
+            for item in query.items:
+                union |= self._eval(item)
+            return union
+        raise ValueError("ALL cannot be evaluated")
+
+    def _filter(self, targets: Sequence[Target] | None, options: WalkOptions | None) -> Callable[[str, int], bool]:
+        prefixes = [t.path for t in targets or () if t.path not in {r.path for r in self.workspace.roots}]
+        files = {t.path for t in targets or () if not t.is_dir}
+        oracle = None
+        extra = options is not None and (options.include_globs or options.exclude_globs or options.file_types
+                                         or options.max_depth is not None or not options.recursive)
+        if extra:
+            try:
+                from sleuth.engine.walk import IgnoreOracle
+                oracle = IgnoreOracle(self.workspace, options)
+            except ImportError:
+                oracle = None
+        limit = options.max_file_size_bytes if options is not None else None
+
+        def keep(path: str, size: int) -> bool:
+            if prefixes and not any(path == p or path.startswith(p.rstrip(os.sep) + os.sep) for p in prefixes):
+                return False
+            if limit is not None and size > limit and path not in files:
+                return False
+            if oracle is not None and path not in files and not oracle.is_searchable(path):
+                return False
+            return True
+
+        return keep
+
+    def _entry(self, path: str) -> FileEntry | None:
+        try:
+            st = os.stat(path)
+        except OSError:
+            return None
+        if not os.path.isfile(path) or not self.workspace.contains(path):
+            return None
+        return FileEntry(path, self.workspace.display(path), st.st_size, st.st_mtime)
+
+    def _walk(self, token: CancelToken) -> Iterator[FileEntry]:
+        from sleuth.engine.walk import walk
+
+        targets = [Target(r, r.path, True) for r in self.workspace.roots]
+        errors: list[FileError] = []
+        yield from walk(self.workspace, targets, self.options, token, SkipCounts(), errors)
+
+    def _searchable(self, path: str) -> bool:
+        if not os.path.isfile(path) or not self.workspace.contains(path):
+            return False
+        try:
+            from sleuth.engine.walk import IgnoreOracle
+        except ImportError:
+            return True
+        return bool(IgnoreOracle(self.workspace, self.options).is_searchable(path))
+
+    def _close(self) -> None:
+        for conn in [self._catalog_db, *self._shards]:
+            if conn is not None:
+                try:
+                    conn.close()
+                except sqlite3.Error:
+                    pass
+        self._catalog_db, self._shards, self._cat = None, [], None
+
+    def _meta(self) -> dict[str, str]:
+        return {"roots": "\0".join(r.path for r in self.workspace.roots), "options": repr(self.options)}
+
+    def _open(self) -> bool:
+        opened = store.open_current(self.base)
+        if opened is None:
+            return False
+        gen, catalog, shards = opened
+        meta = dict(catalog.execute("SELECT key, value FROM meta").fetchall())
+        if any(meta.get(k) != v for k, v in self._meta().items()):
+            for conn in [catalog, *shards]:
+                conn.close()
+            return False
+        cat = Catalogue.load(catalog, len(shards))
+        with self._lock:
+            self._close()
+            self._gen, self._catalog_db, self._shards, self._cat = gen, catalog, shards, cat
+            self._garbage = int(meta.get("garbage", "0"))
+            self._last_build = {"at": _iso(float(meta.get("built_at", "0"))), "seconds": float(meta.get("seconds", "0"))}
+        return True
+
+    def _full_build(self) -> None:
+        with self._lock:
+            progress, token = self._progress, self._token
+            if self._cat is None:
+                self._state = "building"
+        progress(0, None, "listing files")
+        entries = sorted(self._lister(token), key=lambda e: sort_key(e.display))
+        if token.should_stop():
+            raise Cancelled("The index build was cancelled.")
+        started_at = time.monotonic()
+        result = full_build(self.base, entries, token, progress, self.max_bytes, self._meta(),
+                            on_worker_start=self._set_workers)
+        with self._lock:
+            if not self._open():
+                raise RuntimeError("the index just built could not be opened")
+            # Changes notified during the build may be missing from it: they stay pending and are re-applied.
+            self._pending = {p: t for p, t in self._pending.items() if t >= started_at - 1.0}
+            self._last_build = {"at": _iso(time.time()), "seconds": round(result.seconds, 2)}
+            self._state = "ready"
+
+    def _set_workers(self, pids: list[int]) -> None:
+        self.worker_pids = pids
+
+    def _catch_up(self) -> None:
+        """Compare a fresh walk with the catalogue by size and mtime; differences become pending."""
+        token = self._token
+        seen: set[str] = set()
+        changed: list[str] = []
+        with self._lock:
+            cat = self._cat
+        assert cat is not None
+        for entry in self._lister(token):
+            seen.add(entry.path)
+            rec = cat.by_path.get(entry.path)
+            if rec is None or rec.size != entry.size or abs(rec.mtime_ns / 1e9 - entry.mtime) > 2e-6 or not rec.indexed:
+                changed.append(entry.path)
+        if token.should_stop():
+            return
+        with self._lock:
+            gone = [p for p in cat.by_path if p not in seen]
+            now = time.monotonic()
+            for path in changed + gone:
+                self._pending.setdefault(path, now)
+            if len(changed) + len(gone) > CATCH_UP_REBUILD_RATIO * max(len(cat), 1) and len(cat) > 100:
+                self._want_rebuild = True
+
+    def _apply_pending(self, limit: int = 256) -> None:
+        """Re-index up to ``limit`` pending paths, one small transaction each."""
+        with self._lock:
+            batch = sorted(self._pending.items(), key=lambda kv: kv[1])[:limit]
+        for path, stamp in batch:
+            if self._token.should_stop():
+                return
+            searchable = self._searchable(path)
+            with self._lock:
+                cat = self._cat
+                if cat is None or self._catalog_db is None:
+                    return
+                old = cat.by_path.get(path)
+                catalog = self._catalog_db
+                if searchable:
+                    shard = old.shard if old is not None else cat.smallest_shard()
+                    conn = self._shards[shard]
+                    conn.execute("BEGIN IMMEDIATE")
+                    try:
+                        indexed, row = index_file(conn, path, next_row(conn), self.max_bytes)
+                        conn.execute("UPDATE meta SET value=? WHERE key='next_row'", (str(row),))
+                        conn.execute("COMMIT")
+                    except BaseException:
+                        conn.execute("ROLLBACK")
+                        raise
+                    catalog.execute("BEGIN IMMEDIATE")
+                    cat.put(catalog, None, path, self.workspace.display(path), shard, indexed)
+                else:
+                    catalog.execute("BEGIN IMMEDIATE")
+                    cat.remove(catalog, path)
+                if old is not None:
+                    self._garbage += len(old.rows)
+                catalog.execute("INSERT OR REPLACE INTO meta VALUES('garbage', ?)", (str(self._garbage),))
+                catalog.execute("COMMIT")
+                if self._pending.get(path) == stamp:
+                    del self._pending[path]
+                live = sum(len(o) for o in cat.row_owner)
+                if self._garbage > REBUILD_GARBAGE_RATIO * max(live, 1) and live > 1000:
+                    self._want_rebuild = True
+
+    def _run(self) -> None:
+        try:
+            store.remove_stale_builds(self.base)
+            if self._open():
+                self._catch_up()
+                with self._lock:
+                    self._state = "ready"
+            else:
+                self._full_build()
+            self._build_done.set()
+            while True:
+                with self._lock:
+                    while not (self._stopping or self._pending or self._want_rebuild or self._want_rescan):
+                        self._build_done.set()
+                        self._wake.wait()
+                    if self._stopping:
+                        return
+                    rebuild, rescan = self._want_rebuild, self._want_rescan
+                    self._want_rebuild = self._want_rescan = False
+                if rebuild:
+                    self._full_build()
+                elif rescan:
+                    self._catch_up()
+                else:
+                    self._apply_pending()
+        except Cancelled:
+            with self._lock:
+                if self._cat is None:
+                    self._state = "absent"
+        except Exception as exc:  # noqa: BLE001 - the server keeps running on plain scans
+            with self._lock:
+                self._state = "error"
+                self._error = f"{type(exc).__name__}: {exc}"
+        finally:
+            self._build_done.set()
+
+
+def _iso(stamp: float) -> str | None:
+    if not stamp:
+        return None
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(stamp))

@@ -1,0 +1,220 @@
+"""The on-disk store: where it lives, its schema, and how a generation is published and trusted.
+
+Layout under the cache directory (never inside a workspace folder)::
+
+    <cache>/sleuth/<hash of the roots>/
+        CURRENT              name of the live generation, replaced atomically (temp file + rename)
+        gen-<stamp>/         catalog.db (files, meta) + shard-<i>.db (FTS5 trigram chunks, definition keys)
+        build-<stamp>-<pid>/ a build in progress: never opened for queries, removed when found stale
+
+A build writes a private ``build-*`` directory with journaling off (fast; it is disposable), sets
+``complete=1`` in every database's ``meta`` last, fsyncs, renames the directory to ``gen-*`` and
+then points ``CURRENT`` at it. A reader trusts a generation only when ``CURRENT`` names it, every
+database has the current :data:`SCHEMA` and ``complete=1``, and the catalogue passes
+``PRAGMA quick_check``; anything else is discarded and rebuilt. Incremental updates then run on
+the live generation in WAL mode, one SQLite transaction per change.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import sqlite3
+import time
+from typing import Iterable
+
+__all__ = [
+    "SCHEMA",
+    "SHARDS",
+    "default_cache_dir",
+    "store_dir",
+    "connect",
+    "create_catalog",
+    "create_shard",
+    "mark_complete",
+    "publish",
+    "open_current",
+    "directory_size",
+    "remove_stale_builds",
+]
+
+SCHEMA = "sleuth-index-3"
+SHARDS = 2  # one per core: each build worker owns one shard database
+
+
+def default_cache_dir() -> str:
+    """The platform cache directory: ``$XDG_CACHE_HOME`` or ``~/.cache`` (``%LOCALAPPDATA%`` on Windows)."""
+    if os.name == "nt":
+        base = os.environ.get("LOCALAPPDATA") or os.path.expanduser("~\\AppData\\Local")
+    elif os.uname().sysname == "Darwin":  # type: ignore[attr-defined]
+        base = os.path.expanduser("~/Library/Caches")
+    else:
+        base = os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")
+    return os.path.join(base, "sleuth")
+
+
+def store_dir(roots: Iterable[str], index_path: str | None = None) -> str:
+    """The store directory of a set of workspace roots: ``index_path`` (the setting) or the cache dir, per roots hash."""
+    key = hashlib.sha256("\0".join(sorted(roots)).encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    return os.path.join(os.path.expanduser(index_path) if index_path else default_cache_dir(), key)
+
+
+def connect(path: str, *, building: bool = False) -> sqlite3.Connection:
+    """A connection tuned for the build (no journal: the directory is disposable) or for live use (WAL)."""
+    conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=30)
+    if building:
+        conn.execute("PRAGMA journal_mode=OFF")
+        conn.execute("PRAGMA synchronous=OFF")
+    else:
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+    conn.execute("PRAGMA cache_size=-16000")
+    return conn
+
+
+def _meta(conn: sqlite3.Connection) -> None:
+    conn.execute("CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+    conn.execute("INSERT OR REPLACE INTO meta VALUES('schema', ?)", (SCHEMA,))
+    conn.execute("INSERT OR REPLACE INTO meta VALUES('complete', '0')")
+
+
+def create_catalog(conn: sqlite3.Connection) -> None:
+    """Files (one row per file, its chunk rows) and meta. ``first_row`` -1 = known but not indexed."""
+    _meta(conn)
+    conn.execute(
+        "CREATE TABLE files(id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, display TEXT NOT NULL,"
+        " size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, shard INTEGER NOT NULL,"
+        " first_row INTEGER NOT NULL, offsets TEXT NOT NULL)"
+    )
+
+
+def create_shard(conn: sqlite3.Connection) -> None:
+    """The trigram chunks (contentless, no positions: the searcher confirms) and per-file definition keys."""
+    _meta(conn)
+    conn.execute("INSERT OR REPLACE INTO meta VALUES('next_row', '1')")
+    conn.execute("CREATE VIRTUAL TABLE tri USING fts5(body, tokenize='trigram', detail=none, content='')")
+    conn.execute("INSERT INTO tri(tri, rank) VALUES('automerge', 0)")  # merge once, at the end
+    conn.execute("CREATE VIRTUAL TABLE defs USING fts5(keys, tokenize='unicode61', detail=none, content='')")
+
+
+def mark_complete(conn: sqlite3.Connection, **extra: str) -> None:
+    for key, value in extra.items():
+        conn.execute("INSERT OR REPLACE INTO meta VALUES(?, ?)", (key, value))
+    conn.execute("INSERT OR REPLACE INTO meta VALUES('complete', '1')")
+
+
+def _fsync_dir(path: str) -> None:
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def publish(base: str, build: str) -> str:
+    """Make the finished ``build`` directory the live generation; returns its new path.
+
+    Order matters for crash safety: files fsynced, directory renamed, CURRENT replaced atomically,
+    then older generations removed. A crash at any step leaves either the old or the new one live.
+    """
+    for name in os.listdir(build):
+        with open(os.path.join(build, name), "rb+") as handle:
+            os.fsync(handle.fileno())
+    gen = os.path.join(base, f"gen-{time.time_ns()}")
+    os.rename(build, gen)
+    _fsync_dir(base)
+    tmp = os.path.join(base, f"CURRENT.tmp-{os.getpid()}")
+    with open(tmp, "w", encoding="utf-8") as handle:
+        handle.write(os.path.basename(gen))
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(tmp, os.path.join(base, "CURRENT"))
+    _fsync_dir(base)
+    for name in os.listdir(base):
+        if name.startswith("gen-") and name != os.path.basename(gen):
+            shutil.rmtree(os.path.join(base, name), ignore_errors=True)
+    return gen
+
+
+def _check(conn: sqlite3.Connection) -> bool:
+    rows = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+    return rows.get("schema") == SCHEMA and rows.get("complete") == "1"
+
+
+def open_current(base: str) -> tuple[str, sqlite3.Connection, list[sqlite3.Connection]] | None:
+    """The live generation's (path, catalogue, shards) when it can be trusted, else None (rebuild)."""
+    try:
+        with open(os.path.join(base, "CURRENT"), encoding="utf-8") as handle:
+            name = handle.read().strip()
+    except OSError:
+        return None
+    gen = os.path.join(base, name)
+    if not name.startswith("gen-") or not os.path.isdir(gen):
+        return None
+    conns: list[sqlite3.Connection] = []
+    try:
+        for db in ["catalog.db"] + [f"shard-{i}.db" for i in range(SHARDS)]:
+            path = os.path.join(gen, db)
+            if not os.path.isfile(path):
+                raise sqlite3.DatabaseError(f"{db} missing")
+            conn = connect(path)
+            conns.append(conn)
+            if not _check(conn):
+                raise sqlite3.DatabaseError(f"{db} incomplete or of another schema")
+        if conns[0].execute("PRAGMA quick_check").fetchone()[0] != "ok":
+            raise sqlite3.DatabaseError("catalog.db failed quick_check")
+        for conn in conns[1:]:
+            conn.execute("SELECT rowid FROM tri WHERE tri MATCH '\"abc\"' LIMIT 1").fetchall()
+    except sqlite3.Error:
+        for conn in conns:
+            conn.close()
+        return None
+    return gen, conns[0], conns[1:]
+
+
+def directory_size(path: str) -> int:
+    total = 0
+    try:
+        for entry in os.scandir(path):
+            if entry.is_file(follow_symlinks=False):
+                total += entry.stat(follow_symlinks=False).st_size
+    except OSError:
+        pass
+    return total
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
+
+
+def remove_stale_builds(base: str) -> None:
+    """Delete build directories whose process is gone (interrupted builds are never trusted)."""
+    try:
+        names = os.listdir(base)
+    except OSError:
+        return
+    for name in names:
+        if name.startswith("build-"):
+            try:
+                pid = int(name.rsplit("-", 1)[1])
+            except ValueError:
+                pid = -1
+            if pid != os.getpid() and not _pid_alive(pid):
+                shutil.rmtree(os.path.join(base, name), ignore_errors=True)
+        elif name.startswith("CURRENT.tmp-"):
+            try:
+                os.remove(os.path.join(base, name))
+            except OSError:
+                pass

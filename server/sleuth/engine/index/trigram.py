@@ -1,0 +1,190 @@
+"""Trigram prefilter pieces: file text -> indexed chunks, and required literals -> FTS5 queries.
+
+The store keeps one SQLite FTS5 ``trigram`` row per *chunk* (``detail=none``, contentless),
+not per file: a few generated headers of the Linux tree are 14-24 MB and contain nearly every
+trigram, so at file level they would be candidates for almost every query. A chunk is about
+:data:`CHUNK_BYTES` cut at a line end, so a line — and every line-mode match — lies in one chunk.
+
+FTS5 folds case when it tokenizes, on both sides, so a folded trigram set is a superset of what a
+case-sensitive literal needs. Case-insensitive matching (Unicode simple case folding, as rg does)
+also maps ``K`` (U+212A) to ``k`` and ``ſ`` (U+017F) to ``s``, which SQLite's folding does not:
+for case-insensitive literals only trigrams free of such letters are used, so no hit is lost.
+"""
+
+from __future__ import annotations
+
+import codecs
+from dataclasses import dataclass
+from typing import Iterator, Union
+
+__all__ = [
+    "CHUNK_BYTES",
+    "Lit",
+    "And",
+    "Or",
+    "Query",
+    "ALL",
+    "to_text",
+    "chunks",
+    "literal_match",
+    "simplify",
+    "adapt",
+]
+
+CHUNK_BYTES = 1 << 16
+
+# ASCII letters with a non-ASCII simple case-fold partner (KELVIN SIGN, LONG S, ANGSTROM SIGN's a-ring is non-ASCII).
+_UNSAFE_FOLDED = frozenset("ksKS")
+
+
+@dataclass(frozen=True, slots=True)
+class Lit:
+    """A byte string every match contains; ``folded`` when it is compared case-insensitively."""
+
+    data: bytes
+    folded: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class And:
+    items: tuple["Query", ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Or:
+    items: tuple["Query", ...]
+
+
+class _All:
+    """The query that cannot narrow: every file may match."""
+
+    _instance: "_All | None" = None
+
+    def __repr__(self) -> str:
+        return "ALL"
+
+
+ALL = _All()
+Query = Union[Lit, And, Or, _All]
+
+
+def to_text(data: bytes) -> str:
+    """What the index stores for a file's bytes: UTF-16 with a BOM transcoded, else UTF-8 with U+FFFD.
+
+    Binary files are indexed too (a NUL is just a character here): the index only narrows, and
+    whether a binary file is searched is the searcher's decision.
+    """
+    if data[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
+        return data.decode("utf-16", "replace")
+    if data[:3] == codecs.BOM_UTF8:
+        data = data[3:]
+    return data.decode("utf-8", "replace")
+
+
+def chunks(data: bytes, size: int = CHUNK_BYTES) -> Iterator[tuple[int, int]]:
+    """Byte ranges ``[start, end)`` covering ``data``, each ending after a newline when one is near."""
+    n = len(data)
+    if n <= size:
+        yield 0, n
+        return
+    start = 0
+    while start < n:
+        end = min(n, start + size)
+        if end < n:
+            cut = data.rfind(b"\n", start, end)
+            if cut >= start:
+                end = cut + 1
+            else:  # a line longer than a chunk: extend to its end
+                cut = data.find(b"\n", end)
+                end = n if cut < 0 else cut + 1
+        yield start, end
+        start = end
+
+
+def _fts_string(tri: str) -> str:
+    return '"' + tri.replace('"', '""') + '"'
+
+
+def _valid_runs(data: bytes) -> list[str]:
+    """The maximal runs of ``data`` that decode as UTF-8 (each one is a required substring too)."""
+    text = data.decode("utf-8", "replace")
+    return [run for run in text.split("\ufffd") if run]
+
+
+def literal_match(lit: Lit, max_trigrams: int = 12) -> str | None:
+    """The FTS5 MATCH expression (AND of trigrams) a chunk containing ``lit`` satisfies, or None.
+
+    None means the literal cannot narrow (too short, or only unsafe trigrams). Long literals use
+    a spread of at most ``max_trigrams`` trigrams: fewer posting lists to intersect, little loss.
+    """
+    grams: list[str] = []
+    for run in _valid_runs(lit.data):
+        for i in range(len(run) - 2):
+            tri = run[i:i + 3]
+            if "\n" in tri or "\r" in tri:
+                continue
+            if lit.folded and (not tri.isascii() or _UNSAFE_FOLDED.intersection(tri)):
+                continue
+            grams.append(tri.lower())
+    unique = list(dict.fromkeys(grams))
+    if not unique:
+        return None
+    if len(unique) > max_trigrams:
+        step = (len(unique) - 1) / (max_trigrams - 1)
+        unique = [unique[round(i * step)] for i in range(max_trigrams)]
+    return " AND ".join(_fts_string(t) for t in unique)
+
+
+def simplify(query: Query) -> Query:
+    """Fold ALL through the tree: ``And(ALL, x) = x``, ``Or(ALL, x) = ALL``; literals that cannot narrow become ALL."""
+    if isinstance(query, Lit):
+        return query if literal_match(query) is not None else ALL
+    if isinstance(query, And):
+        items = [s for s in (simplify(q) for q in query.items) if s is not ALL]
+        if not items:
+            return ALL
+        return items[0] if len(items) == 1 else And(tuple(items))
+    if isinstance(query, Or):
+        items = []
+        for q in query.items:
+            s = simplify(q)
+            if s is ALL:
+                return ALL
+            items.append(s)
+        if not items:
+            return ALL  # an empty OR matches nothing in logic, but never narrow on a degenerate tree
+        return items[0] if len(items) == 1 else Or(tuple(items))
+    return ALL
+
+
+def adapt(node: object, folded: bool = False) -> Query:
+    """Our query tree from the match layer's ``LiteralQuery`` (duck-typed, so either side may evolve).
+
+    Understood shapes: ``None`` (cannot narrow), ``bytes``/``str`` literals, objects with
+    ``op``/``kind`` in {"and", "or", "lit", "all"} plus ``items``/``children``/``literal``, objects
+    with a ``root`` and a ``case_folded``/``folded`` flag, and our own :data:`Query` nodes.
+    """
+    if node is None or node is ALL:
+        return ALL
+    if isinstance(node, (Lit, And, Or)):
+        return node
+    if isinstance(node, bytes):
+        return Lit(node, folded)
+    if isinstance(node, str):
+        return Lit(node.encode("utf-8", "surrogateescape"), folded)
+    flag = getattr(node, "case_folded", getattr(node, "folded", getattr(node, "casei", None)))
+    if isinstance(flag, bool):
+        folded = folded or flag
+    root = getattr(node, "root", None)
+    if root is not None and root is not node:
+        return adapt(root, folded)
+    kind = str(getattr(node, "op", getattr(node, "kind", getattr(node, "type", "")))).lower()
+    children = getattr(node, "items", getattr(node, "children", getattr(node, "args", None)))
+    if kind.endswith("and") and children is not None:
+        return And(tuple(adapt(c, folded) for c in children))
+    if kind.endswith("or") and children is not None:
+        return Or(tuple(adapt(c, folded) for c in children))
+    value = getattr(node, "literal", getattr(node, "data", getattr(node, "value", getattr(node, "text", None))))
+    if isinstance(value, (bytes, str)):
+        return adapt(value, folded)
+    return ALL
