@@ -31,12 +31,12 @@ _first = itemgetter(0)
 
 
 def _reason(exc: OSError) -> str:
-    text = (exc.strerror or str(exc)).lower()
+    """A per-entry error message that says what happened and what to do about it (SPEC §9)."""
     if isinstance(exc, FileNotFoundError):
-        return "vanished during the search (no such file or directory)"
+        return "vanished during the search (deleted or moved); skipped, search again to include it"
     if isinstance(exc, PermissionError):
-        return "permission denied; skipped"
-    return f"{text}; skipped"
+        return "permission denied; skipped, grant read access or exclude it with exclude_globs"
+    return f"{(exc.strerror or str(exc)).lower()}; skipped"
 
 
 class _Walker:
@@ -131,12 +131,16 @@ class _Walker:
         root = self.workspace.root_of(real)
         if root is None:
             if self.filter.classify(state, entry.name, False) == TAKE:
-                self.errors.append(FileError(display, "symbolic link points outside the workspace folders; skipped"))
+                self.errors.append(FileError(
+                    display, "symbolic link points outside the workspace folders; not followed "
+                             "(add its target as a workspace folder to search it)"))
             return None
         try:
             st = os.stat(entry.path)
         except OSError as exc:
-            self.errors.append(FileError(display, "broken symbolic link: " + _reason(exc)))
+            if self.filter.classify(state, entry.name, False) == TAKE:
+                why = "its target does not exist" if isinstance(exc, FileNotFoundError) else (exc.strerror or str(exc)).lower()
+                self.errors.append(FileError(display, f"broken symbolic link ({why}); skipped"))
             return None
         is_dir = stat_mod.S_ISDIR(st.st_mode)
         if not is_dir and not stat_mod.S_ISREG(st.st_mode):
@@ -186,7 +190,8 @@ class _Walker:
                             st = entry.stat(follow_symlinks=False)
                         ident = (st.st_dev, st.st_ino)
                         if ident in ancestors:
-                            errors.append(FileError(display, "file system loop: the folder is its own ancestor; skipped"))
+                            errors.append(FileError(display, "symbolic link loop: it leads back to an ancestor "
+                                                            "folder, which is searched once; skipped"))
                             continue
                         ancestors.append(ident)
                     scanned = self._scan(path, display + "/")
