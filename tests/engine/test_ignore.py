@@ -18,6 +18,14 @@ from sleuth.engine.workspace import Workspace
 from tests.conftest import write_tree
 
 
+@pytest.fixture(autouse=True)
+def _no_user_git_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The machine's own ~/.config/git/ignore must not change what these trees yield."""
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    for var in ("XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL"):
+        monkeypatch.delenv(var, raising=False)
+
+
 def verdict(gitignore: str, path: str, is_dir: bool = False) -> bool | None:
     """True ignored / False whitelisted / None unmatched, for ``path`` relative to the file's folder."""
     view = IgnoreFile(parse_lines(gitignore.split("\n"))).view()

@@ -15,6 +15,14 @@ from sleuth.engine.workspace import Workspace
 from tests.conftest import write_tree
 
 
+@pytest.fixture(autouse=True)
+def _no_user_git_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The machine's own ~/.config/git/ignore must not change what these trees yield."""
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    for var in ("XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL"):
+        monkeypatch.delenv(var, raising=False)
+
+
 def run(ws: Workspace, path: str | None = None, token: CancelToken | None = None,
         **options: object) -> tuple[list[FileEntry], SkipCounts, list[FileError]]:
     skipped = SkipCounts()

@@ -20,12 +20,10 @@ import re
 from functools import lru_cache
 from typing import Iterable, Sequence
 
-__all__ = ["Rule", "IgnoreFile", "FileView", "parse_line", "parse_lines", "read_ignore_file", "glob_file"]
+__all__ = ["Rule", "NameRules", "IgnoreFile", "FileView", "parse_line", "parse_lines", "segment_regex",
+           "read_ignore_file", "glob_file"]
 
 _MAX_ALTERNATES = 256
-
-
-Seg = "str | re.Pattern[str] | None"
 
 
 class Rule:
