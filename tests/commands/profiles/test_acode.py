@@ -136,7 +136,7 @@ def test_whole_word_and_invert(workspace):  # FR-015b-48, 49
 
 def test_grep_total_counts_beyond_max_results(workspace):  # FR-015b-27, AC-040
     out = workspace({"a.txt": "hit\n" * 80}).json("acode.grep", {"pattern": "hit", "max_results": 5})
-    assert out["total"] == 80 and len(out["results"]) == 5
+    assert out["total"] == 80 and len(out["results"]) == 5 and out["message"].startswith("Showing 5 of 80")
     assert len(workspace({"b.txt": "hit\n" * 80}, name="w2").json("acode.grep", {"pattern": "hit"})["results"]) == 50
 
 
@@ -154,7 +154,9 @@ def test_ac_046_long_lines_truncated(workspace):
 
 def test_ac_063_no_results_is_success_with_empty_array(workspace):  # scenario 6 test 4 (grep)
     envelope = workspace(GREP_TREE).call("acode.grep", {"pattern": "nonexistentstring12345"})
-    assert envelope["is_error"] is False and json.loads(envelope["content"]) == {"total": 0, "results": []}
+    out = json.loads(envelope["content"])
+    assert envelope["is_error"] is False and out["total"] == 0 and out["results"] == []
+    assert "case_sensitive" in out["message"]  # FR-015b-34: a meaningful message, not just an empty array
 
 
 def test_redaction_and_ac_088_switch(workspace):  # FR-015b-53

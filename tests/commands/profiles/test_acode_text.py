@@ -92,7 +92,8 @@ def test_scenario_7_result_format(indexed):
 
 def test_query_language_and_no_results(indexed):
     caller = indexed(SCENARIO_1)
-    assert caller.json("acode.search_text", {"query": "nonexistentstring12345"}) == {"total": 0, "results": []}
+    none = caller.json("acode.search_text", {"query": "nonexistentstring12345"})
+    assert none["total"] == 0 and none["results"] == [] and none["message"]
     either = caller.json("acode.search_text", {"query": "IOrderService OR IUserRepository"})  # AC-045 (OR)
     assert {r["path"] for r in either["results"]} == {"src/UserService.cs", "src/OrderService.cs"}
     minus = caller.json("acode.search_text", {"query": "UserService -OrderService"})  # FR-015b-47

@@ -164,8 +164,25 @@ def _cut(text: str) -> str:
     return text if len(text) <= MAX_SNIPPET else text[:MAX_SNIPPET].rstrip() + "..."
 
 
-def _finish(output: dict[str, Any], ctx: CommandContext) -> ToolResult:
-    """Serialise, shrinking ``results`` to the output budget (FR-015b-39, AC-078)."""
+_NO_RESULTS = {
+    "search_text": "No results found. Try fewer or broader terms, drop the file_type/include_path filters, "
+                   "or check that the index is current (sleuth.index.status).",
+    "search_files": "No files match. A pattern without '/' matches file names at any depth; use '**/' to "
+                    "cross folders, or check the directory.",
+    "grep": "No lines match. Check spelling and case (case_sensitive: false ignores case); pass regex: true "
+            "for patterns, or search_text for ranked results.",
+}
+
+
+def _finish(tool: str, output: dict[str, Any], ctx: CommandContext) -> ToolResult:
+    """Add guidance when nothing or not everything is shown (FR-015b-34, failure modes); serialise,
+    shrinking ``results`` to the output budget (FR-015b-39, AC-078)."""
+    shown, total = len(output["results"]), output["total"]
+    if total == 0:
+        output["message"] = _NO_RESULTS[tool]
+    elif total > shown:
+        output["message"] = (f"Showing {shown} of {total} results. Narrow the search (file_type, include_path, "
+                             f"a more specific query) or raise max_results to see the rest.")
     text = dumps_spaced(output)
     budget = ctx.settings.max_output_bytes
     if budget and byte_len(text) > budget:
@@ -219,7 +236,7 @@ def _search_text(args: dict[str, Any], ctx: CommandContext) -> ToolResult:
         results.append(item)
     if ctx.token.timed_out:
         raise _Timeout("search_text timed out", partial={"total": result["total"], "results": results})
-    return _finish({"total": result["total"], "results": results}, ctx)
+    return _finish("search_text", {"total": result["total"], "results": results}, ctx)
 
 
 def _modified(iso: str) -> str:
@@ -252,7 +269,7 @@ def _search_files(args: dict[str, Any], ctx: CommandContext) -> ToolResult:
                for item in result["items"]]
     if result.get("timed_out"):
         raise _Timeout("search_files timed out", partial={"total": result["total"], "results": results})
-    return _finish({"total": result["total"], "results": results}, ctx)
+    return _finish("search_files", {"total": result["total"], "results": results}, ctx)
 
 
 def _grep(args: dict[str, Any], ctx: CommandContext) -> ToolResult:
@@ -303,7 +320,7 @@ def _grep(args: dict[str, Any], ctx: CommandContext) -> ToolResult:
     output: dict[str, Any] = {"total": total, "results": results}
     if result["truncated"]:
         output["total_is_lower_bound"] = True
-    return _finish(output, ctx)
+    return _finish("grep", output, ctx)
 
 
 def _wrap(run: Callable[[dict[str, Any], CommandContext], ToolResult]) -> Callable[[dict[str, Any], CommandContext], ToolResult]:
