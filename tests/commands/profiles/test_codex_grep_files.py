@@ -108,3 +108,10 @@ def test_definition():
     tool = lookup("grep_files")
     assert tool.qualified_name == TOOL and tool.input_schema["required"] == ["pattern"]
     assert set(tool.input_schema["properties"]) == {"pattern", "include", "path", "limit"}
+
+
+def test_output_budget_cuts_paths_and_says_so(workspace):
+    caller = workspace({f"f{i:03}.txt": "foo\n" for i in range(100)}, max_output_bytes=600)
+    content = caller.call(TOOL, {"pattern": "foo"})["content"]
+    assert len(content.encode()) <= 600 and content.endswith("lower limit)")
+    assert 1 < len(content.splitlines()) < 100

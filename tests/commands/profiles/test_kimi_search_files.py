@@ -83,3 +83,10 @@ def test_schema_and_description_are_the_seeds():
     assert tool.input_schema["properties"]["max_results"] == {
         "type": "integer", "minimum": 1, "description": "Maximum number of matches to return. Default 100.",
         "default": 100}
+
+
+def test_output_budget_cuts_lines_and_says_so(workspace):
+    caller = workspace({"big.txt": "".join(f"result line {i:03}\n" for i in range(100))}, max_output_bytes=400)
+    content = caller.call(TOOL, {"query": "result"})["content"]
+    assert len(content.encode()) <= 400 and content.endswith(TRUNCATION_NOTE)
+    assert content.splitlines()[0] == "big.txt:1: result line 000"

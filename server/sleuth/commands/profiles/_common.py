@@ -18,7 +18,7 @@ from sleuth.engine.errors import BadArgs
 from sleuth.engine.redact import redact
 from sleuth.engine.workspace import Workspace
 
-__all__ = ["argument_of", "validate", "dumps_compact", "dumps_spaced", "native", "absolute", "relative_to",
+__all__ = ["argument_of", "fit_lines", "validate", "dumps_compact", "dumps_spaced", "native", "absolute", "relative_to",
            "maybe_redact", "shrink_to_budget", "byte_len"]
 
 _TYPES: dict[str, Callable[[Any], bool]] = {
@@ -128,6 +128,23 @@ def relative_to(workspace: Workspace, display: str, base: str) -> str:
 
 def maybe_redact(text: str, ctx: CommandContext) -> str:
     return redact(text) if ctx.settings.redaction and text else text
+
+
+def fit_lines(lines: list[str], budget: int | None, note: str) -> tuple[list[str], bool]:
+    """Plain-text tools: the leading lines that, joined by newlines with ``note`` after them, fit
+    ``budget`` bytes; (lines, False) when everything fits or there is no budget."""
+    if not budget or byte_len("\n".join(lines)) <= budget:
+        return lines, False
+    room = budget - byte_len(note) - 1
+    kept: list[str] = []
+    used = 0
+    for line in lines:
+        cost = byte_len(line) + (1 if kept else 0)
+        if used + cost > room:
+            break
+        kept.append(line)
+        used += cost
+    return kept, True
 
 
 def shrink_to_budget(build: Callable[[int], str], count: int, budget: int) -> tuple[str, int]:

@@ -17,7 +17,7 @@ from typing import Any
 
 from sleuth.commands.context import CommandContext
 from sleuth.commands.profiles import ToolDefinition, ToolResult
-from sleuth.commands.profiles._common import absolute, native
+from sleuth.commands.profiles._common import absolute, fit_lines, native
 from sleuth.engine.errors import BadArgs, NotFound, SandboxViolation, SleuthError
 
 __all__ = ["TOOLS", "SCHEMA", "DEFAULT_LIMIT", "MAX_LIMIT", "TIMEOUT_SECONDS", "NO_MATCHES"]
@@ -118,7 +118,9 @@ def _grep_files(raw: dict[str, Any], ctx: CommandContext) -> ToolResult:
     paths = [p for _, p in found[:limit]]
     if not paths:
         return ToolResult(NO_MATCHES, True, 0)
-    return ToolResult("\n".join(paths), False, len(paths))
+    note = "... (more paths omitted to fit the output budget; narrow the search or lower limit)"
+    paths, cut = fit_lines(paths, ctx.settings.max_output_bytes, note)
+    return ToolResult("\n".join(paths + ([note] if cut else [])), False, len(paths))
 
 
 def _format_error(error: SleuthError) -> str:

@@ -16,7 +16,7 @@ from typing import Any
 
 from sleuth.commands.context import CommandContext
 from sleuth.commands.profiles import ToolDefinition, ToolResult
-from sleuth.commands.profiles._common import argument_of, maybe_redact, native, validate
+from sleuth.commands.profiles._common import argument_of, fit_lines, maybe_redact, native, validate
 from sleuth.engine.errors import BadArgs, SleuthError
 
 __all__ = ["TOOLS", "SCHEMA", "RECURSIVE_REFUSAL", "TRUNCATION_NOTE", "NO_MATCHES"]
@@ -86,9 +86,10 @@ def _search(raw: dict[str, Any], ctx: CommandContext) -> ToolResult:
              for e in result["matches"] if e["type"] == "match"]
     if not lines:
         return ToolResult(NO_MATCHES, False, 0)
+    lines, cut = fit_lines(lines, ctx.settings.max_output_bytes, TRUNCATION_NOTE)
     out = "\n".join(lines)
-    if result["truncated"]:
-        out += "\n" + TRUNCATION_NOTE
+    if result["truncated"] or cut:
+        out += ("\n" if lines else "") + TRUNCATION_NOTE
     return ToolResult(out, False, len(lines))
 
 
