@@ -140,3 +140,27 @@ def test_rg_and_native_agree_on_the_kernel(query):
     native = Caller(LINUX).json(TOOL, query, backend="native", rate_limit_enabled=False)
     rg = Caller(LINUX).json(TOOL, query, backend="rg", rate_limit_enabled=False)
     assert comparable(rg) == comparable(native)
+
+
+def test_rg_and_native_agree_across_several_folders(tmp_path):
+    from sleuth.commands.context import CommandContext, Services
+    from sleuth.commands.tools_call import run as tools_call
+    from sleuth.commands.config import Settings
+    from sleuth.engine.workspace import Workspace
+
+    roots = []
+    for name, files in (("api", {"x.py": "needle\n", "sub/y.txt": "a needle\n"}), ("web", {"z.ts": "needle()\n"})):
+        root = tmp_path / name
+        for rel, text in files.items():
+            (root / rel).parent.mkdir(parents=True, exist_ok=True)
+            (root / rel).write_text(text)
+        roots.append(root)
+    answers = []
+    for backend in ("native", "rg"):
+        ctx = CommandContext(Workspace(roots), settings=Settings(backend=backend, rate_limit_enabled=False),
+                             services=Services())
+        out = json.loads(tools_call({"name": TOOL, "arguments": {"pattern": "needle", "include_glob": ["*.py", "*.ts",
+                                                                                                   "*.txt"]}}, ctx)["content"])
+        answers.append(comparable(out))
+    assert answers[0] == answers[1]
+    assert [e["data"]["path"]["text"] for e in answers[0]["matches"]] == ["api/sub/y.txt", "api/x.py", "web/z.ts"]
