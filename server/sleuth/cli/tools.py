@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 import time
 from typing import Any
@@ -26,6 +27,7 @@ from sleuth.engine.errors import BadArgs, SleuthError
 __all__ = ["add_parser", "parse_call_arguments", "state_path"]
 
 EXIT_OK, EXIT_TOOL_ERROR = 0, 1
+_TERMINAL_UNSAFE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
@@ -219,5 +221,8 @@ def _call(ns: argparse.Namespace) -> int:
     if as_json:
         print_json(envelope)
     else:
-        sys.stdout.write(envelope["content"] + ("" if envelope["content"].endswith("\n") else "\n"))
+        content = envelope["content"]
+        if sys.stdout.isatty():  # seed 000 C-04: file text must not drive the terminal (escape sequences)
+            content = _TERMINAL_UNSAFE.sub("\ufffd", content)
+        sys.stdout.write(content + ("" if content.endswith("\n") else "\n"))
     return EXIT_TOOL_ERROR if envelope["is_error"] else EXIT_OK

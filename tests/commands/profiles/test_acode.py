@@ -247,3 +247,10 @@ def test_ac_081_cancellation_propagates(workspace):
     ctx = CommandContext(Workspace([caller.root]), settings=caller.settings, services=caller.services, token=token)
     with pytest.raises(Cancelled):
         tools_call({"name": "acode.grep", "arguments": {"pattern": "TODO"}}, ctx)
+
+
+def test_fr_015b_55_overlong_queries_refused(workspace):
+    caller = workspace(GREP_TREE, max_pattern_length=20)
+    for tool, key in (("acode.grep", "pattern"), ("acode.search_files", "pattern"), ("acode.search_text", "query")):
+        err = error(caller.error(tool, {key: "x" * 21}))
+        assert err["code"] == "ACODE-SRC-002" and "limit is 20" in err["message"]

@@ -112,6 +112,15 @@ def _get(args: dict[str, Any], name: str, kind: type, default: Any = None, requi
                   argument=name)
 
 
+def _capped(text: str, name: str, settings: Settings) -> str:
+    """FR-015b-55: queries above the configured length are refused, not truncated."""
+    if len(text) > settings.max_pattern_length:
+        raise BadArgs(f"Parameter '{name}' is {len(text)} characters long; the limit is "
+                      f"{settings.max_pattern_length}.", hint="Search for a shorter, more specific text.",
+                      argument=name)
+    return text
+
+
 def _positive(value: int, name: str) -> int:
     if value < 1:
         raise BadArgs(f"Parameter '{name}' must be at least 1; got {value}.", argument=name)
@@ -203,7 +212,7 @@ def _finish(tool: str, output: dict[str, Any], ctx: CommandContext) -> ToolResul
 # -- tools --------------------------------------------------------------------------------------
 
 def _search_text(args: dict[str, Any], ctx: CommandContext) -> ToolResult:
-    query = _get(args, "query", str, required=True)
+    query = _capped(_get(args, "query", str, required=True), "query", ctx.settings)
     if not query.strip():
         raise BadArgs("Query cannot be empty.", hint='Pass one or more search terms, e.g. {"query": "UserService"}.',
                       argument="query")
@@ -247,7 +256,7 @@ def _modified(iso: str) -> str:
 
 
 def _search_files(args: dict[str, Any], ctx: CommandContext) -> ToolResult:
-    patterns = _strings(args, "pattern")
+    patterns = [_capped(p, "pattern", ctx.settings) for p in _strings(args, "pattern")]
     if "pattern" not in args or args["pattern"] is None:
         raise BadArgs("Required parameter 'pattern' is missing.", hint='Pass a glob such as "*.cs" or "**/User*.cs".',
                       argument="pattern")
@@ -273,7 +282,7 @@ def _search_files(args: dict[str, Any], ctx: CommandContext) -> ToolResult:
 
 
 def _grep(args: dict[str, Any], ctx: CommandContext) -> ToolResult:
-    pattern = _get(args, "pattern", str, required=True)
+    pattern = _capped(_get(args, "pattern", str, required=True), "pattern", ctx.settings)
     if not pattern.strip():
         raise BadArgs("Pattern cannot be empty.", hint='Pass the text to find, e.g. {"pattern": "TODO"}.',
                       argument="pattern")
