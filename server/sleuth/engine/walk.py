@@ -27,6 +27,7 @@ from sleuth.engine.workspace import Target, Workspace, lossy, sort_key
 __all__ = ["walk"]
 
 _POLL_EVERY = 256
+_DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
 _first = itemgetter(0)
 
 
@@ -59,9 +60,11 @@ class _Walker:
         self.other_targets = {t.path for t in targets if t.is_dir}
 
     # -- one folder's listing ---------------------------------------------------------------------
-    def listing(self, state: DirState, scanned: list[os.DirEntry[str]], prefix: str, depth: int) -> list[tuple]:
-        """Taken entries of a folder at ``depth`` (its ``scanned`` listing), sorted for popping from
-        the end. Each item is ``(sort name, path, display, is_dir, DirEntry, stat or None)``."""
+    def listing(self, state: DirState, scanned: list[os.DirEntry[str]], base: str, prefix: str,
+                depth: int) -> list[tuple]:
+        """Taken entries of folder ``base`` (ending in ``/``) at ``depth``, from its ``scanned``
+        listing, sorted for popping from the end. Items: ``(sort name, path, display, is_dir,
+        DirEntry, stat or None)``."""
         flt = self.filter
         classify = flt.classify
         skipped = self.skipped
@@ -88,7 +91,7 @@ class _Walker:
                 if not is_dir and not entry.is_file(follow_symlinks=False):
                     if not follow or not entry.is_symlink():
                         continue  # symlinks unless followed; fifos, sockets, devices never (as rg)
-                    resolved = self._follow(state, entry, prefix)
+                    resolved = self._follow(state, entry, base + name, prefix)
                     if resolved is None:
                         continue
                     is_dir, st = resolved
@@ -112,22 +115,30 @@ class _Walker:
                         skipped.hidden += 1
                     continue
             key = name if name.isascii() else lossy(name)
-            items.append((key + "/" if is_dir else key, entry.path, prefix + key, is_dir, entry, st))
+            items.append((key + "/" if is_dir else key, base + name, prefix + key, is_dir, entry, st))
         items.sort(key=_first, reverse=True)
         return items
 
-    def _scan(self, path: str, prefix: str) -> list[os.DirEntry[str]]:
+    def _scan(self, path: str, prefix: str) -> tuple[list[os.DirEntry[str]], int | None]:
+        """List a folder through a descriptor: each entry's stat is then one ``fstatat`` of a bare
+        name instead of a full-path ``lstat`` (the kernel walks one component, not the whole path).
+        The caller closes the descriptor when it is done with the entries."""
+        fd = None
         try:
-            with os.scandir(path) as it:
-                return list(it)
+            fd = os.open(path, _DIR_FLAGS)
+            with os.scandir(fd) as it:
+                return list(it), fd
         except OSError as exc:
+            if fd is not None:
+                os.close(fd)
             self.errors.append(FileError(prefix[:-1] or ".", _reason(exc)))
-            return []
+            return [], None
 
-    def _follow(self, state: DirState, entry: os.DirEntry[str], prefix: str) -> tuple[bool, os.stat_result] | None:
+    def _follow(self, state: DirState, entry: os.DirEntry[str], path: str,
+                prefix: str) -> tuple[bool, os.stat_result] | None:
         """Resolve a symlink under ``follow``: its kind and target stat, or None (skipped/reported)."""
         display = prefix + lossy(entry.name)
-        real = os.path.realpath(entry.path)
+        real = os.path.realpath(path)
         root = self.workspace.root_of(real)
         if root is None:
             if self.filter.classify(state, entry.name, False) == TAKE:
@@ -136,7 +147,7 @@ class _Walker:
                              "(add its target as a workspace folder to search it)"))
             return None
         try:
-            st = os.stat(entry.path)
+            st = os.stat(path)
         except OSError as exc:
             if self.filter.classify(state, entry.name, False) == TAKE:
                 why = "its target does not exist" if isinstance(exc, FileNotFoundError) else (exc.strerror or str(exc)).lower()
@@ -168,53 +179,64 @@ class _Walker:
             ancestors.append((st.st_dev, st.st_ino))
         if self.max_depth == 0:
             return
-        frames = [(self.listing(state, self._scan(target.path, prefix), prefix, 0), state, 0)]
+        base = target.path if target.path.endswith(os.sep) else target.path + os.sep
+        scanned, fd = self._scan(target.path, prefix)
+        frames = [(self.listing(state, scanned, base, prefix, 0), state, 0, fd)]
         errors = self.errors
         skipped = self.skipped
         other_targets = self.other_targets
         entry_type = FileEntry
         seen = 0
-        while frames:
-            items, state, depth = frames[-1]
-            pop = items.pop
-            while items:
-                _, path, display, is_dir, entry, st = pop()
-                seen += 1
-                if not seen % _POLL_EVERY and token.should_stop():
-                    return
-                if is_dir:
-                    if path in other_targets:
-                        continue  # a nested workspace folder searched on its own
-                    if follow:
-                        if st is None:
+        try:
+            while frames:
+                items, state, depth, fd = frames[-1]
+                pop = items.pop
+                while items:
+                    _, path, display, is_dir, entry, st = pop()
+                    seen += 1
+                    if not seen % _POLL_EVERY and token.should_stop():
+                        return
+                    if is_dir:
+                        if path in other_targets:
+                            continue  # a nested workspace folder searched on its own
+                        if follow:
+                            if st is None:
+                                st = entry.stat(follow_symlinks=False)
+                            ident = (st.st_dev, st.st_ino)
+                            if ident in ancestors:
+                                errors.append(FileError(display, "symbolic link loop: it leads back to an ancestor "
+                                                                 "folder, which is searched once; skipped"))
+                                continue
+                            ancestors.append(ident)
+                        sub_prefix = display + "/"
+                        scanned, sub_fd = self._scan(path, sub_prefix)
+                        sub = self.filter.enter(state, entry.name, path, [e.name for e in scanned])
+                        frames.append((self.listing(sub, scanned, path + os.sep, sub_prefix, depth + 1), sub,
+                                       depth + 1, sub_fd))
+                        break
+                    if st is None:
+                        try:
                             st = entry.stat(follow_symlinks=False)
-                        ident = (st.st_dev, st.st_ino)
-                        if ident in ancestors:
-                            errors.append(FileError(display, "symbolic link loop: it leads back to an ancestor "
-                                                            "folder, which is searched once; skipped"))
+                        except OSError as exc:
+                            errors.append(FileError(display, _reason(exc)))
                             continue
-                        ancestors.append(ident)
-                    scanned = self._scan(path, display + "/")
-                    sub = self.filter.enter(state, entry.name, path, [e.name for e in scanned])
-                    frames.append((self.listing(sub, scanned, display + "/", depth + 1), sub, depth + 1))
-                    break
-                if st is None:
-                    try:
-                        st = entry.stat(follow_symlinks=False)
-                    except OSError as exc:
-                        errors.append(FileError(display, _reason(exc)))
+                    if size_cap is not None and st.st_size > size_cap:
+                        skipped.too_large += 1
                         continue
-                if size_cap is not None and st.st_size > size_cap:
-                    skipped.too_large += 1
-                    continue
-                yield entry_type(path, display, st.st_size, st.st_mtime)
-                budget[0] -= 1
-                if budget[0] == 0:
-                    return
-            else:
-                frames.pop()
-                if follow:
-                    ancestors.pop()
+                    yield entry_type(path, display, st.st_size, st.st_mtime)
+                    budget[0] -= 1
+                    if budget[0] == 0:
+                        return
+                else:
+                    frames.pop()
+                    if fd is not None:
+                        os.close(fd)
+                    if follow:
+                        ancestors.pop()
+        finally:  # stopped early (cancel, max_files, the consumer closed us): release the descriptors
+            for frame in frames:
+                if frame[3] is not None:
+                    os.close(frame[3])
 
     def _explicit_file(self, target: Target, budget: list[int]) -> Iterator[FileEntry]:
         display = self.workspace.display(target.path, target.root)
