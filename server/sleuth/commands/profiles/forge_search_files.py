@@ -120,20 +120,13 @@ def search_files(raw: Any, ctx: CommandContext) -> dict[str, Any]:
             native[key] = args[key]
     result = run_grep(native, ctx)
     matches, files_matched = _matches(result["matches"], query, mode, case, context, target.path, ctx)
-    truncated = len(matches) > limit or (bool(result["truncated"]) and len(matches) < limit + 1
-                                         and result.get("truncated_reason") != "max_files")
-    reason = None
-    if len(matches) > limit or truncated and result.get("truncated_reason") in (None, "max_results"):
-        reason = "max_results"
-    if result.get("truncated_reason") == "max_files" or (
-            args.get("max_files") and result["files_scanned"] >= args["max_files"] and not reason):
-        truncated, reason = True, reason or "max_files"
+    truncated, reason = _truncation(result, len(matches), limit, args.get("max_files"))
     shown = matches[:limit]
     output: dict[str, Any] = {
         "path": posixpath.normpath(args["path"].strip().replace("\\", "/")),
         "query": query, "mode": mode, "case": case,
         "matches": shown, "returned": len(shown), "max_results": limit,
-        "truncated": bool(truncated or result["timed_out"]), "truncated_reason": reason,
+        "truncated": truncated, "truncated_reason": reason,
         "stats": {"files_scanned": result["files_scanned"], "files_matched": files_matched,
                   "matches_total": len(matches), "elapsed_ms": int((time.perf_counter() - started) * 1000)},
         "errors": [{"path": relative_to(ctx.workspace, e["path"], target.path), "error": e["error"]}
@@ -146,6 +139,23 @@ def search_files(raw: Any, ctx: CommandContext) -> dict[str, Any]:
     if budget:
         output = _fit(output, budget)
     return output
+
+
+def _truncation(result: dict[str, Any], found: int, limit: int, max_files: int | None) -> tuple[bool, str | None]:
+    """FR-SF-SRC-08 / FR-SF-OUT: whether more exists than is shown, and why.
+
+    More matches than ``limit`` were seen: ``max_results``. The native scan stopped at its own event
+    cap (context lines included) before ``limit + 1`` matches were seen: more may exist, also
+    ``max_results``. The walk reached ``max_files``: ``max_files``. A timeout truncates with no
+    reason from the seed's list (``timed_out: true`` says why).
+    """
+    if found > limit or result.get("truncated_reason") == "max_results":
+        return True, "max_results"
+    if max_files and result["files_scanned"] >= max_files:
+        return True, "max_files"
+    if result["timed_out"]:
+        return True, None
+    return False, None
 
 
 def _matches(events: list[dict[str, Any]], query: str, mode: str, case: str, context: int, base: str,
