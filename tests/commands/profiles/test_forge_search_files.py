@@ -200,3 +200,10 @@ def test_fuzzy_through_ugrep_matches_native(workspace):
     native = workspace(tree).json(TOOL, {"path": ".", "query": "handler", "mode": "fuzzy"})
     ugrep = workspace(tree, name="w2", backend="ugrep").json(TOOL, {"path": ".", "query": "handler", "mode": "fuzzy"})
     assert [(m["path"], m["line"]) for m in ugrep["matches"]] == [(m["path"], m["line"]) for m in native["matches"]]
+
+
+def test_max_files_truncation_reason(workspace):
+    out = workspace({f"{c}.txt": "needle\n" for c in "abcdef"}).json(TOOL, {"path": ".", "query": "needle",
+                                                                            "max_files": 2})
+    assert out["truncated"] is True and out["truncated_reason"] == "max_files"
+    assert out["stats"]["files_scanned"] == 2 and out["returned"] == 2
