@@ -265,3 +265,15 @@ def test_agent_config_rate_limit_keys(tmp_path, yaml_text, per_minute, enabled):
     (tmp_path / ".agent" / "config.yml").write_text(yaml_text)
     settings, problems = merge_settings(Settings(), load_agent_config(str(tmp_path)), ".agent/config.yml")
     assert problems == [] and settings.rate_limit_per_minute == per_minute and settings.rate_limit_enabled is enabled
+
+
+def test_tools_never_stream_native_items(workspace):  # AC-080: a streaming caller still gets whole answers
+    caller = workspace({"a.txt": "test\n" * 3})
+    sent: list = []
+    ctx = caller.ctx()
+    ctx.partial = sent.extend
+    for name, args in (("forge.Search", {"pattern": "test"}), ("acode.grep", {"pattern": "test"}),
+                       ("kimi.search_files", {"query": "test"}), ("acode.search_files", {"pattern": "*.txt"})):
+        envelope = tools_call({"name": name, "arguments": args}, ctx)
+        assert envelope["is_error"] is False and "a.txt" in envelope["content"]
+    assert sent == []

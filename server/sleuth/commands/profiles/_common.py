@@ -8,6 +8,7 @@ and raises :class:`BadArgs` naming the argument, so each profile can word it the
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from typing import Any, Callable, Mapping
@@ -106,7 +107,13 @@ def byte_len(text: str) -> int:
 
 
 def native(command: str, args: dict[str, Any], ctx: CommandContext) -> dict[str, Any]:
-    """Run a native command with already-translated arguments."""
+    """Run a native command with already-translated arguments.
+
+    Never streams: a tool's answer is one string built from the complete native result, so the
+    native command must not hand its items to a partial-result sink of the caller's.
+    """
+    if ctx.partial is not None:
+        ctx = dataclasses.replace(ctx, partial=None)
     return get_command(command)(args, ctx)
 
 
