@@ -27,7 +27,7 @@ from sleuth.engine.match.engines import FuzzyMatcher, Re2Matcher, RegexMatcher, 
 from sleuth.engine.match.syntax import Alt, Group, Node, ParseError, Parsed, escape, parse
 from sleuth.engine.types import MatchOptions
 
-__all__ = ["compile_matcher", "resolve_case", "compile_prefilter"]
+__all__ = ["compile_matcher", "resolve_case", "compile_prefilter", "rare_substring"]
 
 _UNANCHORED = re2._re2.RE2.Anchor.UNANCHORED
 
@@ -82,22 +82,45 @@ def _parse_all(options: MatchOptions, ci: bool) -> tuple[Node, list[Parsed]]:
     return node, parsed
 
 
+# Printable ASCII by falling frequency in source code (measured on the Linux tree); bytes not
+# listed (controls, non-ASCII) count as rarest. Used to start literal scans at a rare byte.
+_BYTE_ORDER = (" etsr_i0noa,cxdlfu*p;)(bmhg-E/=k>FASCy2TDv8RBIN.LwO6479135{}&UP\"MzGq:#+X!<[]H|K%VjY'WZ@Q?J~$^`"
+               "\t\n")
+_BYTE_RANK = {ord(ch): len(_BYTE_ORDER) - i for i, ch in enumerate(_BYTE_ORDER)}
+_MIN_SCAN = 4
+
+
+def rare_substring(lit: bytes) -> bytes:
+    """The part of ``lit`` from its rarest byte on (keeping two thirds of it): RE2 finds a literal
+    by ``memchr`` on its first byte, so ``_RESUME`` is scanned as ``RESUME`` (3x faster)."""
+    keep = max(_MIN_SCAN, (2 * len(lit) + 2) // 3)  # a much shorter literal lets too many files through
+    if len(lit) <= keep:
+        return lit
+    best = min(range(len(lit) - keep + 1), key=lambda i: (_BYTE_RANK.get(lit[i], 0), i))
+    return lit[best:]
+
+
+def _literal_scan(lit: bytes, casefold: bool):  # type: ignore[no-untyped-def]
+    # Case-insensitive scans cannot memchr a first byte, so a rare start buys nothing there.
+    text = (lit if casefold else rare_substring(lit)).decode("utf-8", "surrogateescape")
+    match = re2_compile(text, literal=True, case_sensitive=not casefold).Match
+
+    def has(data: bytes) -> bool:
+        return match(_UNANCHORED, data, 0, len(data))[0][0] >= 0
+
+    return has
+
+
 def compile_prefilter(query: LiteralQuery):  # type: ignore[no-untyped-def]
-    """``may_match`` from a literal query: RE2 literal scans (memchr-accelerated, faster than
-    ``bytes.find`` on the corpus), ORs as one RE2 alternation, ANDs as all(). None = no filter."""
+    """``may_match`` from a literal query; None means no filter. Each literal is one RE2 literal
+    scan (memchr on a rare byte: ~3x faster than ``bytes.find`` on the corpus, and 3.4x faster
+    than one RE2 alternation of four literals, which RE2 runs through its DFA); ANDs are all(),
+    ORs any() in order. Measured and rejected: ``data.lower()`` + case-sensitive scans for
+    case-insensitive literals (slower than RE2's own case-insensitive scan)."""
     if query.op == "any":
         return None
-    if query.op == "lit" or (query.op == "or" and all(c.op == "lit" for c in query.children)):
-        leaves = [query] if query.op == "lit" else list(query.children)
-        ci = any(leaf.casefold for leaf in leaves)
-        text = "|".join(re2.escape(leaf.lit.decode("utf-8", "surrogateescape")) for leaf in leaves)
-        prog = re2_compile(text, case_sensitive=not ci)
-        match = prog.Match
-
-        def has(data: bytes) -> bool:
-            return match(_UNANCHORED, data, 0, len(data))[0][0] >= 0
-
-        return has
+    if query.op == "lit":
+        return _literal_scan(query.lit, query.casefold)
     subs = [compile_prefilter(child) for child in query.children]
     if query.op == "and":
         checks = [s for s in subs if s is not None]
@@ -138,23 +161,34 @@ def compile_matcher(options: MatchOptions, *, deadline_token: CancelToken | None
         if needs_backtracking:
             return fallback
     try:
-        body = to_re2(node, line_mode=line_mode)
+        ascii_pair = _re2_pair(node, options, line_mode, ascii_text=True)
+        any_pair = None if unicode_wb else _re2_pair(node, options, line_mode, ascii_text=False)
     except Unsupported:  # pragma: no cover - needs_backtracking covers every Unsupported node
         assert fallback is not None
         return fallback
+    if any_pair is not None and ascii_pair[2] == any_pair[2]:
+        ascii_pair = None  # nothing Unicode in the pattern: one program serves every buffer
+    engine = "re2-ascii+regex" if unicode_wb else "re2+re2-ascii" if ascii_pair else "re2"
+    return Re2Matcher(any_pair[:2] if any_pair else None, ascii_pair[:2] if ascii_pair else None,
+                      fallback, prefilter, f"{engine}: {label}", line_mode)
+
+
+def _re2_pair(node: Node, options: MatchOptions, line_mode: bool, ascii_text: bool):  # type: ignore[no-untyped-def]
+    """(program, -w anchored program or None, pattern text) for one haystack kind."""
+    body = to_re2(node, line_mode=line_mode, ascii_text=ascii_text)
+    text = word_wrap(body, line_mode=line_mode, re2=True, ascii_text=ascii_text) if options.word else body
     try:
-        progs = (re2_compile(word_wrap(body, line_mode=line_mode, re2=True) if options.word else body),
-                 re2_compile(word_wrap(body, line_mode=line_mode, re2=True, line_start=False))
-                 if options.word else None)
+        prog = re2_compile(text)
+        word = None
+        if options.word:
+            word = re2_compile(word_wrap(body, line_mode=line_mode, re2=True, line_start=False, ascii_text=ascii_text))
     except re2.error as err:
         raise BadArgs(
             f"The pattern is too large or complex for the regex engine ({err}); simplify it "
             "(fewer or smaller counted repetitions of Unicode classes).",
             pattern=options.patterns[0],
         ) from None
-    if unicode_wb:
-        return Re2Matcher(None, progs, fallback, prefilter, "re2-ascii+regex: " + label, line_mode)
-    return Re2Matcher(progs, None, None, prefilter, "re2: " + label, line_mode)
+    return prog, word, text
 
 
 def _fuzzy(options: MatchOptions, node: Node, parsed: list[Parsed], ci: bool, line_mode: bool,  # type: ignore[no-untyped-def]

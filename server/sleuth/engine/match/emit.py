@@ -13,7 +13,7 @@ classes and ``\\b`` spelled as look-around over rg's own ``\\w``, so both engine
 
 from __future__ import annotations
 
-from sleuth.engine.match.charclass import MAX_CP, CharSet, perl_class
+from sleuth.engine.match.charclass import MAX_CP, CharSet, case_fold, perl_class
 from sleuth.engine.match.syntax import (
     Alt, Assert, Backref, Cls, Concat, Dot, Empty, Group, Lit, Look, Node, ParseError, Repeat,
 )
@@ -72,14 +72,17 @@ def char_class_text(cs: CharSet, negated: bool, hexer) -> str:  # type: ignore[n
 
 
 class _Emitter:
-    def __init__(self, line_mode: bool, re2: bool) -> None:
+    def __init__(self, line_mode: bool, re2: bool, ascii_text: bool = False) -> None:
         self.line_mode = line_mode
         self.re2 = re2
+        self.ascii_text = ascii_text
         self.hexer = _hex_re2 if re2 else _hex_regex
 
     def cls(self, cs: CharSet, negated: bool, ci: bool) -> str:
         if self.line_mode:
             cs = cs.union(CharSet.char(NL)) if negated else cs.without(NL)
+        if self.ascii_text:  # exact on ASCII haystacks only: drop what cannot occur there
+            cs = (case_fold(cs) if ci else cs).ascii_only()
         if not negated and not ci and cs.size() > _HALF:
             cs, negated = cs.negate(), True  # \W, \S, \D: write the small complement
         text = char_class_text(cs, negated, self.hexer)
@@ -174,9 +177,10 @@ class _Emitter:
         }[kind]
 
 
-def to_re2(node: Node, *, line_mode: bool) -> str:
-    """RE2 pattern text (bytes-mode, UTF-8); raises :class:`Unsupported`."""
-    return _Emitter(line_mode, re2=True).emit(node)
+def to_re2(node: Node, *, line_mode: bool, ascii_text: bool = False) -> str:
+    """RE2 pattern text (bytes-mode, UTF-8); raises :class:`Unsupported`. With ``ascii_text`` the
+    classes keep only their ASCII members: smaller programs, exact on ASCII haystacks only."""
+    return _Emitter(line_mode, re2=True, ascii_text=ascii_text).emit(node)
 
 
 def to_regex(node: Node, *, line_mode: bool) -> str:
@@ -184,10 +188,10 @@ def to_regex(node: Node, *, line_mode: bool) -> str:
     return _Emitter(line_mode, re2=False).emit(node)
 
 
-def word_wrap(inner: str, *, line_mode: bool, re2: bool, line_start: bool = True) -> str:
+def word_wrap(inner: str, *, line_mode: bool, re2: bool, line_start: bool = True, ascii_text: bool = False) -> str:
     """rg ``-w`` for RE2: ``(?:(?m:^)|\\W)(PAT)(?:\\W|(?m:$))``, group 1 reported; without
     ``line_start`` the leading ``^`` alternative is dropped (see engines.Re2Matcher)."""
-    em = _Emitter(line_mode, re2)
+    em = _Emitter(line_mode, re2, ascii_text)
     not_word = em.cls(perl_class("W", True), False, False)
     lead = f"(?:(?m:^)|{not_word})" if line_start else not_word
     group = "(" if re2 else "(?P<sleuthw>"

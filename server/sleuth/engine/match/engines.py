@@ -84,7 +84,7 @@ class Re2Matcher:
                  prefilter: Prefilter | None, description: str, line_mode: bool = True) -> None:
         self._line_mode = line_mode
         self._any = any_prog  # (prog, word_prog | None) exact on any UTF-8 buffer, or None
-        self._ascii = ascii_prog  # the same pair exact on ASCII buffers only, or None
+        self._ascii = ascii_prog  # the same pair exact (and smaller, faster) on ASCII buffers, or None
         self._fallback = fallback
         self._prefilter = prefilter
         self.description = description
@@ -96,11 +96,11 @@ class Re2Matcher:
         n = len(data)
         end = n if end is None else min(end, n)
         progs = self._any
-        if progs is None:
+        if self._ascii is not None:
             window = data if start == 0 and end == n else data[max(0, start - 4) : end + 4]
             if window.isascii():
                 progs = self._ascii
-            else:
+            elif progs is None:
                 assert self._fallback is not None
                 yield from self._fallback.find_iter(data, start, end)
                 return
