@@ -26,7 +26,7 @@ DEFINITION = re.compile(rb"""^(?:
    (?:struct|union|enum|class|interface|trait|record|object|protocol|module|namespace|type)[ \t]+(?P<type>\w+)(?=[^;=*\n]*$)
  |[ \t]*(?:(?:export|pub(?:\([\w: ]*\))?|public|private|protected|internal|static|async|abstract|final|override|virtual|inline|extern|unsafe|const|default|local)[ \t]+)*
    (?:def|fn|func|function|sub|proc|fun|method)[ \t]+(?:\([^)\n]*\)[ \t]*)?(?P<func>\w+)
- |[A-Za-z_][\w \t\*,:&<>]*?[ \t\*&](?P<cfunc>\w+)[ \t]*\((?![^\n]*;[ \t]*$)
+ |(?!extern\b)[A-Za-z_][\w \t\*,:&<>]*?[ \t\*&](?P<cfunc>\w+)[ \t]*\((?![^\n]*;[ \t]*$)
  |\}[ \t]*(?P<tdef>\w+)[ \t]*;
 )""", re.M | re.X)
 

@@ -93,6 +93,7 @@ class IndexService:
         self._last_build: dict[str, Any] = {}
         self._build_done = threading.Event()
         self.worker_pids: list[int] = []
+        self._oracle: Any = None
 
     # -- lifecycle ------------------------------------------------------------------------------
     def start(self, progress: ProgressSink = NullProgress, token: CancelToken | None = None) -> None:
@@ -165,6 +166,8 @@ class IndexService:
                                            and not os.path.exists(path)):
                     self._want_rescan = True
                 self._pending[path] = now
+                if self._oracle is not None:
+                    self._oracle.invalidate(path)
             self._wake.notify_all()
 
     def notify_buffer(self, path: str, text: str | None) -> None:
@@ -243,10 +246,9 @@ class IndexService:
         match, search = request.match, request.search
         if search.invert or match.fuzzy:
             return None
-        try:
-            from sleuth.engine.literals import required_literals
-        except ImportError:
-            return None
+        import sleuth.engine.match  # noqa: F401 - literals imports the match package; load it first
+        from sleuth.engine.literals import required_literals
+
         literal_query = required_literals(match)
         result = self.candidates(list(request.targets), literal_query, request.walk)
         return None if result is None else result.entries()
@@ -342,11 +344,9 @@ class IndexService:
         extra = options is not None and (options.include_globs or options.exclude_globs or options.file_types
                                          or options.max_depth is not None or not options.recursive)
         if extra:
-            try:
-                from sleuth.engine.walk import IgnoreOracle
-                oracle = IgnoreOracle(self.workspace, options)
-            except ImportError:
-                oracle = None
+            from sleuth.engine.ignore import IgnoreOracle
+
+            oracle = IgnoreOracle(self.workspace, options)
         limit = options.max_file_size_bytes if options is not None else None
 
         def keep(path: str, size: int) -> bool:
@@ -379,11 +379,11 @@ class IndexService:
     def _searchable(self, path: str) -> bool:
         if not os.path.isfile(path) or not self.workspace.contains(path):
             return False
-        try:
-            from sleuth.engine.walk import IgnoreOracle
-        except ImportError:
-            return True
-        return bool(IgnoreOracle(self.workspace, self.options).is_searchable(path))
+        if self._oracle is None:
+            from sleuth.engine.ignore import IgnoreOracle
+
+            self._oracle = IgnoreOracle(self.workspace, self.options)
+        return bool(self._oracle.is_searchable(path))
 
     def _close(self) -> None:
         for conn in [self._catalog_db, *self._shards]:

@@ -158,11 +158,9 @@ def simplify(query: Query) -> Query:
 
 
 def adapt(node: object, folded: bool = False) -> Query:
-    """Our query tree from the match layer's ``LiteralQuery`` (duck-typed, so either side may evolve).
-
-    Understood shapes: ``None`` (cannot narrow), ``bytes``/``str`` literals, objects with
-    ``op``/``kind`` in {"and", "or", "lit", "all"} plus ``items``/``children``/``literal``, objects
-    with a ``root`` and a ``case_folded``/``folded`` flag, and our own :data:`Query` nodes.
+    """Our query tree from :class:`sleuth.engine.literals.LiteralQuery` (read by shape, not imported:
+    the engine's index does not depend on the regex parser). ``None``/``any`` cannot narrow;
+    ``bytes``/``str`` are literals; our own :data:`Query` nodes pass through.
     """
     if node is None or node is ALL:
         return ALL
@@ -172,19 +170,13 @@ def adapt(node: object, folded: bool = False) -> Query:
         return Lit(node, folded)
     if isinstance(node, str):
         return Lit(node.encode("utf-8", "surrogateescape"), folded)
-    flag = getattr(node, "case_folded", getattr(node, "folded", getattr(node, "casei", None)))
-    if isinstance(flag, bool):
-        folded = folded or flag
-    root = getattr(node, "root", None)
-    if root is not None and root is not node:
-        return adapt(root, folded)
-    kind = str(getattr(node, "op", getattr(node, "kind", getattr(node, "type", "")))).lower()
-    children = getattr(node, "items", getattr(node, "children", getattr(node, "args", None)))
-    if kind.endswith("and") and children is not None:
-        return And(tuple(adapt(c, folded) for c in children))
-    if kind.endswith("or") and children is not None:
-        return Or(tuple(adapt(c, folded) for c in children))
-    value = getattr(node, "literal", getattr(node, "data", getattr(node, "value", getattr(node, "text", None))))
-    if isinstance(value, (bytes, str)):
-        return adapt(value, folded)
+    op = getattr(node, "op", None)
+    if isinstance(op, str):  # sleuth.engine.literals.LiteralQuery: op any|lit|and|or, lit, casefold, children
+        if op == "lit":
+            return Lit(bytes(getattr(node, "lit")), folded or bool(getattr(node, "casefold", False)))
+        children = tuple(getattr(node, "children", ()))
+        if op == "and":
+            return And(tuple(adapt(c, folded) for c in children))
+        if op == "or":
+            return Or(tuple(adapt(c, folded) for c in children))
     return ALL
