@@ -122,3 +122,8 @@ def test_show_index_status_reports_a_ready_index(report: dict[str, Any]) -> None
 
 def test_search_text_shows_ranked_results_with_scores(report: dict[str, Any]) -> None:
     assert "guide.md" in _step(report, "text")
+
+
+def test_an_interpreter_without_sleuth_gets_a_message_with_the_fix(report: dict[str, Any]) -> None:
+    outcome = _step(report, "interpreter")
+    assert "pip install" in outcome and "sleuth.interpreter" in outcome

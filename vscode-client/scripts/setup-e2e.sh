@@ -9,7 +9,7 @@ set -euo pipefail
 
 CODE_SERVER_VERSION=4.139.1
 HERE="$(cd "$(dirname "$0")/.." && pwd)"
-CACHE="${SLEUTH_E2E_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/sleuth-vscode-e2e}"
+CACHE="${SLEUTH_E2E_CACHE:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/sleuth-vscode-e2e}"
 mkdir -p "$CACHE"
 log() { echo "[setup-e2e] $*" >&2; }
 unreachable() { log "UNREACHABLE: $*"; exit 42; }

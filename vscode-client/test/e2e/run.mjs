@@ -7,6 +7,8 @@
 //             (and measures keystroke -> first row shown)
 //   files     Sleuth: Find Files finds UserController.cs from "usrctl"
 //   index     Sleuth: Show Index Status reports a ready index
+//   interpreter  pointing sleuth.interpreter at a Python without Sleuth restarts the server and
+//             shows a message naming the fix
 //   text      Sleuth: Search Text ranks docs/guide.md for "user controller" and shows its score
 // files, index and text are skipped, with the server's words, only when the server answers that
 // the command is not available yet in its build.
@@ -286,9 +288,32 @@ async function stepIndex() {
     }
 }
 
+let workspaceRoot;
+
+async function stepInterpreter() {
+    // A Python that cannot import Sleuth (-S: no site-packages): changing the setting restarts
+    // the server, which explains what is wrong and how to fix it.
+    await page.evaluate(() => document.querySelectorAll('.notifications-toasts .notification-toast .codicon-notifications-clear').forEach((b) => b.click()));
+    // Workspace settings: VS Code watches the folder's .vscode/settings.json for outside edits.
+    const wsSettings = join(workspaceRoot, '.vscode', 'settings.json');
+    mkdirSync(dirname(wsSettings), { recursive: true });
+    writeFileSync(wsSettings, JSON.stringify({ 'sleuth.interpreter': [PYTHON, '-S'] }, null, 2));
+    const toast = page.locator('.notifications-toasts .notification-toast', { hasText: /does not have Sleuth installed/ }).first();
+    await toast.waitFor({ timeout: WAIT });
+    const text = (await toast.innerText()).replace(/\s+/g, ' ');
+    await page.waitForTimeout(800); // let the toast finish sliding in
+    await shot('interpreter-without-sleuth');
+    rmSync(wsSettings);
+    for (const want of ['sleuth.interpreter', 'pip install', '-S']) {
+        if (!text.includes(want)) throw new Error(`the message lacks "${want}": ${text}`);
+    }
+    report.steps.interpreter = text;
+}
+
 async function main() {
     const root = mkdtempSync(join(tmpdir(), 'sleuth-e2e-'));
     const ws = join(root, 'workspace');
+    workspaceRoot = ws;
     const userData = join(root, 'user-data');
     const extensions = join(root, 'extensions');
     const xdg = join(root, 'xdg');
@@ -299,25 +324,19 @@ async function main() {
     const port = await freePort();
     const config = join(root, 'config.yaml');
     writeFileSync(config, `bind-addr: 127.0.0.1:${port}\nauth: none\ncert: false\n`);
-    writeFileSync(
-        join(userData, 'User', 'settings.json'),
-        JSON.stringify(
-            {
-                'telemetry.telemetryLevel': 'off',
-                'update.mode': 'none',
-                'extensions.autoUpdate': false,
-                'extensions.autoCheckUpdates': false,
-                'workbench.startupEditor': 'none',
-                'workbench.tips.enabled': false,
-                'security.workspace.trust.enabled': false,
-                'chat.disableAIFeatures': true,
-                'sleuth.interpreter': [PYTHON],
-                'sleuth.search.maxResults': 5000,
-            },
-            null,
-            2,
-        ),
-    );
+    const userSettings = {
+        'telemetry.telemetryLevel': 'off',
+        'update.mode': 'none',
+        'extensions.autoUpdate': false,
+        'extensions.autoCheckUpdates': false,
+        'workbench.startupEditor': 'none',
+        'workbench.tips.enabled': false,
+        'security.workspace.trust.enabled': false,
+        'chat.disableAIFeatures': true,
+        'sleuth.interpreter': [PYTHON],
+        'sleuth.search.maxResults': 5000,
+    };
+    writeFileSync(join(userData, 'User', 'settings.json'), JSON.stringify(userSettings, null, 2));
     const childEnv = {
         ...env,
         PATH: `${env.NODE24_BIN ? env.NODE24_BIN + ':' : ''}${env.PATH}`,
@@ -356,7 +375,9 @@ async function main() {
         await page.waitForTimeout(1500); // let the workbench settle (focus, extension activation)
         report.timings.workbench_ms = Date.now() - t;
         await shot('workbench');
-        for (const [name, step] of [['grep', stepGrep], ['stream', stepStream], ['files', stepFiles], ['index', stepIndex], ['text', stepText]]) {
+        const only = env.SLEUTH_E2E_STEPS ? env.SLEUTH_E2E_STEPS.split(',') : undefined; // for debugging one step
+        for (const [name, step] of [['grep', stepGrep], ['stream', stepStream], ['files', stepFiles], ['index', stepIndex], ['text', stepText], ['interpreter', stepInterpreter]]) {
+            if (only && !only.includes(name)) continue;
             log(`step ${name}`);
             try {
                 await step();
