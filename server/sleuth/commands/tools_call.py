@@ -117,6 +117,11 @@ def call_tool(tool: ToolDefinition, arguments: dict[str, Any], ctx: CommandConte
         raise
     except SleuthError as error:
         return ToolResult(tool.format_error(error), True, None, error.code), decision
+    except Exception as exc:  # a bug must not take the conversation down: the model gets a readable error
+        LOG.exception("tool %s failed", tool.qualified_name)
+        error = SleuthError(f"Internal error in {tool.qualified_name}: {type(exc).__name__}: {exc}",
+                            hint="Retry with different arguments; report this if it persists.")
+        return ToolResult(tool.format_error(error), True, None, error.code), decision
     if tool.announce_rate_limit and decision.limit and decision.near_limit and not result.is_error:
         result = _announce(result, decision)
     return result, decision

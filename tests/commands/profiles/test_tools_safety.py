@@ -277,3 +277,17 @@ def test_tools_never_stream_native_items(workspace):  # AC-080: a streaming call
         envelope = tools_call({"name": name, "arguments": args}, ctx)
         assert envelope["is_error"] is False and "a.txt" in envelope["content"]
     assert sent == []
+
+
+def test_unexpected_failures_become_error_results(workspace, monkeypatch):  # NFR-015b-06
+    from sleuth.commands.profiles import _common
+
+    def boom(*_args, **_kwargs):
+        raise OSError("disk on fire")
+
+    monkeypatch.setattr(_common, "get_command", boom)
+    caller = workspace(TREE)
+    err = json.loads(caller.error("acode.grep", {"pattern": "test"}))
+    assert err["code"] == "ACODE-SRC-002" and "disk on fire" in err["message"]
+    assert json.loads(caller.error("forge.Search", {"pattern": "test"}))["error"]["kind"] == "ExecutionFailed"
+    assert caller.command("sleuth.metrics", {})["by_name"]["acode.grep"]["errors_by_code"] == {"internal": 1}
