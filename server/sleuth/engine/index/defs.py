@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from typing import Iterator
 
-__all__ = ["DEFINITION", "definitions", "identifier_key", "split_identifier", "definition_name"]
+__all__ = ["DEFINITION", "definitions", "identifier_key", "split_identifier", "definition_name", "is_prototype"]
 
 DEFINITION = re.compile(rb"""^(?:
   [ \t]*\#[ \t]*define[ \t]+(?P<macro>\w+)
@@ -51,6 +51,16 @@ def split_identifier(name: str) -> list[str]:
     return parts
 
 
+def is_prototype(tail: bytes) -> bool:
+    """For a C-like function line: True when ``tail`` (the text after the name) reaches ``;`` before ``{``
+    — a declaration spread over several lines, not a definition."""
+    semi = tail.find(b";")
+    if semi < 0:
+        return False
+    brace = tail.find(b"{", 0, semi)
+    return brace < 0
+
+
 def definitions(data: bytes) -> Iterator[tuple[str, int, str]]:
     """``(name, byte offset of the line, kind)`` for every definition-shaped line of ``data``."""
     for m in DEFINITION.finditer(data):
@@ -58,15 +68,19 @@ def definitions(data: bytes) -> Iterator[tuple[str, int, str]]:
         name = m.group(kind) if kind else None
         if not name or name in _NOT_NAMES or name[:1].isdigit():
             continue
+        if kind == "cfunc" and is_prototype(data[m.end():m.end() + 2000]):
+            continue
         yield name.decode("utf-8", "replace"), m.start(), kind
 
 
-def definition_name(line: bytes) -> tuple[str, str] | None:
-    """``(name, kind)`` when ``line`` (one line, no newline) is a definition site, else None."""
+def definition_name(line: bytes, tail: bytes = b"") -> tuple[str, str] | None:
+    """``(name, kind)`` when ``line`` (one line, no newline; ``tail`` the text after it) is a definition site."""
     m = DEFINITION.match(line)
     if not m or not m.lastgroup:
         return None
     name = m.group(m.lastgroup)
     if name in _NOT_NAMES or name[:1].isdigit():
+        return None
+    if m.lastgroup == "cfunc" and is_prototype(line[m.end():] + b"\n" + tail):
         return None
     return name.decode("utf-8", "replace"), m.lastgroup

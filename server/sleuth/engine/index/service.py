@@ -126,6 +126,19 @@ class IndexService:
         self._build_done.wait(timeout)
         return self.ready
 
+    def wait_idle(self, timeout: float = 30.0) -> bool:
+        """Block until every notified change is applied (tests, benchmarks); True when idle."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with self._lock:
+                busy = self._pending or self._want_rebuild or self._want_rescan or not self._build_done.is_set()
+                if self._state == "error" or self._thread is None or not self._thread.is_alive():
+                    return not busy
+            if not busy:
+                return True
+            time.sleep(0.01)
+        return False
+
     @property
     def ready(self) -> bool:
         return self._state in ("ready", "stale") and self._cat is not None

@@ -99,7 +99,7 @@ class _Compiled:
         # every identifier the query may name: the plain words joined, and each multi-word term
         self.keys = {k for k in [self.key] + [identifier_key(" ".join(t.words)) for c in query.clauses for t in c] if k}
 
-    def score_line(self, line: str) -> tuple[float, list[tuple[int, int]]] | None:
+    def score_line(self, line: str, tail: str = "") -> tuple[float, list[tuple[int, int]]] | None:
         if any(x.search(line) for x in self.excluded):
             return None
         total = 0.0
@@ -120,7 +120,8 @@ class _Compiled:
                 if _quality(line, m.start(), m.end()) == W_WORD:
                     total += W_EXACT_IDENTIFIER
                 spans.append((m.start(), m.end()))
-        defined = definition_name(line.encode("utf-8", "surrogatepass")) if self.keys else None
+        defined = (definition_name(line.encode("utf-8", "surrogatepass"), tail.encode("utf-8", "surrogatepass"))
+                   if self.keys else None)
         if defined is not None:
             name_key = identifier_key(defined[0])
             if name_key in self.keys or (self.query.prefix_last and name_key.startswith(self.key)):
@@ -249,7 +250,7 @@ def search_text(index: Any, query_text: str, options: TextOptions = TextOptions(
             end = text.find("\n", m.end())
             end = len(text) if end < 0 else end
             last_line = start
-            scored = compiled.score_line(text[start:min(end, start + MAX_LINE_CHARS * 4)].rstrip("\r"))
+            scored = compiled.score_line(text[start:min(end, start + MAX_LINE_CHARS * 4)].rstrip("\r"), text[end:end + 1000])
             if scored is None:
                 continue
             total += 1

@@ -1,0 +1,100 @@
+"""``sleuth.text`` (SPEC §4): ranked search over the index, per line, definitions first.
+
+Validation and result shaping only; the ranking lives in :mod:`sleuth.engine.index.text`.
+``include_path``/``exclude_path`` accept a folder or file prefix (``src/Services``) or a glob
+(``src/**``, ``*.cs``) against workspace-relative paths; ``file_types`` takes rg type names or
+extensions. Without a ready index the command fails with ``index_not_ready`` (it has no scan
+fallback: ranking needs the index's definition keys).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import time
+from typing import Any, Callable
+
+from sleuth.commands.args import Arg, parse_args
+from sleuth.commands.context import CommandContext
+from sleuth.engine.errors import IndexNotReady
+from sleuth.engine.filetypes import TypeMatcher
+from sleuth.engine.index.text import TextOptions, search_text
+
+__all__ = ["TEXT_ARGS", "run"]
+
+TEXT_ARGS: dict[str, Arg] = {
+    "query": Arg("str", 'Words (ANDed), "exact phrase", a OR b, -exclude, prefix*; identifiers match by parts.',
+                 required=True, non_blank=True),
+    "file_types": Arg("str_list", "Only these file types (ripgrep type names or extensions such as '.cs').",
+                      default=[]),
+    "include_path": Arg("str_or_list", "Only paths under this folder/file or matching this glob (e.g. 'src/**')."),
+    "exclude_path": Arg("str_or_list", "Leave out paths under this folder/file or matching this glob."),
+    "max_results": Arg("int", "Return at most this many lines.", minimum=1, cap="max_results",
+                       default_from="text_default_max_results"),
+    "context_lines": Arg("int", "Lines of context before and after each result.", minimum=0, maximum=20,
+                         default_from="context_lines"),
+    "timeout_ms": Arg("int", "Stop after this many milliseconds and return what was found.", minimum=1,
+                      cap="max_timeout_ms", default_from="timeout_ms"),
+}
+
+
+def _path_matcher(specs: list[str] | None) -> Callable[[str], bool] | None:
+    if not specs:
+        return None
+    tests: list[Callable[[str], bool]] = []
+    for spec in specs:
+        spec = spec.replace("\\", "/").strip()
+        spec = spec[2:] if spec.startswith("./") else spec
+        if any(c in spec for c in "*?["):
+            tests.append(lambda p, g=spec: fnmatch.fnmatchcase(p, g) or fnmatch.fnmatchcase(p, g.rstrip("/") + "/*"))
+        else:
+            prefix = spec.rstrip("/")
+            tests.append(lambda p, pre=prefix: not pre or p == pre or p.startswith(pre + "/"))
+    return lambda display: any(t(display) for t in tests)
+
+
+def build_filter(args: dict[str, Any]) -> Callable[[str, str], bool] | None:
+    """``(abs path, display) -> keep`` from ``file_types``, ``include_path`` and ``exclude_path``."""
+    types = TypeMatcher(args["file_types"]) if args["file_types"] else None
+    include = _path_matcher(args["include_path"])
+    exclude = _path_matcher(args["exclude_path"])
+    if types is None and include is None and exclude is None:
+        return None
+
+    def keep(path: str, display: str) -> bool:
+        if types is not None and not types.matches(display.rsplit("/", 1)[-1]):
+            return False
+        if include is not None and not include(display):
+            return False
+        return not (exclude is not None and exclude(display))
+
+    return keep
+
+
+def run(raw: Any, ctx: CommandContext) -> dict[str, Any]:
+    """Rank lines for ``query``; ``{total, results: [{path, line, score, snippet, highlights, context}]}``."""
+    started = time.perf_counter()
+    args = parse_args("sleuth.text", raw, TEXT_ARGS, ctx.settings)
+    index = ctx.services.index
+    if index is None:
+        raise IndexNotReady("sleuth.text needs the index, which is disabled.",
+                            hint="Enable it (setting index.enabled: true) or use sleuth.grep, which scans.")
+    if not index.ready:
+        raise IndexNotReady("The index is still being built; sleuth.text needs it.",
+                            hint="Retry when sleuth.index.status says 'ready', or use sleuth.grep meanwhile.",
+                            status=index.status().get("state"))
+    token = ctx.token.with_deadline(args["timeout_ms"] or None)
+    options = TextOptions(args["max_results"], args["context_lines"], build_filter(args))
+    found = search_text(index, args["query"], options, token)
+    token.raise_if_cancelled()
+    if ctx.partial is not None and found["results"]:
+        ctx.partial(found["results"])
+        results: list[dict[str, Any]] = []
+    else:
+        results = found["results"]
+    return {
+        "total": found["total"],
+        "results": results,
+        "complete": found["complete"],
+        "timed_out": token.timed_out,
+        "elapsed_ms": round((time.perf_counter() - started) * 1000, 1),
+    }
