@@ -341,6 +341,8 @@ class _Parser:
     def parse_counted(self) -> tuple[int, int | None]:
         start = self.i
         self.i += 1
+        if self.i >= self.n:
+            raise ParseError("unclosed counted repetition", start)
         lo = self.decimal()
         hi: int | None = lo
         if self.peek() == ",":

@@ -1,0 +1,160 @@
+"""compile_matcher end to end: spans on UTF-8 bytes for every option, engine choice, limits."""
+
+from __future__ import annotations
+
+import pytest
+
+from sleuth.engine.cancel import CancelToken
+from sleuth.engine.match import Matcher, MatchTimeout, compile_matcher
+from sleuth.engine.types import MatchOptions
+
+
+def spans(matcher: Matcher, data: bytes, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
+    return [(s.start, s.end) for s in matcher.find_iter(data, start, end)]
+
+
+def texts(options: MatchOptions, data: bytes) -> list[bytes]:
+    return [data[s.start : s.end] for s in compile_matcher(options).find_iter(data)]
+
+
+def test_literal_spans_are_byte_offsets() -> None:
+    data = "é PM_RESUME x PM_RESUME".encode()
+    assert spans(compile_matcher(MatchOptions(patterns=("PM_RESUME",))), data) == [(3, 12), (15, 24)]
+
+
+def test_line_mode_never_spans_a_newline() -> None:
+    data = b"alpha  \n  beta\ngamma"
+    assert texts(MatchOptions(patterns=(r"\w+\s+\w+",)), data) == []
+    assert texts(MatchOptions(patterns=(r"[^x]+",)), data) == [b"alpha  ", b"  beta", b"gamma"]
+    assert texts(MatchOptions(patterns=(r"(?s).+",)), data) == [b"alpha  ", b"  beta", b"gamma"]
+
+
+def test_multiline_lets_classes_cross_lines_but_not_dot() -> None:
+    data = b"alpha  \n  beta"
+    assert texts(MatchOptions(patterns=(r"\w+\s+\w+",), multiline=True), data) == [b"alpha  \n  beta"]
+    assert texts(MatchOptions(patterns=(r"a.+",), multiline=True), data) == [b"alpha  "]
+    assert texts(MatchOptions(patterns=(r"(?s)a.+",), multiline=True), data) == [data]
+
+
+def test_unicode_perl_classes() -> None:
+    data = "x éAh ٣٤ a\u00a0b".encode()
+    assert texts(MatchOptions(patterns=(r"\wAh",)), data) == ["éAh".encode()]
+    assert texts(MatchOptions(patterns=(r"\d+",)), data) == ["٣٤".encode()]
+    assert texts(MatchOptions(patterns=(r"a\sb",)), data) == ["a\u00a0b".encode()]
+
+
+def test_unicode_case_folding() -> None:
+    data = "Straße STRASSE \u212a k ſ".encode()
+    assert texts(MatchOptions(patterns=("STRAẞE",), case="insensitive"), data) == ["Straße".encode()]
+    assert texts(MatchOptions(patterns=("k",), case="insensitive"), data) == ["\u212a".encode(), b"k"]
+    assert texts(MatchOptions(patterns=("S",), case="insensitive"), b"s S") == [b"s", b"S"]
+    assert texts(MatchOptions(patterns=("s",), case="insensitive"), "ſ".encode()) == ["ſ".encode()]
+
+
+def test_word_boundary_is_unicode_aware_on_any_buffer() -> None:
+    options = MatchOptions(patterns=(r"\bfoo\b",))
+    assert texts(options, b"foo xfoo foo_ (foo)") == [b"foo", b"foo"]
+    assert spans(compile_matcher(options), "éfoo foo".encode()) == [(6, 9)]  # é is a word char
+    assert spans(compile_matcher(options), "—foo".encode()) == [(3, 6)]  # — is not
+
+
+def test_word_option_uses_rg_half_boundaries() -> None:
+    word = MatchOptions(patterns=("foo",), word=True)
+    assert spans(compile_matcher(word), b"foo foo_ -foo- foo5") == [(0, 3), (10, 13)]
+    assert spans(compile_matcher(MatchOptions(patterns=("!?foo!?",), word=True)), b"!!foo!!") == [(1, 6)]
+    assert spans(compile_matcher(MatchOptions(patterns=("-2",), word=True)), b"-2") == [(0, 2)]
+    assert spans(compile_matcher(MatchOptions(patterns=("|aa",), word=True)), b"-aa") == [(0, 0), (1, 3)]
+
+
+def test_fixed_strings_and_multiple_patterns() -> None:
+    data = b"a.b axb (x) a+b"
+    assert texts(MatchOptions(patterns=("a.b",), fixed_strings=True), data) == [b"a.b"]
+    assert texts(MatchOptions(patterns=("(x)", "a+b"), fixed_strings=True), data) == [b"(x)", b"a+b"]
+    assert texts(MatchOptions(patterns=("axb", "a.b")), data) == [b"a.b", b"axb", b"a+b"]
+
+
+def test_empty_matches_follow_rust_iteration() -> None:
+    matcher = compile_matcher(MatchOptions(patterns=("a*",)))
+    assert spans(matcher, b"baa") == [(0, 0), (1, 3)]  # no empty match right after "aa"
+    assert spans(compile_matcher(MatchOptions(patterns=("$",))), b"ab\ncd\n") == [(2, 2), (5, 5)]
+    assert spans(compile_matcher(MatchOptions(patterns=("x*",))), b"") == []  # an empty file has no line
+
+
+def test_start_and_end_bound_the_search_but_keep_context() -> None:
+    matcher = compile_matcher(MatchOptions(patterns=(r"\bbar",)))
+    data = b"foobar bar"
+    assert spans(matcher, data, 3) == [(7, 10)]  # "bar" at 3 follows a word char
+    assert spans(compile_matcher(MatchOptions(patterns=("^b",))), b"ab\nb", 1) == [(3, 4)]
+    assert spans(compile_matcher(MatchOptions(patterns=("o",))), b"oooo", 1, 3) == [(1, 2), (2, 3)]
+
+
+def test_anchors_in_line_mode() -> None:
+    data = b"foo\nbar foo\nfoo"
+    assert spans(compile_matcher(MatchOptions(patterns=("^foo",))), data) == [(0, 3), (12, 15)]
+    assert spans(compile_matcher(MatchOptions(patterns=("foo$",))), data) == [(0, 3), (8, 11), (12, 15)]
+    assert spans(compile_matcher(MatchOptions(patterns=(r"\Afoo",))), data) == [(0, 3)]
+    assert spans(compile_matcher(MatchOptions(patterns=(r"foo\z",))), data) == [(12, 15)]
+
+
+def test_invalid_utf8_is_matched_bytewise_around() -> None:
+    data = b"\xff\xfeabc \xc3 d\xe9"
+    assert texts(MatchOptions(patterns=(r"\w+",)), data) == [b"abc", b"d"]
+
+
+def test_lookaround_and_backreferences_run_in_the_regex_engine() -> None:
+    data = "hello hello x éfoobar foobar".encode()
+    assert texts(MatchOptions(patterns=(r"\b(\w+) \1\b",)), data) == [b"hello hello"]
+    assert texts(MatchOptions(patterns=(r"(?<=foo)bar",)), data) == [b"bar", b"bar"]
+    assert spans(compile_matcher(MatchOptions(patterns=(r"(?<=foo)bar",))), data) == [(19, 22), (26, 29)]
+
+
+def test_pathological_backtracking_times_out_instead_of_hanging() -> None:
+    matcher = compile_matcher(MatchOptions(patterns=(r"(?=(x+x+)+y)x",)),
+                              deadline_token=CancelToken(timeout_ms=100))
+    with pytest.raises(MatchTimeout) as info:
+        list(matcher.find_iter(b"x" * 5000))
+    assert info.value.to_dict()["code"] == "timeout"
+
+
+def test_fuzzy_scores_and_levels_are_supersets() -> None:
+    data = b"helo\nhallo\nxx hello\njello world\nhxllx\n"
+    found = {}
+    for level in (1, 2, 3, 4):
+        matcher = compile_matcher(MatchOptions(patterns=("hello",), fuzzy=level))
+        found[level] = [(s.start, s.end, s.score) for s in matcher.find_iter(data)]
+        assert all(s.score is not None and 0.0 <= s.score <= 1.0 for s in matcher.find_iter(data))
+    assert (14, 19, 1.0) in found[1]
+    assert (0, 4, 0.8) in found[1]
+    lines = [{data.count(b"\n", 0, s) for s, _, _ in found[level]} for level in (1, 2, 3, 4)]
+    assert lines[0] <= lines[1] <= lines[2] <= lines[3]
+    assert 4 in lines[1] and 4 not in lines[0]  # "hxllx" needs two edits
+
+
+def test_fuzzy_matches_stay_inside_a_line() -> None:
+    matcher = compile_matcher(MatchOptions(patterns=("abcdef",), fuzzy=2))
+    data = b"abc\ndef\nabcdxf\n"
+    assert all(b"\n" not in data[s.start : s.end] for s in matcher.find_iter(data))
+    assert [data[s.start : s.end] for s in matcher.find_iter(data)] == [b"abcdxf"]
+
+
+def test_exact_matches_have_no_score() -> None:
+    matcher = compile_matcher(MatchOptions(patterns=("x",)))
+    assert [s.score for s in matcher.find_iter(b"x x")] == [None, None]
+
+
+@pytest.mark.parametrize(
+    "pattern, data",
+    [("PM_RESUME", b"nothing here"), ("[A-Z]+_RESUME", b"PM_RESUM"), ("ERR_SYS|PME_TURN_OFF", b"ERR_SY")],
+)
+def test_may_match_rejects_buffers_without_the_literals(pattern: str, data: bytes) -> None:
+    matcher = compile_matcher(MatchOptions(patterns=(pattern,)))
+    assert matcher.may_match(data) is False
+    assert matcher.may_match(b"x " + b"PM_RESUME ERR_SYS") is True
+
+
+def test_may_match_is_case_insensitive_when_matching_is() -> None:
+    matcher = compile_matcher(MatchOptions(patterns=("pm_resume",)))
+    assert matcher.may_match(b"PM_RESUME")
+    assert matcher.may_match("STRAẞE".encode()) is False
+    folded = compile_matcher(MatchOptions(patterns=("straße",)))
+    assert folded.may_match("STRAẞE".encode()) and list(folded.find_iter("STRAẞE".encode()))
