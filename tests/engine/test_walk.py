@@ -230,3 +230,52 @@ def test_following_walk_stays_in_the_sandbox(tmp_path_factory: pytest.TempPathFa
     for i, (where, target) in enumerate(links):
         if target.startswith(("OUT", "BASE")):
             assert any(err.path.endswith(f"l{i}") for err in errors), (links, errors)
+
+
+# ---------------------------------------------------------------------------------------------
+# Options the scan orchestration uses: split_depth (pool workers walk subtrees) and stat=False.
+
+SPLIT_TREE = {
+    ".gitignore": "*.log\n/top_only.txt\nsub/skip/\n!keep.log\n",
+    "a.txt": "", "a.log": "", "keep.log": "", "top_only.txt": "", "z.txt": "",
+    "sub/.gitignore": "*.tmp\n", "sub/a.tmp": "", "sub/b.txt": "", "sub/top_only.txt": "", "sub/skip/x.txt": "",
+    "sub/deeper/c.log": "", "sub/deeper/d.txt": "", "sub/deeper/keep.log": "",
+    "sub-b/e.txt": "", ".hidden/f.txt": "", "w/x/y/z.txt": "",
+}
+
+
+@pytest.mark.parametrize("split_depth", [1, 2, 3])
+@pytest.mark.parametrize("options", [{}, {"hidden": True}, {"include_globs": ("*.txt",)}, {"file_types": ("txt",)}])
+def test_expanding_subtrees_in_place_reproduces_the_walk(tmp_path: Path, split_depth: int,
+                                                         options: dict[str, object]) -> None:
+    from sleuth.engine.walk import Subtree
+    root = write_tree(tmp_path / "ws", SPLIT_TREE)
+    (root / ".git").mkdir()
+    ws = Workspace([root])
+    whole = [e.display for e in run(ws, **options)[0]]
+    opts = WalkOptions(**options)  # type: ignore[arg-type]
+    pieces: list[str] = []
+    subtrees = 0
+    for item in walk(ws, ws.resolve(None), opts, CancelToken(), SkipCounts(), [], split_depth):
+        if isinstance(item, Subtree):
+            subtrees += 1
+            assert item.depth == split_depth
+            pieces.extend(e.display for e in walk(ws, [item.target], opts, CancelToken(), SkipCounts(), []))  # type: ignore[union-attr]
+        else:
+            pieces.append(item.display)
+    assert pieces == whole
+    assert subtrees > 0
+
+
+def test_without_stat_the_same_files_come_unsized(tmp_path: Path) -> None:
+    root = write_tree(tmp_path / "ws", {"a/b.txt": "bb", "c.txt": "c" * 50, "d.txt": ""})
+    ws = Workspace([root])
+    full = list(walk(ws, ws.resolve(None), WalkOptions(max_file_size_bytes=10), CancelToken(), SkipCounts(), []))
+    skipped = SkipCounts()
+    bare = list(walk(ws, ws.resolve(None), WalkOptions(max_file_size_bytes=10), CancelToken(), skipped, [],
+                     stat=False))
+    assert [e.display for e in full] == ["a/b.txt", "d.txt"]
+    assert [e.display for e in bare] == ["a/b.txt", "c.txt", "d.txt"]  # the size cap is the caller's then
+    assert {(e.size, e.mtime) for e in bare} == {(-1, -1.0)} and skipped.too_large == 0
+    (named,) = walk(ws, ws.resolve("c.txt"), WalkOptions(), CancelToken(), SkipCounts(), [], stat=False)
+    assert named.size == 50

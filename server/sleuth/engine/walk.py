@@ -17,34 +17,36 @@ from __future__ import annotations
 import os
 import stat as stat_mod
 from operator import itemgetter
-from typing import Iterator
+from typing import Iterator, NamedTuple
 
 from sleuth.engine.cancel import CancelToken
+from sleuth.engine.errors import describe_os_error
 from sleuth.engine.ignore import HIDDEN, IGNORED, TAKE, DirState, Filter
 from sleuth.engine.types import FileEntry, FileError, SkipCounts, WalkOptions
 from sleuth.engine.workspace import Target, Workspace, lossy, sort_key
 
-__all__ = ["walk"]
+__all__ = ["walk", "Subtree"]
 
 _POLL_EVERY = 256
 _DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
 _first = itemgetter(0)
 
 
-def _reason(exc: OSError) -> str:
-    """A per-entry error message that says what happened and what to do about it (SPEC §9)."""
-    if isinstance(exc, FileNotFoundError):
-        return "vanished during the search (deleted or moved); skipped, search again to include it"
-    if isinstance(exc, PermissionError):
-        return "permission denied; skipped, grant read access or exclude it with exclude_globs"
-    return f"{(exc.strerror or str(exc)).lower()}; skipped"
+class Subtree(NamedTuple):
+    """A folder the walk would descend into, handed over whole instead (``split_depth``): walking it
+    as its own target yields exactly the files the parent walk would have (ignore files of its
+    ancestors apply), so a pool worker can walk and search it while the parent walk goes on."""
+
+    target: Target
+    display: str
+    depth: int  # depth of the folder below the original target (1 = a direct child)
 
 
 class _Walker:
     """One call of :func:`walk`: the compiled filter plus the counters it fills."""
 
     def __init__(self, workspace: Workspace, options: WalkOptions, token: CancelToken,
-                 skipped: SkipCounts, errors: list[FileError], targets: list[Target]) -> None:
+                 skipped: SkipCounts, errors: list[FileError], targets: list[Target], stat: bool = True) -> None:
         self.workspace = workspace
         self.options = options
         self.token = token
@@ -56,6 +58,7 @@ class _Walker:
             depth = 1 if depth is None else min(depth, 1)
         self.max_depth = depth
         self.follow = options.follow
+        self.stat = stat
         self.size_cap = options.max_file_size_bytes
         self.other_targets = {t.path for t in targets if t.is_dir}
 
@@ -131,7 +134,7 @@ class _Walker:
         except OSError as exc:
             if fd is not None:
                 os.close(fd)
-            self.errors.append(FileError(prefix[:-1] or ".", _reason(exc)))
+            self.errors.append(FileError(prefix[:-1] or ".", describe_os_error(exc)))
             return [], None
 
     def _follow(self, state: DirState, entry: os.DirEntry[str], path: str,
@@ -161,7 +164,7 @@ class _Walker:
         return is_dir, st
 
     # -- traversal -----------------------------------------------------------------------------------
-    def run(self, target: Target, budget: list[int]) -> Iterator[FileEntry]:
+    def run(self, target: Target, budget: list[int], split_depth: int | None = None) -> Iterator[FileEntry | Subtree]:
         if not target.is_dir:
             yield from self._explicit_file(target, budget)
             return
@@ -186,6 +189,7 @@ class _Walker:
         skipped = self.skipped
         other_targets = self.other_targets
         entry_type = FileEntry
+        want_stat = self.stat
         seen = 0
         try:
             while frames:
@@ -208,17 +212,26 @@ class _Walker:
                                                                  "folder, which is searched once; skipped"))
                                 continue
                             ancestors.append(ident)
+                        if split_depth is not None and depth + 1 >= split_depth:
+                            yield Subtree(Target(target.root, path, True), display, depth + 1)
+                            continue
                         sub_prefix = display + "/"
                         scanned, sub_fd = self._scan(path, sub_prefix)
                         sub = self.filter.enter(state, entry.name, path, [e.name for e in scanned])
                         frames.append((self.listing(sub, scanned, path + os.sep, sub_prefix, depth + 1), sub,
                                        depth + 1, sub_fd))
                         break
+                    if not want_stat:
+                        yield entry_type(path, display, -1, -1.0)
+                        budget[0] -= 1
+                        if budget[0] == 0:
+                            return
+                        continue
                     if st is None:
                         try:
                             st = entry.stat(follow_symlinks=False)
                         except OSError as exc:
-                            errors.append(FileError(display, _reason(exc)))
+                            errors.append(FileError(display, describe_os_error(exc)))
                             continue
                     if size_cap is not None and st.st_size > size_cap:
                         skipped.too_large += 1
@@ -245,7 +258,7 @@ class _Walker:
         try:
             st = os.stat(target.path)
         except OSError as exc:
-            self.errors.append(FileError(display, _reason(exc)))
+            self.errors.append(FileError(display, describe_os_error(exc)))
             return
         if not stat_mod.S_ISREG(st.st_mode):
             self.errors.append(FileError(display, "not a regular file; skipped"))
@@ -258,14 +271,24 @@ class _Walker:
 
 
 def walk(workspace: Workspace, targets: list[Target], options: WalkOptions, token: CancelToken,
-         skipped: SkipCounts, errors: list[FileError]) -> Iterator[FileEntry]:
+         skipped: SkipCounts, errors: list[FileError], split_depth: int | None = None, *,
+         stat: bool = True) -> Iterator[FileEntry | Subtree]:
     """Yield the files to search under ``targets``, in final result order (see the module doc).
+
+    With ``split_depth``, a folder that deep below its target is yielded as a :class:`Subtree`
+    (in its place in the order) instead of being entered; ``follow`` and ``max_files`` need the
+    whole walk in one place, so callers split only without them.
 
     ``skipped`` counts entries passed over (``ignored``: ignore files, globs and types, one per
     pruned entry; ``hidden``; ``too_large``); per-entry problems go to ``errors`` and the walk goes
     on. Stops quietly when ``token.should_stop()`` or after ``options.max_files`` files.
+
+    ``stat=False`` skips the one ``stat`` per file (about 40% of the walk's time on the Linux tree):
+    files found in folders then carry ``size=-1, mtime=-1.0`` and ``max_file_size_bytes`` is *not*
+    applied, so a caller that opens the files anyway applies it (``fstat`` after ``open``) and counts
+    ``too_large`` itself. Named files (targets that are files) are always stat'ed and capped.
     """
-    walker = _Walker(workspace, options, token, skipped, errors, targets)
+    walker = _Walker(workspace, options, token, skipped, errors, targets, stat)
     budget = [options.max_files if options.max_files is not None else -1]
     if budget[0] == 0:
         return
@@ -277,6 +300,6 @@ def walk(workspace: Workspace, targets: list[Target], options: WalkOptions, toke
     for target in sorted(targets, key=order):
         if token.should_stop():
             return
-        yield from walker.run(target, budget)
+        yield from walker.run(target, budget, split_depth)
         if budget[0] == 0:
             return
