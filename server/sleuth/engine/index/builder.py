@@ -105,8 +105,11 @@ def worker_main(argv: list[str]) -> int:
     conn.execute("BEGIN")
     results: list[list[Any]] = []
     total = 0
+    parent = os.getppid()
     with open(list_path, encoding="utf-8", errors="surrogateescape") as listing:
         for line in listing:
+            if not results and os.getppid() != parent:
+                return 3  # orphaned: the server died; its build directory is never published
             file_id, path = line.rstrip("\n").split("\t", 1)
             record, row = index_file(conn, path, row, max_bytes)
             results.append([int(file_id), record.size, record.mtime_ns, record.first_row, list(record.offsets),

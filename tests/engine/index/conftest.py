@@ -1,0 +1,53 @@
+"""Shared fixtures for the index tests: real temp trees, real services, a plain-scan oracle."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from sleuth.engine.index import IndexService
+from sleuth.engine.workspace import Workspace
+
+
+def write_tree(root: Path, files: dict[str, str | bytes]) -> None:
+    for rel, content in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, str):
+            path.write_text(content, encoding="utf-8")
+        else:
+            path.write_bytes(content)
+
+
+def start(root: Path, cache: Path) -> IndexService:
+    service = IndexService(Workspace([root]), cache_dir=str(cache))
+    service.start()
+    assert service.wait_ready(120), service.status()
+    assert service.wait_idle(60)
+    return service
+
+
+def scan(root: Path, needle: bytes, casei: bool = False) -> set[str]:
+    """Files that really contain ``needle`` (the plain scan the index must never contradict)."""
+    found: set[str] = set()
+    pattern = re.compile(re.escape(needle), re.I if casei else 0)
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+        for name in filenames:
+            if name.startswith("."):
+                continue
+            path = os.path.join(dirpath, name)
+            with open(path, "rb") as handle:
+                if pattern.search(handle.read()):
+                    found.add(os.path.realpath(path))
+    return found
+
+
+@pytest.fixture
+def kit() -> SimpleNamespace:
+    """``kit.write_tree``, ``kit.start`` and ``kit.scan`` for the tests of this folder."""
+    return SimpleNamespace(write_tree=write_tree, start=start, scan=scan)

@@ -1,0 +1,147 @@
+"""Incremental updates: a notified change is searched from disk at once and re-indexed soon after;
+open buffers are always candidates; the index only narrows (index/scan agreement, property-tested)."""
+
+from __future__ import annotations
+
+import os
+import string
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from sleuth.engine.index import IndexService
+from sleuth.engine.index.trigram import And, Lit, Or
+from sleuth.engine.types import WalkOptions
+
+
+def test_a_pending_change_is_a_candidate_before_it_is_indexed(tmp_path: Path, kit: SimpleNamespace) -> None:
+    root, cache = tmp_path / "ws", tmp_path / "cache"
+    kit.write_tree(root, {"a.c": "nothing here\n", "b.c": "nor here\n"})
+    service = kit.start(root, cache)
+    try:
+        (root / "a.c").write_text("now with fresh_token\n")
+        with service._lock:  # hold the updater off: the change is pending, not yet indexed
+            service.notify_changed([str(root / "a.c")])
+            got = service.candidates(None, Lit(b"fresh_token"))
+            assert got is not None and str((root / "a.c").resolve()) in got.paths
+            assert service.status()["state"] == "stale" and service.status()["pending_updates"] == 1
+        assert service.wait_idle()
+        got = service.candidates(None, Lit(b"fresh_token"))
+        assert got is not None and got.paths == [str((root / "a.c").resolve())] and not got.pending
+        assert service.candidates(None, Lit(b"nothing here")).paths == []
+        assert service.status()["state"] == "ready"
+    finally:
+        service.stop()
+
+
+def test_created_and_deleted_files(tmp_path: Path, kit: SimpleNamespace) -> None:
+    root, cache = tmp_path / "ws", tmp_path / "cache"
+    kit.write_tree(root, {"a.c": "alpha_token\n"})
+    service = kit.start(root, cache)
+    try:
+        kit.write_tree(root, {"sub/new.c": "alpha_token again\n"})
+        os.remove(root / "a.c")
+        service.notify_changed([str(root / "sub/new.c"), str(root / "a.c")])
+        assert service.wait_idle()
+        got = service.candidates(None, Lit(b"alpha_token"))
+        assert got is not None and [Path(p).name for p in got.paths] == ["new.c"]
+        assert service.status()["files"] == 1
+    finally:
+        service.stop()
+
+
+def test_open_buffers_are_always_candidates(tmp_path: Path, kit: SimpleNamespace) -> None:
+    root, cache = tmp_path / "ws", tmp_path / "cache"
+    kit.write_tree(root, {"a.c": "plain\n", "b.c": "plain\n"})
+    service = kit.start(root, cache)
+    try:
+        path = str((root / "b.c").resolve())
+        service.notify_buffer(path, "unsaved buffer_token\n")
+        got = service.candidates(None, Lit(b"buffer_token"))
+        assert got is not None and got.paths == [path]
+        service.notify_buffer(path, None)
+        assert service.candidates(None, Lit(b"buffer_token")).paths == []
+    finally:
+        service.stop()
+
+
+def test_the_index_declines_what_it_cannot_narrow(tmp_path: Path, kit: SimpleNamespace) -> None:
+    root, cache = tmp_path / "ws", tmp_path / "cache"
+    kit.write_tree(root, {"a.c": "abc\n"})
+    service = kit.start(root, cache)
+    try:
+        assert service.candidates(None, Lit(b"ab")) is None  # shorter than a trigram
+        assert service.candidates(None, Or((Lit(b"abcdef"), Lit(b"x")))) is None
+        assert service.candidates(None, Lit(b"abc"), WalkOptions(hidden=True)) is None
+        assert service.candidates(None, And((Lit(b"abc"), Lit(b"q")))) is not None
+    finally:
+        service.stop()
+
+
+def test_not_ready_means_no_narrowing(tmp_path: Path) -> None:
+    from sleuth.engine.workspace import Workspace
+
+    service = IndexService(Workspace([tmp_path]), cache_dir=str(tmp_path / "cache"))
+    assert service.candidates(None, Lit(b"anything")) is None
+    assert service.status()["state"] == "absent"
+
+
+# -- index/scan agreement -------------------------------------------------------------------------
+WORDS = ["foo", "Foo", "bar_baz", "QUUX", "ſtraße", "Kelvin", "x", "ab", "line\nbreak", "tab\tbed", "é", "日本語"]
+text = st.lists(st.sampled_from(WORDS), max_size=12).map(" ".join)
+names = st.sampled_from(["a.txt", "b.c", "d/e.py", "d/f/g.md", "h.txt"])
+edit = st.tuples(names, st.one_of(text, st.none()))  # None deletes
+needles = st.one_of(st.sampled_from(WORDS), st.text(alphabet=string.ascii_letters + "_ ſ", min_size=3, max_size=6))
+
+
+@pytest.fixture(scope="module")
+def agreement(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, IndexService]:
+    from sleuth.engine.workspace import Workspace
+
+    root = tmp_path_factory.mktemp("agree")
+    (root / "a.txt").write_text("seed foo\n")
+    service = IndexService(Workspace([root]), cache_dir=str(tmp_path_factory.mktemp("cache")))
+    service.start()
+    assert service.wait_ready(120)
+    yield root, service
+    service.stop()
+
+
+def _scan(root: Path, needle: str, casei: bool) -> set[str]:
+    found = set()
+    for dirpath, _, filenames in os.walk(root):
+        for name in filenames:
+            path = os.path.join(dirpath, name)
+            data = open(path, "rb").read().decode("utf-8", "replace")
+            if (needle.casefold() in data.casefold()) if casei else (needle in data):
+                found.add(os.path.realpath(path))
+    return found
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(edits=st.lists(edit, max_size=5), queries=st.lists(st.tuples(needles, st.booleans()), min_size=1, max_size=4),
+       wait=st.booleans())
+def test_candidates_cover_every_real_match(agreement: tuple[Path, IndexService], edits: list[tuple[str, str | None]],
+                                           queries: list[tuple[str, bool]], wait: bool) -> None:
+    root, service = agreement
+    changed = []
+    for name, content in edits:
+        path = root / name
+        if content is None:
+            if path.exists():
+                path.unlink()
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(content, encoding="utf-8")
+        changed.append(str(path))
+    service.notify_changed(changed)
+    if wait:
+        assert service.wait_idle()
+    for needle, casei in queries:
+        got = service.candidates(None, Lit(needle.encode("utf-8"), casei))
+        if got is None:
+            continue
+        assert _scan(root, needle, casei) <= set(got.paths), (needle, casei)

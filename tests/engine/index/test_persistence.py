@@ -1,0 +1,85 @@
+"""Persistence: a restart opens the published store (no rebuild) and catches up by size/mtime."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+from pathlib import Path
+from types import SimpleNamespace
+
+from sleuth.engine.index import IndexService, store
+from sleuth.engine.index.trigram import Lit
+from sleuth.engine.workspace import Workspace
+
+
+
+def test_store_lives_in_the_cache_dir_not_the_workspace(tmp_path: Path, kit: SimpleNamespace) -> None:
+    root, cache = tmp_path / "ws", tmp_path / "cache"
+    kit.write_tree(root, {"a.c": "int alpha_beta(void) {}\n"})
+    service = kit.start(root, cache)
+    status = service.status()
+    service.stop()
+    assert status["state"] == "ready" and status["files"] == 1
+    assert status["store_path"].startswith(str(cache))
+    assert status["store_bytes"] > 0
+    assert sorted(os.listdir(root)) == ["a.c"]
+
+
+def test_restart_reuses_the_store(tmp_path: Path, kit: SimpleNamespace) -> None:
+    root, cache = tmp_path / "ws", tmp_path / "cache"
+    kit.write_tree(root, {"a.c": "int alpha_beta(void) {}\n", "b/b.py": "def gamma_delta():\n    pass\n"})
+    first = kit.start(root, cache)
+    gen = first.status()["store_path"]
+    first.stop()
+    second = kit.start(root, cache)
+    try:
+        assert second.status()["store_path"] == gen  # opened, not rebuilt
+        got = second.candidates(None, Lit(b"gamma_delta"))
+        assert got is not None and [Path(p).name for p in got.paths] == ["b.py"]
+    finally:
+        second.stop()
+
+
+def test_restart_catches_up_on_changes_made_while_down(tmp_path: Path, kit: SimpleNamespace) -> None:
+    root, cache = tmp_path / "ws", tmp_path / "cache"
+    kit.write_tree(root, {"a.c": "old_name\n", "b.c": "keep_me\n", "c.c": "doomed\n"})
+    kit.start(root, cache).stop()
+    time.sleep(0.01)
+    kit.write_tree(root, {"a.c": "fresh_name here\n", "d.c": "brand_new\n"})
+    os.remove(root / "c.c")
+    service = kit.start(root, cache)
+    try:
+        for needle in (b"fresh_name", b"brand_new", b"old_name", b"doomed", b"keep_me"):
+            got = service.candidates(None, Lit(needle))
+            assert got is not None
+            assert kit.scan(root, needle) <= set(got.paths), needle
+        assert not set(service.candidates(None, Lit(b"old_name")).paths)
+        assert service.status()["files"] == 3
+    finally:
+        service.stop()
+
+
+def test_settings_index_path_chooses_the_store_location(tmp_path: Path, kit: SimpleNamespace) -> None:
+    root = tmp_path / "ws"
+    kit.write_tree(root, {"x.txt": "hello world\n"})
+
+    class Settings:
+        index_path = str(tmp_path / "elsewhere")
+
+    service = IndexService(Workspace([root]), Settings())
+    assert service.base.startswith(str(tmp_path / "elsewhere"))
+    assert service.base == store.store_dir([str(root.resolve())], str(tmp_path / "elsewhere"))
+
+
+def test_the_published_store_is_marked_complete(tmp_path: Path, kit: SimpleNamespace) -> None:
+    root, cache = tmp_path / "ws", tmp_path / "cache"
+    kit.write_tree(root, {"x.txt": "hello world\n"})
+    service = kit.start(root, cache)
+    gen = service.status()["store_path"]
+    service.stop()
+    for name in ("catalog.db", "shard-0.db", "shard-1.db"):
+        conn = sqlite3.connect(os.path.join(gen, name))
+        meta = dict(conn.execute("SELECT key, value FROM meta"))
+        conn.close()
+        assert meta["complete"] == "1" and meta["schema"] == store.SCHEMA
