@@ -267,6 +267,16 @@ def test_expanding_subtrees_in_place_reproduces_the_walk(tmp_path: Path, split_d
     assert subtrees > 0
 
 
+@pytest.mark.parametrize("options", [{"max_depth": 3}, {"recursive": False}, {"max_files": 4}, {"follow": True}])
+def test_split_is_ignored_when_the_walk_must_stay_whole(tmp_path: Path, options: dict[str, object]) -> None:
+    root = write_tree(tmp_path / "ws", SPLIT_TREE)
+    ws = Workspace([root])
+    opts = WalkOptions(**options)  # type: ignore[arg-type]
+    items = list(walk(ws, ws.resolve(None), opts, CancelToken(), SkipCounts(), [], 1))
+    assert all(isinstance(i, FileEntry) for i in items)
+    assert [i.display for i in items] == [e.display for e in run(ws, **options)[0]]  # type: ignore[union-attr]
+
+
 def test_without_stat_the_same_files_come_unsized(tmp_path: Path) -> None:
     root = write_tree(tmp_path / "ws", {"a/b.txt": "bb", "c.txt": "c" * 50, "d.txt": ""})
     ws = Workspace([root])
