@@ -289,3 +289,11 @@ def test_without_stat_the_same_files_come_unsized(tmp_path: Path) -> None:
     assert {(e.size, e.mtime) for e in bare} == {(-1, -1.0)} and skipped.too_large == 0
     (named,) = walk(ws, ws.resolve("c.txt"), WalkOptions(), CancelToken(), SkipCounts(), [], stat=False)
     assert named.size == 50
+
+
+def test_very_deep_trees_hold_few_descriptors(tmp_path: Path) -> None:
+    deep = "/".join(f"d{i}" for i in range(120))
+    root = write_tree(tmp_path / "ws", {f"{deep}/leaf.txt": "x", "top.txt": "t", "d0/mid.txt": "m"})
+    entries, _, errors = run(Workspace([root]))
+    assert [e.display for e in entries] == ["d0/mid.txt", f"{deep}/leaf.txt", "top.txt"]
+    assert errors == [] and entries[1].size == 1

@@ -14,6 +14,7 @@ apply to a path the user named) but deny globs and the size cap still do.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat as stat_mod
 from operator import itemgetter
@@ -28,6 +29,7 @@ from sleuth.engine.workspace import Target, Workspace, lossy, sort_key
 __all__ = ["walk", "Subtree"]
 
 _POLL_EVERY = 256
+_MAX_OPEN_DIRS = 48  # folder descriptors held at once (one per level of the current path)
 _DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
 _first = itemgetter(0)
 
@@ -122,19 +124,25 @@ class _Walker:
         items.sort(key=_first, reverse=True)
         return items
 
-    def _scan(self, path: str, prefix: str) -> tuple[list[os.DirEntry[str]], int | None]:
+    def _scan(self, path: str, prefix: str, depth: int = 0) -> tuple[list[os.DirEntry[str]], int | None]:
         """List a folder through a descriptor: each entry's stat is then one ``fstatat`` of a bare
         name instead of a full-path ``lstat`` (the kernel walks one component, not the whole path).
-        The caller closes the descriptor when it is done with the entries."""
+        The caller closes the descriptor when done. Very deep folders (or a process out of
+        descriptors) are listed by path instead, so the walk never holds more than a few dozen."""
         fd = None
         try:
-            fd = os.open(path, _DIR_FLAGS)
-            with os.scandir(fd) as it:
+            if depth < _MAX_OPEN_DIRS:
+                try:
+                    fd = os.open(path, _DIR_FLAGS)
+                except OSError as exc:
+                    if exc.errno not in (errno.EMFILE, errno.ENFILE):
+                        raise
+            with os.scandir(fd if fd is not None else path) as it:
                 return list(it), fd
         except OSError as exc:
             if fd is not None:
                 os.close(fd)
-            self.errors.append(FileError(prefix[:-1] or ".", describe_os_error(exc)))
+            self.errors.append(FileError(prefix[:-1] or ".", _reason(exc)))
             return [], None
 
     def _follow(self, state: DirState, entry: os.DirEntry[str], path: str,
@@ -216,7 +224,7 @@ class _Walker:
                             yield Subtree(Target(target.root, path, True), display, depth + 1)
                             continue
                         sub_prefix = display + "/"
-                        scanned, sub_fd = self._scan(path, sub_prefix)
+                        scanned, sub_fd = self._scan(path, sub_prefix, depth + 1)
                         sub = self.filter.enter(state, entry.name, path, [e.name for e in scanned])
                         frames.append((self.listing(sub, scanned, path + os.sep, sub_prefix, depth + 1), sub,
                                        depth + 1, sub_fd))
