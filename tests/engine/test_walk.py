@@ -295,5 +295,5 @@ def test_very_deep_trees_hold_few_descriptors(tmp_path: Path) -> None:
     deep = "/".join(f"d{i}" for i in range(120))
     root = write_tree(tmp_path / "ws", {f"{deep}/leaf.txt": "x", "top.txt": "t", "d0/mid.txt": "m"})
     entries, _, errors = run(Workspace([root]))
-    assert [e.display for e in entries] == ["d0/mid.txt", f"{deep}/leaf.txt", "top.txt"]
-    assert errors == [] and entries[1].size == 1
+    assert [e.display for e in entries] == [f"{deep}/leaf.txt", "d0/mid.txt", "top.txt"]
+    assert errors == [] and entries[0].size == 1
