@@ -293,8 +293,12 @@ class IndexService:
 
     # -- text-search helpers (used by sleuth.engine.index.text) ------------------------------------
     def files_with(self, literal: str) -> set[int] | None:
-        """Ids of indexed files containing ``literal`` case-insensitively (a superset), None if too short."""
-        query = simplify(Lit(literal.encode("utf-8"), True))
+        """Ids of indexed files containing ``literal`` ignoring ASCII case (SQLite's folding), None if too short.
+
+        For ranked text search: unlike :meth:`candidates` it does not guard against the few
+        non-ASCII characters whose Unicode case folding is ASCII (KELVIN SIGN, LONG S).
+        """
+        query = simplify(Lit(literal.encode("utf-8"), False))
         if query is ALL:
             return None
         with self._lock:
@@ -314,6 +318,10 @@ class IndexService:
                 rows = [r for (r,) in conn.execute("SELECT rowid FROM defs WHERE defs MATCH ?", (expr,))]
                 out.update(fid for fid, _ in cat.owners(shard, rows))
         return out
+
+    def all_ids(self) -> list[int]:
+        with self._lock:
+            return [r.id for r in self._cat.sorted_records()] if self._cat else []
 
     def record(self, fid: int) -> FileRecord | None:
         with self._lock:

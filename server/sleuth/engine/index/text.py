@@ -170,8 +170,8 @@ def _candidates(index: Any, compiled: _Compiled) -> tuple[list[int], list[int]]:
             union |= found
         if union is not None:
             files = union if files is None else files & union
-    if files is None:  # nothing to narrow on (every word is shorter than 3 characters)
-        files = set()
+    if files is None:  # nothing to narrow on (every word is shorter than 3 characters): scan in budget
+        files = set(index.all_ids())
     definers &= files if files else definers
     return sorted(definers), sorted(files - definers)
 
@@ -219,6 +219,8 @@ def search_text(index: Any, query_text: str, options: TextOptions = TextOptions(
     seen: set[str] = set()
     ordered = []
     for is_def, path, display in sorted(records, key=lambda r: (not r[0], -compiled.score_file(r[2]))):
+        if any(x.search(display) for x in compiled.excluded):
+            continue  # -word drops lines containing it and files whose path contains it
         if path not in seen:
             seen.add(path)
             ordered.append((is_def, path, display))

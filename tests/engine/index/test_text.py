@@ -1,0 +1,136 @@
+"""Ranked text search: the query language, identifier parts, definitions first, result shape."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from sleuth.commands import get_command
+from sleuth.commands.context import CommandContext, Services
+from sleuth.engine.errors import BadArgs, IndexNotReady
+from sleuth.engine.index import IndexService
+from sleuth.engine.index.defs import definitions, identifier_key, split_identifier
+from sleuth.engine.index.query import parse_query
+from sleuth.engine.index.text import TextOptions, search_text
+
+TREE = {
+    "src/users/user_service.py": (
+        "from repo import get_user_by_id\n\n"
+        "class UserService:\n"
+        "    def find(self, uid):\n"
+        "        return get_user_by_id(uid)\n"
+    ),
+    "src/repo.py": (
+        "# the one place users are loaded\n"
+        "def get_user_by_id(uid):\n"
+        "    return DB[uid]\n"
+    ),
+    "src/web/UserController.ts": (
+        "export class UserController {\n"
+        "  show(id: string) { return api.getUserById(id); }\n"
+        "}\n"
+    ),
+    "src/api.ts": "export function getUserById(id: string) {\n  return fetch(id);\n}\n",
+    "docs/notes.md": "get user by id is called everywhere; get_user_by_id get_user_by_id get_user_by_id\n",
+    "kernel/pm.c": (
+        "#include <pm.h>\n"
+        "int pm_runtime_resume(struct device *dev)\n{\n\treturn 0;\n}\n"
+        "static void helper(void) { pm_runtime_resume(NULL); pm_runtime_resume(NULL); }\n"
+    ),
+    "include/pm.h": "extern int pm_runtime_resume(struct device *dev);\n#define PM_MAGIC 42\n",
+    "misc/test_pm.c": "void t(void) { pm_runtime_resume(0); pm_runtime_resume(0); pm_runtime_resume(0); }\n",
+}
+
+
+@pytest.fixture(scope="module")
+def service(tmp_path_factory: pytest.TempPathFactory) -> IndexService:
+    from sleuth.engine.workspace import Workspace
+
+    root = tmp_path_factory.mktemp("text")
+    for rel, content in TREE.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(content)
+    svc = IndexService(Workspace([root]), cache_dir=str(tmp_path_factory.mktemp("cache")))
+    svc.start()
+    assert svc.wait_ready(120)
+    yield svc
+    svc.stop()
+
+
+def _top(service: IndexService, query: str, n: int = 20) -> list[dict]:
+    return search_text(service, query, TextOptions(max_results=n))["results"]
+
+
+def test_identifier_parts_find_both_spellings(service: IndexService) -> None:
+    paths = {r["path"] for r in _top(service, "get user by id")}
+    assert {"src/repo.py", "src/api.ts", "src/users/user_service.py"} <= paths
+
+
+def test_definitions_come_first(service: IndexService) -> None:
+    top = _top(service, "get user by id")[:2]
+    assert {r["path"] for r in top} == {"src/repo.py", "src/api.ts"}
+    assert _top(service, "pm runtime resume")[0]["path"] == "kernel/pm.c"
+    assert _top(service, "pm_runtime_resume")[0]["path"] == "kernel/pm.c"
+    assert _top(service, "UserController")[0]["path"] == "src/web/UserController.ts"
+
+
+def test_scores_are_between_0_and_1_and_sorted(service: IndexService) -> None:
+    results = _top(service, "user")
+    scores = [r["score"] for r in results]
+    assert scores and all(0 < s <= 1 for s in scores) and scores == sorted(scores, reverse=True)
+
+
+def test_query_language(service: IndexService) -> None:
+    assert {r["path"] for r in _top(service, "PM_MAGIC OR getUserById")} >= {"include/pm.h", "src/api.ts"}
+    assert all("test" not in r["path"] for r in _top(service, "pm runtime resume -test"))
+    assert all("extern" not in r["snippet"] for r in _top(service, "pm_runtime_resume -extern"))
+    assert {r["path"] for r in _top(service, '"get user by id"')} >= {"docs/notes.md"}
+    assert {r["path"] for r in _top(service, "UserCont*")} == {"src/web/UserController.ts"}
+    with pytest.raises(BadArgs):
+        parse_query("-only -excluded")
+
+
+def test_result_shape_snippet_highlights_context(service: IndexService) -> None:
+    hit = _top(service, "get user by id")[0]
+    assert set(hit) == {"path", "line", "score", "snippet", "highlights", "context"}
+    span = hit["highlights"][0]
+    assert hit["snippet"][span["start"]:span["end"]].lower().replace("_", "") == "getuserbyid"
+    if hit["path"] == "src/repo.py":
+        assert hit["line"] == 2 and hit["context"]["before"] == ["# the one place users are loaded"]
+
+
+def test_the_command_validates_and_filters(service: IndexService) -> None:
+    run = get_command("sleuth.text")
+    ctx = CommandContext(service.workspace, services=Services(index=service))
+    result = run([{"query": "get user by id", "file_types": ["ts"], "max_results": 5, "context_lines": 0}], ctx)
+    assert result["results"] and all(r["path"].endswith(".ts") for r in result["results"])
+    assert all(r["context"] == {"before": [], "after": []} for r in result["results"])
+    result = run({"query": "get user by id", "include_path": "src/**", "exclude_path": "src/api.ts"}, ctx)
+    assert {r["path"] for r in result["results"]} == {"src/repo.py", "src/users/user_service.py",
+                                                     "src/web/UserController.ts"}
+    with pytest.raises(BadArgs):
+        run({"query": "x", "bogus": 1}, ctx)
+    with pytest.raises(IndexNotReady):
+        run({"query": "x"}, CommandContext(service.workspace, services=Services(index=None)))
+
+
+def test_definition_shapes_and_identifier_keys() -> None:
+    source = (b"#define FOO_BAR 1\nstruct ext4_inode {\nstatic int do_thing(int a)\n{\n"
+              b"int proto(int a,\n  int b);\nclass Widget(Base):\n    def render(self):\n} my_type_t;\n"
+              b"\tstruct ext4_inode *inode = x;\nextern int nope(void)\n;\n")
+    names = [n for n, _, _ in definitions(source)]
+    assert names == ["FOO_BAR", "ext4_inode", "do_thing", "Widget", "render", "my_type_t"]
+    assert split_identifier("getUserByID") == ["get", "user", "by", "id"]
+    assert identifier_key("get user by id") == identifier_key("get_user_by_id") == identifier_key("getUserById")
+
+
+def test_status_and_build_commands(service: IndexService, kit: SimpleNamespace) -> None:
+    ctx = CommandContext(service.workspace, services=Services(index=service))
+    status = get_command("sleuth.index.status")({}, ctx)
+    assert status["state"] == "ready" and status["files"] == len(TREE) and status["store_bytes"] > 0
+    built = get_command("sleuth.index.build")([{}], ctx)
+    assert built["state"] == "ready" and built["files"] == len(TREE)
+    assert get_command("sleuth.index.status")({}, CommandContext(service.workspace))["state"] == "disabled"
