@@ -32,6 +32,7 @@ __all__ = [
     "UnknownTool",
     "BackendUnavailable",
     "Cancelled",
+    "describe_os_error",
 ]
 
 
@@ -117,3 +118,12 @@ class Cancelled(SleuthError):
 
     code = "cancelled"
     default_hint = "Nothing to do: the request was cancelled by its caller."
+
+
+def describe_os_error(exc: OSError) -> str:
+    """The ``errors`` entry for a file the walk or the searcher could not use: what happened, what to do."""
+    if isinstance(exc, FileNotFoundError):
+        return "vanished during the search (deleted or moved); skipped, search again to include it"
+    if isinstance(exc, PermissionError):
+        return "permission denied; skipped, grant read access or exclude it with exclude_globs"
+    return f"{(exc.strerror or str(exc)).lower()}; skipped"

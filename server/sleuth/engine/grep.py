@@ -1,11 +1,15 @@
-"""The grep loop: walk -> schedule -> search -> collect (ripgrep's ``main.rs::search``), on both cores.
+"""The grep loop: walk -> schedule -> search -> collect (ripgrep's ``main.rs::search``), on every core.
 
-Python threads share one interpreter lock, so reading and matching 1 GB of files on two
-cores needs processes. The walk runs here and cuts its files into chunks; a process pool
-searches chunks; results come back in any order and a re-order buffer hands them to the
-collector in walk order (final order), so results stream in the order they will finally have.
-A search that turns out small never pays for the pool: the first chunk is searched here.
-Cancellation and deadlines are polled between chunks; a chunk is small (tens of ms).
+Python threads share one interpreter lock, so reading and matching a gigabyte of files on
+two cores needs processes. Work is cut into *units* in final order: chunks of files, and —
+for big scans — whole subtrees (:class:`~sleuth.engine.walk.Subtree`), which a worker walks
+and searches itself, so the walk runs in parallel too. Units finish in any order; a re-order
+buffer hands them to the collector in unit order, so results stream in their final order.
+A small search never pays for the pool: it runs here.
+
+Stopping: the caller's token is polled between units; workers poll a flag in shared memory
+(one slot per running search) and the deadline, so a cancel, a timeout or "enough results"
+stops every process within one file, not one unit.
 """
 
 from __future__ import annotations
@@ -18,15 +22,15 @@ import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator, Mapping
+from typing import Any, Callable, Iterable, Iterator, Mapping, Union
 
 from sleuth.engine.cancel import CancelToken, NullProgress, ProgressSink
 from sleuth.engine.collect import Collector
 from sleuth.engine.errors import Cancelled
 from sleuth.engine.match import Matcher
-from sleuth.engine.search import BINARY, FileResult, search_path
+from sleuth.engine.search import BINARY, TOO_LARGE, FileResult, search_path
 from sleuth.engine.types import FileEntry, FileError, MatchOptions, SearchOptions, SkipCounts, WalkOptions
-from sleuth.engine.walk import walk
+from sleuth.engine.walk import Subtree, walk
 from sleuth.engine.workspace import Target, Workspace
 
 __all__ = ["GrepRequest", "GrepOutcome", "run_grep", "shutdown_pool"]
@@ -34,6 +38,8 @@ __all__ = ["GrepRequest", "GrepOutcome", "run_grep", "shutdown_pool"]
 CHUNK_FILES = 96
 CHUNK_BYTES = 8 << 20
 IN_PROCESS_FILES = 256  # a search over fewer files than this never starts the pool
+SPLIT_DEPTH = 2  # folders this deep below a target become subtree units in a big scan
+_SLOTS = 128  # concurrent searches that can have their own cancel flag
 
 
 @dataclass(frozen=True)
@@ -62,19 +68,30 @@ class GrepOutcome:
     errors: list[FileError] = field(default_factory=list)
 
 
+@dataclass
+class UnitResult:
+    """A unit's outcome; ``complete`` is False when the worker stopped early (cancel, deadline)."""
+
+    results: list[FileResult]
+    scanned: int
+    skipped: SkipCounts
+    errors: list[FileError]
+    complete: bool = True
+
+
+Chunk = list[tuple[str, str, "str | None", int]]  # (path, display, open-buffer text or None, size)
+Unit = Union[Chunk, Subtree]
+
+
 # ---------------------------------------------------------------- worker side
 
 _MATCHERS: dict[MatchOptions, Matcher] = {}
+_CANCEL: Any = None  # shared byte array, one flag per search slot (set in workers by _init_worker)
 
 
-def _matcher_for(options: MatchOptions) -> Matcher:
-    """Compile once per process: a pool worker sees the same options chunk after chunk."""
-    matcher = _MATCHERS.get(options)
-    if matcher is None:
-        if len(_MATCHERS) > 32:
-            _MATCHERS.clear()
-        matcher = _MATCHERS[options] = _compile(options)
-    return matcher
+def _init_worker(flags: Any) -> None:
+    global _CANCEL
+    _CANCEL = flags
 
 
 def _compile(options: MatchOptions) -> Matcher:
@@ -83,26 +100,83 @@ def _compile(options: MatchOptions) -> Matcher:
     return compile_matcher(options)
 
 
-Chunk = list[tuple[str, str, "str | None"]]  # (path, display, open-buffer text or None)
+def _matcher_for(options: MatchOptions) -> Matcher:
+    """Compile once per process: a pool worker sees the same options unit after unit."""
+    matcher = _MATCHERS.get(options)
+    if matcher is None:
+        if len(_MATCHERS) > 32:
+            _MATCHERS.clear()
+        matcher = _MATCHERS[options] = _compile(options)
+    return matcher
 
 
-def _search_chunk(match: MatchOptions, search: SearchOptions, chunk: Chunk) -> tuple[list[FileResult], int]:
-    """Search a chunk; returns only the results worth sending back, and the binary count."""
+class _WorkerToken(CancelToken):
+    """A token a pool worker can poll: the search's shared flag plus its absolute deadline."""
+
+    def __init__(self, slot: int | None, deadline: float | None) -> None:
+        super().__init__()
+        self.slot = slot
+        self.deadline = deadline
+
+    def should_stop(self) -> bool:
+        if self.slot is not None and _CANCEL is not None and _CANCEL[self.slot]:
+            return True
+        if self.deadline is not None and time.monotonic() >= self.deadline:
+            self.timed_out = True
+            return True
+        return False
+
+
+def _search_files(files: Iterable[tuple[str, str, str | None, int]], match: MatchOptions, search: SearchOptions,
+                  size_cap: int | None, token: CancelToken, out: UnitResult) -> None:
     matcher = _matcher_for(match)
-    keep: list[FileResult] = []
-    binary = 0
-    for path, display, text in chunk:
-        result = search_path(path, display, matcher, search, text)
+    for path, display, text, _size in files:
+        if token.should_stop():
+            out.complete = False
+            return
+        result = search_path(path, display, matcher, search, text, size_cap)
+        out.scanned += 1
         if result.skipped == BINARY:
-            binary += 1
+            out.skipped.binary += 1
+        elif result.skipped == TOO_LARGE:
+            out.skipped.too_large += 1
         elif result.matched_lines or result.error:
-            keep.append(result)
-    return keep, binary
+            out.results.append(result)
+        if result.error:
+            out.errors.append(FileError(display, result.error))
+
+
+def _run_unit(unit: Unit, workspace: Workspace, request: GrepRequest, buffers: Mapping[str, str] | None,
+              slot: int | None, deadline: float | None) -> UnitResult:
+    """Search one unit (in a worker, or in-process for small searches)."""
+    token = _WorkerToken(slot, deadline)
+    out = UnitResult([], 0, SkipCounts(), [])
+    cap = request.walk.max_file_size_bytes
+    if isinstance(unit, Subtree):
+        options = request.walk
+        if options.max_depth is not None:
+            options = _replace(options, max_depth=max(options.max_depth - unit.depth, 0))
+        entries = walk(workspace, [unit.target], options, token, out.skipped, out.errors, stat=False)
+        files = ((e.path, e.display, buffers.get(e.path) if buffers else None, e.size) for e in entries)
+        _search_files(files, request.match, request.search, cap, token, out)
+    else:
+        _search_files(unit, request.match, request.search, cap, token, out)
+    if token.should_stop():
+        out.complete = False
+    return out
+
+
+def _replace(options: WalkOptions, **changes: Any) -> WalkOptions:
+    from dataclasses import replace
+
+    return replace(options, **changes)
 
 
 # ---------------------------------------------------------------- the pool
 
 _POOL: ProcessPoolExecutor | None = None
+_FLAGS: Any = None
+_FREE_SLOTS: list[int] = []
 _POOL_LOCK = threading.Lock()
 
 
@@ -110,13 +184,33 @@ def _pool() -> ProcessPoolExecutor:
     """The shared pool, one worker per core. ``fork`` when this process has a single thread
     (the CLI: workers start in milliseconds), ``forkserver`` otherwise (a server's threads
     make ``fork`` unsafe)."""
-    global _POOL
+    global _POOL, _FLAGS
     with _POOL_LOCK:
         if _POOL is None:
             method = "fork" if threading.active_count() == 1 else "forkserver"
             context = multiprocessing.get_context(method)
-            _POOL = ProcessPoolExecutor(max_workers=max(1, os.cpu_count() or 1), mp_context=context)
+            _FLAGS = context.Array("b", _SLOTS, lock=False)
+            _FREE_SLOTS[:] = range(_SLOTS)
+            _POOL = ProcessPoolExecutor(max_workers=max(1, os.cpu_count() or 1), mp_context=context,
+                                        initializer=_init_worker, initargs=(_FLAGS,))
         return _POOL
+
+
+def _take_slot() -> int | None:
+    with _POOL_LOCK:
+        if not _FREE_SLOTS:
+            return None  # more searches than slots: this one stops between units only
+        slot = _FREE_SLOTS.pop()
+        _FLAGS[slot] = 0
+        return slot
+
+
+def _release_slot(slot: int | None) -> None:
+    if slot is None:
+        return
+    with _POOL_LOCK:
+        _FLAGS[slot] = 1  # anything still running for this search stops at its next file
+        _FREE_SLOTS.append(slot)
 
 
 def shutdown_pool() -> None:
@@ -134,21 +228,35 @@ atexit.register(shutdown_pool)
 # ---------------------------------------------------------------- the loop
 
 
-def _chunks(entries: Iterable[FileEntry], buffers: Mapping[str, str] | None,
-            token: CancelToken) -> Iterator[Chunk]:
+def _units(items: Iterable[FileEntry | Subtree], buffers: Mapping[str, str] | None,
+           token: CancelToken) -> Iterator[Unit]:
+    """Group consecutive files into chunks; subtrees pass through as units of their own."""
     chunk: Chunk = []
     size = 0
-    for entry in entries:
-        text = buffers.get(entry.path) if buffers else None
-        chunk.append((entry.path, entry.display, text))
-        size += entry.size
+    for item in items:
+        if isinstance(item, Subtree):
+            if chunk:
+                yield chunk
+                chunk, size = [], 0
+            yield item
+            continue
+        chunk.append((item.path, item.display, buffers.get(item.path) if buffers else None, item.size))
+        size += max(item.size, 0)
         if len(chunk) >= CHUNK_FILES or size >= CHUNK_BYTES:
             yield chunk
             chunk, size = [], 0
-            if token.should_stop():
-                return
+        if token.should_stop():
+            return
     if chunk:
         yield chunk
+
+
+def _subtree_buffers(unit: Unit, buffers: Mapping[str, str] | None) -> Mapping[str, str] | None:
+    """Only the open buffers a subtree worker can need travel with it."""
+    if not buffers or not isinstance(unit, Subtree):
+        return None
+    prefix = unit.target.path.rstrip(os.sep) + os.sep
+    return {p: t for p, t in buffers.items() if p.startswith(prefix)} or None
 
 
 def run_grep(workspace: Workspace, request: GrepRequest, token: CancelToken,
@@ -164,74 +272,81 @@ def run_grep(workspace: Workspace, request: GrepRequest, token: CancelToken,
     _compile(request.match)  # validate here: a bad pattern fails before any file is read
     skipped = SkipCounts()
     errors: list[FileError] = []
+    walk_options = request.walk
+    split = None
+    if entries is None and request.search.sort == "path" and not walk_options.follow and walk_options.max_files is None:
+        split = SPLIT_DEPTH
+    items: Iterable[FileEntry | Subtree]
     if entries is None:
-        entries = walk(workspace, list(request.targets), request.walk, token, skipped, errors)
+        # The size cap is applied by the searcher (from fstat, in the workers), not by a stat here.
+        items = walk(workspace, list(request.targets), walk_options, token, skipped, errors, split,
+                     stat=request.search.sort == "modified")
+    else:
+        items = entries
     if request.search.sort == "modified":
-        entries = sorted(entries, key=lambda e: -e.mtime)  # newest first; stable, so ties stay in path order
+        items = sorted(items, key=lambda e: -e.mtime)  # type: ignore[union-attr]  # newest first, stable
     collector = Collector(request.search.max_results, request.search.output, sink)
     scanned = 0
     last_progress = 0.0
+    deadline = token._deadline  # noqa: SLF001 - workers need the absolute deadline
 
-    def take(results: list[FileResult], binary: int, files: int) -> bool:
+    def take(unit: UnitResult) -> bool:
         nonlocal scanned, last_progress
-        scanned += files
-        skipped.binary += binary
+        scanned += unit.scanned
+        skipped.add(unit.skipped)
+        errors.extend(unit.errors)
         going = True
-        for result in results:
-            if result.error:
-                errors.append(FileError(result.display, result.error))
-            if going and not collector.add(result):
+        for result in unit.results:
+            if not collector.add(result):
                 going = False
+                break
         collector.flush()
         now = time.monotonic()
         if now - last_progress > 0.1:
             last_progress = now
             progress(scanned, None, f"{scanned} files searched")
-        return going
+        return going and unit.complete
 
-    chunks = _chunks(entries, buffers, token)
-    # Search in-process until the search proves big enough to be worth the pool.
-    head: list[Chunk] = []
-    for chunk in chunks:
-        head.append(chunk)
-        if sum(len(c) for c in head) >= IN_PROCESS_FILES:
+    units = _units(items, buffers, token)
+    head: list[Unit] = []
+    for unit in units:
+        head.append(unit)
+        if isinstance(unit, Subtree) or sum(len(c) for c in head) >= IN_PROCESS_FILES:  # type: ignore[arg-type]
             break
     else:
-        for chunk in head:
-            if token.should_stop():
-                break
-            results, binary = _search_chunk(request.match, request.search, chunk)
-            if not take(results, binary, len(chunk)):
+        for unit in head:  # small: search here, no processes
+            if token.should_stop() or not take(_run_unit(unit, workspace, request, buffers, None, deadline)):
                 break
         return _finish(collector, token, scanned, skipped, errors)
 
     pool = _pool()
-    source = itertools.chain(head, chunks)
-    in_flight: dict[Future[tuple[list[FileResult], int]], tuple[int, int]] = {}  # future -> (seq, files)
-    done: dict[int, tuple[list[FileResult], int, int]] = {}
-    read_ahead = 2 * (os.cpu_count() or 1) + 2
+    slot = _take_slot()
+    source = itertools.chain(head, units)
+    in_flight: dict[Future[UnitResult], int] = {}
+    done: dict[int, UnitResult] = {}
+    read_ahead = 4 * (os.cpu_count() or 1)
     submitted = next_to_take = 0
     going = True
     try:
         while going:
             while len(in_flight) < read_ahead and not token.should_stop():
-                chunk = next(source, None)
-                if chunk is None:
+                unit = next(source, None)
+                if unit is None:
                     break
-                in_flight[pool.submit(_search_chunk, request.match, request.search, chunk)] = (submitted, len(chunk))
+                future = pool.submit(_run_unit, unit, workspace, request, _subtree_buffers(unit, buffers), slot,
+                                     deadline)
+                in_flight[future] = submitted
                 submitted += 1
             if not in_flight or token.should_stop():
                 break
             finished, _ = wait(list(in_flight), timeout=0.05, return_when=FIRST_COMPLETED)
             for future in finished:
-                seq, files = in_flight.pop(future)
-                results, binary = future.result()
-                done[seq] = (results, binary, files)
+                done[in_flight.pop(future)] = future.result()
             while going and next_to_take in done:
-                results, binary, files = done.pop(next_to_take)
+                going = take(done.pop(next_to_take))
                 next_to_take += 1
-                going = take(results, binary, files)
     finally:
+        _release_slot(slot)
         for future in in_flight:
             future.cancel()
     return _finish(collector, token, scanned, skipped, errors)
@@ -243,11 +358,12 @@ def _finish(collector: Collector, token: CancelToken, scanned: int, skipped: Ski
     if stopped and not token.timed_out and not collector.full:
         raise Cancelled("The search was cancelled.")
     collector.flush()
+    timed_out = token.timed_out and not collector.full
     return GrepOutcome(
         items=collector.items,
-        truncated=collector.truncated or (token.timed_out and not collector.full),
-        truncated_reason=collector.truncated_reason or ("timeout" if token.timed_out else None),
-        timed_out=token.timed_out and not collector.full,
+        truncated=collector.truncated or timed_out,
+        truncated_reason=collector.truncated_reason or ("timeout" if timed_out else None),
+        timed_out=timed_out,
         files_scanned=scanned,
         files_matched=collector.files_matched,
         match_events=collector.match_events,

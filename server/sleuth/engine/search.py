@@ -16,12 +16,15 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
+from sleuth.engine.errors import describe_os_error
 from sleuth.engine.match import Matcher, Span
 from sleuth.engine.types import SearchOptions
 
-__all__ = ["FileResult", "decode_buffer", "read_file", "search_buffer", "search_path", "BINARY", "ELLIPSIS"]
+__all__ = ["FileResult", "decode_buffer", "read_file", "search_buffer", "search_path", "BINARY", "TOO_LARGE",
+           "ELLIPSIS"]
 
 BINARY = "binary"
+TOO_LARGE = "too_large"
 ELLIPSIS = "…"
 
 
@@ -32,15 +35,18 @@ class FileResult:
     display: str
     events: list[dict[str, Any]] = field(default_factory=list)
     matched_lines: int = 0
-    skipped: str | None = None  # "binary" when passed over
+    skipped: str | None = None  # BINARY or TOO_LARGE when passed over
     error: str | None = None
 
 
-def read_file(path: str) -> bytes:
-    """The whole file: one open, one fstat, one read of exactly its size (no over-allocation)."""
+def read_file(path: str, max_size: int | None = None) -> bytes | None:
+    """The whole file: one open, one fstat, one read of exactly its size (no over-allocation).
+    None when the file is larger than ``max_size`` (checked on the open descriptor, so no extra stat)."""
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
     try:
         size = os.fstat(fd).st_size
+        if max_size is not None and size > max_size:
+            return None
         data = os.read(fd, size + 1) if size else b""
         if len(data) > size or not size:
             # Grew while we read it, or a pseudo-file reporting size 0: read to the end.
@@ -261,12 +267,14 @@ def _context_event(data: bytes, starts: list[int], number: int, display: str,
 
 
 def search_path(path: str, display: str, matcher: Matcher, options: SearchOptions,
-                text: str | None = None) -> FileResult:
+                text: str | None = None, max_size: int | None = None) -> FileResult:
     """Read (or take the open buffer ``text``), decode and search one file; problems become ``error``."""
     try:
-        data = text.encode("utf-8", "surrogatepass") if text is not None else read_file(path)
+        data = text.encode("utf-8", "surrogatepass") if text is not None else read_file(path, max_size)
     except OSError as exc:
-        return FileResult(display, error=exc.strerror or str(exc))
+        return FileResult(display, error=describe_os_error(exc))
+    if data is None:
+        return FileResult(display, skipped=TOO_LARGE)
     decoded = decode_buffer(data)
     if decoded is None:
         return FileResult(display, skipped=BINARY)
