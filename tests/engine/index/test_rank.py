@@ -43,7 +43,11 @@ def test_word_starts_and_segments() -> None:
 def test_only_subsequence_matches_are_returned() -> None:
     assert rank_paths("zzz", PATHS) == []
     assert _first("ctltests") == "tests/Users/UserControllerTests.cs"
-    assert all("ctl" in "".join(c for c in PATHS[i].lower() if c in "ctl") for i, _ in rank_paths("ctl", PATHS))
+    def subsequence(q: str, p: str) -> bool:
+        it = iter(p.lower())
+        return all(c in it for c in q)
+
+    assert {PATHS[i] for i, _ in rank_paths("ctl", PATHS)} == {p for p in PATHS if subsequence("ctl", p)}
     assert score_path("abc", "x/cba") is None
 
 
