@@ -1,4 +1,4 @@
-"""pytest-lsp harness: the real ``python -m sleuth.lsp`` process over stdio, two client profiles.
+"""pytest-lsp harness: the real ``sleuth serve`` process (``python -m sleuth serve``) over stdio, two client profiles.
 
 ``vscode``: the capabilities VS Code sends (work-done progress, ``workspace/configuration``,
 dynamic registration of watched files, workspace folders); ``minimal``: none at all. The
@@ -96,6 +96,15 @@ class Session:
                 return state
             await asyncio.sleep(0.02)
 
+    async def eventually(self, predicate: Any, timeout: float = 60) -> None:
+        """Poll ``predicate()`` (with a server round trip between polls) until it holds."""
+        async def poll() -> None:
+            while not predicate():
+                await self.workers()
+                await asyncio.sleep(0.02)
+
+        await asyncio.wait_for(poll(), timeout)
+
     def open(self, path: pathlib.Path, text: str, version: int = 1) -> str:
         uri = from_fs_path(str(path))
         self.client.text_document_did_open(types.DidOpenTextDocumentParams(
@@ -145,7 +154,7 @@ async def start_session(profile: str, folders: list[pathlib.Path], *, init_optio
     session = Session(client, profile)
     session.configuration = configuration
     box.append(session)
-    await client.start_io(sys.executable, "-m", "sleuth.lsp", env=server_env())
+    await client.start_io(sys.executable, "-m", "sleuth", "serve", env=server_env())
     caps = capabilities(profile)
     mode = mode or ("folders" if profile == "vscode" else "root_uri")
     if mode == "root_uri":

@@ -48,3 +48,28 @@ async def test_without_partial_token_nothing_streams(start, tmp_path: pathlib.Pa
     result = await session.request("sleuth/test/endless", {"limit": 3})
     assert len(result["items"]) == 3
     assert session.progress == {}
+
+
+async def test_index_builds_after_initialized_with_its_own_progress(start, tmp_path: pathlib.Path) -> None:
+    session = await start([make_tree(tmp_path / "ws", {"a.txt": "needle\n", "b/c.txt": "hay\n"})])
+    state = await session.workers()
+    assert state["index"] is True  # the index service was started for the folder
+
+    def index_values() -> list[dict]:
+        for token in session.created_tokens:
+            values = session.progress.get(token) or []
+            if values and values[0].get("title") == "Sleuth: indexing":
+                return values
+        return []
+
+    if session.vscode:
+        await session.eventually(lambda: index_values() and index_values()[-1]["kind"] == "end")
+        assert index_values()[-1]["message"] == "index ready"
+    else:
+        assert index_values() == []
+
+
+async def test_index_can_be_switched_off(start, tmp_path: pathlib.Path) -> None:
+    session = await start([make_tree(tmp_path / "ws", {"a.txt": "needle\n"})], init_options={"index": {"enabled": False}})
+    assert (await session.workers())["index"] is False
+    assert len((await session.execute("sleuth.grep", {"pattern": "needle"}))["matches"]) == 1

@@ -40,7 +40,7 @@ async def test_serve_over_a_socket(transport: str, tmp_path: pathlib.Path) -> No
         pytest.importorskip("websockets")
     root = make_tree(tmp_path / "ws", {"a.txt": "needle\n"})
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "sleuth.lsp", f"--{transport}", f"127.0.0.1:{port}"],
+    proc = subprocess.Popen([sys.executable, "-m", "sleuth", "serve", f"--{transport}", f"127.0.0.1:{port}"],
                             env=server_env(), stderr=subprocess.PIPE)
     try:
         box: list[Session] = []

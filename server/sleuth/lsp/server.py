@@ -184,14 +184,18 @@ class SleuthServer(LanguageServer):
         return await self.run_command(Request(params.command, args, request_id, params.work_done_token))
 
     async def run_command(self, request: Request) -> Any:
+        await self.wait_configured()
+        return await self.invoker.invoke(request)
+
+    async def wait_configured(self) -> None:
+        """Wait while the client's configuration is being (re)read, so a command uses it."""
         if self.loop is None:
             self.loop = asyncio.get_running_loop()
-        if not self.configured.is_set():  # the client's configuration is still being pulled
+        if not self.configured.is_set():
             try:
                 await asyncio.wait_for(self.configured.wait(), CONFIGURED_WAIT_S)
             except asyncio.TimeoutError:
                 pass  # a client that never sends `initialized` is served with what we have
-        return await self.invoker.invoke(request)
 
     def log_invocation(self, command: str, args: Any, outcome: str, result: Any, streamed: int,
                        elapsed_ms: float) -> None:

@@ -31,7 +31,7 @@ from sleuth.lsp.progress import WorkDoneReporter
 if TYPE_CHECKING:
     from sleuth.lsp.server import SleuthServer
 
-__all__ = ["setup", "on_initialized", "start_index", "stop_index", "on_folders_changed", "on_settings_changed",
+__all__ = ["setup", "start_index", "stop_index", "on_folders_changed", "on_settings_changed",
            "register_watchers", "WATCHER_REGISTRATION_ID"]
 
 logger = logging.getLogger(__name__)
@@ -117,10 +117,6 @@ def _call(server: "SleuthServer", method: str, *args: Any) -> None:
             fn(*args)
         except Exception:
             logger.exception("index %s failed", method)
-
-
-async def on_initialized(server: "SleuthServer") -> None:
-    start_index(server)
 
 
 def on_folders_changed(server: "SleuthServer") -> None:

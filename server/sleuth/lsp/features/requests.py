@@ -41,7 +41,8 @@ def setup(server: "SleuthServer") -> None:
         _custom_request(server, method, command)
 
     @server.feature(DEBUG_WORKERS)
-    def debug_workers(ls: "SleuthServer", params: Any) -> dict[str, Any]:
+    async def debug_workers(ls: "SleuthServer", params: Any) -> dict[str, Any]:
+        await ls.wait_configured()
         return {**ls.invoker.activity.as_dict(), "open_buffers": len(ls.buffers),
                 "watched_events": ls.watched_events, "index": ls.services.index is not None,
                 "folders": [root.path for root in ls.sandbox.roots]}

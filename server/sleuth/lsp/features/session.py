@@ -75,9 +75,9 @@ def setup(server: "SleuthServer") -> None:
         try:
             await pull_configuration(ls)
             _apply(ls)
+            index.start_index(ls)  # in the background; commands sent from now on see the service
         finally:
             ls.configured.set()
-        await index.on_initialized(ls)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def did_change_configuration(ls: "SleuthServer", params: types.DidChangeConfigurationParams) -> None:
