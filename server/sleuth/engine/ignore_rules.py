@@ -381,10 +381,8 @@ class FileView:
                 if segs[i] is None:
                     if all(s is None for s in segs[i:]):
                         here.append((rule.line, rule.whitelist, rule.dir_only, "**", None))
-                        break
                 elif i == n - 1:
                     here.append((rule.line, rule.whitelist, rule.dir_only, rule.globs[i], segs[i]))
-                    break
         self.here_file, self.here_dir = _name_rules(here)
 
     def child(self, name: str) -> "FileView | None":
