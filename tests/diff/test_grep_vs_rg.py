@@ -89,3 +89,46 @@ def test_same_lines_as_rg(corpus, argv):
     got = sleuth_events(corpus, *argv)
     assert sorted(got) == sorted(expected)
     assert got == sorted(got, key=lambda e: (e[1].encode(), e[2], e[0] == "match"))
+
+
+@pytest.fixture(scope="module")
+def big_corpus(tmp_path_factory):
+    """Enough files, deep enough, that grep uses its process pool and hands subtrees to workers."""
+    root = tmp_path_factory.mktemp("big")
+    (root / ".gitignore").write_text("*.o\nskip_me/\n")
+    for a in range(6):
+        for b in range(5):
+            folder = root / f"pkg{a}" / f"mod{b}" / "src"
+            folder.mkdir(parents=True)
+            if b == 2:
+                (root / f"pkg{a}" / f"mod{b}" / ".gitignore").write_text("gen_*\n!gen_keep.c\n")
+            for c in range(12):
+                body = "".join(f"static int value_{a}_{b}_{c}_{i} = {i};\n" for i in range(20))
+                if (a + b + c) % 7 == 0:
+                    body += f"#define PM_RESUME_{a}{b}{c} 1\n"
+                (folder / f"file{c}.c").write_text(body)
+                (folder / f"file{c}.o").write_text("PM_RESUME in an object file\n")
+            (folder / "gen_table.c").write_text("PM_RESUME generated\n")
+            (folder / "gen_keep.c").write_text("PM_RESUME kept\n")
+            (folder / "skip_me").mkdir()
+            (folder / "skip_me" / "x.c").write_text("PM_RESUME skipped\n")
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    return root
+
+
+@pytest.mark.parametrize("argv", [["PM_RESUME"], ["-i", "pm_resume_1"], ["-w", "value_1_2_3_4"], ["-C", "1", "PM_RESUME"],
+                                  ["-c", "value"]], ids=str)
+def test_same_lines_as_rg_when_the_pool_and_subtrees_are_used(big_corpus, argv):
+    if "-c" in argv:
+        import json
+        import sys
+        from tests.diff.rg import RG
+        expected = subprocess.run([RG, *argv], cwd=big_corpus, capture_output=True, text=True).stdout.split()
+        got = subprocess.run([sys.executable, "-m", "sleuth", "grep", *argv], cwd=big_corpus, capture_output=True,
+                             text=True).stdout.split()
+        assert sorted(got) == sorted(expected) and got == sorted(got, key=lambda s: s.rsplit(":", 1)[0].encode())
+        return
+    expected = rg_events(big_corpus, *argv)
+    got = sleuth_events(big_corpus, *argv)
+    assert sorted(got) == sorted(expected)
+    assert got == sorted(got, key=lambda e: (e[1].encode(), e[2], e[0] == "match"))
