@@ -127,3 +127,8 @@ def test_search_text_shows_ranked_results_with_scores(report: dict[str, Any]) ->
 def test_an_interpreter_without_sleuth_gets_a_message_with_the_fix(report: dict[str, Any]) -> None:
     outcome = _step(report, "interpreter")
     assert "pip install" in outcome and "sleuth.interpreter" in outcome
+
+
+def test_toggles_switch_to_regex_and_a_replaced_search_is_cancelled(report: dict[str, Any]) -> None:
+    assert "main.py:42" in _step(report, "toggles")
+    assert "cancel" in report["steps"], report.get("cancel_error", "the toggles step did not record a cancellation")

@@ -5,6 +5,7 @@
 //   grep      Sleuth: Grep finds a known line; accepting it opens the file with the match selected
 //   stream    a grep over a large tree shows rows while the server is still searching
 //             (and measures keystroke -> first row shown)
+//   toggles   the regex toggle makes a regex search; the long search it replaced is cancelled
 //   files     Sleuth: Find Files finds UserController.cs from "usrctl"
 //   index     Sleuth: Show Index Status reports a ready index
 //   interpreter  pointing sleuth.interpreter at a Python without Sleuth restarts the server and
@@ -17,7 +18,7 @@
 // Environment: SLEUTH_PYTHON (a Python that imports sleuth), CODE_SERVER, VSIX, NODE24_BIN,
 // CHROMIUM (default /usr/bin/chromium), ARTIFACTS (default ../../test-artifacts/vscode-e2e).
 import { spawn, spawnSync } from 'child_process';
-import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'fs';
+import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'fs';
 import { createServer } from 'net';
 import { tmpdir } from 'os';
 import { dirname, join, resolve } from 'path';
@@ -220,6 +221,33 @@ async function stepStream() {
     await page.keyboard.press('Escape');
 }
 
+async function stepToggles() {
+    await openPicker('Sleuth: Grep');
+    // A long search, replaced by a new query while it runs: the first request must be cancelled
+    // ($/cancelRequest), which the server log shows once the run is over (checked in main).
+    await page.keyboard.insertText(STREAM_WORD);
+    await page.locator(TITLE, { hasText: /searching/ }).first().waitFor({ timeout: WAIT });
+    const regex = page.locator('.quick-input-widget [aria-label*="Use Regular Expression"]').first();
+    await regex.click();
+    await page.locator(INPUT).fill('find_the_\\w+_here\\(\\d+\\)'); // the click took the focus
+    const row = page.locator(ROWS, { hasText: `main.py:${NEEDLE_LINE}` }).first();
+    await row.waitFor({ timeout: WAIT });
+    await page.locator(TITLE, { hasText: /1 match\b/ }).first().waitFor({ timeout: WAIT });
+    await shot('grep-regex-toggle');
+    await regex.click(); // back to literal: toggles persist between openings
+    await page.keyboard.press('Escape');
+    report.steps.toggles = 'the regex toggle turned find_the_\\w+_here\\(\\d+\\) into a regex search that found main.py:42';
+}
+
+/** The server log must show the replaced search as cancelled. */
+function checkCancelled() {
+    const logs = join(ARTIFACTS, 'logs');
+    const text = existsSync(logs) ? readdirSync(logs).filter((f) => /Sleuth\.log$/.test(f)).map((f) => readFileSync(join(logs, f), 'utf8')).join('\n') : '';
+    const line = text.split('\n').find((l) => l.includes(`sleuth.grep query="${STREAM_WORD}" -> cancelled`));
+    if (line) report.steps.cancel = line.trim();
+    else report.cancel_error = `the server log has no "sleuth.grep query=\"${STREAM_WORD}\" -> cancelled" line (see logs/)`;
+}
+
 async function stepFiles() {
     await openPicker('Sleuth: Find Files');
     const t0 = Date.now();
@@ -318,9 +346,11 @@ async function main() {
     const extensions = join(root, 'extensions');
     const xdg = join(root, 'xdg');
     for (const d of [ws, userData, extensions, xdg, join(userData, 'User')]) mkdirSync(d, { recursive: true });
+    log(`writing the fixture workspace ${ws}`);
     let t = Date.now();
     writeFixture(ws);
     report.timings.fixture_ms = Date.now() - t;
+    log(`fixture written in ${report.timings.fixture_ms} ms`);
     const port = await freePort();
     const config = join(root, 'config.yaml');
     writeFileSync(config, `bind-addr: 127.0.0.1:${port}\nauth: none\ncert: false\n`);
@@ -349,6 +379,7 @@ async function main() {
     writeFileSync(join(ARTIFACTS, 'install-extension.log'), `${install.stdout}\n${install.stderr}`);
     if (install.status !== 0) throw new Error(`installing the .vsix failed (${install.status}): ${install.stderr}`);
     report.steps.install = `installed ${VSIX}`;
+    log('extension installed; starting code-server');
 
     const args = [
         ...common,
@@ -376,7 +407,7 @@ async function main() {
         report.timings.workbench_ms = Date.now() - t;
         await shot('workbench');
         const only = env.SLEUTH_E2E_STEPS ? env.SLEUTH_E2E_STEPS.split(',') : undefined; // for debugging one step
-        for (const [name, step] of [['grep', stepGrep], ['stream', stepStream], ['files', stepFiles], ['index', stepIndex], ['text', stepText], ['interpreter', stepInterpreter]]) {
+        for (const [name, step] of [['grep', stepGrep], ['stream', stepStream], ['toggles', stepToggles], ['files', stepFiles], ['index', stepIndex], ['text', stepText], ['interpreter', stepInterpreter]]) {
             if (only && !only.includes(name)) continue;
             log(`step ${name}`);
             try {
@@ -392,9 +423,13 @@ async function main() {
         await shot(`failure-${report.failed ?? 'setup'}`);
     } finally {
         await browser?.close().catch(() => undefined);
+        log('stopping code-server');
         await stopGroup(child);
+        log('stopped');
         collectLogs(userData);
+        if (report.steps.toggles) checkCancelled();
         if (!env.SLEUTH_E2E_KEEP) rmSync(root, { recursive: true, force: true });
+        log('done');
     }
 }
 
