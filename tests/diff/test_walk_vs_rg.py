@@ -268,8 +268,10 @@ _FILES = ["a", "b.txt", "c.log", ".h", "x.py", "sub/a", "sub/b.txt", "sub/.h", "
           "b/a", "b/b.txt", "b/sub/c.log", "a b/x.txt", ".hd/x.py", "sub/.hd/b.txt", "lib/gen/x.c", "lib/x.c"]
 _PATTERNS = ["*.txt", "!*.txt", "a", "/a", "a/", "!a/", "**/b", "sub/**", "!sub/b.txt", "*", "!*/", "sub/*.log",
              "**/deep/*.py", "[ab]", "?.txt", ".h", "!.h", "b/**/c.log", "!x.py", "deep", "/sub/deep/", "*.c",
-             "!lib/**", "gen/", "!.hd", "a\\ b", "sub", "!sub", "**", "*.{py,log}", "x.*", "!b/"]
-_WHERE = ["", "sub/", "b/", "sub/deep/"]
+             "!lib/**", "gen/", "!.hd", "a\\ b", "sub", "!sub", "**", "*.{py,log}", "x.*", "!b/",
+             "sub/deep", "/b/sub", "b/*/c.log", "**/sub/**", "!**/deep/x.py", "*/a", "/*.txt", "sub/**/x.py",
+             "!/sub/deep/", ".hd/", "!.hd/", "a*", "[!a]*.txt", "**/*.py", "!*.py"]
+_WHERE = ["", "sub/", "b/", "sub/deep/", "lib/"]
 
 
 @st.composite
@@ -278,7 +280,7 @@ def _trees(draw: st.DrawFn) -> tuple[dict[str, str], bool, dict[str, object], li
     dirs = {f.rsplit("/", 1)[0] + "/" for f in files if "/" in f} | {""}
     for where in draw(st.lists(st.sampled_from(_WHERE), max_size=3, unique=True)):
         if where in dirs or where == "":
-            kind = draw(st.sampled_from([".gitignore", ".gitignore", ".ignore"]))
+            kind = draw(st.sampled_from([".gitignore", ".gitignore", ".ignore", ".rgignore"]))
             files[where + kind] = "\n".join(draw(st.lists(st.sampled_from(_PATTERNS), min_size=1, max_size=5))) + "\n"
     git = draw(st.booleans())
     flags = draw(st.sampled_from([
@@ -286,6 +288,9 @@ def _trees(draw: st.DrawFn) -> tuple[dict[str, str], bool, dict[str, object], li
         (["-g", "*.txt"], {"include_globs": ("*.txt",)}), (["-g", "!sub"], {"exclude_globs": ("sub",)}),
         (["--max-depth", "2"], {"max_depth": 2}), (["-t", "py"], {"file_types": ("py",)}),
         (["-g", "!*.log", "--hidden"], {"exclude_globs": ("*.log",), "hidden": True}),
+        (["-g", "sub/**/*.py"], {"include_globs": ("sub/**/*.py",)}), (["-g", "/*.txt"], {"include_globs": ("/*.txt",)}),
+        (["-g", "!**/deep/**"], {"exclude_globs": ("**/deep/**",)}), (["-g", ".hd/**"], {"include_globs": (".hd/**",)}),
+        (["--no-ignore", "--hidden"], {"no_ignore": True, "hidden": True}), (["-t", "py", "--hidden"], {"file_types": ("py",), "hidden": True}),
     ]))
     return files, git, flags[1], flags[0]
 
