@@ -305,3 +305,20 @@ def test_random_trees_match_rg(tmp_path_factory: pytest.TempPathFactory,
     if git:
         (root / ".git").mkdir()
     same(root, argv, **options)
+
+
+_LINK_DIRS = ["", "a/", "a/b/", "c/"]
+_LINK_TO = ["", "a", "a/b", "c", "c/f.txt", "a/b/g.py", "missing"]
+
+
+@settings(max_examples=int(os.environ.get("SLEUTH_FUZZ_EXAMPLES", "60")) // 2 or 1)
+@given(links=st.lists(st.tuples(st.sampled_from(_LINK_DIRS), st.sampled_from(_LINK_TO)), max_size=5),
+       follow=st.booleans(), gitignore=st.sampled_from(["", "l0\n", "*.py\n", "a/l1/\n", "!l2\n*\n!*/\n"]))
+def test_random_symlinks_match_rg(tmp_path_factory: pytest.TempPathFactory, links: list[tuple[str, str]],
+                                  follow: bool, gitignore: str) -> None:
+    root = tmp_path_factory.mktemp("links")
+    write_tree(root, {"a/b/g.py": "", "c/f.txt": "", "top.txt": "", ".gitignore": gitignore})
+    (root / ".git").mkdir()
+    for i, (where, target) in enumerate(links):
+        os.symlink(root / target if target else root, root / f"{where}l{i}")
+    same(root, ["-L"] if follow else [], follow=follow)
