@@ -221,15 +221,13 @@ def _search_text(args: dict[str, Any], ctx: CommandContext) -> ToolResult:
     context = _get(args, "context_lines", int, ctx.settings.context_lines)
     if context < 0:
         raise BadArgs("Parameter 'context_lines' must be 0 or more.", argument="context_lines")
-    path, include, exclude = _scope(args)
-    request: dict[str, Any] = {"query": query, "max_results": limit, "context_lines": context}
+    request: dict[str, Any] = {"query": query, "max_results": limit, "context_lines": context,
+                               "timeout_ms": _timeout_ms(ctx.settings)}
     if _extensions(args):
         request["file_types"] = _extensions(args)
-    if path or include:
-        request["include_path"] = path or include[0].lstrip("/")
-    if _strings(args, "exclude_path"):
-        request["exclude_path"] = _strings(args, "exclude_path")[0]
-    ctx.token.with_deadline(_timeout_ms(ctx.settings))
+    for key in ("include_path", "exclude_path"):  # sleuth.text takes folders, files or globs as they are
+        if _strings(args, key):
+            request[key] = _strings(args, key)
     try:
         result = native("sleuth.text", request, ctx)
     except ImportError as exc:  # a build without the index
@@ -240,10 +238,12 @@ def _search_text(args: dict[str, Any], ctx: CommandContext) -> ToolResult:
                                 "snippet": _cut(maybe_redact(hit.get("snippet", ""), ctx))}
         before = [maybe_redact(t, ctx) for t in (hit.get("context") or {}).get("before", [])]
         after = [maybe_redact(t, ctx) for t in (hit.get("context") or {}).get("after", [])]
+        while after and not after[-1].strip():  # blank tail lines (and the one after a final newline) say nothing
+            after.pop()
         if before or after:
             item["context"] = {"before": before, "after": after}
         results.append(item)
-    if ctx.token.timed_out:
+    if result.get("timed_out"):
         raise _Timeout("search_text timed out", partial={"total": result["total"], "results": results})
     return _finish("search_text", {"total": result["total"], "results": results}, ctx)
 
