@@ -227,9 +227,9 @@ async function stepToggles() {
     // ($/cancelRequest), which the server log shows once the run is over (checked in main).
     await page.keyboard.insertText(STREAM_WORD);
     await page.locator(TITLE, { hasText: /searching/ }).first().waitFor({ timeout: WAIT });
+    await page.locator(INPUT).fill('find_the_\\w+_here\\(\\d+\\)'); // still literal: no match
     const regex = page.locator('.quick-input-widget [aria-label*="Use Regular Expression"]').first();
     await regex.click();
-    await page.locator(INPUT).fill('find_the_\\w+_here\\(\\d+\\)'); // the click took the focus
     const row = page.locator(ROWS, { hasText: `main.py:${NEEDLE_LINE}` }).first();
     await row.waitFor({ timeout: WAIT });
     await page.locator(TITLE, { hasText: /1 match\b/ }).first().waitFor({ timeout: WAIT });
