@@ -73,3 +73,18 @@ async def test_rate_limit_and_metrics_over_lsp(start, tmp_path: pathlib.Path) ->
     metrics = await session.execute("sleuth.metrics", {})
     grep = metrics["by_name"]["acode.grep"]
     assert grep["invocations"] == 3 and grep["rate_limited"] == 1 and "p95" in grep["latency_ms"]
+
+
+async def test_acode_search_text_over_lsp_once_the_index_is_ready(start, tmp_path: pathlib.Path) -> None:
+    import asyncio
+
+    session = await start([make_tree(tmp_path / "ws", {"MyClass.cs": "public class MyClass { }\n"})])
+    for _ in range(600):
+        status = await session.execute("sleuth.index.status", {})
+        if status.get("state") == "ready":
+            break
+        await asyncio.sleep(0.05)
+    envelope = await session.execute("sleuth.tools.call", {"name": "acode.search_text", "arguments": {"query": "MyClass"}})
+    out = json.loads(envelope["content"])  # scenario 7 through the server
+    assert envelope["is_error"] is False and out["total"] == 1
+    assert sorted(out["results"][0]) == ["line", "path", "score", "snippet"] and 0 < out["results"][0]["score"] <= 1
