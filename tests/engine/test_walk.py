@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import unicodedata
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -245,7 +246,8 @@ SPLIT_TREE = {
 
 
 @pytest.mark.parametrize("split_depth", [1, 2, 3])
-@pytest.mark.parametrize("options", [{}, {"hidden": True}, {"include_globs": ("*.txt",)}, {"file_types": ("txt",)}])
+@pytest.mark.parametrize("options", [{}, {"hidden": True}, {"include_globs": ("*.txt",)}, {"file_types": ("txt",)},
+                                     {"max_depth": 3}, {"max_depth": 2}, {"recursive": False}])
 def test_expanding_subtrees_in_place_reproduces_the_walk(tmp_path: Path, split_depth: int,
                                                          options: dict[str, object]) -> None:
     from sleuth.engine.walk import Subtree
@@ -260,14 +262,15 @@ def test_expanding_subtrees_in_place_reproduces_the_walk(tmp_path: Path, split_d
         if isinstance(item, Subtree):
             subtrees += 1
             assert item.depth == split_depth
-            pieces.extend(e.display for e in walk(ws, [item.target], opts, CancelToken(), SkipCounts(), []))  # type: ignore[union-attr]
+            sub_opts = opts if opts.max_depth is None else replace(opts, max_depth=opts.max_depth - item.depth)
+            pieces.extend(e.display for e in walk(ws, [item.target], sub_opts, CancelToken(), SkipCounts(), []))  # type: ignore[union-attr]
         else:
             pieces.append(item.display)
     assert pieces == whole
-    assert subtrees > 0
+    assert subtrees > 0 or opts.max_depth is not None or not opts.recursive
 
 
-@pytest.mark.parametrize("options", [{"max_depth": 3}, {"recursive": False}, {"max_files": 4}, {"follow": True}])
+@pytest.mark.parametrize("options", [{"max_files": 4}, {"follow": True}])
 def test_split_is_ignored_when_the_walk_must_stay_whole(tmp_path: Path, options: dict[str, object]) -> None:
     root = write_tree(tmp_path / "ws", SPLIT_TREE)
     ws = Workspace([root])

@@ -284,8 +284,9 @@ def walk(workspace: Workspace, targets: list[Target], options: WalkOptions, toke
     """Yield the files to search under ``targets``, in final result order (see the module doc).
 
     With ``split_depth``, a folder that deep below its target is yielded as a :class:`Subtree`
-    (in its place in the order) instead of being entered. ``follow``, ``max_depth``, ``recursive=False``
-    and ``max_files`` need the whole walk in one place: with any of them ``split_depth`` is ignored.
+    (in its place in the order) instead of being entered; walk it with ``max_depth`` reduced by
+    ``Subtree.depth`` when a depth limit is set. ``follow`` and ``max_files`` need the whole walk in
+    one place: with either, ``split_depth`` is ignored.
 
     ``skipped`` counts entries passed over (``ignored``: ignore files, globs and types, one per
     pruned entry; ``hidden``; ``too_large``); per-entry problems go to ``errors`` and the walk goes
@@ -297,8 +298,8 @@ def walk(workspace: Workspace, targets: list[Target], options: WalkOptions, toke
     ``too_large`` itself. Named files (targets that are files) are always stat'ed and capped.
     """
     walker = _Walker(workspace, options, token, skipped, errors, targets, stat)
-    # A subtree walked on its own would not see the parent's loop guard, depth or file budget.
-    split = split_depth if not (options.follow or options.max_files is not None or walker.max_depth is not None) else None
+    # A subtree walked on its own would not see the parent's loop guard or file budget.
+    split = split_depth if not (options.follow or options.max_files is not None) else None
     budget = [options.max_files if options.max_files is not None else -1]
     if budget[0] == 0:
         return
