@@ -145,3 +145,19 @@ def test_candidates_cover_every_real_match(agreement: tuple[Path, IndexService],
         if got is None:
             continue
         assert _scan(root, needle, casei) <= set(got.paths), (needle, casei)
+
+
+def test_utf16_and_case_folding_oddities_are_found(tmp_path: Path, kit: SimpleNamespace) -> None:
+    root, cache = tmp_path / "ws", tmp_path / "cache"
+    big = "filler line\n" * 20000 + "needle_in_utf16\n"
+    kit.write_tree(root, {"u16.txt": "\ufeff".encode("utf-16-le") + big.encode("utf-16-le"),
+                          "kelvin.txt": "ERR_SY\u017f and \u212aELVIN\n"})
+    service = kit.start(root, cache)
+    try:
+        got = service.candidates(None, Lit(b"needle_in_utf16"))
+        assert got is not None and [Path(p).name for p in got.paths] == ["u16.txt"]
+        for needle in (b"err_sys", b"kelvin"):  # rg -i matches LONG S and KELVIN SIGN by simple case folding
+            got = service.candidates(None, Lit(needle, True))
+            assert got is not None and [Path(p).name for p in got.paths] == ["kelvin.txt"], needle
+    finally:
+        service.stop()

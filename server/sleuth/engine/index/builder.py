@@ -21,7 +21,7 @@ from typing import Any
 
 from sleuth.engine.index import store
 from sleuth.engine.index.defs import definitions, identifier_key
-from sleuth.engine.index.trigram import chunks, to_text
+from sleuth.engine.index.trigram import chunks, normalize, to_text
 
 __all__ = ["Indexed", "index_file", "next_row", "worker_main"]
 
@@ -71,6 +71,7 @@ def index_file(conn: sqlite3.Connection, path: str, row: int, max_bytes: int | N
         data, size, mtime_ns = _read(path)
     except OSError as exc:
         return Indexed(0, 0, -1, (), exc.strerror or str(exc)), row
+    data = normalize(data)
     first = row
     offsets: list[int] = []
     rows = []

@@ -7,8 +7,9 @@ trigram, so at file level they would be candidates for almost every query. A chu
 
 FTS5 folds case when it tokenizes, on both sides, so a folded trigram set is a superset of what a
 case-sensitive literal needs. Case-insensitive matching (Unicode simple case folding, as rg does)
-also maps ``K`` (U+212A) to ``k`` and ``ſ`` (U+017F) to ``s``, which SQLite's folding does not:
-for case-insensitive literals only trigrams free of such letters are used, so no hit is lost.
+also maps KELVIN SIGN (U+212A) to ``k`` and LONG S (U+017F) to ``s``, which SQLite's folding does
+not: a chunk containing either is indexed a second time with them spelled ``k``/``s`` (rare, so
+free), and case-insensitive literals use ASCII trigrams only (other non-ASCII folding differs).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ __all__ = [
     "Or",
     "Query",
     "ALL",
+    "normalize",
     "to_text",
     "chunks",
     "literal_match",
@@ -33,8 +35,8 @@ __all__ = [
 
 CHUNK_BYTES = 1 << 16
 
-# ASCII letters with a non-ASCII simple case-fold partner (KELVIN SIGN, LONG S, ANGSTROM SIGN's a-ring is non-ASCII).
-_UNSAFE_FOLDED = frozenset("ksKS")
+# The only non-ASCII characters whose simple case folding is ASCII (Unicode CaseFolding.txt, status C/S).
+_ASCII_FOLDING = {"\u212a": "k", "\u017f": "s"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,17 +70,26 @@ ALL = _All()
 Query = Union[Lit, And, Or, _All]
 
 
+def normalize(data: bytes) -> bytes:
+    """A file's bytes as the searcher sees them: UTF-16 with a BOM transcoded to UTF-8 (as rg does)."""
+    if data[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
+        return data.decode("utf-16", "replace").encode("utf-8", "surrogatepass")
+    return data
+
+
 def to_text(data: bytes) -> str:
-    """What the index stores for a file's bytes: UTF-16 with a BOM transcoded, else UTF-8 with U+FFFD.
+    """What the index stores for a chunk of :func:`normalize`'d bytes: UTF-8 decoded with U+FFFD.
 
     Binary files are indexed too (a NUL is just a character here): the index only narrows, and
     whether a binary file is searched is the searcher's decision.
     """
-    if data[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
-        return data.decode("utf-16", "replace")
-    if data[:3] == codecs.BOM_UTF8:
-        data = data[3:]
-    return data.decode("utf-8", "replace")
+    text = (data[3:] if data[:3] == codecs.BOM_UTF8 else data).decode("utf-8", "replace")
+    if not text.isascii() and any(c in text for c in _ASCII_FOLDING):
+        folded = text
+        for char, ascii_char in _ASCII_FOLDING.items():
+            folded = folded.replace(char, ascii_char)
+        text = text + "\n" + folded
+    return text
 
 
 def chunks(data: bytes, size: int = CHUNK_BYTES) -> Iterator[tuple[int, int]]:
@@ -123,7 +134,7 @@ def literal_match(lit: Lit, max_trigrams: int = 12) -> str | None:
             tri = run[i:i + 3]
             if "\n" in tri or "\r" in tri:
                 continue
-            if lit.folded and (not tri.isascii() or _UNSAFE_FOLDED.intersection(tri)):
+            if lit.folded and not tri.isascii():
                 continue
             grams.append(tri.lower())
     unique = list(dict.fromkeys(grams))
