@@ -78,10 +78,12 @@ async def test_server_created_progress_token_cancels_too(start, tmp_path: pathli
         pytest.skip("the minimal client cannot show progress, so the server creates no token")
     session = await start([make_tree(tmp_path / "ws", {"a.txt": "x\n"})])
     pending = asyncio.ensure_future(session.execute("sleuth.test.endless", {}))
-    while not session.created_tokens:
-        await asyncio.sleep(0.01)
-    token = session.created_tokens[-1]
-    await session.first_progress(token)
+    def endless_token() -> object:
+        return next((t for t in session.created_tokens if (session.progress.get(t) or [{}])[0].get("title")
+                     == "Sleuth: test endless"), None)
+
+    await session.eventually(lambda: endless_token() is not None)
+    token = endless_token()
     session.client.window_work_done_progress_cancel(types.WorkDoneProgressCancelParams(token=token))
     with pytest.raises(JsonRpcException) as caught:
         await pending

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from sleuth.engine.cancel import NullProgress
+from sleuth.engine.cancel import CancelToken, NullProgress
 from sleuth.lsp.documents import uri_to_path
 from sleuth.lsp.progress import WorkDoneReporter
 
@@ -72,7 +72,10 @@ def start_index(server: "SleuthServer") -> None:
         service = cls(server.sandbox, server.settings, cache_dir=_cache_dir(server))
         for path, text in server.buffers.snapshot().items():
             service.notify_buffer(path, text)
-        service.start(progress=reporter.sink if reporter else NullProgress)
+        token = CancelToken()  # window/workDoneProgress/cancel on the indexing progress stops the build
+        if reporter is not None:
+            server.cancels.register_progress(reporter.token, token)
+        service.start(progress=reporter.sink if reporter else NullProgress, token=token)
     except Exception as exc:  # the server stays useful without its index (grep scans)
         logger.exception("index start failed")
         if reporter is not None:
@@ -84,10 +87,21 @@ def start_index(server: "SleuthServer") -> None:
     server.index_key = index_key(server)
     if reporter is not None:
         def finish() -> None:
-            service.wait_ready(None)
+            # Ends the progress when the first build is done, failed, was cancelled or the index stopped.
+            while not service.wait_ready(0.5):
+                if token.should_stop() or server.services.index is not service or _failed(service):
+                    break
             server.post(lambda: reporter.end("index ready" if service.ready else "index stopped"))
+            server.post(lambda: server.cancels.unregister(None, reporter.token))
 
         threading.Thread(target=finish, name="sleuth-index-progress", daemon=True).start()
+
+
+def _failed(service: Any) -> bool:
+    try:
+        return service.status().get("state") == "error"
+    except Exception:
+        return True
 
 
 def _index_progress(server: "SleuthServer") -> WorkDoneReporter | None:
