@@ -57,18 +57,19 @@ def definition_queries(root: str, paths: Sequence[str], count: int, seed: int = 
 
 
 def _words(stem: str) -> list[str]:
-    return [w for w in re.split(r"[_\-. ]+|(?<=[a-z])(?=[A-Z])", stem) if w]
+    """Words of a file name: separators, camelCase humps and letter/digit boundaries split."""
+    return [w for w in re.split(r"[_\-., ]+|(?<=[a-z])(?=[A-Z])|(?<=[A-Za-z])(?=\d)|(?<=\d)(?=[A-Za-z])", stem) if w]
 
 
 def _abbrev_word(word: str, rng: random.Random) -> str:
     word = word.lower()
-    if len(word) <= 3 or word.isdigit():
+    if len(word) <= 4 or word.isdigit():
         return word
     style = rng.random()
     if style < 0.5:
-        return word[:rng.randint(2, min(4, len(word)))]
+        return word[:rng.randint(3, min(5, len(word)))]
     skeleton = word[0] + "".join(c for c in word[1:] if c not in _VOWELS)
-    return skeleton[:rng.randint(2, min(4, len(skeleton)))] if len(skeleton) >= 2 else word[:3]
+    return skeleton[:rng.randint(3, min(4, len(skeleton)))] if len(skeleton) >= 3 else word[:3]
 
 
 def quick_open_queries(paths: Sequence[str], count: int, seed: int = 7) -> list[tuple[str, str]]:

@@ -11,13 +11,15 @@ The scorer follows what fzf and VS Code's Quick Open learned, as general signals
 
 The best alignment is found by dynamic programming over the positions where each query character
 occurs (sparse, so a 60-character path costs tens of steps). Ranking a 78k-path catalogue stays
-fast because candidates are first found by one linear-time RE2 pass over all lower-cased paths
-joined by newlines, then pre-ranked by a cheap score; only the best few hundred get the full DP.
+fast because candidates are first found by one regex pass over all lower-cased file names (and,
+when few names match, one linear-time RE2 pass over the joined paths), then pre-ranked by a cheap
+tier (contiguous in the name, name prefix, subsequence of the name); only the head gets the DP.
 """
 
 from __future__ import annotations
 
 import bisect
+import heapq
 import re
 import threading
 from dataclasses import dataclass
@@ -39,7 +41,7 @@ BONUS_CONSECUTIVE = 7
 BONUS_BASENAME = 6  # per character matched in the file name
 GAP_START = 3
 GAP_EXTEND = 1
-RERANK = 400  # candidates that get the full dynamic-programming score
+RERANK = 200  # candidates that get the full dynamic-programming score
 
 
 def _bonus(path: str, i: int) -> int:
@@ -135,68 +137,89 @@ class _Prepared:
     displays: Sequence[str]
     blob: bytes
     starts: list[int]
-    bases: bytes
+    bases: str
     base_starts: list[int]
+    base_lows: list[str]
+    lengths: list[int]
 
 
 class PathIndex:
-    """A path list prepared for repeated queries (joined, lower-cased blobs for the RE2 prefilter)."""
+    """A path list prepared for repeated queries (joined, lower-cased blobs for the prefilters)."""
 
     def __init__(self, displays: Sequence[str]) -> None:
-        lows = [d.lower().encode("utf-8", "surrogatepass") for d in displays]
-        bases = [low.rsplit(b"/", 1)[-1] for low in lows]
-        self.prepared = _Prepared(displays, b"\n".join(lows), _offsets(lows), b"\n".join(bases), _offsets(bases))
+        lows = [d.lower() for d in displays]
+        base_lows = [low[low.rfind("/") + 1:] for low in lows]
+        raw = [low.encode("utf-8", "surrogatepass") for low in lows]
+        self.prepared = _Prepared(displays, b"\n".join(raw), _offsets([len(r) for r in raw]),
+                                  "\n".join(base_lows), _offsets([len(b) for b in base_lows]), base_lows,
+                                  [len(d) for d in displays])
 
-    def _matching(self, blob: bytes, starts: list[int], term: str) -> set[int]:
-        pattern = b"[^\\n]*?".join(re.escape(c).encode("utf-8") for c in term)
+    @staticmethod
+    def _pattern(term: str) -> str:
+        return "[^\n]*?".join(re.escape(c) for c in term)
+
+    def _in_paths(self, term: str) -> set[int]:
+        """Paths containing ``term`` as a subsequence: one RE2 pass (linear) over all paths."""
+        prep = self.prepared
+        pattern = self._pattern(term).encode("utf-8")
         compiled = _re2.compile(pattern) if _re2 is not None else re.compile(pattern)
-        found: set[int] = set()
-        for m in compiled.finditer(blob):
-            found.add(bisect.bisect_right(starts, m.start()) - 1)
-        return found
+        return {bisect.bisect_right(prep.starts, m.start()) - 1 for m in compiled.finditer(prep.blob)}
+
+    def _in_names(self, term: str) -> set[int]:
+        """Paths whose file name contains ``term`` as a subsequence (names are short: ``re`` is fast)."""
+        prep = self.prepared
+        compiled = re.compile(self._pattern(term))
+        return {bisect.bisect_right(prep.base_starts, m.start()) - 1 for m in compiled.finditer(prep.bases)}
 
     def search(self, query: str, boost: Collection[int] = (), limit: int | None = None) -> list[tuple[int, float]]:
-        """``(index, score)`` of every matching path, best first (ties: shorter, then path order)."""
+        """``(index, score)`` of matching paths, best first (ties: shorter, then path order).
+
+        When more than :data:`RERANK` file names match a one-word query, matches that need the
+        folders are left out: they cannot outrank that many file-name matches in practice.
+        """
         terms = query.lower().split()
         prep = self.prepared
         if not terms:
             return []
-        candidates: set[int] | None = None
-        for term in terms:
-            found = self._matching(prep.blob, prep.starts, term)
-            candidates = found if candidates is None else candidates & found
-        assert candidates is not None
-        in_base: set[int] = set()
-        if len(terms) == 1:
-            in_base = self._matching(prep.bases, prep.base_starts, terms[0])
-        displays = prep.displays
         whole = "".join(terms)
+        in_names = self._in_names(whole) if len(terms) == 1 else set()
+        if len(in_names) >= RERANK:
+            candidates = in_names
+        else:
+            found: set[int] | None = None
+            for term in terms:
+                part = self._in_paths(term)
+                found = part if found is None else found & part
+            candidates = found or set()
+        lows, lengths = prep.base_lows, prep.lengths
+        head = whole[:3]
 
-        def cheap(i: int) -> float:
-            d = displays[i]
-            base = d[d.rfind("/") + 1:].lower()
-            value = (30.0 if i in in_base else 0.0) + (20.0 if whole in base else 0.0)
-            value += (10.0 if base.startswith(whole[:3]) else 0.0) + (8.0 if i in boost else 0.0)
-            return value - 0.1 * len(d)
+        def cheap(i: int) -> tuple[int, int, int]:
+            base = lows[i]
+            tier = (4 if whole in base else 0) + (2 if base.startswith(head) else 0) + (i in in_names) + (i in boost)
+            return -tier, lengths[i], i
 
-        order = sorted(candidates, key=lambda i: (-cheap(i), i))
+        order = heapq.nsmallest(RERANK, candidates, key=cheap)
+        if len(candidates) > RERANK:
+            chosen = set(order)
+            order += sorted((i for i in candidates if i not in chosen), key=lengths.__getitem__)
+        displays = prep.displays
         scored: list[tuple[int, float]] = []
         for i in order[:RERANK]:
             s = score_path(query, displays[i], i in boost)
             if s is not None:
                 scored.append((i, s))
-        scored.sort(key=lambda x: (-x[1], len(displays[x[0]]), x[0]))
-        rest = [(i, 0.0) for i in order[RERANK:]]  # matched, but below the re-ranked head
-        result = scored + rest
+        scored.sort(key=lambda x: (-x[1], lengths[x[0]], x[0]))
+        result = scored + [(i, 0.0) for i in order[RERANK:]]  # matched, below the re-ranked head
         return result[:limit] if limit is not None else result
 
 
-def _offsets(lines: list[bytes]) -> list[int]:
+def _offsets(lengths: list[int]) -> list[int]:
     out = []
     pos = 0
-    for line in lines:
+    for length in lengths:
         out.append(pos)
-        pos += len(line) + 1
+        pos += length + 1
     return out
 
 
