@@ -77,17 +77,22 @@ class _Walker:
         types = flt.types
         descend = self.max_depth is None or depth + 1 < self.max_depth
         quick = flt.quick(state)
+        use_quick = quick is not None
         f_exact: frozenset[str] | tuple = ()
         d_exact: frozenset[str] | tuple = ()
         f_suf = f_pre = d_suf = d_pre = ()
-        f_rx = d_rx = None
+        f_full = d_full = None
         if quick is not None:
             qf, qd = quick
             if qf is not None:
-                f_exact, f_suf, f_pre, f_rx = qf.exact, qf.suffix, qf.prefix, qf.regex
+                f_exact, f_suf, f_pre = qf.exact, qf.suffix, qf.prefix
+                f_full = qf.regex.fullmatch if qf.regex is not None else None
             if qd is not None:
-                d_exact, d_suf, d_pre, d_rx = qd.exact, qd.suffix, qd.prefix, qd.regex
+                d_exact, d_suf, d_pre = qd.exact, qd.suffix, qd.prefix
+                d_full = qd.regex.fullmatch if qd.regex is not None else None
+        type_ok = types.matches if types is not None else None
         items: list[tuple] = []
+        append = items.append
         for entry in scanned:
             name = entry.name
             st = None
@@ -105,12 +110,12 @@ class _Walker:
             if is_dir:
                 if not descend:
                     continue
-                clear = (quick is not None and name[0] != "." and name not in d_exact and not name.endswith(d_suf)
-                         and not name.startswith(d_pre) and (d_rx is None or d_rx.fullmatch(name) is None))
+                clear = (use_quick and name[0] != "." and name not in d_exact and not name.endswith(d_suf)
+                         and not name.startswith(d_pre) and (d_full is None or d_full(name) is None))
             else:
-                clear = (quick is not None and name[0] != "." and name not in f_exact and not name.endswith(f_suf)
-                         and not name.startswith(f_pre) and (f_rx is None or f_rx.fullmatch(name) is None)
-                         and (types is None or types.matches(name)))
+                clear = (use_quick and name[0] != "." and name not in f_exact and not name.endswith(f_suf)
+                         and not name.startswith(f_pre) and (f_full is None or f_full(name) is None)
+                         and (type_ok is None or type_ok(name)))
             if not clear:
                 verdict = classify(state, name, is_dir)
                 if verdict != TAKE:
@@ -120,7 +125,7 @@ class _Walker:
                         skipped.hidden += 1
                     continue
             key = name if name.isascii() else lossy(name)
-            items.append((key + "/" if is_dir else key, base + name, prefix + key, is_dir, entry, st))
+            append((key + "/" if is_dir else key, base + name, prefix + key, is_dir, entry, st))
         items.sort(key=_first, reverse=True)
         return items
 
