@@ -149,7 +149,7 @@ def search(raw: Any, ctx: CommandContext) -> dict[str, Any]:
         "matches": events,
         "truncated": bool(result["truncated"]),
         "timed_out": bool(result["timed_out"]),
-        "files_scanned": result["files_scanned"] + result.get("skipped", {}).get("too_large", 0),
+        "files_scanned": result["files_scanned"],  # eligible files, size-skipped included (FR-LS-05e)
         "errors": result["errors"],
     }
     if "exit_code" in result:
