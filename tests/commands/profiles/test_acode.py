@@ -254,3 +254,11 @@ def test_fr_015b_55_overlong_queries_refused(workspace):
     for tool, key in (("acode.grep", "pattern"), ("acode.search_files", "pattern"), ("acode.search_text", "query")):
         err = error(caller.error(tool, {key: "x" * 21}))
         assert err["code"] == "ACODE-SRC-002" and "limit is 20" in err["message"]
+
+
+def test_threat_1_catastrophic_regex_is_harmless(workspace):
+    """(a+)+$ backtracks exponentially on a backtracking engine; the linear engine answers at once.
+    (No time is asserted: a backtracking engine would simply never finish this test.)"""
+    caller = workspace({"evil.txt": "a" * 5000 + "b\n", "ok.txt": "aaa\n"})
+    out = caller.json("acode.grep", {"pattern": "(a+)+$", "regex": True})
+    assert [r["path"] for r in out["results"]] == ["ok.txt"]
