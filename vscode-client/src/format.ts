@@ -108,14 +108,18 @@ export function resolveResultPath(resultPath: string, folders: readonly Folder[]
 }
 
 const MAX_LABEL = 160;
+/** Characters kept before the match when the line is cut (as VS Code's search view does). */
+const LEFT_CONTEXT = 30;
 
-/** `text` shortened to about `MAX_LABEL` characters, keeping the part around `at` visible. */
+/**
+ * `text` trimmed for one picker row with the character at `at` visible: leading indentation
+ * dropped, and a line whose match lies further right than LEFT_CONTEXT characters starts
+ * shortly before it (marked `…`), since the picker cuts long rows on the right.
+ */
 export function excerpt(text: string, at: number): string {
     const trimmed = text.replace(/\s+$/, '');
     const lead = trimmed.length - trimmed.replace(/^\s+/, '').length;
-    let start = lead;
-    if (trimmed.length - start <= MAX_LABEL) return trimmed.slice(start);
-    start = Math.max(lead, Math.min(at - 40, trimmed.length - MAX_LABEL));
+    const start = at - lead > LEFT_CONTEXT + 10 ? at - LEFT_CONTEXT : lead;
     const body = trimmed.slice(start, start + MAX_LABEL);
     return (start > lead ? '…' : '') + body + (start + MAX_LABEL < trimmed.length ? '…' : '');
 }

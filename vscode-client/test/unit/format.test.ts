@@ -81,6 +81,12 @@ describe('rows', () => {
         assert.equal(row.column, 5);
         assert.equal(row.endColumn, 9);
     });
+    it('a match far right starts the row shortly before it', () => {
+        const text = 'a'.repeat(80) + ' streamword 10';
+        const out = excerpt(text, 81);
+        assert.equal(out, '…' + 'a'.repeat(29) + ' streamword 10');
+        assert.equal(excerpt('  short line', 2), 'short line');
+    });
     it('long lines are cut around the match', () => {
         const text = 'x'.repeat(1000) + 'NEEDLE' + 'y'.repeat(1000);
         const out = excerpt(text, 1000);
