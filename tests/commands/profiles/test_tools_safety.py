@@ -11,13 +11,11 @@ import threading
 import pytest
 
 from sleuth.commands.config import Settings, load_agent_config, merge_settings
-from sleuth.commands.context import CommandContext, Services
 from sleuth.commands.tools_call import run as tools_call
 from sleuth.engine.errors import BadArgs, UnknownTool
 from sleuth.engine.metrics import Metrics
 from sleuth.engine.ratelimit import RateLimiter
 from sleuth.engine.redact import PLACEHOLDER, contains_secret, redact, sanitize_query
-from sleuth.engine.workspace import Workspace
 
 TREE = {"a.txt": "test content\n"}
 

@@ -8,7 +8,7 @@ timeout without results and a rate-limit refusal are all ``ExecutionFailed``.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from sleuth.commands.profiles._common import argument_of, dumps_compact
 from sleuth.engine.errors import BadArgs, RateLimited, SandboxViolation, SleuthError
@@ -29,7 +29,7 @@ def error_content(kind: str, message: str, **extra: Any) -> str:
     return dumps_compact({"error": {"kind": kind, "message": message, **extra}})
 
 
-def forge_error(tool: str):  # type: ignore[no-untyped-def]
+def forge_error(tool: str) -> Callable[[SleuthError], str]:
     """A ``format_error`` for a forge tool: the Sleuth error's message and hint in forge's shape."""
 
     def format_error(error: SleuthError) -> str:

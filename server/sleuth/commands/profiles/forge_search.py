@@ -12,7 +12,6 @@ a human ``content`` view with a trailing note when truncated or timed out.
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from sleuth.commands.context import CommandContext
