@@ -167,6 +167,18 @@ def test_oracle_agrees_with_the_walk(tmp_path: Path, options: WalkOptions) -> No
     assert answered == walked
 
 
+@pytest.mark.parametrize("path", ["sub", "build", "sub/private", "deep/er", "a.log", ".hidden"])
+@pytest.mark.parametrize("options", [WalkOptions(), WalkOptions(max_depth=1), WalkOptions(include_globs=("*.py",))], ids=repr)
+def test_oracle_agrees_with_the_walk_of_a_target(tmp_path: Path, path: str, options: WalkOptions) -> None:
+    root = write_tree(tmp_path / "ws", TREE)
+    (root / ".git").mkdir()
+    ws = Workspace([root])
+    targets = ws.resolve(path)
+    walked = {e.path for e in walk(ws, targets, options, CancelToken(), SkipCounts(), [])}
+    oracle = IgnoreOracle(ws, options, targets)
+    assert {p for p in _all_files(root) if oracle.is_searchable(p)} == walked
+
+
 def test_oracle_sees_a_changed_ignore_file_after_invalidate(tmp_path: Path) -> None:
     root = write_tree(tmp_path / "ws", {"a.py": "", "b.py": "", ".gitignore": ""})
     (root / ".git").mkdir()

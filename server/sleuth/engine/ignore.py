@@ -26,12 +26,12 @@ import os
 import re
 import stat as stat_mod
 import threading
-from typing import Iterable
+from typing import Iterable, Sequence
 
 from sleuth.engine.filetypes import TypeMatcher
 from sleuth.engine.ignore_rules import FileView, IgnoreFile, NameRules, glob_file, read_ignore_file
 from sleuth.engine.types import WalkOptions
-from sleuth.engine.workspace import Root, Workspace
+from sleuth.engine.workspace import Root, Target, Workspace
 
 __all__ = [
     "TAKE", "IGNORED", "HIDDEN", "DENIED",
@@ -360,11 +360,14 @@ class Filter:
 class IgnoreOracle:
     """Answers "would the walk yield this file?" without a walk, caching one state per folder.
 
-    Call :meth:`invalidate` with every changed path: a change to an ignore file drops the cache.
-    Thread-safe (one lock; the work under it is a few dictionary look-ups once warm).
+    ``targets`` are the walk's targets (default: every workspace folder); depth limits count from
+    the target holding the path, a target folder itself is never filtered (as in the walk and rg)
+    and a target that is a file is searchable whatever the ignore rules (deny globs and the size
+    cap still apply). Call :meth:`invalidate` with every changed path: a change to an ignore file
+    drops the cache. Thread-safe (one lock; the work under it is a few look-ups once warm).
     """
 
-    def __init__(self, workspace: Workspace, options: WalkOptions) -> None:
+    def __init__(self, workspace: Workspace, options: WalkOptions, targets: Sequence[Target] | None = None) -> None:
         self.workspace = workspace
         self.options = options
         self.filter = Filter(workspace, options)
@@ -372,7 +375,9 @@ class IgnoreOracle:
         if not options.recursive:
             depth = 1 if depth is None else min(depth, 1)
         self._max_depth = depth
-        self._states: dict[str, DirState | None] = {}
+        self._targets = list(targets) if targets else [Target(r, r.path, True) for r in workspace.roots]
+        self._target_dirs = {t.path for t in self._targets if t.is_dir}
+        self._states: dict[tuple[str, str], tuple[DirState, int] | None] = {}
         self._lock = threading.Lock()
 
     def invalidate(self, path: str) -> None:
@@ -380,63 +385,81 @@ class IgnoreOracle:
         name = os.path.basename(path.rstrip(os.sep))
         if name in IGNORE_FILE_NAMES or name == "exclude" or f"{os.sep}.git" in path or name == ".git":
             self.invalidate_all()
-        elif path in self._states:
-            with self._lock:
-                for key in [k for k in self._states if k == path or k.startswith(path + os.sep)]:
-                    del self._states[key]
+            return
+        with self._lock:
+            stale = [k for k in self._states if k[1] == path or k[1].startswith(path + os.sep)]
+            for key in stale:
+                del self._states[key]
 
     def invalidate_all(self) -> None:
         with self._lock:
             self._states.clear()
             self.filter.forget()
 
-    def _dir_state(self, root: Root, d: str) -> DirState | None:
+    def _target_of(self, path: str) -> Target | None:
+        best: Target | None = None
+        for t in self._targets:
+            if not t.is_dir:
+                if t.path == path:
+                    return t
+            elif path.startswith(t.path.rstrip(os.sep) + os.sep) and (best is None or len(t.path) > len(best.path)):
+                best = t
+        return best
+
+    def _dir_state(self, target: Target, d: str) -> tuple[DirState, int] | None:
+        """(state, depth below the target) of folder ``d``, or None when the walk never enters it."""
+        key = (target.path, d)
         try:
-            return self._states[d]
+            return self._states[key]
         except KeyError:
             pass
-        state: DirState | None
-        if d == root.path:
-            state = self.filter.start(root, d)
+        found: tuple[DirState, int] | None = None
+        if d == target.path:
+            start = self.filter.start(target.root, d)
+            found = (start, 0) if start is not None else None
         else:
             up, name = os.path.split(d)
-            parent = self._dir_state(root, up)
-            state = None
-            if parent is not None and (self._max_depth is None or parent.depth + 1 < self._max_depth):
-                ok = self._dir_ok(root, d)
-                if ok and self.filter.classify(parent, name, True) == TAKE:
-                    state = self.filter.enter(parent, name, d, None)
-        self._states[d] = state
-        return state
+            parent = self._dir_state(target, up)
+            if parent is not None and (self._max_depth is None or parent[1] + 1 < self._max_depth):
+                if self._dir_ok(d) and self.filter.classify(parent[0], name, True) == TAKE:
+                    found = (self.filter.enter(parent[0], name, d, None), parent[1] + 1)
+        self._states[key] = found
+        return found
 
-    def _dir_ok(self, root: Root, d: str) -> bool:
+    def _dir_ok(self, d: str) -> bool:
         if not os.path.islink(d):
-            return os.path.isdir(d) and not any(r.path == d for r in self.workspace.roots if r is not root)
+            return os.path.isdir(d) and d not in self._target_dirs  # another target is walked on its own
         if not self.options.follow:
             return False
         real = os.path.realpath(d)
         return os.path.isdir(real) and self.workspace.root_of(real) is not None
 
     def is_searchable(self, abs_path: str) -> bool:
-        """True when a walk of the workspace with these options would yield ``abs_path``."""
+        """True when the walk of the targets with these options would yield ``abs_path``."""
         path = os.path.abspath(abs_path)
-        root = self.workspace.root_of(path)
-        if root is None or path == root.path:
+        target = self._target_of(path)
+        if target is None:
             return False
-        up, name = os.path.split(path)
-        with self._lock:
-            state = self._dir_state(root, up)
-            if state is None:
+        if not target.is_dir:
+            if self.filter.path_denied(target.root, path, False):
                 return False
-            if self._max_depth is not None and state.depth + 1 > self._max_depth:
+        else:
+            up, name = os.path.split(path)
+            with self._lock:
+                found = self._dir_state(target, up)
+                if found is None:
+                    return False
+                if self._max_depth is not None and found[1] + 1 > self._max_depth:
+                    return False
+                verdict = self.filter.classify(found[0], name, False)
+            if verdict != TAKE:
                 return False
-            verdict = self.filter.classify(state, name, False)
-        if verdict != TAKE:
-            return False
         try:
             st = os.lstat(path)
             if stat_mod.S_ISLNK(st.st_mode):
-                if not self.options.follow or self.workspace.root_of(os.path.realpath(path)) is None:
+                if target.is_dir and not self.options.follow:
+                    return False
+                if self.workspace.root_of(os.path.realpath(path)) is None:
                     return False
                 st = os.stat(path)
         except OSError:
