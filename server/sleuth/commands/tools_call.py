@@ -53,7 +53,9 @@ def _limit_for(tool: ToolDefinition, ctx: CommandContext) -> int:
     settings = ctx.settings
     if not settings.rate_limit_enabled:
         return 0
-    per_tool: Mapping[str, int] = getattr(settings, "rate_limit_per_tool", None) or {}
+    # seed 004 AC-085, once Settings has it: {tool: per-minute} (a mapping or a tuple of pairs)
+    raw = getattr(settings, "rate_limit_per_tool", None) or {}
+    per_tool: Mapping[str, int] = raw if isinstance(raw, Mapping) else dict(raw)
     for key in (tool.qualified_name, tool.name):
         if key in per_tool:
             return int(per_tool[key])

@@ -289,3 +289,17 @@ def test_unexpected_failures_become_error_results(workspace, monkeypatch):  # NF
     assert err["code"] == "ACODE-SRC-002" and "disk on fire" in err["message"]
     assert json.loads(caller.error("forge.Search", {"pattern": "test"}))["error"]["kind"] == "ExecutionFailed"
     assert caller.command("sleuth.metrics", {})["by_name"]["acode.grep"]["errors_by_code"] == {"internal": 1}
+
+
+def test_per_tool_limits_when_settings_carry_them(workspace):  # AC-085 (Settings field requested from the lead)
+    import dataclasses
+
+    @dataclasses.dataclass(frozen=True)
+    class WithPerTool(Settings):
+        rate_limit_per_tool: tuple[tuple[str, int], ...] = (("acode.grep", 1),)
+
+    caller = workspace(TREE)
+    caller.settings = WithPerTool()
+    assert caller.call("acode.grep", {"pattern": "t"})["is_error"] is False
+    assert caller.call("acode.grep", {"pattern": "t"})["is_error"] is True
+    assert caller.call("acode.search_files", {"pattern": "*"})["is_error"] is False
