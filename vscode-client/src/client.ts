@@ -60,7 +60,9 @@ export class ServerManager {
     /** The running client, starting it when needed; throws with a message a user can act on. */
     async ready(): Promise<LanguageClient> {
         if (this.client?.isRunning()) return this.client;
-        const client = await (this.starting ?? this.restart());
+        let client = await (this.starting ?? this.restart());
+        // Started once but gone since (crashed past the client's own restarts): start again.
+        if (client && !client.isRunning() && client === this.client) client = await this.restart();
         if (!client) throw new Error(this.lastError ?? 'The Sleuth server is not running; run "Sleuth: Restart Server".');
         return client;
     }
