@@ -25,7 +25,7 @@ from sleuth.engine.types import MatchOptions
         (r"\xZZ", 0, "invalid hexadecimal digit"),
         ("(?z)a", 2, "unrecognized flag"),
         (r"\q", 0, "unrecognized escape sequence"),
-        ("a{1001}", 1, "repetition count above 1000"),
+        ("a{70000}", 1, "repetition count above 65535"),
         ("ab\\", 2, "incomplete escape sequence"),
     ],
 )

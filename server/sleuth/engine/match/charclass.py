@@ -150,6 +150,8 @@ def unicode_property(name: str) -> CharSet:
     """``\\p{name}``: a general category, script (bare names mean Script_Extensions, as in rg),
     binary property, or ``key=value`` / ``key:value`` form. Raises :class:`UnknownProperty`."""
     raw = name.strip()
+    if not raw or any(not (ch.isascii() and (ch.isalnum() or ch in " _-=:.&")) for ch in raw):
+        raise UnknownProperty(raw)  # also keeps the name from being read as regex syntax below
     key, sep, value = raw.replace(":", "=").partition("=")
     if not sep:
         loose = _loose(raw)

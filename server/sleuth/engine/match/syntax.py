@@ -133,6 +133,8 @@ class Parsed:
     names: dict[str, int] = field(default_factory=dict)
 
 
+_RE2_MAX_COUNT = 1000
+_MAX_COUNT = 65535
 _SIMPLE_ESCAPES = {"a": 7, "f": 12, "t": 9, "n": 10, "r": 13, "v": 11}
 _META = set("\\.+*?()|[]{}^$#&-~")
 _FLAG_CHARS = set("imsxUuR")
@@ -341,21 +343,32 @@ class _Parser:
     def parse_counted(self) -> tuple[int, int | None]:
         start = self.i
         self.i += 1
+        self.skip_spaces()
         if self.i >= self.n:
             raise ParseError("unclosed counted repetition", start)
         lo = self.decimal()
         hi: int | None = lo
+        self.skip_spaces()
         if self.peek() == ",":
             self.i += 1
+            self.skip_spaces()
             hi = None if self.peek() == "}" else self.decimal()
+            self.skip_spaces()
         if self.peek() != "}":
             raise ParseError("unclosed counted repetition", start)
         self.i += 1
         if hi is not None and lo > hi:
             raise ParseError("invalid repetition count range, the start must be <= the end", start)
-        if max(lo, hi or 0) > 1000:
-            raise ParseError("repetition count above 1000 is not supported; use a smaller count", start)
+        if max(lo, hi or 0) > _MAX_COUNT:
+            raise ParseError(f"repetition count above {_MAX_COUNT} is not supported; use a smaller count", start)
+        if max(lo, hi or 0) > _RE2_MAX_COUNT:
+            self.out.needs_backtracking = True  # RE2 stops at 1000; the regex module runs it (under a timeout)
         return lo, hi
+
+    def skip_spaces(self) -> None:
+        """Rust allows spaces inside ``{n, m}``."""
+        while self.i < self.n and self.p[self.i] == " ":
+            self.i += 1
 
     def decimal(self) -> int:
         j = self.i
@@ -479,9 +492,6 @@ class _Parser:
                 raise ParseError("unclosed Unicode class (missing '}')", start)
             name = self.p[self.i + 1 : end]
             self.i = end + 1
-            if name.startswith("^"):
-                negated = not negated
-                name = name[1:]
         else:
             name = self.p[self.i]
             self.i += 1
