@@ -16,6 +16,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from functools import lru_cache
 from typing import Iterable, Sequence
@@ -413,15 +414,31 @@ class FileView:
         return None if hit is None else not hit[1]
 
 
+_FILE_CACHE: dict[str, tuple[tuple[int, int, int], IgnoreFile | None]] = {}
+_FILE_CACHE_MAX = 4096
+
+
 def read_ignore_file(path: str) -> IgnoreFile | None:
-    """Compile the ignore file at ``path``; None when it is missing, unreadable or has no rules."""
+    """Compile the ignore file at ``path``; None when it is missing, unreadable or has no rules.
+
+    Compiled files are kept per process, keyed by inode, size and mtime, so the many walks of one
+    tree (searches, subtree walks in pool workers, the index) compile each file once."""
     try:
         with open(path, "rb") as fh:
+            st = os.fstat(fh.fileno())
+            key = (st.st_ino, st.st_size, st.st_mtime_ns)
+            hit = _FILE_CACHE.get(path)
+            if hit is not None and hit[0] == key:
+                return hit[1]
             data = fh.read()
     except OSError:
         return None
     rules = parse_lines(data.decode("utf-8", "surrogateescape").split("\n"))
-    return IgnoreFile(rules, path) if rules else None
+    compiled = IgnoreFile(rules, path) if rules else None
+    if len(_FILE_CACHE) >= _FILE_CACHE_MAX:
+        _FILE_CACHE.clear()
+    _FILE_CACHE[path] = (key, compiled)
+    return compiled
 
 
 def glob_file(globs: Iterable[str], *, override: bool) -> IgnoreFile | None:
