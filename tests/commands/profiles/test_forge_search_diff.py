@@ -164,3 +164,17 @@ def test_rg_and_native_agree_across_several_folders(tmp_path):
         answers.append(comparable(out))
     assert answers[0] == answers[1]
     assert [e["data"]["path"]["text"] for e in answers[0]["matches"]] == ["api/sub/y.txt", "api/x.py", "web/z.ts"]
+
+
+@pytest.mark.skipif(not (LINUX / "lib").is_dir() or shutil.which("ugrep") is None,
+                    reason="benchmark corpus or ugrep not present")
+@pytest.mark.parametrize("query", [
+    {"pattern": "EXPORT_SYMBOL_GPL", "path": "lib", "max_results": 5000},
+    {"pattern": "kfree", "path": "mm", "word_regexp": True, "max_results": 5000},
+])
+def test_ugrep_and_native_agree_on_the_kernel(query):
+    from tests.commands.profiles.conftest import Caller
+
+    native = Caller(LINUX).json(TOOL, query, backend="native", rate_limit_enabled=False)
+    ugrep = Caller(LINUX).json(TOOL, query, backend="ugrep", rate_limit_enabled=False)
+    assert comparable(ugrep) == comparable(native)

@@ -227,7 +227,7 @@ def _run_group(backend: str, binary: str, request: Any, cwd: str, paths: list[st
         events = _parse_rg(proc, ctx, state, cwd)
     else:
         cmd = [binary, "-n", "-k", "--stats", f"--format={UG_FORMAT}", "-I", *walk_flags,
-               *_match_flags("ugrep", request)]
+               *_ancestor_ignores(request, cwd, rel), *_match_flags("ugrep", request)]
         proc = Proc([*cmd, "--", *rel], cwd, token)
         events = parse_ugrep(proc, ctx, state, cwd, before, after, request.walk.max_file_size_bytes)
     code = proc.finish()
@@ -236,6 +236,14 @@ def _run_group(backend: str, binary: str, request: Any, cwd: str, paths: list[st
         state["files_scanned"] += len(listed_paths)
         state["listed"] += [ctx.workspace.display(os.path.normpath(os.path.join(cwd, p))) for p in listed_paths]
     return events, code, proc.stderr.decode("utf-8", "replace"), proc.killed
+
+
+def _ancestor_ignores(request: Any, cwd: str, rel: list[str]) -> list[str]:
+    """ugrep reads ignore files only inside the trees it searches; when a sub-folder is searched, the
+    folder root's own .gitignore/.ignore still apply (their anchored globs are relative to cwd = root)."""
+    if request.walk.no_ignore or all(r == "." for r in rel):
+        return []
+    return [f"--exclude-from={name}" for name in (".gitignore", ".ignore") if os.path.isfile(os.path.join(cwd, name))]
 
 
 def _without_size_cap(flags: list[str]) -> list[str]:
