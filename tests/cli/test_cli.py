@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -10,9 +11,10 @@ from pathlib import Path
 import pytest
 
 
-def sleuth(cwd: Path, *argv: str) -> subprocess.CompletedProcess[str]:
+def sleuth(cwd: Path, *argv: str, cache: Path | None = None) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, XDG_CACHE_HOME=str(cache or cwd.parent / "cache"))
     return subprocess.run([sys.executable, "-m", "sleuth", *argv], cwd=cwd, capture_output=True, text=True,
-                          timeout=120)
+                          timeout=120, env=env)
 
 
 @pytest.fixture
@@ -76,3 +78,18 @@ def test_cli_start_does_not_import_the_lsp_stack(tree):
             "sorted(m for m in sys.modules if m.startswith(('pygls', 'lsprotocol')))\n")
     proc = subprocess.run([sys.executable, "-c", code], cwd=tree, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_index_build_then_ranked_text_finds_the_definition(tree):
+    built = json.loads(sleuth(tree, "index", "build", "--json").stdout)
+    assert built["state"] == "ready" and built["files"] == 3
+    assert str(tree) not in built["store_path"]  # the store never lives in the workspace
+    proc = sleuth(tree, "text", "--json", "helper")
+    first = json.loads(proc.stdout)["results"][0]
+    assert (first["path"], first["line"]) == ("src/app.py", 5)
+    status = sleuth(tree, "index", "status")
+    assert "ready" in status.stdout
+
+
+def test_text_exit_code_one_when_nothing_matches(tree):
+    assert sleuth(tree, "text", "zzzqqqxxx").returncode == 1

@@ -1,0 +1,57 @@
+"""``sleuth text QUERY``: ranked search (definitions first) over the persistent index."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from sleuth.cli.common import EXIT_ERROR, EXIT_FOUND, EXIT_NONE, ProgressBar, print_json, run_command
+from sleuth.cli.index import index_context
+
+__all__ = ["add_parser"]
+
+
+def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    p = sub.add_parser("text", help="ranked text search over the index",
+                       description='Ranked search: words ANDed, "phrase", a OR b, -exclude, prefix*.')
+    p.add_argument("query")
+    p.add_argument("-t", "--type", action="append", default=[], metavar="TYPE")
+    p.add_argument("--include-path", action="append", metavar="PATH_OR_GLOB")
+    p.add_argument("--exclude-path", action="append", metavar="PATH_OR_GLOB")
+    p.add_argument("--max-results", type=int, metavar="N")
+    p.add_argument("-C", "--context", type=int, metavar="NUM", dest="context_lines")
+    p.add_argument("--json", action="store_true", help="print the sleuth.text result object")
+    p.add_argument("--root", action="append", metavar="DIR", help="sandbox folder (repeatable; default: .)")
+    p.set_defaults(func=_run)
+
+
+def _render(result: dict[str, Any]) -> None:
+    tty = sys.stdout.isatty()
+    for item in result["results"]:
+        score = f"{item['score']:.3f} " if tty else ""
+        sys.stdout.write(f"{score}{item['path']}:{item['line']}: {item['snippet']}\n")
+
+
+def _run(ns: argparse.Namespace) -> int:
+    ctx = index_context(ns.root, ProgressBar(delay=0.2))
+    index = ctx.services.index
+    args = {"query": ns.query, "file_types": ns.type, "include_path": ns.include_path,
+            "exclude_path": ns.exclude_path, "max_results": ns.max_results, "context_lines": ns.context_lines}
+    args = {k: v for k, v in args.items() if v is not None}
+
+    def render(result: dict[str, Any]) -> int:
+        if ns.json:
+            print_json(result)
+        else:
+            _render(result)
+        return EXIT_FOUND if result["results"] else EXIT_NONE
+
+    try:
+        index.start(ctx.progress)  # opens the store, or builds it the first time (progress bar on a terminal)
+        if not index.wait_ready():
+            sys.stderr.write("sleuth: the index could not be built; see `sleuth index status`\n")
+            return EXIT_ERROR
+        return run_command("sleuth.text", args, ctx, ns.json, render)
+    finally:
+        index.stop()
