@@ -454,7 +454,11 @@ class _Parser:
         if ch in "pP":
             return self.unicode_class(ch == "P", start)
         if ch in "xuU":
-            return self.hex_escape(ch, start)
+            value = self.hex_escape(ch, start)
+            if not flags.u and value > 0x7F:
+                # rg reads this as one raw byte; Sleuth matches text, so say so instead of differing
+                raise ParseError("raw byte escapes above \\x7F in (?-u) mode are not supported", start)
+            return value
         if ch == "0":
             raise ParseError("octal escapes are not supported; use \\x{..}", start)
         if ch.isascii() and not ch.isalnum():
