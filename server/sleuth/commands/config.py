@@ -46,6 +46,7 @@ class Settings:
     fuzzy_threshold: float = 0.6
     rate_limit_per_minute: int = 30
     rate_limit_enabled: bool = True
+    rate_limit_per_tool: tuple[tuple[str, int], ...] = ()  # (tool name, calls per minute) overrides
     native_rate_limit_per_minute: int = 0  # 0 = off for native commands
     redaction: bool = True
     deny_globs: tuple[str, ...] = ()
@@ -78,6 +79,7 @@ _ALIASES: dict[str, str] = {
     "rate_limit.searches_per_minute": "rate_limit_per_minute",
     "rate_limit.per_minute": "rate_limit_per_minute",
     "rate_limit.enabled": "rate_limit_enabled",
+    "rate_limit.per_tool": "rate_limit_per_tool",
     "rate_limit": "rate_limit_per_minute",
     "tools.profile": "tools_profile",
     "timeout_seconds": "timeout_ms",  # converted below
@@ -96,7 +98,8 @@ def _flatten(source: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
     flat: dict[str, Any] = {}
     for key, value in source.items():
         name = prefix + _snake(str(key))
-        if isinstance(value, Mapping) and name not in _FIELDS:
+        keep_whole = name in _FIELDS or name.endswith(("rate_limit.per_tool", "rate_limit_per_tool"))
+        if isinstance(value, Mapping) and not keep_whole:
             flat.update(_flatten(value, name + "."))
         else:
             flat[name] = value
@@ -108,6 +111,12 @@ def _coerce(name: str, value: Any) -> Any:
     kind = _FIELDS[name].type
     if value is None and "None" in str(kind):
         return None
+    if name == "rate_limit_per_tool":
+        if not isinstance(value, Mapping) or not all(
+                isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool) and v >= 0
+                for k, v in value.items()):
+            raise ValueError("expected a mapping of tool name to calls per minute (an integer >= 0)")
+        return tuple(sorted(value.items()))
     if "tuple" in str(kind):
         if isinstance(value, str):
             value = [value]
