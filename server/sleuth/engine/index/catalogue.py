@@ -56,7 +56,9 @@ class Catalogue:
         self.row_owner: list[dict[int, int]] = [dict() for _ in range(shards)]
         self.shard_bytes = [0] * shards
         self.next_id = 1
+        self.unindexed_ids: set[int] = set()
         self._sorted: list[FileRecord] | None = None
+        self._entries: list[FileEntry] | None = None
 
     # -- loading and persistence ------------------------------------------------------------
     @classmethod
@@ -77,7 +79,9 @@ class Catalogue:
             owner[row] = rec.id
         self.shard_bytes[rec.shard] += rec.size
         self.next_id = max(self.next_id, rec.id + 1)
-        self._sorted = None
+        if not rec.indexed:
+            self.unindexed_ids.add(rec.id)
+        self._sorted = self._entries = None
 
     def _drop(self, rec: FileRecord) -> None:
         self.by_id.pop(rec.id, None)
@@ -87,7 +91,8 @@ class Catalogue:
         for row in rec.rows:
             owner.pop(row, None)
         self.shard_bytes[rec.shard] -= rec.size
-        self._sorted = None
+        self.unindexed_ids.discard(rec.id)
+        self._sorted = self._entries = None
 
     @staticmethod
     def row_values(rec: FileRecord) -> tuple[object, ...]:
@@ -141,6 +146,12 @@ class Catalogue:
             self._sorted = sorted(self.by_id.values(), key=lambda r: sort_key(r.display))
         return self._sorted
 
+    def sorted_entries(self) -> list[FileEntry]:
+        """:meth:`sorted_records` as walk entries; cached (Quick-Open lists the whole catalogue)."""
+        if self._entries is None:
+            self._entries = [r.entry() for r in self.sorted_records()]
+        return self._entries
+
     def under(self, prefix: str) -> list[FileRecord]:
         """Records whose path is ``prefix`` or inside it, in result order."""
         records = self.sorted_records()
@@ -150,7 +161,7 @@ class Catalogue:
         return [r for r in records if r.path == prefix or r.path.startswith(sep_prefix)]
 
     def unindexed(self) -> list[FileRecord]:
-        return [r for r in self.by_id.values() if not r.indexed]
+        return [self.by_id[i] for i in self.unindexed_ids]
 
     def smallest_shard(self) -> int:
         return min(range(len(self.shard_bytes)), key=self.shard_bytes.__getitem__)

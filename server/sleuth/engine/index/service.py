@@ -19,23 +19,19 @@ import sqlite3
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 from sleuth.engine.cancel import CancelToken, NullProgress, ProgressSink
-from sleuth.engine.errors import Cancelled
 from sleuth.engine.index import store
-from sleuth.engine.index.build import full_build
-from sleuth.engine.index.builder import index_file, next_row
 from sleuth.engine.index.catalogue import Catalogue, FileRecord
+from sleuth.engine.index.maintenance import Maintenance
 from sleuth.engine.index.trigram import ALL, And, Lit, Or, Query, adapt, literal_match, simplify
-from sleuth.engine.types import FileEntry, FileError, SkipCounts, WalkOptions
+from sleuth.engine.types import FileEntry, WalkOptions
 from sleuth.engine.workspace import Target, Workspace, sort_key
 
 __all__ = ["IndexService", "CandidateSet"]
 
 Lister = Callable[[CancelToken], Iterable[FileEntry]]
-REBUILD_GARBAGE_RATIO = 0.5  # rows of replaced versions vs live rows before a background rebuild
-CATCH_UP_REBUILD_RATIO = 0.3  # changed files vs all files on restart before a rebuild beats catching up
 
 
 @dataclass
@@ -57,7 +53,7 @@ class CandidateSet:
         return [e.path for e in self.entries()]
 
 
-class IndexService:
+class IndexService(Maintenance):
     """The index of one workspace; see the module docstring. All public methods are thread-safe."""
 
     def __init__(self, workspace: Workspace, settings: Any = None, *, cache_dir: str | None = None,
@@ -249,6 +245,8 @@ class IndexService:
         records = [r for r in records if r.path not in pending_paths]
         keep = self._filter(targets, options)
         pending = [e for e in (self._entry(p) for p in sorted(pending_paths)) if e is not None]
+        if keep is None:
+            return CandidateSet(records, pending)
         return CandidateSet([r for r in records if keep(r.path, r.size)],
                             [e for e in pending if keep(e.path, e.size)])
 
@@ -276,10 +274,10 @@ class IndexService:
             cat = self._cat
             if cat is None:
                 return None
-            records = cat.sorted_records()
+            entries = cat.sorted_entries()
             pending = list(self._pending)
         if pending:
-            by_path = {r.path: r.entry() for r in records}
+            by_path = {e.path: e for e in entries}
             for path in pending:
                 entry = self._entry(path)
                 if entry is None:
@@ -287,8 +285,8 @@ class IndexService:
                 else:
                     by_path[path] = entry
             entries = sorted(by_path.values(), key=lambda e: sort_key(e.display))
-        else:
-            entries = [r.entry() for r in records]
+        if keep is None:
+            return list(entries)
         return [e for e in entries if keep(e.path, e.size)]
 
     # -- text-search helpers (used by sleuth.engine.index.text) ------------------------------------
@@ -358,7 +356,9 @@ class IndexService:
             return union
         raise ValueError("ALL cannot be evaluated")
 
-    def _filter(self, targets: Sequence[Target] | None, options: WalkOptions | None) -> Callable[[str, int], bool]:
+    def _filter(self, targets: Sequence[Target] | None,
+                options: WalkOptions | None) -> Callable[[str, int], bool] | None:
+        """A ``(path, size) -> keep`` test for targets and the walk's filters; None when it keeps everything."""
         prefixes = [t.path for t in targets or () if t.path not in {r.path for r in self.workspace.roots}]
         files = {t.path for t in targets or () if not t.is_dir}
         oracle = None
@@ -369,6 +369,8 @@ class IndexService:
 
             oracle = IgnoreOracle(self.workspace, options)
         limit = options.max_file_size_bytes if options is not None else None
+        if not prefixes and not files and limit is None and oracle is None:
+            return None
 
         def keep(path: str, size: int) -> bool:
             if prefixes and not any(path == p or path.startswith(p.rstrip(os.sep) + os.sep) for p in prefixes):
@@ -389,177 +391,3 @@ class IndexService:
         if not os.path.isfile(path) or not self.workspace.contains(path):
             return None
         return FileEntry(path, self.workspace.display(path), st.st_size, st.st_mtime)
-
-    def _walk(self, token: CancelToken) -> Iterator[FileEntry]:
-        from sleuth.engine.walk import walk
-
-        targets = [Target(r, r.path, True) for r in self.workspace.roots]
-        errors: list[FileError] = []
-        yield from walk(self.workspace, targets, self.options, token, SkipCounts(), errors)
-
-    def _searchable(self, path: str) -> bool:
-        if not os.path.isfile(path) or not self.workspace.contains(path):
-            return False
-        if self._oracle is None:
-            from sleuth.engine.ignore import IgnoreOracle
-
-            self._oracle = IgnoreOracle(self.workspace, self.options)
-        return bool(self._oracle.is_searchable(path))
-
-    def _close(self) -> None:
-        for conn in [self._catalog_db, *self._shards]:
-            if conn is not None:
-                try:
-                    conn.close()
-                except sqlite3.Error:
-                    pass
-        self._catalog_db, self._shards, self._cat = None, [], None
-
-    def _meta(self) -> dict[str, str]:
-        return {"roots": "\0".join(r.path for r in self.workspace.roots), "options": repr(self.options)}
-
-    def _open(self) -> bool:
-        opened = store.open_current(self.base)
-        if opened is None:
-            return False
-        gen, catalog, shards = opened
-        meta = dict(catalog.execute("SELECT key, value FROM meta").fetchall())
-        if any(meta.get(k) != v for k, v in self._meta().items()):
-            for conn in [catalog, *shards]:
-                conn.close()
-            return False
-        cat = Catalogue.load(catalog, len(shards))
-        with self._lock:
-            self._close()
-            self._gen, self._catalog_db, self._shards, self._cat = gen, catalog, shards, cat
-            self._garbage = int(meta.get("garbage", "0"))
-            self._last_build = {"at": _iso(float(meta.get("built_at", "0"))), "seconds": float(meta.get("seconds", "0"))}
-        return True
-
-    def _full_build(self) -> None:
-        with self._lock:
-            progress, token = self._progress, self._token
-            if self._cat is None:
-                self._state = "building"
-        progress(0, None, "listing files")
-        entries = sorted(self._lister(token), key=lambda e: sort_key(e.display))
-        if token.should_stop():
-            raise Cancelled("The index build was cancelled.")
-        started_at = time.monotonic()
-        result = full_build(self.base, entries, token, progress, self.max_bytes, self._meta(),
-                            on_worker_start=self._set_workers)
-        with self._lock:
-            if not self._open():
-                raise RuntimeError("the index just built could not be opened")
-            # Changes notified during the build may be missing from it: they stay pending and are re-applied.
-            self._pending = {p: t for p, t in self._pending.items() if t >= started_at - 1.0}
-            self._last_build = {"at": _iso(time.time()), "seconds": round(result.seconds, 2)}
-            self._state = "ready"
-
-    def _set_workers(self, pids: list[int]) -> None:
-        self.worker_pids = pids
-
-    def _catch_up(self) -> None:
-        """Compare a fresh walk with the catalogue by size and mtime; differences become pending."""
-        token = self._token
-        seen: set[str] = set()
-        changed: list[str] = []
-        with self._lock:
-            cat = self._cat
-        assert cat is not None
-        for entry in self._lister(token):
-            seen.add(entry.path)
-            rec = cat.by_path.get(entry.path)
-            if rec is None or rec.size != entry.size or abs(rec.mtime_ns / 1e9 - entry.mtime) > 2e-6 or not rec.indexed:
-                changed.append(entry.path)
-        if token.should_stop():
-            return
-        with self._lock:
-            gone = [p for p in cat.by_path if p not in seen]
-            now = time.monotonic()
-            for path in changed + gone:
-                self._pending.setdefault(path, now)
-            if len(changed) + len(gone) > CATCH_UP_REBUILD_RATIO * max(len(cat), 1) and len(cat) > 100:
-                self._want_rebuild = True
-
-    def _apply_pending(self, limit: int = 256) -> None:
-        """Re-index up to ``limit`` pending paths, one small transaction each."""
-        with self._lock:
-            batch = sorted(self._pending.items(), key=lambda kv: kv[1])[:limit]
-        for path, stamp in batch:
-            if self._token.should_stop():
-                return
-            searchable = self._searchable(path)
-            with self._lock:
-                cat = self._cat
-                if cat is None or self._catalog_db is None:
-                    return
-                old = cat.by_path.get(path)
-                catalog = self._catalog_db
-                if searchable:
-                    shard = old.shard if old is not None else cat.smallest_shard()
-                    conn = self._shards[shard]
-                    conn.execute("BEGIN IMMEDIATE")
-                    try:
-                        indexed, row = index_file(conn, path, next_row(conn), self.max_bytes)
-                        conn.execute("UPDATE meta SET value=? WHERE key='next_row'", (str(row),))
-                        conn.execute("COMMIT")
-                    except BaseException:
-                        conn.execute("ROLLBACK")
-                        raise
-                    catalog.execute("BEGIN IMMEDIATE")
-                    cat.put(catalog, None, path, self.workspace.display(path), shard, indexed)
-                else:
-                    catalog.execute("BEGIN IMMEDIATE")
-                    cat.remove(catalog, path)
-                if old is not None:
-                    self._garbage += len(old.rows)
-                catalog.execute("INSERT OR REPLACE INTO meta VALUES('garbage', ?)", (str(self._garbage),))
-                catalog.execute("COMMIT")
-                if self._pending.get(path) == stamp:
-                    del self._pending[path]
-                live = sum(len(o) for o in cat.row_owner)
-                if self._garbage > REBUILD_GARBAGE_RATIO * max(live, 1) and live > 1000:
-                    self._want_rebuild = True
-
-    def _run(self) -> None:
-        try:
-            store.remove_stale_builds(self.base)
-            if self._open():
-                self._catch_up()
-                with self._lock:
-                    self._state = "ready"
-            else:
-                self._full_build()
-            self._build_done.set()
-            while True:
-                with self._lock:
-                    while not (self._stopping or self._pending or self._want_rebuild or self._want_rescan):
-                        self._build_done.set()
-                        self._wake.wait()
-                    if self._stopping:
-                        return
-                    rebuild, rescan = self._want_rebuild, self._want_rescan
-                    self._want_rebuild = self._want_rescan = False
-                if rebuild:
-                    self._full_build()
-                elif rescan:
-                    self._catch_up()
-                else:
-                    self._apply_pending()
-        except Cancelled:
-            with self._lock:
-                if self._cat is None:
-                    self._state = "absent"
-        except Exception as exc:  # noqa: BLE001 - the server keeps running on plain scans
-            with self._lock:
-                self._state = "error"
-                self._error = f"{type(exc).__name__}: {exc}"
-        finally:
-            self._build_done.set()
-
-
-def _iso(stamp: float) -> str | None:
-    if not stamp:
-        return None
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(stamp))

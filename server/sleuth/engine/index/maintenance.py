@@ -1,0 +1,232 @@
+"""The index's background upkeep: open or build the store, catch up after a restart, apply changes.
+
+A mixin of :class:`sleuth.engine.index.service.IndexService` (it shares the service's lock and
+state): the service holds the query side, this module the one thread that writes. Every write is
+a small SQLite transaction on the live generation; a full rebuild writes a new generation and
+swaps it in when complete (queries use the old one meanwhile).
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+import time
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
+
+from sleuth.engine.cancel import CancelToken, ProgressSink
+from sleuth.engine.errors import Cancelled
+from sleuth.engine.index import store
+from sleuth.engine.index.build import full_build
+from sleuth.engine.index.builder import index_file, next_row
+from sleuth.engine.index.catalogue import Catalogue
+from sleuth.engine.types import FileEntry, FileError, SkipCounts, WalkOptions
+from sleuth.engine.workspace import Target, Workspace, sort_key
+
+__all__ = ["Maintenance", "REBUILD_GARBAGE_RATIO", "CATCH_UP_REBUILD_RATIO"]
+
+REBUILD_GARBAGE_RATIO = 0.5  # rows of replaced versions vs live rows before a background rebuild
+CATCH_UP_REBUILD_RATIO = 0.3  # changed files vs all files on restart before a rebuild beats catching up
+
+
+class Maintenance:
+    """Background-thread methods of the index service (see the module docstring)."""
+
+    if TYPE_CHECKING:  # state owned by IndexService.__init__
+        workspace: Workspace
+        options: WalkOptions
+        max_bytes: int | None
+        base: str
+        _lister: Callable[[CancelToken], Iterable[FileEntry]]
+        _lock: threading.RLock
+        _cat: Catalogue | None
+        _catalog_db: sqlite3.Connection | None
+        _shards: list[sqlite3.Connection]
+        _gen: str | None
+        _pending: dict[str, float]
+        _state: str
+        _error: str | None
+        _garbage: int
+        _want_rebuild: bool
+        _want_rescan: bool
+        _stopping: bool
+        _token: CancelToken
+        _progress: ProgressSink
+        _last_build: dict[str, Any]
+        _build_done: threading.Event
+        _wake: threading.Condition
+        _oracle: Any
+        worker_pids: list[int]
+
+    def _walk(self, token: CancelToken) -> Iterator[FileEntry]:
+        from sleuth.engine.walk import walk
+
+        targets = [Target(r, r.path, True) for r in self.workspace.roots]
+        errors: list[FileError] = []
+        yield from walk(self.workspace, targets, self.options, token, SkipCounts(), errors)
+
+    def _searchable(self, path: str) -> bool:
+        if not os.path.isfile(path) or not self.workspace.contains(path):
+            return False
+        if self._oracle is None:
+            from sleuth.engine.ignore import IgnoreOracle
+
+            self._oracle = IgnoreOracle(self.workspace, self.options)
+        return bool(self._oracle.is_searchable(path))
+
+    def _close(self) -> None:
+        for conn in [self._catalog_db, *self._shards]:
+            if conn is not None:
+                try:
+                    conn.close()
+                except sqlite3.Error:
+                    pass
+        self._catalog_db, self._shards, self._cat = None, [], None
+
+    def _meta(self) -> dict[str, str]:
+        return {"roots": "\0".join(r.path for r in self.workspace.roots), "options": repr(self.options)}
+
+    def _open(self) -> bool:
+        opened = store.open_current(self.base)
+        if opened is None:
+            return False
+        gen, catalog, shards = opened
+        meta = dict(catalog.execute("SELECT key, value FROM meta").fetchall())
+        if any(meta.get(k) != v for k, v in self._meta().items()):
+            for conn in [catalog, *shards]:
+                conn.close()
+            return False
+        cat = Catalogue.load(catalog, len(shards))
+        with self._lock:
+            self._close()
+            self._gen, self._catalog_db, self._shards, self._cat = gen, catalog, shards, cat
+            self._garbage = int(meta.get("garbage", "0"))
+            self._last_build = {"at": _iso(float(meta.get("built_at", "0"))), "seconds": float(meta.get("seconds", "0"))}
+        return True
+
+    def _full_build(self) -> None:
+        with self._lock:
+            progress, token = self._progress, self._token
+            if self._cat is None:
+                self._state = "building"
+        progress(0, None, "listing files")
+        entries = sorted(self._lister(token), key=lambda e: sort_key(e.display))
+        if token.should_stop():
+            raise Cancelled("The index build was cancelled.")
+        started_at = time.monotonic()
+        result = full_build(self.base, entries, token, progress, self.max_bytes, self._meta(),
+                            on_worker_start=self._set_workers)
+        with self._lock:
+            if not self._open():
+                raise RuntimeError("the index just built could not be opened")
+            # Changes notified during the build may be missing from it: they stay pending and are re-applied.
+            self._pending = {p: t for p, t in self._pending.items() if t >= started_at - 1.0}
+            self._last_build = {"at": _iso(time.time()), "seconds": round(result.seconds, 2)}
+            self._state = "ready"
+
+    def _set_workers(self, pids: list[int]) -> None:
+        self.worker_pids = pids
+
+    def _catch_up(self) -> None:
+        """Compare a fresh walk with the catalogue by size and mtime; differences become pending."""
+        token = self._token
+        seen: set[str] = set()
+        changed: list[str] = []
+        with self._lock:
+            cat = self._cat
+        assert cat is not None
+        for entry in self._lister(token):
+            seen.add(entry.path)
+            rec = cat.by_path.get(entry.path)
+            if rec is None or rec.size != entry.size or abs(rec.mtime_ns / 1e9 - entry.mtime) > 2e-6 or not rec.indexed:
+                changed.append(entry.path)
+        if token.should_stop():
+            return
+        with self._lock:
+            gone = [p for p in cat.by_path if p not in seen]
+            now = time.monotonic()
+            for path in changed + gone:
+                self._pending.setdefault(path, now)
+            if len(changed) + len(gone) > CATCH_UP_REBUILD_RATIO * max(len(cat), 1) and len(cat) > 100:
+                self._want_rebuild = True
+
+    def _apply_pending(self, limit: int = 256) -> None:
+        """Re-index up to ``limit`` pending paths, one small transaction each."""
+        with self._lock:
+            batch = sorted(self._pending.items(), key=lambda kv: kv[1])[:limit]
+        for path, stamp in batch:
+            if self._token.should_stop():
+                return
+            searchable = self._searchable(path)
+            with self._lock:
+                cat = self._cat
+                if cat is None or self._catalog_db is None:
+                    return
+                old = cat.by_path.get(path)
+                catalog = self._catalog_db
+                if searchable:
+                    shard = old.shard if old is not None else cat.smallest_shard()
+                    conn = self._shards[shard]
+                    conn.execute("BEGIN IMMEDIATE")
+                    try:
+                        indexed, row = index_file(conn, path, next_row(conn), self.max_bytes)
+                        conn.execute("UPDATE meta SET value=? WHERE key='next_row'", (str(row),))
+                        conn.execute("COMMIT")
+                    except BaseException:
+                        conn.execute("ROLLBACK")
+                        raise
+                    catalog.execute("BEGIN IMMEDIATE")
+                    cat.put(catalog, None, path, self.workspace.display(path), shard, indexed)
+                else:
+                    catalog.execute("BEGIN IMMEDIATE")
+                    cat.remove(catalog, path)
+                if old is not None:
+                    self._garbage += len(old.rows)
+                catalog.execute("INSERT OR REPLACE INTO meta VALUES('garbage', ?)", (str(self._garbage),))
+                catalog.execute("COMMIT")
+                if self._pending.get(path) == stamp:
+                    del self._pending[path]
+                live = sum(len(o) for o in cat.row_owner)
+                if self._garbage > REBUILD_GARBAGE_RATIO * max(live, 1) and live > 1000:
+                    self._want_rebuild = True
+
+    def _run(self) -> None:
+        try:
+            store.remove_stale_builds(self.base)
+            if self._open():
+                self._catch_up()
+                with self._lock:
+                    self._state = "ready"
+            else:
+                self._full_build()
+            self._build_done.set()
+            while True:
+                with self._lock:
+                    while not (self._stopping or self._pending or self._want_rebuild or self._want_rescan):
+                        self._build_done.set()
+                        self._wake.wait()
+                    if self._stopping:
+                        return
+                    rebuild, rescan = self._want_rebuild, self._want_rescan
+                    self._want_rebuild = self._want_rescan = False
+                if rebuild:
+                    self._full_build()
+                elif rescan:
+                    self._catch_up()
+                else:
+                    self._apply_pending()
+        except Cancelled:
+            with self._lock:
+                if self._cat is None:
+                    self._state = "absent"
+        except Exception as exc:  # noqa: BLE001 - the server keeps running on plain scans
+            with self._lock:
+                self._state = "error"
+                self._error = f"{type(exc).__name__}: {exc}"
+        finally:
+            self._build_done.set()
+
+def _iso(stamp: float) -> str | None:
+    if not stamp:
+        return None
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(stamp))
