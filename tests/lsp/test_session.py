@@ -90,22 +90,27 @@ async def test_did_change_workspace_folders_updates_the_sandbox(start, tmp_path:
     assert caught.value.code == -32001
 
 
-@pytest.mark.parametrize("error, number", [
+ERROR_NUMBERS = [
     ("BadArgs", -32602), ("SandboxViolation", -32001), ("NotFound", -32002), ("IndexNotReady", -32003),
     ("RateLimited", -32004), ("SearchTimeout", -32005), ("UnknownTool", -32006), ("BackendUnavailable", -32007),
-])
-async def test_errors_carry_code_message_hint(start, tmp_path: pathlib.Path, error: str, number: int) -> None:
-    session = await start([make_tree(tmp_path / "ws", {"a.txt": "x\n"})], profile="minimal")
-    with pytest.raises(JsonRpcException) as caught:
-        await session.execute("sleuth.test.fail", {"error": error})
-    assert caught.value.code == number
-    data = caught.value.data
-    assert set(data) >= {"code", "message", "hint"}
-    assert data["hint"]
-    if error == "RateLimited":
-        assert data["retry_after_seconds"] == 7
-    else:
-        assert data["position"] == 3
+]
+
+
+async def test_errors_carry_code_message_hint(start, tmp_path: pathlib.Path) -> None:
+    session = await start([make_tree(tmp_path / "ws", {"a.txt": "x\n"})])
+    for error, number in ERROR_NUMBERS:
+        with pytest.raises(JsonRpcException) as caught:
+            await session.execute("sleuth.test.fail", {"error": error})
+        assert caught.value.code == number, error
+        data = caught.value.data
+        assert set(data) >= {"code", "message", "hint"} and data["hint"], error
+        if error == "RateLimited":
+            assert data["retry_after_seconds"] == 7
+        else:
+            assert data["position"] == 3
+    with pytest.raises(JsonRpcException) as caught:  # the custom request form maps the same way
+        await session.request("sleuth/test/fail", {"error": "NotFound"})
+    assert caught.value.code == -32002 and caught.value.data["code"] == "not_found"
 
 
 async def test_unexpected_exception_is_an_internal_error_and_the_server_lives_on(start, tmp_path: pathlib.Path) -> None:
