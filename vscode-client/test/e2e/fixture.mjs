@@ -8,6 +8,7 @@ export const NEEDLE = 'find_the_needle_here';
 export const NEEDLE_LINE = 42;
 export const NEEDLE_TEXT = `    naïve = "é→ü"; value = ${NEEDLE}(42)  # 😀 done`;
 export const STREAM_WORD = 'streamword';
+export const DENY_GLOB = 'secret/**';
 
 /** Lines of filler text, deterministic from `seed`. */
 function filler(seed, count) {
@@ -37,6 +38,9 @@ export function writeFixture(root, { bigFiles = 20000, linesPerFile = 40, stream
     file('src/controllers/UserController.cs', 'public class UserController {\n    public string Name => "users";\n}\n');
     file('src/controllers/OrderController.cs', 'public class OrderController {\n}\n');
     file('src/models/User.cs', 'public record User(string Name);\n');
+    // Listed in the e2e settings' sleuth.denyGlobs: a grep that finds only main.py proves that
+    // the client's settings reached the server.
+    file('secret/keys.txt', `${NEEDLE} in a denied folder\n`);
     file('docs/guide.md', '# Guide\n\nThe user controller returns users by id.\n');
     for (let i = 0; i < bigFiles; i++) {
         const lines = filler(i + 100, linesPerFile);

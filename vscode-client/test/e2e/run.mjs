@@ -24,7 +24,7 @@ import { tmpdir } from 'os';
 import { dirname, join, resolve } from 'path';
 import { fileURLToPath } from 'url';
 import { chromium } from 'playwright-core';
-import { NEEDLE, NEEDLE_LINE, NEEDLE_TEXT, STREAM_WORD, writeFixture } from './fixture.mjs';
+import { DENY_GLOB, NEEDLE, NEEDLE_LINE, NEEDLE_TEXT, STREAM_WORD, writeFixture } from './fixture.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const env = process.env;
@@ -160,6 +160,9 @@ async function stepGrep() {
     report.timings.grep_first_row_ms_cold = Date.now() - t0;
     await page.locator(TITLE, { hasText: /match/ }).first().waitFor({ timeout: WAIT });
     await shot('grep-results');
+    // secret/keys.txt holds the needle too, but sleuth.denyGlobs (a user setting) hides it.
+    const title = await titleText();
+    if (!/\b1 match\b/.test(title)) throw new Error(`expected exactly 1 match (secret/ is denied by settings), title: "${title}"`);
     const rowText = await row.innerText();
     if (!rowText.includes(NEEDLE)) throw new Error(`grep row lacks the matched line: ${JSON.stringify(rowText)}`);
     await row.click();
@@ -176,7 +179,7 @@ async function stepGrep() {
         throw new Error(`expected the selection "${expected}", status bar shows "${await status.innerText().catch(() => '?')}"`);
     });
     await shot('grep-opened-at-match');
-    report.steps.grep = `found ${NEEDLE} and opened main.py with "${expected}"`;
+    report.steps.grep = `found ${NEEDLE} (once: ${DENY_GLOB} denied by settings) and opened main.py with "${expected}"`;
 }
 
 async function stepStream() {
@@ -365,6 +368,7 @@ async function main() {
         'chat.disableAIFeatures': true,
         'sleuth.interpreter': [PYTHON],
         'sleuth.search.maxResults': 5000,
+        'sleuth.denyGlobs': [DENY_GLOB],
     };
     writeFileSync(join(userData, 'User', 'settings.json'), JSON.stringify(userSettings, null, 2));
     const childEnv = {
