@@ -1,7 +1,7 @@
 import { strict as assert } from 'assert';
 import { describe, it } from 'node:test';
 import { caseArg, filesArgs, grepArgs, lmToolName, textArgs, toolCallName } from '../../src/args';
-import { Inspected, explicitValue, missingSleuthMessage, resolveInterpreter, serverSettings, shellQuote, substitute } from '../../src/settings';
+import { CLIENT_KEYS, Inspected, SERVER_KEYS, explicitValue, missingSleuthMessage, resolveInterpreter, serverSettings, shellQuote, substitute } from '../../src/settings';
 
 describe('resolveInterpreter', () => {
     const vars = { workspaceFolder: '/w/proj', userHome: '/home/me' };
@@ -92,5 +92,23 @@ describe('request arguments', () => {
             assert.equal(toolCallName(lmToolName(name)), name);
         }
         assert.equal(toolCallName('other_tool'), undefined);
+    });
+});
+
+describe('package.json settings', () => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const pkg = require('../../../package.json');
+    const props: Record<string, { scope?: string; description?: string; markdownDescription?: string; enum?: unknown[]; enumDescriptions?: string[] }> =
+        pkg.contributes.configuration.properties;
+    const keys = Object.keys(props).map((k) => k.slice('sleuth.'.length));
+    it('every setting is either sent to the server or read by the client, never both', () => {
+        assert.deepEqual([...keys].sort(), [...SERVER_KEYS, ...CLIENT_KEYS].sort());
+    });
+    it('every setting has a scope, a description and, for enums, one description per value', () => {
+        for (const [key, p] of Object.entries(props)) {
+            assert.ok(p.scope, `${key} has no scope`);
+            assert.ok(p.description || p.markdownDescription, `${key} has no description`);
+            if (p.enum) assert.equal(p.enumDescriptions?.length, p.enum.length, `${key} enumDescriptions`);
+        }
     });
 });
