@@ -136,7 +136,7 @@ class _Walker:
         descriptors) are listed by path instead, so the walk never holds more than a few dozen."""
         fd = None
         try:
-            if depth < _MAX_OPEN_DIRS:
+            if self.stat and depth < _MAX_OPEN_DIRS:  # without stats a descriptor buys nothing
                 try:
                     fd = os.open(path, _DIR_FLAGS)
                 except OSError as exc:
