@@ -169,6 +169,19 @@ def test_per_entry_errors_do_not_stop_the_walk(tmp_path: Path) -> None:
     assert [e.path for e in errors] == ["b.txt"] and "vanished" in errors[0].error
 
 
+@pytest.mark.parametrize("stat", [True, False])
+def test_a_folder_that_vanishes_is_an_error_entry(tmp_path: Path, stat: bool) -> None:
+    import shutil
+    root = write_tree(tmp_path / "ws", {"a.txt": "", "b/x.txt": "", "c.txt": ""})
+    ws = Workspace([root])
+    errors: list[FileError] = []
+    it = walk(ws, ws.resolve(None), WalkOptions(), CancelToken(), SkipCounts(), errors, stat=stat)
+    assert next(it).display == "a.txt"
+    shutil.rmtree(root / "b")  # listed with its parent, gone before the walk enters it
+    assert [e.display for e in it] == ["c.txt"]
+    assert [e.path for e in errors] == ["b"] and "vanished" in errors[0].error
+
+
 @pytest.mark.skipif(os.geteuid() == 0, reason="root reads every folder")
 def test_unreadable_folder_is_an_error_entry(tmp_path: Path) -> None:
     root = write_tree(tmp_path / "ws", {"locked/x.txt": "", "ok.txt": ""})

@@ -147,7 +147,7 @@ class _Walker:
         except OSError as exc:
             if fd is not None:
                 os.close(fd)
-            self.errors.append(FileError(prefix[:-1] or ".", _reason(exc)))
+            self.errors.append(FileError(prefix[:-1] or ".", describe_os_error(exc)))
             return [], None
 
     def _follow(self, state: DirState, entry: os.DirEntry[str], path: str,
