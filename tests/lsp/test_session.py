@@ -25,6 +25,8 @@ async def test_capabilities_advertise_every_command_and_incremental_sync(start, 
     assert caps.text_document_sync.change == types.TextDocumentSyncKind.Incremental
     assert caps.text_document_sync.open_close
     assert caps.workspace.workspace_folders.supported and caps.workspace.workspace_folders.change_notifications
+    assert caps.execute_command_provider.work_done_progress
+    assert {"sleuth/grep", "sleuth/files", "sleuth/text"} <= set(caps.experimental["sleuth"]["requests"])
 
 
 async def test_every_command_answers_a_result_or_a_coded_error(start, tmp_path: pathlib.Path) -> None:

@@ -222,7 +222,7 @@ class Invoker:
         title = _title(request)
         if request.work_done_token is not None:
             reporter = WorkDoneReporter(server.post, server.notify, request.work_done_token, title)
-        elif server.client_supports_progress:
+        elif server.client_supports_progress and request.command not in QUICK_COMMANDS:  # instant: no UI flicker
             reporter = WorkDoneReporter(server.post, server.notify, server.new_progress_token(), title, ready=False)
             server.create_progress(reporter)
         else:

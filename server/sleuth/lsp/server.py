@@ -23,7 +23,7 @@ import itertools
 import logging
 import os
 import time
-from typing import Any, Callable
+from typing import Any, Callable, Generator
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -77,6 +77,18 @@ class SleuthProtocol(LanguageServerProtocol):
             return  # the invocation answers RequestCancelled once its worker stopped
         super()._handle_cancel_notification(msg_id)
 
+    @lsp_method(types.INITIALIZE)
+    def lsp_initialize(self, params: types.InitializeParams) -> Generator[Any, Any, types.InitializeResult]:
+        """pygls' initialize, plus what its capability builder cannot say: commands report
+        progress, and which custom requests exist (``experimental.sleuth``)."""
+        result: types.InitializeResult = yield from super().lsp_initialize(params)
+        capabilities = result.capabilities
+        if capabilities.execute_command_provider is not None:
+            capabilities.execute_command_provider.work_done_progress = True
+        capabilities.experimental = {"sleuth": {"requests": sorted(self._server.custom_requests),
+                                                "partialResults": True, "workDoneProgress": True}}
+        return result
+
     @lsp_method(types.WORKSPACE_EXECUTE_COMMAND)
     async def lsp_workspace__execute_command(self, params: types.ExecuteCommandParams) -> Any:
         return await self._server.execute_command(params, self.msg_id)
@@ -104,6 +116,7 @@ class SleuthServer(LanguageServer):
         self.services = Services(rate_limiter=RateLimiter())
         self.transport_options: dict[str, Any] = {}
         self.invoker = Invoker(self)
+        self.custom_requests: set[str] = set()  # filled by features.requests
         self.loop: asyncio.AbstractEventLoop | None = None
         self.configured = asyncio.Event()  # set once `initialized` applied every configuration layer
         self._progress_ids = itertools.count(1)

@@ -68,3 +68,4 @@ def _custom_request(server: "SleuthServer", method: str, command: str) -> None:
         return await ls.run_command(Request(command, args, ls.protocol.msg_id, work_done, partial))
 
     server.feature(method)(handler)
+    server.custom_requests.add(method)
