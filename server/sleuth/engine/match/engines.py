@@ -53,7 +53,7 @@ def re2_compile(pattern: str, *, case_sensitive: bool = True, literal: bool = Fa
 
 def _no_line_at_end(data: bytes) -> bool:
     """True when the buffer's end starts no line (empty buffer, or it ends with "\\n"): rg then
-    sees no line there, so an empty match at the very end is not reported in line mode."""
+    sees no line there, so an empty match at the very end is not reported."""
     return not data or data[-1] == 0x0A
 
 
@@ -119,7 +119,7 @@ class Re2Matcher:
                 if e == last_end:  # an empty match touching the previous one is skipped (Rust)
                     pos += 1
                     continue
-                if e == n and self._line_mode and _no_line_at_end(data):
+                if e == n and _no_line_at_end(data):
                     return
                 yield Span(s, e)
                 last_end = e
@@ -220,7 +220,7 @@ class RegexMatcher:
             if s == e and e == last_end:
                 cpos += 1
                 continue
-            if s == e == len(text) and self._line_mode and _no_line_at_end(data):
+            if s == e == len(text) and _no_line_at_end(data):
                 return
             yield Span(offsets.to_byte(s), offsets.to_byte(e))
             last_end = e
