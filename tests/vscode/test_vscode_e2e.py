@@ -132,3 +132,7 @@ def test_an_interpreter_without_sleuth_gets_a_message_with_the_fix(report: dict[
 def test_toggles_switch_to_regex_and_a_replaced_search_is_cancelled(report: dict[str, Any]) -> None:
     assert "main.py:42" in _step(report, "toggles")
     assert "cancel" in report["steps"], report.get("cancel_error", "the toggles step did not record a cancellation")
+
+
+def test_rebuild_index_reports_a_ready_index(report: dict[str, Any]) -> None:
+    assert "ready" in _step(report, "rebuild")

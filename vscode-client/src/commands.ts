@@ -1,7 +1,7 @@
 /**
  * The palette commands: the three search pickers, the index commands and Restart Server.
  */
-import { Disposable, LogOutputChannel, ProgressLocation, QuickInputButton, QuickInputButtonLocation, ThemeIcon, window } from 'vscode';
+import { CancellationToken, Disposable, LogOutputChannel, ProgressLocation, QuickInputButton, QuickInputButtonLocation, ThemeIcon, window } from 'vscode';
 import { ExecuteCommandRequest } from 'vscode-languageclient/node';
 import { GrepToggles, filesArgs, grepArgs, textArgs } from './args';
 import type { ServerManager } from './client';
@@ -31,9 +31,14 @@ function isUnavailable(e: unknown): boolean {
     return /unknown command|not available|method not found|unhandled method|not supported/i.test(errorText(e));
 }
 
-async function executeServerCommand(server: ServerManager, command: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
+async function executeServerCommand(
+    server: ServerManager,
+    command: string,
+    args: Record<string, unknown>,
+    token?: CancellationToken,
+): Promise<Record<string, unknown>> {
     const client = await server.ready();
-    return (await client.sendRequest(ExecuteCommandRequest.type, { command, arguments: [args] })) as Record<string, unknown>;
+    return (await client.sendRequest(ExecuteCommandRequest.type, { command, arguments: [args] }, token)) as Record<string, unknown>;
 }
 
 export function registerPaletteCommands(server: ServerManager, output: LogOutputChannel): Disposable[] {
@@ -88,8 +93,8 @@ export function registerPaletteCommands(server: ServerManager, output: LogOutput
     const rebuildIndex = async () => {
         try {
             const status = await window.withProgress(
-                { location: ProgressLocation.Notification, title: 'Sleuth: rebuilding the index', cancellable: false },
-                () => executeServerCommand(server, ServerCommands.indexBuild, { full: true }),
+                { location: ProgressLocation.Notification, title: 'Sleuth: rebuilding the index', cancellable: true },
+                (_progress, token) => executeServerCommand(server, ServerCommands.indexBuild, { full: true }, token),
             );
             void window.showInformationMessage(indexStatusLine(status ?? {}));
         } catch (e) {

@@ -8,6 +8,7 @@
 //   toggles   the regex toggle makes a regex search; the long search it replaced is cancelled
 //   files     Sleuth: Find Files finds UserController.cs from "usrctl"
 //   index     Sleuth: Show Index Status reports a ready index
+//   rebuild   Sleuth: Rebuild Index rebuilds it from scratch and reports it ready again
 //   interpreter  pointing sleuth.interpreter at a Python without Sleuth restarts the server and
 //             shows a message naming the fix
 //   text      Sleuth: Search Text ranks docs/guide.md for "user controller" and shows its score
@@ -291,6 +292,19 @@ async function stepText() {
     report.steps.text = `"user controller" ranked ${JSON.stringify(text)} and opened guide.md`;
 }
 
+async function stepRebuild() {
+    await page.evaluate(() => document.querySelectorAll('.notifications-toasts .notification-toast .codicon-notifications-clear').forEach((b) => b.click()));
+    await runCommand('Sleuth: Rebuild Index');
+    const toast = page.locator('.notifications-toasts .notification-toast', { hasText: /Sleuth index: ready|rebuilding the index failed|not available yet/ }).first();
+    await toast.waitFor({ timeout: 300_000 });
+    const text = (await toast.innerText()).replace(/\s+/g, ' ');
+    await shot('index-rebuilt');
+    if (/not available yet/.test(text)) report.skipped.rebuild = `the server answered: ${text}`;
+    else if (!/Sleuth index: ready/.test(text)) throw new Error(`Rebuild Index said: ${text}`);
+    else if (text === report.steps.index) throw new Error(`Rebuild Index showed the status from before the rebuild: ${text}`);
+    else report.steps.rebuild = text;
+}
+
 async function stepIndex() {
     const deadline = Date.now() + 180_000;
     const toast = page.locator('.notifications-toasts .notification-toast', { hasText: /Sleuth/ });
@@ -411,7 +425,7 @@ async function main() {
         report.timings.workbench_ms = Date.now() - t;
         await shot('workbench');
         const only = env.SLEUTH_E2E_STEPS ? env.SLEUTH_E2E_STEPS.split(',') : undefined; // for debugging one step
-        for (const [name, step] of [['grep', stepGrep], ['stream', stepStream], ['toggles', stepToggles], ['files', stepFiles], ['index', stepIndex], ['text', stepText], ['interpreter', stepInterpreter]]) {
+        for (const [name, step] of [['grep', stepGrep], ['stream', stepStream], ['toggles', stepToggles], ['files', stepFiles], ['index', stepIndex], ['rebuild', stepRebuild], ['text', stepText], ['interpreter', stepInterpreter]]) {
             if (only && !only.includes(name)) continue;
             log(`step ${name}`);
             try {
