@@ -38,3 +38,18 @@ async def test_watched_file_events_reach_the_index(start, tmp_path: pathlib.Path
             await asyncio.sleep(0.05)
 
     await asyncio.wait_for(applied(), 60)
+
+
+async def test_without_client_watchers_the_server_rescans(start, tmp_path: pathlib.Path) -> None:
+    root = make_tree(tmp_path / "ws", {"a.txt": "alpha\n"})
+    session = await start([root], profile="minimal", init_options={"rescanIntervalSeconds": 0.2,
+                                                                    "cacheDir": str(tmp_path / "cache")})
+    await session.execute("sleuth.index.build", {"wait": True})
+    (root / "later.txt").write_text("quokka\n")  # no notification of any kind
+
+    async def seen() -> None:
+        while (await session.execute("sleuth.index.status", {}))["files"] != 2:
+            await asyncio.sleep(0.05)
+
+    await asyncio.wait_for(seen(), 60)
+    assert (await session.execute("sleuth.text", {"query": "quokka"}))["total"] == 1

@@ -8,8 +8,8 @@ that notification instead). Values are validated by
 bad; each distinct problem is shown to the user once (``window/showMessage``).
 
 ``initializationOptions`` may hold the settings flat, under ``sleuth`` or under ``settings``;
-the transport keys ``storagePath`` / ``globalStoragePath`` / ``cacheDir`` name where the index
-may live and are not settings.
+the transport keys ``storagePath`` / ``globalStoragePath`` / ``cacheDir`` (where the index may
+live) and ``rescanIntervalSeconds`` (index upkeep without client file watching) are not settings.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from sleuth.commands.config import Settings, load_agent_config, merge_settings
 
 __all__ = ["ConfigLayers", "TRANSPORT_KEYS", "split_init_options"]
 
-TRANSPORT_KEYS = ("storagePath", "globalStoragePath", "cacheDir", "storage_path", "cache_dir")
+TRANSPORT_KEYS = ("storagePath", "globalStoragePath", "cacheDir", "storage_path", "cache_dir", "rescanIntervalSeconds")
 
 
 def split_init_options(options: Any) -> tuple[dict[str, Any], dict[str, Any]]:

@@ -12,11 +12,13 @@ service lives in ``server.services.index`` (commands reach it as ``ctx.services.
   ``index_enabled: false`` and ``shutdown`` stop it (``stop()``).
 
 Watchers are registered dynamically (``client/registerCapability``) when the client can;
-otherwise the service catches up by rescanning on its own.
+otherwise the server asks the index for an incremental rescan (size/mtime) every
+``rescanIntervalSeconds`` (initialization option, default 60).
 """
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import logging
 import threading
@@ -36,6 +38,7 @@ __all__ = ["setup", "start_index", "stop_index", "on_folders_changed", "on_setti
 
 logger = logging.getLogger(__name__)
 WATCHER_REGISTRATION_ID = "sleuth-watched-files"
+RESCAN_INTERVAL_S = 60.0  # without client file watching (initializationOptions.rescanIntervalSeconds)
 
 
 def _service_class() -> Any:
@@ -85,6 +88,8 @@ def start_index(server: "SleuthServer") -> None:
         return
     server.services.index = service
     server.index_key = index_key(server)
+    if not server.client_supports_watcher_registration:
+        _start_rescans(server, service)
     if reporter is not None:
         def finish() -> None:
             # Ends the progress when the first build is done, failed, was cancelled or the index stopped.
@@ -113,7 +118,32 @@ def _index_progress(server: "SleuthServer") -> WorkDoneReporter | None:
     return reporter
 
 
+def _rescan_interval(server: "SleuthServer") -> float:
+    value = server.transport_options.get("rescanIntervalSeconds", RESCAN_INTERVAL_S)
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0 \
+        else RESCAN_INTERVAL_S
+
+
+def _start_rescans(server: "SleuthServer", service: Any) -> None:
+    """The client reports no file changes: catch the index up by an incremental rescan, periodically."""
+    loop = server.loop
+    if loop is None:
+        return
+    interval = _rescan_interval(server)
+
+    async def rescans() -> None:
+        while server.services.index is service:
+            await asyncio.sleep(interval)
+            if server.services.index is service and service.ready:
+                await loop.run_in_executor(None, lambda: service.build(full=False, wait=False))
+
+    server.rescan_task = loop.create_task(rescans())
+
+
 def stop_index(server: "SleuthServer") -> None:
+    task, server.rescan_task = server.rescan_task, None
+    if task is not None:
+        task.cancel()
     service, server.services.index = server.services.index, None
     stop = getattr(service, "stop", None)
     if callable(stop):
