@@ -33,7 +33,7 @@ from sleuth.commands import get_command  # noqa: E402
 from sleuth.commands.config import Settings  # noqa: E402
 from sleuth.commands.context import CommandContext, Services  # noqa: E402
 from sleuth.engine.index import IndexService  # noqa: E402
-from sleuth.engine.index.defs import definitions  # noqa: E402
+from sleuth.engine.index.defs import definitions, identifier_key  # noqa: E402
 from sleuth.engine.workspace import Workspace  # noqa: E402
 
 
@@ -177,12 +177,13 @@ def main() -> int:
     text = get_command("sleuth.text")
     latencies, reciprocal = [], []
     for query, name in definition_queries(corpus, paths, args.text_queries):
-        mentions = subprocess.run([_rg(), "-l", "-w", "-F", name], cwd=corpus, capture_output=True, text=True).stdout
-        relevant = set()
-        for path in mentions.splitlines():
-            with open(os.path.join(corpus, path), "rb") as handle:
-                if any(n == name for n, _, _ in definitions(handle.read())):
-                    relevant.add(path)
+        relevant = set()  # every file with a definition-shaped line of exactly this name
+        for fid in service.definers(identifier_key(name)):
+            record = service.record(fid)
+            if record is not None:
+                with open(record.path, "rb") as handle:
+                    if any(n == name for n, _, _ in definitions(handle.read())):
+                        relevant.add(record.display)
         started = time.perf_counter()
         result = text({"query": query, "max_results": 20, "context_lines": 0}, ctx)
         latencies.append(time.perf_counter() - started)

@@ -291,12 +291,8 @@ class IndexService(Maintenance):
 
     # -- text-search helpers (used by sleuth.engine.index.text) ------------------------------------
     def files_with(self, literal: str) -> set[int] | None:
-        """Ids of indexed files containing ``literal`` ignoring ASCII case (SQLite's folding), None if too short.
-
-        For ranked text search: unlike :meth:`candidates` it does not guard against the few
-        non-ASCII characters whose Unicode case folding is ASCII (KELVIN SIGN, LONG S).
-        """
-        query = simplify(Lit(literal.encode("utf-8"), False))
+        """Ids of indexed files containing ``literal`` ignoring ASCII case; None when it cannot narrow."""
+        query = simplify(Lit(literal.encode("utf-8"), True))
         if query is ALL:
             return None
         with self._lock:

@@ -39,7 +39,7 @@ __all__ = [
     "remove_stale_builds",
 ]
 
-SCHEMA = "sleuth-index-4"
+SCHEMA = "sleuth-index-5"
 SHARDS = 2  # one per core: each build worker owns one shard database
 
 
@@ -93,7 +93,7 @@ def create_shard(conn: sqlite3.Connection) -> None:
     """The trigram chunks (contentless, no positions: the searcher confirms) and per-file definition keys."""
     _meta(conn)
     conn.execute("INSERT OR REPLACE INTO meta VALUES('next_row', '1')")
-    conn.execute("CREATE VIRTUAL TABLE tri USING fts5(body, tokenize='trigram', detail=none, content='')")
+    conn.execute("CREATE VIRTUAL TABLE tri USING fts5(body, tokenize='trigram case_sensitive 1', detail=none, content='')")
     conn.execute("INSERT INTO tri(tri, rank) VALUES('automerge', 0)")  # merge once, at the end
     conn.execute("CREATE VIRTUAL TABLE defs USING fts5(keys, tokenize='unicode61', detail=none, content='')")
 

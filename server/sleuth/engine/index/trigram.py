@@ -5,11 +5,11 @@ not per file: a few generated headers of the Linux tree are 14-24 MB and contain
 trigram, so at file level they would be candidates for almost every query. A chunk is about
 :data:`CHUNK_BYTES` cut at a line end, so a line — and every line-mode match — lies in one chunk.
 
-FTS5 folds case when it tokenizes, on both sides, so a folded trigram set is a superset of what a
-case-sensitive literal needs. Case-insensitive matching (Unicode simple case folding, as rg does)
-also maps KELVIN SIGN (U+212A) to ``k`` and LONG S (U+017F) to ``s``, which SQLite's folding does
-not: a chunk containing either is indexed a second time with them spelled ``k``/``s`` (rare, so
-free), and case-insensitive literals use ASCII trigrams only (other non-ASCII folding differs).
+The FTS5 tokenizer runs with ``case_sensitive 1``: a case-sensitive literal is the AND of its exact
+trigrams, a case-insensitive one the AND of the OR of each trigram's ASCII case spellings.
+Case-insensitive matching (Unicode simple case folding, as rg does) also maps KELVIN SIGN (U+212A)
+to ``k`` and LONG S (U+017F) to ``s``: a chunk containing either is indexed a second time with them
+spelled ``k``/``s`` (rare, so free); non-ASCII trigrams are not used for case-insensitive literals.
 """
 
 from __future__ import annotations
@@ -122,11 +122,22 @@ def _valid_runs(data: bytes) -> list[str]:
     return [run for run in text.split("\ufffd") if run]
 
 
-def literal_match(lit: Lit, max_trigrams: int = 12) -> str | None:
-    """The FTS5 MATCH expression (AND of trigrams) a chunk containing ``lit`` satisfies, or None.
+def _variants(tri: str) -> list[str]:
+    """Every ASCII case spelling of ``tri`` (at most 8): a case-sensitive index answers ``-i`` with an OR."""
+    out = [""]
+    for ch in tri:
+        low, up = ch.lower(), ch.upper()
+        out = [v + c for v in out for c in ((low, up) if low != up else (ch,))]
+    return out
 
-    None means the literal cannot narrow (too short, or only unsafe trigrams). Long literals use
-    a spread of at most ``max_trigrams`` trigrams: fewer posting lists to intersect, little loss.
+
+def literal_match(lit: Lit, max_trigrams: int = 12) -> str | None:
+    """The FTS5 MATCH expression a chunk containing ``lit`` satisfies, or None when it cannot narrow.
+
+    The index is case-sensitive (case-folded trigrams made ``PM_RESUME`` match every ``pm_resume``:
+    2,800 candidate files instead of a few hundred), so a literal is the AND of its trigrams, and a
+    case-insensitive one the AND of the OR of each trigram's case spellings (ASCII trigrams only).
+    Long literals use a spread of at most ``max_trigrams`` trigrams (fewer for ``-i``).
     """
     grams: list[str] = []
     for run in _valid_runs(lit.data):
@@ -136,14 +147,22 @@ def literal_match(lit: Lit, max_trigrams: int = 12) -> str | None:
                 continue
             if lit.folded and not tri.isascii():
                 continue
-            grams.append(tri.lower())
+            grams.append(tri.lower() if lit.folded else tri)
     unique = list(dict.fromkeys(grams))
     if not unique:
         return None
-    if len(unique) > max_trigrams:
-        step = (len(unique) - 1) / (max_trigrams - 1)
-        unique = [unique[round(i * step)] for i in range(max_trigrams)]
-    return " AND ".join(_fts_string(t) for t in unique)
+    limit = max(3, max_trigrams // 2) if lit.folded else max_trigrams
+    if len(unique) > limit:
+        step = (len(unique) - 1) / (limit - 1)
+        unique = [unique[round(i * step)] for i in range(limit)]
+    if not lit.folded:
+        return " AND ".join(_fts_string(t) for t in unique)
+    parts = []
+    for tri in unique:
+        spellings = _variants(tri)
+        parts.append(_fts_string(tri) if len(spellings) == 1
+                     else "(" + " OR ".join(_fts_string(v) for v in spellings) + ")")
+    return " AND ".join(parts)
 
 
 def simplify(query: Query) -> Query:
