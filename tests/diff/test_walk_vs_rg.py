@@ -215,11 +215,14 @@ def test_repository_root_above_the_workspace_folder(tmp_path: Path) -> None:
 
 def test_global_excludes_from_core_excludesfile(tmp_path: Path, _isolated_git_config: Path) -> None:
     excludes = tmp_path / "my-excludes"
-    excludes.write_text("*.swp\n")
+    excludes.write_text("*.swp\n/top.txt\nsub/x/\n!keep.swp\n")
     (_isolated_git_config / ".gitconfig").write_text(f"[core]\n\texcludesFile = {excludes}\n")
-    root = write_tree(tmp_path / "r", {"a.swp": "s", "b.txt": "b"})
+    root = write_tree(tmp_path / "r", {"a.swp": "s", "keep.swp": "k", "b.txt": "b", "top.txt": "t",
+                                       "sub/top.txt": "t", "sub/x/y.txt": "y", "x/y.txt": "y"})
     (root / ".git").mkdir()
-    assert same(root, []) == ["b.txt"]
+    assert same(root, []) == ["b.txt", "keep.swp", "sub/top.txt", "x/y.txt"]
+    plain = write_tree(tmp_path / "plain", {"a.swp": "s"})
+    assert same(plain, []) == ["a.swp"]  # global excludes apply only inside a repository
 
 
 @pytest.fixture
