@@ -45,7 +45,7 @@ def re2_compile(pattern: str, *, case_sensitive: bool = True, literal: bool = Fa
     """A low-level ``_re2.RE2`` program; raises ``re2.error`` with RE2's message."""
     options = re2.Options()
     options.log_errors = False
-    options.max_mem = 256 << 20  # Unicode classes make big programs; the DFA needs room to stay a DFA
+    options.max_mem = 64 << 20  # a cap, not an allocation: the no-literal query thrashes the DFA at 8 MiB (4x slower), not at 32
     options.case_sensitive = case_sensitive
     options.literal = literal
     return re2.compile(pattern.encode("utf-8"), options)._regexp
