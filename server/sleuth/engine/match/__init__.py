@@ -3,6 +3,18 @@
 The search layer depends on :class:`Matcher` only. ``compile_matcher`` picks the engine:
 RE2 (linear time, Unicode-aware through the rg-dialect translation) for everything it can run,
 the ``regex`` module under a deadline for look-around/back-references and fuzzy matching.
+
+Modules: :mod:`.syntax` (rg-dialect parser -> AST, errors with positions), :mod:`.charclass`
+(code-point sets, rg's Unicode ``\\w \\d \\s``, ``\\p{..}``, case folding), :mod:`.emit` (AST -> RE2
+or ``regex`` text, line-mode rules, ``-w``), :mod:`.engines` (the matchers), :mod:`.compiler`
+(``compile_matcher``, smart case, the literal prefilter behind ``may_match``);
+:mod:`sleuth.engine.literals` gives the required-literal query the index also uses.
+
+Deliberate differences from ``rg`` (each is tested or documented where it lives): look-around and
+back-references are accepted (as ``rg --engine auto`` would with PCRE2); counted repetitions above
+1000 run in the ``regex`` engine; the CRLF flag ``(?R)`` and raw-byte escapes under ``(?-u)`` are
+refused; ``\\A`` means the start of the buffer (rg's line-by-line fast path also lets it match at line
+starts); after an empty match the ``regex`` engine steps one character where rg steps one byte.
 """
 
 from __future__ import annotations
