@@ -75,7 +75,8 @@ class SearchOptions:
 @dataclass(frozen=True, slots=True)
 class FileEntry:
     """A file the walk chose. ``path`` opens it; ``display`` is what results show (``/``-separated, NFC,
-    workspace-relative, prefixed by the folder name when there are several folders)."""
+    workspace-relative, prefixed by the folder name when there are several folders). ``size=-1`` and
+    ``mtime=-1.0`` mean "not stat'ed" (``walk(stat=False)``: the searcher ``fstat``s after opening)."""
 
     path: str
     display: str
