@@ -22,16 +22,7 @@ import subprocess
 import sys
 import time
 
-QUERIES: list[tuple[str, list[str], str]] = [
-    ("linux_literal", [], "PM_RESUME"),
-    ("linux_literal_casei", ["-i"], "PM_RESUME"),
-    ("linux_word", ["-w"], "PM_RESUME"),
-    ("linux_re_literal_suffix", [], "[A-Z]+_RESUME"),
-    ("linux_alternates", [], "ERR_SYS|PME_TURN_OFF|LINK_REQ_RST|CFG_BME_EVT"),
-    ("linux_alternates_casei", ["-i"], "ERR_SYS|PME_TURN_OFF|LINK_REQ_RST|CFG_BME_EVT"),
-    ("linux_unicode_word", [], r"\wAh"),
-    ("linux_no_literal", [], r"\w{5}\s+\w{5}\s+\w{5}\s+\w{5}\s+\w{5}"),
-]
+from queries import BENCHSUITE as QUERIES  # noqa: E402 - ripgrep's benchsuite names, flags, patterns
 
 
 def rg_binary() -> str:
