@@ -16,121 +16,19 @@ run by the ``regex`` module under a timeout.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-from typing import Union
+from dataclasses import replace
 
 from sleuth.engine.match.charclass import (
     CharSet, UnknownProperty, case_fold, perl_class, posix_class, unicode_property,
 )
+from sleuth.engine.match.nodes import (
+    Alt, Assert, Backref, Cls, Concat, Dot, Empty, Flags, Group, Lit, Look, Node, ParseError, Parsed, Repeat,
+)
 
-__all__ = [
+__all__ = [  # the node types are re-exported: callers read the AST from here
     "Lit", "Cls", "Dot", "Assert", "Repeat", "Group", "Concat", "Alt", "Look", "Backref", "Empty",
-    "Node", "Flags", "ParseError", "Parsed", "parse",
+    "Node", "Flags", "ParseError", "Parsed", "parse", "escape",
 ]
-
-
-@dataclass(frozen=True, slots=True)
-class Lit:
-    cp: int
-    ci: bool
-    pos: int
-
-
-@dataclass(frozen=True, slots=True)
-class Cls:
-    """Matches ``cs`` (case-folded when ``ci``), or its complement when ``negated`` (fold first)."""
-
-    cs: CharSet
-    negated: bool
-    ci: bool
-    pos: int
-
-
-@dataclass(frozen=True, slots=True)
-class Dot:
-    dotall: bool
-
-
-@dataclass(frozen=True, slots=True)
-class Assert:
-    """``kind``: bol eol bot eot wb nwb wstart wend wstart_half wend_half; ``ascii`` for ``(?-u)``."""
-
-    kind: str
-    ascii: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class Repeat:
-    node: "Node"
-    min: int
-    max: int | None
-    greedy: bool
-
-
-@dataclass(frozen=True, slots=True)
-class Group:
-    node: "Node"
-    index: int | None
-
-
-@dataclass(frozen=True, slots=True)
-class Concat:
-    items: tuple["Node", ...]
-
-
-@dataclass(frozen=True, slots=True)
-class Alt:
-    items: tuple["Node", ...]
-
-
-@dataclass(frozen=True, slots=True)
-class Look:
-    node: "Node"
-    behind: bool
-    negate: bool
-
-
-@dataclass(frozen=True, slots=True)
-class Backref:
-    index: int
-
-
-@dataclass(frozen=True, slots=True)
-class Empty:
-    pass
-
-
-Node = Union[Lit, Cls, Dot, Assert, Repeat, Group, Concat, Alt, Look, Backref, Empty]
-
-
-@dataclass(slots=True)
-class Flags:
-    i: bool = False
-    m: bool = True  # rg always enables multi-line mode: ^ and $ match at line boundaries
-    s: bool = False
-    x: bool = False
-    U: bool = False
-    u: bool = True
-
-
-class ParseError(ValueError):
-    """An invalid pattern: ``message`` in rg's wording, ``position`` a 0-based char offset."""
-
-    def __init__(self, message: str, position: int) -> None:
-        super().__init__(message)
-        self.message = message
-        self.position = position
-
-
-@dataclass(slots=True)
-class Parsed:
-    node: Node
-    any_literal: bool = False
-    any_uppercase: bool = False
-    groups: int = 0
-    needs_backtracking: bool = False  # look-around or back-references
-    word_boundaries: bool = False  # Unicode \b-like assertions (RE2 has only ASCII ones)
-    names: dict[str, int] = field(default_factory=dict)
 
 
 _RE2_MAX_COUNT = 1000
@@ -288,8 +186,6 @@ class _Parser:
                 if self.p[j] == ")":
                     raise ParseError("unrecognized flag", self.i)
                 self.apply_flags(self.p[self.i : j], inner, self.i)
-                if j == self.i:
-                    pass  # "(?:" plain non-capturing group
                 self.i = j + 1
         else:
             self.out.groups += 1
@@ -588,7 +484,6 @@ class _Parser:
         if cs is None:
             return None
         self.i = end + 2
-        self.out.any_literal = self.out.any_literal  # POSIX classes are not literals (rg's analysis)
         return cs.negate() if negated else cs
 
     def class_item(self, flags: Flags) -> int | CharSet:
