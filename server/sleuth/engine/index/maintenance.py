@@ -56,6 +56,7 @@ class Maintenance:
         _build_done: threading.Event
         _wake: threading.Condition
         _oracle: Any
+        _rebuilding: bool
         worker_pids: list[int]
 
     def _walk(self, token: CancelToken) -> Iterator[FileEntry]:
@@ -109,13 +110,17 @@ class Maintenance:
             progress, token = self._progress, self._token
             if self._cat is None:
                 self._state = "building"
-        progress(0, None, "listing files")
-        entries = sorted(self._lister(token), key=lambda e: sort_key(e.display))
-        if token.should_stop():
-            raise Cancelled("The index build was cancelled.")
+            self._rebuilding = True
         started_at = time.monotonic()
-        result = full_build(self.base, entries, token, progress, self.max_bytes, self._meta(),
-                            on_worker_start=self._set_workers)
+        progress(0, None, "listing files")
+        try:
+            entries = sorted(self._lister(token), key=lambda e: sort_key(e.display))
+            if token.should_stop():
+                raise Cancelled("The index build was cancelled.")
+            result = full_build(self.base, entries, token, progress, self.max_bytes, self._meta(),
+                                on_worker_start=self._set_workers)
+        finally:
+            self._rebuilding = False
         with self._lock:
             if not self._open():
                 raise RuntimeError("the index just built could not be opened")

@@ -90,6 +90,7 @@ class IndexService(Maintenance):
         self._build_done = threading.Event()
         self.worker_pids: list[int] = []
         self._oracle: Any = None
+        self._rebuilding = False
 
     # -- lifecycle ------------------------------------------------------------------------------
     def start(self, progress: ProgressSink = NullProgress, token: CancelToken | None = None) -> None:
@@ -204,6 +205,7 @@ class IndexService(Maintenance):
                 "files": len(cat) if cat else 0,
                 "bytes": cat.total_bytes if cat else 0,
                 "pending_updates": len(self._pending),
+                "rebuilding": self._rebuilding and cat is not None,
                 "open_buffers": len(self._buffers),
                 "store_path": self._gen or self.base,
                 "store_bytes": store.directory_size(self._gen) if self._gen else 0,

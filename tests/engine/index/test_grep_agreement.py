@@ -1,0 +1,82 @@
+"""Indexed grep == plain scan: the lead's ``sleuth.grep`` with and without the index, on random trees and edits."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from sleuth.commands import get_command
+from sleuth.commands.context import CommandContext, Services
+from sleuth.engine.index import IndexService
+from sleuth.engine.workspace import Workspace
+
+WORDS = ["PM_RESUME", "pm_resume", "Pm_Resume", "ERR_SYS", "err_sys", "foo", "foobar", "Ah", "xAh", "ſuspend",
+         "\u212aelvin", "kelvin", "é", "日本語", "tab\tx", "a b", "LINK_REQ_RST"]
+line = st.lists(st.sampled_from(WORDS), max_size=6).map(" ".join)
+content = st.lists(line, max_size=5).map("\n".join)
+names = st.sampled_from(["a.c", "b.txt", "d/e.h", "d/f/g.c", "h.md"])
+PATTERNS = [("PM_RESUME", {}), ("PM_RESUME", {"case": "insensitive"}), ("PM_RESUME", {"word": True}),
+            ("[A-Z]+_RESUME", {}), ("ERR_SYS|LINK_REQ_RST", {}), ("ERR_SYS|LINK_REQ_RST", {"case": "insensitive"}),
+            (r"\wAh", {}), ("kelvin", {"case": "insensitive"}), ("SUSPEND", {"case": "insensitive"}),
+            ("foo.*bar", {}), ("日本", {}), ("a b", {"fixed_strings": True})]
+
+
+@pytest.fixture(scope="module")
+def tree(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, IndexService]:
+    root = tmp_path_factory.mktemp("grep")
+    (root / "a.c").write_text("PM_RESUME here\n")
+    service = IndexService(Workspace([root]), cache_dir=str(tmp_path_factory.mktemp("cache")))
+    service.start()
+    assert service.wait_ready(120)
+    yield root, service
+    service.stop()
+
+
+def _lines(result: dict) -> list[tuple[str, int, int]]:
+    return [(m["path"], m["line"], m["column"]) for m in result["matches"] if m["type"] == "match"]
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(edits=st.lists(st.tuples(names, st.one_of(content, st.none())), max_size=4), wait=st.booleans())
+def test_indexed_grep_equals_plain_scan(tree: tuple[Path, IndexService], edits: list, wait: bool) -> None:
+    root, service = tree
+    changed = []
+    for name, text in edits:
+        path = root / name
+        if text is None:
+            path.unlink(missing_ok=True)
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+        changed.append(str(path))
+    service.notify_changed(changed)
+    if wait:
+        assert service.wait_idle()
+    grep = get_command("sleuth.grep")
+    indexed = CommandContext(service.workspace, services=Services(index=service))
+    plain = CommandContext(service.workspace)
+    for pattern, extra in PATTERNS:
+        args = {"pattern": pattern, "max_results": 1000, **extra}
+        assert _lines(grep(args, indexed)) == _lines(grep(args, plain)), (pattern, extra)
+
+
+def test_the_index_really_narrows_grep(tmp_path: Path) -> None:
+    for i in range(40):
+        (tmp_path / f"f{i}.c").write_text(f"int filler_{i};\n")
+    (tmp_path / "hit.c").write_text("x = PM_RESUME;\n")
+    service = IndexService(Workspace([tmp_path]), cache_dir=str(tmp_path / ".cache"))
+    service.start()
+    try:
+        assert service.wait_ready(120)
+        grep = get_command("sleuth.grep")
+        ctx = CommandContext(service.workspace, services=Services(index=service))
+        result = grep({"pattern": "PM_RESUME"}, ctx)
+        assert _lines(result) == [("hit.c", 1, 5)] and result["files_scanned"] == 1
+        scanned = grep({"pattern": r"\w+_RESUME"}, ctx)["files_scanned"]
+        assert scanned == 1
+        assert grep({"pattern": r"\d"}, ctx)["files_scanned"] == 41  # no literal: a plain scan
+    finally:
+        service.stop()
