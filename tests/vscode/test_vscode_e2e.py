@@ -72,7 +72,8 @@ def report(tools: dict[str, str]) -> dict[str, Any]:
     result: dict[str, Any] = json.loads(lines[-1])
     result["stderr"] = proc.stderr
     timings = result.get("timings", {})
-    print(f"\nVS Code e2e: keystroke to first result {timings.get('keystroke_to_first_result_ms')} ms, "
+    print(f"\nVS Code e2e: keystroke to first result {timings.get('keystroke_to_first_result_ms')} ms (median of "
+          f"{timings.get('keystroke_to_first_result_samples_ms')}), "
           f"complete {timings.get('keystroke_to_complete_ms')} ms; screenshots in {ARTIFACTS}")
     return result
 
