@@ -258,3 +258,20 @@ def test_bytes_line_payload_is_decoded(tmp_path: Path) -> None:
     hay = b"\xff foo\n"
     assert rg_spans(tmp_path, hay, ["-e", "foo"]) == [(2, 5)]
     assert base64.b64encode(b"x")  # the helper reads offsets only
+
+
+_LITERAL_TEXT = st.lists(st.sampled_from(list("ab.*+?()[]{}|^$\\-&~# éΣKk_1") + ["\u212a", "ſ"]), min_size=1,
+                         max_size=6).map("".join)
+
+
+@settings(max_examples=int(os.environ.get("SLEUTH_RG_EXAMPLES", "100")), deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(patterns=st.lists(_LITERAL_TEXT, min_size=1, max_size=3), hay=st.lists(_ALPHABET, max_size=30).map("".join),
+       word=st.booleans(), case=st.sampled_from(["smart", "insensitive", "sensitive"]))
+def test_generated_fixed_strings_agree_with_rg(tmp_path: Path, patterns: list[str], hay: str, word: bool,
+                                               case: str) -> None:
+    options = MatchOptions(patterns=tuple(patterns), fixed_strings=True, word=word, case=case)  # type: ignore[arg-type]
+    data = (hay + "".join(patterns)).encode("utf-8")
+    expected = rg_spans(tmp_path, data, _args(options))
+    assert expected is not None
+    assert our_spans(data, options) == expected
