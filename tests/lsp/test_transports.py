@@ -60,3 +60,35 @@ async def test_serve_over_a_socket(transport: str, tmp_path: pathlib.Path) -> No
     finally:
         proc.terminate()
         proc.wait(30)
+
+
+def _frame(message: dict) -> bytes:
+    import json
+
+    body = json.dumps(message).encode()
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
+async def test_server_exits_when_the_client_vanishes_mid_search(tmp_path: pathlib.Path) -> None:
+    """stdin closes while a command runs: the work is cancelled and the process ends (no hung worker)."""
+    root = make_tree(tmp_path / "ws", {"a.txt": "x\n"})
+    proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "sleuth", "serve", env=server_env(),
+                                                stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+                                                stderr=asyncio.subprocess.DEVNULL)
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write(_frame({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "processId": None, "rootUri": from_fs_path(str(root)), "capabilities": {},
+        "initializationOptions": {"cacheDir": str(tmp_path / "cache")}}}))
+    proc.stdin.write(_frame({"jsonrpc": "2.0", "method": "initialized", "params": {}}))
+    proc.stdin.write(_frame({"jsonrpc": "2.0", "id": 2, "method": "sleuth/test/endless",
+                             "params": {"partialResultToken": "p"}}))
+    await proc.stdin.drain()
+    seen = b""
+    while b'"token": "p"' not in seen:  # the endless command is streaming: it runs
+        chunk = await asyncio.wait_for(proc.stdout.read(4096), 60)
+        assert chunk, "server closed its output early"
+        seen += chunk
+    proc.stdin.close()
+    reader = asyncio.ensure_future(proc.stdout.read())  # keep draining so the server never blocks writing
+    assert await asyncio.wait_for(proc.wait(), 60) is not None
+    await reader
