@@ -123,7 +123,6 @@ class SleuthServer(LanguageServer):
         self.rescan_task: asyncio.Task[None] | None = None  # periodic index rescan without client watchers
         self.index_key: tuple[Any, ...] = ()  # settings the running index was started with
         self.watched_events = 0  # file-change events received (sleuth/debug/workers)
-        self._started = time.monotonic()
 
     # -- client capabilities ----------------------------------------------------------------
     def _capability(self, *path: str) -> Any:
@@ -152,7 +151,10 @@ class SleuthServer(LanguageServer):
         loop = self.loop
         if loop is None or loop.is_closed():
             return
-        loop.call_soon_threadsafe(callback)
+        try:
+            loop.call_soon_threadsafe(callback)
+        except RuntimeError:  # the loop closed meanwhile: the connection is gone, nothing to tell
+            pass
 
     def notify(self, method: str, params: Any) -> None:
         """Send a notification; loop thread only (use :meth:`post` from workers)."""
