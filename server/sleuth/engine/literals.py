@@ -35,7 +35,7 @@ from sleuth.engine.match.syntax import (
 )
 from sleuth.engine.types import MatchOptions
 
-__all__ = ["LiteralQuery", "ANY", "required_literals", "query_for_node", "fuzzy_pieces"]
+__all__ = ["LiteralQuery", "ANY", "required_literals", "query_for_node", "fuzzy_pieces", "literal_text"]
 
 Op = Literal["any", "lit", "and", "or"]
 _MAX_EXACT = 16  # the largest exact set kept before it is turned into a query
@@ -245,14 +245,14 @@ def fuzzy_pieces(text: str, edits: int) -> list[str]:
     return pieces
 
 
-def _literal_text(node: Node) -> str | None:
+def literal_text(node: Node) -> str | None:
     """The literal a pattern denotes when it is nothing but literals (for fuzzy pieces)."""
     if isinstance(node, Lit):
         return chr(node.cp)
     if isinstance(node, Group):
-        return _literal_text(node.node)
+        return literal_text(node.node)
     if isinstance(node, Concat):
-        parts = [_literal_text(item) for item in node.items]
+        parts = [literal_text(item) for item in node.items]
         return None if any(p is None for p in parts) else "".join(parts)  # type: ignore[arg-type]
     return None
 
@@ -270,7 +270,7 @@ def required_literals(options: MatchOptions) -> LiteralQuery:
             text = escape(pattern) if options.fixed_strings else pattern
             parsed = parse(text, case_insensitive=ci)
             if options.fuzzy:
-                literal = _literal_text(parsed.node)
+                literal = literal_text(parsed.node)
                 pieces = fuzzy_pieces(literal, options.fuzzy) if literal else []
                 if not pieces:
                     return ANY

@@ -158,3 +158,21 @@ def test_may_match_is_case_insensitive_when_matching_is() -> None:
     assert matcher.may_match("STRAẞE".encode()) is False
     folded = compile_matcher(MatchOptions(patterns=("straße",)))
     assert folded.may_match("STRAẞE".encode()) and list(folded.find_iter("STRAẞE".encode()))
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from sleuth.engine.match.engines import FuzzyMatcher  # noqa: E402
+
+
+@settings(max_examples=300, deadline=None)
+@given(word=st.text(alphabet="abcé", min_size=2, max_size=6), edits=st.integers(1, 3),
+       lines=st.lists(st.text(alphabet="abcé x", max_size=30), max_size=5), case=st.sampled_from(["smart", "insensitive"]))
+def test_fuzzy_skipping_to_pieces_finds_what_a_full_scan_finds(word: str, edits: int, lines: list[str], case: str) -> None:
+    """The piece filter and the jump to `reach` before a piece are optimisations: same spans."""
+    matcher = compile_matcher(MatchOptions(patterns=(word,), fuzzy=edits, case=case))  # type: ignore[arg-type]
+    assert isinstance(matcher, FuzzyMatcher)
+    full_scan = FuzzyMatcher(matcher._pattern, None, None, True, None, "reference")
+    data = "\n".join(lines).encode()
+    assert list(matcher.find_iter(data)) == list(full_scan.find_iter(data))

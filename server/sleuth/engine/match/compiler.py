@@ -220,6 +220,7 @@ def _fuzzy(options: MatchOptions, node: Node, parsed: list[Parsed], ci: bool, li
     text = "(?e)" + text
     pattern = _regex_compile(text, options)
     line_filter = None
+    reach = None
     if line_mode and prefilter is not None:
         query = _literals.required_literals(options)
         leaves = query.literals() if query.op in ("lit", "or") else []
@@ -230,4 +231,8 @@ def _fuzzy(options: MatchOptions, node: Node, parsed: list[Parsed], ci: bool, li
             def line_filter(data: bytes, pos: int, end: int) -> int:
                 return prog.Match(_UNANCHORED, data, pos, end)[0][0]
 
-    return FuzzyMatcher(pattern, prefilter, line_filter, line_mode, token, "fuzzy: " + label)
+            texts = [_literals.literal_text(one.node) for one in parsed]
+            if all(t is not None for t in texts):
+                reach = max(len(t) for t in texts if t is not None) + edits
+
+    return FuzzyMatcher(pattern, prefilter, line_filter, line_mode, token, "fuzzy: " + label, reach)

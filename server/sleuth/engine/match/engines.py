@@ -235,11 +235,12 @@ class FuzzyMatcher:
     so an exact match scores 1.0 and each edit costs 1/L. Empty matches are never reported.
     """
 
-    __slots__ = ("_pattern", "_prefilter", "_line_filter", "_line_mode", "_token", "description")
+    __slots__ = ("_pattern", "_prefilter", "_line_filter", "_reach", "_line_mode", "_token", "description")
 
     def __init__(self, pattern: "regex.Pattern[str]", prefilter: Prefilter | None,
                  line_filter: "Callable[[bytes, int, int], int] | None", line_mode: bool,
-                 token: CancelToken | None, description: str) -> None:
+                 token: CancelToken | None, description: str, reach: int | None = None) -> None:
+        self._reach = reach  # a match starts at most this many characters before its intact piece
         self._pattern = pattern
         self._prefilter = prefilter
         self._line_filter = line_filter
@@ -276,13 +277,24 @@ class FuzzyMatcher:
         chunk = data[start:end]
         text, ascii_only = _decode(chunk)
         offsets = _Offsets(text, ascii_only)
+        finder = self._line_filter if self._line_mode and self._reach is not None else None
         cpos = 0
         while cpos <= len(text):
             left = deadline - time.monotonic()
             if left <= 0:
                 raise MatchTimeout("The fuzzy pattern took too long on one file.")
+            begin = cpos
+            if finder is not None:
+                # Every match holds one piece intact (pigeonhole) and starts at most `reach`
+                # characters before it: skip to there instead of trying every position.
+                hit = finder(data, start + offsets.to_byte(cpos), end)
+                if hit < 0:
+                    return
+                rel = hit - start
+                hit_char = rel if ascii_only else len(chunk[:rel].decode("utf-8", "surrogateescape"))
+                begin = max(cpos, hit_char - self._reach)  # type: ignore[operator]
             try:
-                m = self._pattern.search(text, cpos, timeout=left)
+                m = self._pattern.search(text, begin, timeout=left)
             except TimeoutError:
                 raise MatchTimeout("The fuzzy pattern took too long on one file.") from None
             if m is None:
