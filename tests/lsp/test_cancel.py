@@ -125,3 +125,26 @@ async def test_cancel_of_a_finished_or_unknown_request_is_harmless(start, tmp_pa
     session.cancel("never-sent")
     assert len(result["items"]) == 2
     assert (await session.execute("sleuth.test.endless", {"limit": 1}))["items"] == [{"n": 0}]
+
+
+async def test_cancelled_while_queued_never_starts(start, tmp_path: pathlib.Path) -> None:
+    """More searches than search workers: a queued one that is cancelled never runs at all."""
+    session = await start([make_tree(tmp_path / "ws", {"a.txt": "x\n"})], profile="minimal")
+    workers = 16  # Invoker's search pool
+    ids = [session.next_id() for _ in range(workers + 1)]
+    pending = [session.send("sleuth/test/endless", {"partialResultToken": f"q-{i}"}, msg_id)
+               for i, msg_id in enumerate(ids)]
+    for i in range(workers):
+        await session.first_progress(f"q-{i}")
+    assert (await session.workers())["started"] == workers  # the last one waits for a free worker
+    session.cancel(ids[-1])
+    with pytest.raises(JsonRpcException) as caught:
+        await asyncio.wait_for(pending[-1], 60)
+    assert caught.value.code == REQUEST_CANCELLED
+    for msg_id in ids[:-1]:
+        session.cancel(msg_id)
+    for future in pending[:-1]:
+        with pytest.raises(JsonRpcException):
+            await asyncio.wait_for(future, 60)
+    state = await session.until_idle()
+    assert state["started"] == workers and "q-16" not in session.progress

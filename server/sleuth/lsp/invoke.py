@@ -159,6 +159,8 @@ class Invoker:
             await asyncio.wait({work, stop}, return_when=asyncio.FIRST_COMPLETED)
             if not work.done():
                 await asyncio.wait({work}, timeout=CANCEL_GRACE_S)
+                # still queued (every worker busy): never starts; still running: its late outcome is dropped
+                work.cancel()
                 work.add_done_callback(_consume)
                 raise Cancelled(f"{request.command} was cancelled.")
             stop.cancel()
