@@ -137,3 +137,7 @@ def test_toggles_switch_to_regex_and_a_replaced_search_is_cancelled(report: dict
 
 def test_rebuild_index_reports_a_ready_index(report: dict[str, Any]) -> None:
     assert "ready" in _step(report, "rebuild")
+
+
+def test_the_output_channel_shows_the_server_log(report: dict[str, Any]) -> None:
+    assert 'sleuth.grep query="' in _step(report, "server_log")

@@ -260,10 +260,21 @@ async function stepToggles() {
     report.steps.toggles = 'the regex toggle turned find_the_\\w+_here\\(\\d+\\) into a regex search that found main.py:42';
 }
 
+/** The Sleuth output channel's log, as copied into the artifacts. */
+function sleuthLog() {
+    const logs = join(ARTIFACTS, 'logs');
+    return existsSync(logs) ? readdirSync(logs).filter((f) => /Sleuth\.log$/.test(f)).map((f) => readFileSync(join(logs, f), 'utf8')).join('\n') : '';
+}
+
+/** The output channel must hold the server's own log lines (window/logMessage). */
+function checkServerLog() {
+    const line = sleuthLog().split('\n').find((l) => /\[Info\s+-[^\]]*\] sleuth\.grep query="/.test(l));
+    if (line) report.steps.server_log = line.trim();
+}
+
 /** The server log must show the replaced search as cancelled. */
 function checkCancelled() {
-    const logs = join(ARTIFACTS, 'logs');
-    const text = existsSync(logs) ? readdirSync(logs).filter((f) => /Sleuth\.log$/.test(f)).map((f) => readFileSync(join(logs, f), 'utf8')).join('\n') : '';
+    const text = sleuthLog();
     const line = text.split('\n').find((l) => l.includes(`sleuth.grep query="${STREAM_WORD}" -> cancelled`));
     if (line) report.steps.cancel = line.trim();
     else report.cancel_error = `the server log has no "sleuth.grep query=\"${STREAM_WORD}\" -> cancelled" line (see logs/)`;
@@ -463,6 +474,7 @@ async function main() {
         log('stopped');
         collectLogs(userData);
         if (report.steps.toggles) checkCancelled();
+        if (report.steps.grep) checkServerLog();
         if (!env.SLEUTH_E2E_KEEP) rmSync(root, { recursive: true, force: true });
         log('done');
     }
