@@ -172,3 +172,22 @@ async def test_watched_files_registration_and_events(start, tmp_path: pathlib.Pa
         types.FileEvent(uri=from_fs_path(str(root / "new.txt")), type=types.FileChangeType.Created)]))
     assert (await session.workers())["watched_events"] == 1
     assert len((await session.execute("sleuth.grep", {"pattern": "fresh"}))["matches"]) == 1
+
+
+async def test_native_rate_limit_when_configured(start, tmp_path: pathlib.Path) -> None:
+    root = make_tree(tmp_path / "ws", {"a.txt": "needle\n"})
+    session = await start([root], init_options={"nativeRateLimitPerMinute": 2})
+    first = await session.execute("sleuth.grep", {"pattern": "needle"})
+    assert first["rate_limit"] == {"remaining": 1, "limit": 2}  # close to the limit: announced
+    await session.request("sleuth/grep", {"pattern": "needle"})
+    with pytest.raises(JsonRpcException) as caught:
+        await session.execute("sleuth.grep", {"pattern": "needle"})
+    assert caught.value.code == -32004 and caught.value.data["code"] == "rate_limited"
+    assert caught.value.data["retry_after_seconds"] >= 1
+    assert len((await session.execute("sleuth.files", {"patterns": ["*.txt"]}))["items"]) == 1  # its own window
+
+
+async def test_native_commands_are_not_rate_limited_by_default(start, tmp_path: pathlib.Path) -> None:
+    session = await start([make_tree(tmp_path / "ws", {"a.txt": "needle\n"})], profile="minimal")
+    for _ in range(40):
+        assert "rate_limit" not in await session.execute("sleuth.grep", {"pattern": "needle"})

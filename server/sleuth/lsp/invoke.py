@@ -29,7 +29,8 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from sleuth.commands import COMMAND_NAMES, CommandContext, get_command
 from sleuth.engine.cancel import CancelToken
-from sleuth.engine.errors import BadArgs, Cancelled, SleuthError
+from sleuth.engine import metrics
+from sleuth.engine.errors import BadArgs, Cancelled, RateLimited, SleuthError
 from sleuth.lsp import errors
 from sleuth.lsp.progress import PartialSender, WorkDoneReporter
 
@@ -45,6 +46,8 @@ CANCEL_GRACE_S = 0.1
 STREAM_KEYS: dict[str, str] = {"sleuth.grep": "matches", "sleuth.files": "items", "sleuth.text": "results"}
 # Cheap commands that must answer while every search worker is busy.
 QUICK_COMMANDS = frozenset({"sleuth.index.status", "sleuth.tools.list", "sleuth.metrics"})
+# Native searches under ``native_rate_limit_per_minute`` (tools.call limits its tools itself).
+RATE_LIMITED = frozenset({"sleuth.grep", "sleuth.files", "sleuth.text"})
 TEST_COMMANDS_ENV = "SLEUTH_TEST_COMMANDS"
 
 Runner = Callable[[dict[str, Any], CommandContext], dict[str, Any]]
@@ -145,6 +148,7 @@ class Invoker:
                 raise errors.to_jsonrpc(BadArgs("Arguments must be one object of named arguments.",
                                                 hint='Pass arguments as [{"pattern": "..."}].'))
             run = self.resolve(request.command)
+            budget = self._rate_limit(request.command)
             ctx = CommandContext(
                 workspace=server.sandbox, settings=server.settings, token=token,
                 progress=self._progress_sink(request.command, reporter), partial=partial,
@@ -168,6 +172,8 @@ class Invoker:
                 work.add_done_callback(_consume)
                 raise Cancelled(f"{request.command} was cancelled.")
             result = work.result()
+            if budget is not None and isinstance(result, dict):
+                result = {**result, "rate_limit": budget}
             if partial is not None and isinstance(result, dict):
                 streamed = partial.sent
                 result = partial.trim(result)
@@ -203,6 +209,24 @@ class Invoker:
             if reporter is not None:
                 reporter.end(_end_message(outcome, result, streamed))
             server.log_invocation(request.command, request.args, outcome, result, streamed, elapsed_ms)
+
+    def _rate_limit(self, command: str) -> dict[str, int] | None:
+        """Native searches' sliding window (``native_rate_limit_per_minute``, 0 = off, the default).
+
+        Raises :class:`RateLimited` when the window is full; returns ``{remaining, limit}`` to
+        announce in the result when the caller is close to the limit, else None.
+        """
+        settings = self.server.settings
+        limit = settings.native_rate_limit_per_minute if settings.rate_limit_enabled else 0
+        limiter = self.server.services.rate_limiter
+        if command not in RATE_LIMITED or limit <= 0 or limiter is None:
+            return None
+        decision = limiter.acquire(f"native:{command}", limit)
+        if not decision.allowed:
+            metrics.record_rate_limited(command)
+            raise RateLimited(f"{command} was called more than {limit} times in the last minute.",
+                              retry_after_seconds=decision.retry_after_whole_seconds, limit=limit)
+        return {"remaining": decision.remaining, "limit": limit} if decision.near_limit else None
 
     def _call(self, run: Runner, args: dict[str, Any], ctx: CommandContext) -> dict[str, Any]:
         """Worker-thread side: count the activity so tests and benchmarks can see work stop."""
