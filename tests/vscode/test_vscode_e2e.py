@@ -141,3 +141,9 @@ def test_rebuild_index_reports_a_ready_index(report: dict[str, Any]) -> None:
 
 def test_the_output_channel_shows_the_server_log(report: dict[str, Any]) -> None:
     assert 'sleuth.grep query="' in _step(report, "server_log")
+
+
+def test_the_language_model_tools_are_registered(report: dict[str, Any]) -> None:
+    outcome = _step(report, "lm_tools")
+    for name in ("sleuth_forge_search_files", "sleuth_codex_grep_files", "sleuth_acode_search_text"):
+        assert name in outcome

@@ -35,9 +35,11 @@ interface ToolCallResult {
 export function registerTools(context: ExtensionContext, server: ServerManager, output: LogOutputChannel): Disposable[] {
     const declared: ToolContribution[] = context.extension.packageJSON?.contributes?.languageModelTools ?? [];
     const disposables: Disposable[] = [];
+    const registered: string[] = [];
     for (const tool of declared) {
         const sleuthName = toolCallName(tool.name);
         if (!sleuthName || typeof lm?.registerTool !== 'function') continue;
+        registered.push(tool.name);
         disposables.push(
             lm.registerTool<Record<string, unknown>>(tool.name, {
                 prepareInvocation: () => ({ invocationMessage: `Searching the workspace with Sleuth (${sleuthName})` }),
@@ -48,6 +50,7 @@ export function registerTools(context: ExtensionContext, server: ServerManager, 
             }),
         );
     }
+    output.info(`Registered ${registered.length} language-model tools: ${registered.join(', ')}`);
     return disposables;
 }
 

@@ -268,8 +268,11 @@ function sleuthLog() {
 
 /** The output channel must hold the server's own log lines (window/logMessage). */
 function checkServerLog() {
-    const line = sleuthLog().split('\n').find((l) => /\[Info\s+-[^\]]*\] sleuth\.grep query="/.test(l));
+    const lines = sleuthLog().split('\n');
+    const line = lines.find((l) => /\[Info\s+-[^\]]*\] sleuth\.grep query="/.test(l));
     if (line) report.steps.server_log = line.trim();
+    const tools = lines.find((l) => /Registered \d+ language-model tools/.test(l));
+    if (tools) report.steps.lm_tools = tools.trim();
 }
 
 /** The server log must show the replaced search as cancelled. */
