@@ -132,8 +132,15 @@ def main() -> int:
     service.wait_idle(120)
     print(f"restart-to-ready {report['restart_to_ready_s']} s", flush=True)
 
-    ctx = CommandContext(workspace, settings, services=Services(index=service))
-    grep = get_command("sleuth.grep")
+    services = Services(index=service)
+
+    def run(name: str, call: dict[str, Any]) -> dict[str, Any]:
+        """One invocation, one context (its token carries the call's deadline), as the LSP layer does."""
+        return get_command(name)(call, CommandContext(workspace, settings, services=services))
+
+    def grep(call: dict[str, Any]) -> dict[str, Any]:
+        return run("sleuth.grep", call)
+
 
     # -- the benchsuite -------------------------------------------------------------------------------
     rows = []
@@ -141,10 +148,10 @@ def main() -> int:
         call = {"pattern": pattern, "max_results": settings.max_results, "max_columns": 0,
                 "case": "insensitive" if "-i" in flags else "sensitive", "word": "-w" in flags}
         expected, _ = _rg_lines(corpus, flags, pattern)
-        result = grep(call, ctx)
+        result = grep(call)
         got = {(m["path"], m["line"]) for m in result["matches"] if m["type"] == "match"}
         rg_s = _median_time(lambda: _rg_lines(corpus, flags, pattern), args.runs)
-        ours_s = _median_time(lambda: grep(call, ctx), args.runs)
+        ours_s = _median_time(lambda: grep(call), args.runs)
         row = {"name": name, "rg_lines": len(expected), "sleuth_lines": len(got), "same_lines": got == expected,
                "rg_s": round(rg_s, 4), "sleuth_s": round(ours_s, 4), "speedup": round(rg_s / ours_s, 1),
                "files_read": result["files_scanned"]}
@@ -161,7 +168,7 @@ def main() -> int:
             handle.write("int sleuth_probe_token_4242;\n")
         started = time.perf_counter()
         service.notify_changed([probe])
-        seen = grep({"pattern": "sleuth_probe_token_4242"}, ctx)["count"]
+        seen = grep({"pattern": "sleuth_probe_token_4242"})["count"]
         report["change_visible_to_grep_ms"] = round((time.perf_counter() - started) * 1000, 1) if seen else None
         service.wait_idle(30)
         report["change_indexed_ms"] = round((time.perf_counter() - started) * 1000, 1)
@@ -174,7 +181,6 @@ def main() -> int:
 
     # -- sleuth.text: definition queries ---------------------------------------------------------------
     paths = [r.display for r in service._cat.sorted_records()] if service._cat else []
-    text = get_command("sleuth.text")
     latencies, reciprocal = [], []
     for query, name in definition_queries(corpus, paths, args.text_queries):
         relevant = set()  # every file with a definition-shaped line of exactly this name
@@ -185,7 +191,7 @@ def main() -> int:
                     if any(n == name for n, _, _ in definitions(handle.read())):
                         relevant.add(record.display)
         started = time.perf_counter()
-        result = text({"query": query, "max_results": 20, "context_lines": 0}, ctx)
+        result = run("sleuth.text", {"query": query, "max_results": 20, "context_lines": 0})
         latencies.append(time.perf_counter() - started)
         files: list[str] = []
         for item in result["results"]:
@@ -201,11 +207,10 @@ def main() -> int:
           f"{report['definition_mrr10']} (first for {report['definition_first']} of {len(reciprocal)})", flush=True)
 
     # -- sleuth.files: Quick-Open ----------------------------------------------------------------------
-    files_cmd = get_command("sleuth.files")
     latencies, reciprocal = [], []
     for query, target in quick_open_queries(paths, args.files_queries):
         started = time.perf_counter()
-        result = files_cmd({"query": query, "max_results": 10}, ctx)
+        result = run("sleuth.files", {"query": query, "max_results": 10})
         latencies.append(time.perf_counter() - started)
         ranked = [item["path"] for item in result["items"]]
         rank = next((i + 1 for i, p in enumerate(ranked[:10]) if p == target), None)
