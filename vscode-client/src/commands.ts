@@ -73,7 +73,6 @@ export function registerPaletteCommands(server: ServerManager, output: LogOutput
             placeholder: 'File name, abbreviated as in Quick Open (usrctl finds UserController.cs), or globs (src/**/*.ts)',
             method: Requests.files,
             partialKey: PartialKeys.files,
-            icon: new ThemeIcon('file'),
             args: (value) => (value.trim() === '' ? undefined : filesArgs(value, s.maxResults)),
             row: (f) => (typeof (f as FileItem)?.path === 'string' ? fileRow(f as FileItem) : undefined),
         }, s.debounceMs);

@@ -41,7 +41,6 @@ export interface PickerSpec {
     args(value: string): Record<string, unknown> | undefined;
     row(item: unknown): Row | undefined;
     buttons?: QuickInputButton[];
-    icon?: ThemeIcon;
 }
 
 /** Turn a JSON-RPC error from the server into its message and hint (SPEC §9). */
@@ -76,6 +75,7 @@ export function showSearchPicker(
     qp.buttons = spec.buttons ?? [];
     qp.value = initialValue;
 
+    const folders = workspaceFolders().map((f) => ({ name: f.name, fsPath: f.uri.fsPath }));
     let generation = 0;
     let running: { cts: CancellationTokenSource; subs: Disposable[] } | undefined;
     let timer: NodeJS.Timeout | undefined;
@@ -127,7 +127,18 @@ export function showSearchPicker(
             if (gen !== generation || !Array.isArray(batch)) return;
             for (const raw of batch) {
                 const row = spec.row(raw);
-                if (row) items.push({ label: row.label, description: row.description, detail: row.detail, alwaysShow: true, iconPath: spec.icon, row });
+                if (!row) continue;
+                // With ThemeIcon.File and the file's Uri, VS Code shows the file-type icon.
+                const fsPath = resolveResultPath(row.path, folders);
+                items.push({
+                    label: row.label,
+                    description: row.description,
+                    detail: row.detail,
+                    alwaysShow: true,
+                    iconPath: ThemeIcon.File,
+                    resourceUri: fsPath ? Uri.file(fsPath) : undefined,
+                    row,
+                });
             }
             // The first rows go out at once; later ones are coalesced, since every assignment of
             // `items` sends the whole list to the window (more rows: rarer updates).
