@@ -114,3 +114,13 @@ def test_per_file_errors_do_not_fail_the_search(make_tree):
     import os
     if os.geteuid() != 0:  # root can read anything
         assert [e["path"] for e in result["errors"]] == ["locked.txt"]
+
+
+def test_progress_says_n_of_m_files_once_the_scope_was_scanned_before(make_tree):
+    root = make_tree({f"p/{i // 100}/{i:04d}.txt": "plain text\n" for i in range(600)})
+    first: list[tuple[int, int | None]] = []
+    second: list[tuple[int, int | None]] = []
+    grep({"pattern": "nowhere"}, context(root, progress=lambda d, t, m: first.append((d, t))))
+    grep({"pattern": "nowhere"}, context(root, progress=lambda d, t, m: second.append((d, t))))
+    assert first and all(total is None for _, total in first)
+    assert second and all(total == 600 for _, total in second)

@@ -40,6 +40,7 @@ CHUNK_BYTES = 8 << 20
 IN_PROCESS_FILES = 256  # a search over fewer files than this never starts the pool
 SPLIT_DEPTH = 2  # folders this deep below a target become subtree units in a big scan
 _SLOTS = 128  # concurrent searches that can have their own cancel flag
+_LAST_TOTALS: dict[tuple[Any, ...], int] = {}  # (targets, walk options) -> files the last full scan searched
 
 
 @dataclass(frozen=True)
@@ -147,9 +148,10 @@ def _search_files(files: Iterable[tuple[str, str, str | None, int]], match: Matc
 
 
 def _run_unit(unit: Unit, workspace: Workspace, request: GrepRequest, buffers: Mapping[str, str] | None,
-              slot: int | None, deadline: float | None) -> UnitResult:
-    """Search one unit (in a worker, or in-process for small searches)."""
-    token = _WorkerToken(slot, deadline)
+              slot: int | None, deadline: float | None, token: CancelToken | None = None) -> UnitResult:
+    """Search one unit: in a worker (polling the search's shared flag and deadline), or in-process
+    for small searches (polling the caller's ``token`` itself)."""
+    token = token or _WorkerToken(slot, deadline)
     out = UnitResult([], 0, SkipCounts(), [])
     cap = request.walk.max_file_size_bytes
     if isinstance(unit, Subtree):
@@ -288,6 +290,9 @@ def run_grep(workspace: Workspace, request: GrepRequest, token: CancelToken,
     collector = Collector(request.search.max_results, request.search.output, sink)
     scanned = 0
     last_progress = 0.0
+    # "N of M files": exact for a list of candidates, else what the same scan found last time.
+    scope = (request.targets, walk_options)
+    total = len(items) if isinstance(items, list) else _LAST_TOTALS.get(scope)
     deadline = token._deadline  # noqa: SLF001 - workers need the absolute deadline
 
     def take(unit: UnitResult) -> bool:
@@ -304,7 +309,8 @@ def run_grep(workspace: Workspace, request: GrepRequest, token: CancelToken,
         now = time.monotonic()
         if now - last_progress > 0.1:
             last_progress = now
-            progress(scanned, None, f"{scanned} files searched")
+            known = max(total, scanned) if total else None
+            progress(scanned, known, f"{scanned} of {known} files" if known else f"{scanned} files searched")
         return going and unit.complete
 
     units = _units(items, buffers, token)
@@ -315,9 +321,9 @@ def run_grep(workspace: Workspace, request: GrepRequest, token: CancelToken,
             break
     else:
         for unit in head:  # small: search here, no processes
-            if token.should_stop() or not take(_run_unit(unit, workspace, request, buffers, None, deadline)):
+            if token.should_stop() or not take(_run_unit(unit, workspace, request, buffers, None, deadline, token)):
                 break
-        return _finish(collector, token, scanned, skipped, errors)
+        return _finish(collector, token, scanned, skipped, errors, scope)
 
     pool = _pool()
     slot = _take_slot()
@@ -349,12 +355,16 @@ def run_grep(workspace: Workspace, request: GrepRequest, token: CancelToken,
         _release_slot(slot)
         for future in in_flight:
             future.cancel()
-    return _finish(collector, token, scanned, skipped, errors)
+    return _finish(collector, token, scanned, skipped, errors, scope)
 
 
 def _finish(collector: Collector, token: CancelToken, scanned: int, skipped: SkipCounts,
-            errors: list[FileError]) -> GrepOutcome:
+            errors: list[FileError], scope: tuple[Any, ...]) -> GrepOutcome:
     stopped = token.should_stop()
+    if not stopped and not collector.full:
+        if len(_LAST_TOTALS) > 64:
+            _LAST_TOTALS.clear()
+        _LAST_TOTALS[scope] = scanned
     if stopped and not token.timed_out and not collector.full:
         raise Cancelled("The search was cancelled.")
     collector.flush()
