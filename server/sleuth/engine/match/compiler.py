@@ -39,14 +39,18 @@ def _sources(options: MatchOptions) -> list[str]:
 def _bad_pattern(options: MatchOptions, index: int, err: ParseError) -> BadArgs:
     pattern = options.patterns[index]
     which = f" (pattern {index + 1})" if len(options.patterns) > 1 else ""
-    caret = " " * err.position + "^"
+    position: int | None = err.position
+    if options.fixed_strings:  # the error is in the escaped text: point into what the caller wrote
+        position = pattern.find("\n") if "\n" in pattern else None
+    if err.message.startswith("the literal"):  # the line-mode newline ban (rg's wording)
+        number = f" {index + 1}" if len(options.patterns) > 1 else ""
+        where = "" if position is None else f" at position {position}"
+        return BadArgs(f"{err.message} (pattern{number}{where}).", position=position, pattern=pattern)
+    caret = " " * (position or 0) + "^"
     message = (
-        f"regex parse error{which} at position {err.position}: {err.message}\n    {pattern}\n    {caret}\n"
+        f"regex parse error{which} at position {position}: {err.message}\n    {pattern}\n    {caret}\n"
         "Escape special characters with a backslash, or set fixed_strings to search for literal text."
     )
-    if "\\n" in err.message:
-        message = f"{err.message} (pattern{which} at position {err.position})."
-    position = err.position if not options.fixed_strings else None
     return BadArgs(message, position=position, pattern=pattern)
 
 
