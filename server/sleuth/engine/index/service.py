@@ -300,6 +300,18 @@ class IndexService(Maintenance):
         with self._lock:
             return self._eval(query) if self._cat is not None else set()
 
+    def files_matching(self, expression: str) -> set[int]:
+        """Ids of files with a chunk satisfying an FTS5 MATCH ``expression`` over trigrams (see trigram.py)."""
+        out: set[int] = set()
+        with self._lock:
+            cat = self._cat
+            if cat is None:
+                return out
+            for shard, conn in enumerate(self._shards):
+                rows = [r for (r,) in conn.execute("SELECT rowid FROM tri WHERE tri MATCH ?", (expression,))]
+                out.update(fid for fid, _ in cat.owners(shard, rows))
+        return out
+
     def definers(self, key: str, prefix: bool = False) -> set[int]:
         """Ids of files with a definition whose key (see :func:`identifier_key`) is ``key`` (or starts with it)."""
         if not key or not key.isalnum():
@@ -318,6 +330,11 @@ class IndexService(Maintenance):
     def all_ids(self) -> list[int]:
         with self._lock:
             return [r.id for r in self._cat.sorted_records()] if self._cat else []
+
+    def records(self, fids: Iterable[int]) -> list[FileRecord]:
+        with self._lock:
+            by_id = self._cat.by_id if self._cat else {}
+            return [by_id[f] for f in fids if f in by_id]
 
     def record(self, fid: int) -> FileRecord | None:
         with self._lock:

@@ -21,12 +21,12 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from sleuth.engine.cancel import CancelToken
-from sleuth.engine.index.defs import definition_name, identifier_key
+from sleuth.engine.index.defs import definition_name, identifier_key, split_identifier
 from sleuth.engine.index.query import Term, TextQuery, parse_query
 
 __all__ = ["TextHit", "TextOptions", "search_text"]
 
-SCAN_BUDGET_S = 0.06  # wall time for reading candidate files, after definition files
+SCAN_BUDGET_S = 0.04  # wall time for reading candidate files, after definition files
 MAX_SCAN_FILES = 400
 MAX_DEFINITION_FILES = 64  # definition files read whatever the budget
 MAX_LINE_CHARS = 400
@@ -131,10 +131,9 @@ class _Compiled:
         return total, _merge(spans)
 
     def score_file(self, display: str) -> float:
-        base = display.rsplit("/", 1)[-1].lower()
-        stem = base.split(".", 1)[0]
+        base = display[display.rfind("/") + 1:].lower()
         bonus = sum(W_FILENAME for w in self.words if len(w) > 2 and w in base)
-        if self.key and identifier_key(stem) == self.key:
+        if bonus and self.key and identifier_key(base.split(".", 1)[0]) == self.key:
             bonus += W_STEM
         return bonus - 0.004 * len(display)
 
@@ -158,34 +157,44 @@ def _candidates(index: Any, compiled: _Compiled) -> tuple[list[int], list[int]]:
         if not found and key == compiled.key and len(compiled.words) > 1 and not query.prefix_last:
             found = index.definers(key, prefix=True)
         definers |= found
-    files: set[int] | None = None
+    # One MATCH for the whole query: a result line holds every clause, so its chunk holds every
+    # clause's words — far fewer rows than intersecting per-word file sets of common words.
+    clause_exprs = []
     for clause in query.clauses:
-        union: set[int] | None = set()
-        for term in clause:
-            found = _term_files(index, term)
-            if found is None:
-                union = None
-                break
-            assert union is not None
-            union |= found
-        if union is not None:
-            files = union if files is None else files & union
+        alternatives = [_term_expression(term) for term in clause]
+        if all(alternatives):
+            clause_exprs.append("(" + " OR ".join(f"({a})" for a in alternatives) + ")")
+    files = index.files_matching(" AND ".join(clause_exprs)) if clause_exprs else None
     if files is None:  # nothing to narrow on (every word is shorter than 3 characters): scan in budget
         files = set(index.all_ids())
     definers &= files if files else definers
     return sorted(definers), sorted(files - definers)
 
 
-def _term_files(index: Any, term: Term) -> set[int] | None:
-    """Files containing every word (3+ characters) of ``term``; None when no word can narrow."""
-    result: set[int] | None = None
-    for word in sorted(set(term.words), key=len, reverse=True):
-        found = index.files_with(word) if len(word) >= 3 else None
-        if found is not None:
-            result = found if result is None else result & found
-            if not result:
-                break
-    return result
+def _word_expression(word: str) -> str | None:
+    """Trigrams of ``word`` as written in code: lowercase, UPPERCASE or Capitalized (a camelCase hump).
+
+    Ranked search need not be exhaustive like grep: three spellings instead of the eight case
+    variants of a trigram, and three trigrams spread over the word, keep the MATCH cheap.
+    """
+    grams = list(dict.fromkeys(word[i:i + 3] for i in range(len(word) - 2) if word[i:i + 3].isascii()))
+    if not grams:
+        return None
+    if len(grams) > 3:
+        grams = [grams[0], grams[len(grams) // 2], grams[-1]]
+    parts = []
+    for k, tri in enumerate(grams):
+        spellings = {tri.lower(), tri.upper()} | ({tri[:1].upper() + tri[1:].lower()} if k == 0 else set())
+        parts.append("(" + " OR ".join('"' + v.replace('"', '""') + '"' for v in sorted(spellings)) + ")")
+    return " AND ".join(parts)
+
+
+def _term_expression(term: Term) -> str | None:
+    """The trigram expression every occurrence of ``term`` (probably) satisfies, or None."""
+    words = {part for word in term.text.split() for part in split_identifier(word)} or set(term.words)
+    parts = [_word_expression(word) for word in sorted(words, key=len, reverse=True)]
+    usable = [p for p in parts if p]
+    return " AND ".join(f"({p})" for p in usable[:3]) if usable else None
 
 
 def _read(index: Any, path: str) -> str | None:
@@ -209,10 +218,10 @@ def search_text(index: Any, query_text: str, options: TextOptions = TextOptions(
     compiled = _Compiled(query)
     definers, others = _candidates(index, compiled)
     records = []
-    for fid in definers + others:
-        rec = index.record(fid)
-        if rec is not None and (options.file_filter is None or options.file_filter(rec.path, rec.display)):
-            records.append((fid in definers, rec.path, rec.display))
+    is_definer = set(definers)
+    for rec in index.records(definers + others):
+        if options.file_filter is None or options.file_filter(rec.path, rec.display):
+            records.append((rec.id in is_definer, rec.path, rec.display))
     for entry in index.pending_entries():
         if options.file_filter is None or options.file_filter(entry.path, entry.display):
             records.append((False, entry.path, entry.display))
