@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sleuth.engine.cancel import CancelToken
 from sleuth.engine.match import Matcher, MatchTimeout, compile_matcher
+from sleuth.engine.match.engines import FuzzyMatcher
 from sleuth.engine.types import MatchOptions
 
 
@@ -158,12 +161,6 @@ def test_may_match_is_case_insensitive_when_matching_is() -> None:
     assert matcher.may_match("STRAẞE".encode()) is False
     folded = compile_matcher(MatchOptions(patterns=("straße",)))
     assert folded.may_match("STRAẞE".encode()) and list(folded.find_iter("STRAẞE".encode()))
-
-
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
-
-from sleuth.engine.match.engines import FuzzyMatcher  # noqa: E402
 
 
 @settings(max_examples=300, deadline=None)
