@@ -29,22 +29,47 @@ from sleuth.engine.index.trigram import ALL, And, Lit, Or, Query, adapt, literal
 from sleuth.engine.types import FileEntry, WalkOptions
 from sleuth.engine.workspace import Target, Workspace, sort_key
 
-__all__ = ["IndexService", "CandidateSet"]
+__all__ = ["IndexService", "CandidateSet", "RangedEntry"]
 
 Lister = Callable[[CancelToken], Iterable[FileEntry]]
 
 
+@dataclass(frozen=True, slots=True)
+class RangedEntry(FileEntry):
+    """A candidate file of which only ``ranges`` (byte ``[start, end)``, line-aligned, ``end`` -1 = EOF) may
+    hold a line-mode match. Offsets count in the searched buffer (UTF-16 transcoded to UTF-8); they
+    hold only while the file's size and mtime still equal the entry's — otherwise search it whole."""
+
+    ranges: tuple[tuple[int, int], ...] = ()
+
+
+def _merge_ranges(spans: Iterable[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
+    out: list[tuple[int, int]] = []
+    for start, end in spans:
+        if out and out[-1][1] == start:
+            out[-1] = (out[-1][0], end)
+        else:
+            out.append((start, end))
+    return tuple(out)
+
+
 @dataclass
 class CandidateSet:
-    """Files that may match (``indexed``: the index says so) plus ``pending`` ones to read whatever."""
+    """Files that may match (``indexed``: the index says so) plus ``pending`` ones to read whatever;
+    ``ranges``: for big indexed files, the only byte ranges a line-mode match may lie in."""
 
     indexed: list[FileRecord]
     pending: list[FileEntry] = field(default_factory=list)
+    ranges: dict[str, tuple[tuple[int, int], ...]] = field(default_factory=dict)
 
     def entries(self) -> list[FileEntry]:
-        """All of them as walk entries, in result order (display path, bytewise)."""
+        """All of them as walk entries, in result order (display path, bytewise); big files with
+        :attr:`ranges` as :class:`RangedEntry` (a plain :class:`FileEntry` to callers that ignore it)."""
         seen = {r.path for r in self.indexed}
-        merged = [r.entry() for r in self.indexed] + [e for e in self.pending if e.path not in seen]
+        ranged = self.ranges
+        merged = [RangedEntry(r.path, r.display, r.size, r.mtime_ns / 1e9, ranged[r.path]) if r.path in ranged
+                  else r.entry() for r in self.indexed]
+        merged += [e for e in self.pending if e.path not in seen]
         merged.sort(key=lambda e: sort_key(e.display))
         return merged
 
@@ -226,8 +251,12 @@ class IndexService(Maintenance):
                 and tuple(options.deny_globs) == tuple(mine.deny_globs))
 
     def candidates(self, targets: Sequence[Target] | None, literal_query: object,
-                   options: WalkOptions | None = None) -> CandidateSet | None:
-        """Files under ``targets`` that may satisfy ``literal_query`` (see the module docstring)."""
+                   options: WalkOptions | None = None, line_mode: bool = False) -> CandidateSet | None:
+        """Files under ``targets`` that may satisfy ``literal_query`` (see the module docstring).
+
+        ``line_mode`` (grep without ``multiline``): every match lies on one line, which sharpens ANDs
+        and yields :attr:`CandidateSet.ranges` — the chunks of a big file that may hold a match.
+        """
         query = simplify(adapt(literal_query))
         if query is ALL or not self.compatible(options):
             return None
@@ -236,21 +265,27 @@ class IndexService(Maintenance):
             if cat is None or not self.ready:
                 return None
             try:
-                fids = self._eval(query)
+                hits = self._eval(query, line_mode)
             except sqlite3.Error:
                 self._want_rebuild = True
                 self._wake.notify_all()
                 return None
-            records = [cat.by_id[f] for f in fids if f in cat.by_id]
-            records += [r for r in cat.unindexed() if r.id not in fids]
+            records = [cat.by_id[f] for f in hits if f in cat.by_id]
+            records += [r for r in cat.unindexed() if r.id not in hits]
             pending_paths = set(self._pending) | set(self._buffers)
         records = [r for r in records if r.path not in pending_paths]
+        ranges: dict[str, tuple[tuple[int, int], ...]] = {}
+        if line_mode:
+            for rec in records:
+                rows = hits.get(rec.id)
+                if rec.offsets and rows and len(rows) <= len(rec.offsets):
+                    ranges[rec.path] = _merge_ranges(rec.chunk_range(r) for r in sorted(rows))
         keep = self._filter(targets, options)
         pending = [e for e in (self._entry(p) for p in sorted(pending_paths)) if e is not None]
         if keep is None:
-            return CandidateSet(records, pending)
+            return CandidateSet(records, pending, ranges)
         return CandidateSet([r for r in records if keep(r.path, r.size)],
-                            [e for e in pending if keep(e.path, e.size)])
+                            [e for e in pending if keep(e.path, e.size)], ranges)
 
     def candidate_entries(self, workspace: Workspace, request: Any) -> list[FileEntry] | None:
         """The lead's grep hook: candidate files of a ``GrepRequest`` in result order, or None to scan."""
@@ -263,7 +298,8 @@ class IndexService(Maintenance):
         from sleuth.engine.literals import required_literals
 
         literal_query = required_literals(match)
-        result = self.candidates(list(request.targets), literal_query, request.walk)
+        result = self.candidates(list(request.targets), literal_query, request.walk,
+                                 line_mode=not match.multiline)
         return None if result is None else result.entries()
 
     def catalogue_entries(self, workspace: Workspace, targets: Sequence[Target] | None,
@@ -346,28 +382,45 @@ class IndexService(Maintenance):
         return [e for e in (self._entry(p) for p in paths) if e is not None]
 
     # -- internals ------------------------------------------------------------------------------
-    def _eval(self, query: Query) -> set[int]:
+    def _eval(self, query: Query, line_mode: bool = False) -> dict[int, set[int]]:
+        """File id -> the chunk rows that may hold a match of ``query``.
+
+        In line mode every literal of an AND lies on the matching line, hence in one chunk: the AND
+        intersects chunk rows (sharper than files). Otherwise (multiline) it intersects files.
+        """
         assert self._cat is not None
         if isinstance(query, Lit):
             expr = literal_match(query)
             assert expr is not None
-            out: set[int] = set()
+            out: dict[int, set[int]] = {}
             for shard, conn in enumerate(self._shards):
                 rows = [r for (r,) in conn.execute("SELECT rowid FROM tri WHERE tri MATCH ?", (expr,))]
-                out.update(fid for fid, _ in self._cat.owners(shard, rows))
+                for fid, row in self._cat.owners(shard, rows):
+                    out.setdefault(fid, set()).add(row)
             return out
         if isinstance(query, And):
-            result: set[int] | None = None
+            result: dict[int, set[int]] | None = None
             for item in query.items:
-                part = self._eval(item)
-                result = part if result is None else result & part
+                part = self._eval(item, line_mode)
+                if result is None:
+                    result = part
+                    continue
+                merged: dict[int, set[int]] = {}
+                for fid, rows in result.items():
+                    other = part.get(fid)
+                    if other is not None:
+                        both = rows & other if line_mode else rows | other
+                        if both:
+                            merged[fid] = both
+                result = merged
                 if not result:
-                    return set()
-            return result or set()
+                    return {}
+            return result or {}
         if isinstance(query, Or):
-            union: set[int] = set()
+            union: dict[int, set[int]] = {}
             for item in query.items:
-                union |= self._eval(item)
+                for fid, rows in self._eval(item, line_mode).items():
+                    union.setdefault(fid, set()).update(rows)
             return union
         raise ValueError("ALL cannot be evaluated")
 
