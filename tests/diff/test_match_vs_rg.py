@@ -246,6 +246,14 @@ def _char_aligned(spans: list[tuple[int, int]], data: bytes) -> list[tuple[int, 
     return [(s, e) for s, e in spans if s != e or s >= len(data) or (data[s] & 0xC0) != 0x80]
 
 
+@pytest.mark.parametrize("pattern", [r"(?R)foo$", r"(?R)^bar", r"(?R)^baz", r"(?R)x.", r"(?R).+", r"(?R)^\w+$"])
+@pytest.mark.parametrize("multiline", [False, True])
+def test_crlf_flag_like_rg(tmp_path: Path, pattern: str, multiline: bool) -> None:
+    hay = b"foo\r\nbar\rbaz\nfoo\r\n\r\nx.\ry\n"
+    options = MatchOptions(patterns=(pattern,), multiline=multiline)
+    assert our_spans(hay, options) == rg_spans(tmp_path, hay, _args(options))
+
+
 def test_invalid_utf8_is_searched_like_rg(tmp_path: Path) -> None:
     hay = b"ok foo\n\xff\xfe foo \xc3\n\xe9t\xe9 foo\n"
     for pattern in ("foo", r"\w+", r"[^a]+", "."):

@@ -12,7 +12,7 @@ or ``regex`` text, line-mode rules, ``-w``), :mod:`.engines` (the matchers), :mo
 
 Deliberate differences from ``rg`` (each is tested or documented where it lives): look-around and
 back-references are accepted (as ``rg --engine auto`` would with PCRE2); counted repetitions above
-1000 run in the ``regex`` engine; the CRLF flag ``(?R)`` and raw-byte escapes under ``(?-u)`` are
+1000 and the CRLF flag ``(?R)`` run in the ``regex`` engine; raw-byte escapes under ``(?-u)`` are
 refused; ``\\A`` means the start of the buffer (rg's line-by-line fast path also lets it match at line
 starts); after an empty match the ``regex`` engine steps one character where rg steps one byte.
 """

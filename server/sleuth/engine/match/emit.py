@@ -107,7 +107,7 @@ class _Emitter:
         if isinstance(node, Dot):
             if node.dotall and not self.line_mode:
                 return "(?s:.)"
-            return "[^\\n]"
+            return "[^\\n\\r]" if node.crlf and not node.dotall else "[^\\n]"
         if isinstance(node, Assert):
             return self.assertion(node)
         if isinstance(node, Repeat):
@@ -164,6 +164,13 @@ class _Emitter:
             return "(?m:^)"
         if kind == "eol":
             return "(?m:$)"
+        if kind in ("bol_crlf", "eol_crlf"):
+            if self.re2:
+                raise Unsupported("CRLF line anchors")
+            # Rust's CRLF mode: a line ends at "\r", "\n" or "\r\n", never between "\r" and "\n". (rg
+            # selects lines so too, but then lists a line's submatches on the line without its "\n",
+            # where an empty match may also sit between "\r" and "\n": Sleuth does not list those.)
+            return "(?:\\A|(?<=\\n)|(?<=\\r)(?!\\n))" if kind == "bol_crlf" else "(?:\\Z|(?=\\r)|(?<!\\r)(?=\\n))"
         if kind == "bot":
             return "\\A"
         if kind == "eot":

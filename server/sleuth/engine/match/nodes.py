@@ -38,11 +38,13 @@ class Cls:
 @dataclass(frozen=True, slots=True)
 class Dot:
     dotall: bool
+    crlf: bool = False  # (?R): "." excludes "\r" too
 
 
 @dataclass(frozen=True, slots=True)
 class Assert:
-    """``kind``: bol eol bot eot wb nwb wstart wend wstart_half wend_half; ``ascii`` for ``(?-u)``."""
+    """``kind``: bol eol bol_crlf eol_crlf bot eot wb nwb wstart wend wstart_half wend_half;
+    ``ascii`` for ``(?-u)``."""
 
     kind: str
     ascii: bool = False
@@ -100,6 +102,7 @@ class Flags:
     x: bool = False
     U: bool = False
     u: bool = True
+    R: bool = False  # CRLF mode: ^/$ treat "\r", "\n" and "\r\n" as line ends
 
 
 class ParseError(ValueError):

@@ -130,8 +130,6 @@ class _Parser:
             if ch in seen:
                 raise ParseError("duplicate flag", pos)
             seen.add(ch)
-            if ch == "R":
-                raise ParseError("the CRLF flag (R) is not supported; search without it", pos)
             setattr(flags, ch, value)
         if text.endswith("-"):
             raise ParseError("flag negation operator not followed by a flag", start + len(text) - 1)
@@ -148,16 +146,24 @@ class _Parser:
             raise self.error("repetition operator missing expression")
         self.i += 1
         if ch == ".":
-            return Dot(flags.s)
+            return Dot(flags.s, flags.R)
         if ch == "^":
-            return Assert("bol" if flags.m else "bot")
+            return self.line_assertion("bol", "bot", flags)
         if ch == "$":
-            return Assert("eol" if flags.m else "eot")
+            return self.line_assertion("eol", "eot", flags)
         if ch == "\\":
             return self.parse_escape(flags, start)
         cp = ord(ch)
         self.note_literal(cp)
         return Lit(cp, flags.i, start)
+
+    def line_assertion(self, line: str, text: str, flags: Flags) -> Assert:
+        if not flags.m:
+            return Assert(text)
+        if flags.R:
+            self.out.needs_backtracking = True  # CRLF-aware ^/$ need look-around: the regex engine
+            return Assert(line + "_crlf")
+        return Assert(line)
 
     def parse_group(self, flags: Flags, depth: int) -> Node:
         start = self.i
