@@ -27,6 +27,7 @@ from sleuth.engine.types import MatchOptions
         (r"\q", 0, "unrecognized escape sequence"),
         ("a{70000}", 1, "repetition count above 65535"),
         ("ab\\", 2, "incomplete escape sequence"),
+        (r"(a)\2", 3, "back-reference to group 2"),
     ],
 )
 def test_errors_carry_rg_message_and_position(pattern: str, position: int, words: str) -> None:

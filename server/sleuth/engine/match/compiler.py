@@ -155,8 +155,9 @@ def compile_prefilter(query: "_literals.LiteralQuery"):  # type: ignore[no-untyp
 def _regex_compile(text: str, options: MatchOptions) -> "regex.Pattern[str]":
     try:
         return regex.compile(text)
-    except regex.error as err:  # pragma: no cover - the emitter writes valid syntax
-        raise BadArgs(f"The pattern could not be compiled: {err}", pattern=options.patterns[0]) from None
+    except regex.error as err:  # the parser rejects what it knows; this is the backstop
+        raise BadArgs(f"The pattern could not be compiled ({err.msg}); simplify it or set fixed_strings.",
+                      pattern=options.patterns[0]) from None
 
 
 def compile_matcher(options: MatchOptions, *, deadline_token: CancelToken | None = None) -> Matcher:

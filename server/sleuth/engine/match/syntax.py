@@ -45,6 +45,7 @@ class _Parser:
         self.i = 0
         self.out = Parsed(Empty())
         self.initial = Flags(i=case_insensitive)
+        self.backrefs: list[tuple[int, int]] = []  # (group number, position), checked once all groups are known
 
     # -- helpers -------------------------------------------------------------------------
     def error(self, message: str, pos: int | None = None) -> ParseError:
@@ -77,6 +78,9 @@ class _Parser:
         node = self.parse_alternation(replace(self.initial), depth=0)
         if self.i < self.n:  # only a ')' stops the top level early
             raise self.error("unopened group")
+        for index, pos in self.backrefs:
+            if index > self.out.groups:
+                raise ParseError(f"back-reference to group {index}, but the pattern has {self.out.groups}", pos)
         self.out.node = node
         return self.out
 
@@ -318,6 +322,7 @@ class _Parser:
             self.out.needs_backtracking = True
             index = int(self.p[self.i : j])
             self.i = j
+            self.backrefs.append((index, start))
             return Backref(index)
         if ch == "k" and self.peek(1) == "<":
             end = self.p.find(">", self.i)
