@@ -56,6 +56,15 @@ class CancelToken:
         return self
 
     @property
+    def deadline(self) -> float | None:
+        """The absolute ``time.monotonic()`` deadline (shared by every process on the machine), or None."""
+        return self._deadline
+
+    def remaining_seconds(self) -> float | None:
+        """Seconds until the deadline (never negative), or None without one: a per-buffer budget."""
+        return None if self._deadline is None else max(0.0, self._deadline - time.monotonic())
+
+    @property
     def cancelled(self) -> bool:
         """True once cancelled by the caller (not by the deadline)."""
         return self._event.is_set() and not self.timed_out

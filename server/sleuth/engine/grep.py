@@ -117,12 +117,12 @@ class _WorkerToken(CancelToken):
     def __init__(self, slot: int | None, deadline: float | None) -> None:
         super().__init__()
         self.slot = slot
-        self.deadline = deadline
+        self._deadline = deadline
 
     def should_stop(self) -> bool:
         if self.slot is not None and _CANCEL is not None and _CANCEL[self.slot]:
             return True
-        if self.deadline is not None and time.monotonic() >= self.deadline:
+        if self._deadline is not None and time.monotonic() >= self._deadline:
             self.timed_out = True
             return True
         return False
@@ -293,7 +293,7 @@ def run_grep(workspace: Workspace, request: GrepRequest, token: CancelToken,
     # "N of M files": exact for a list of candidates, else what the same scan found last time.
     scope = (request.targets, walk_options)
     total = len(items) if isinstance(items, list) else _LAST_TOTALS.get(scope)
-    deadline = token._deadline  # noqa: SLF001 - workers need the absolute deadline
+    deadline = token.deadline  # workers poll the absolute deadline themselves
 
     def take(unit: UnitResult) -> bool:
         nonlocal scanned, last_progress

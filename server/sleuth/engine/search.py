@@ -16,7 +16,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
-from sleuth.engine.errors import describe_os_error
+from sleuth.engine.errors import SearchTimeout, describe_os_error
 from sleuth.engine.match import Matcher, Span
 from sleuth.engine.types import SearchOptions
 
@@ -278,4 +278,7 @@ def search_path(path: str, display: str, matcher: Matcher, options: SearchOption
     decoded = decode_buffer(data)
     if decoded is None:
         return FileResult(display, skipped=BINARY)
-    return search_buffer(decoded, matcher, options, display)
+    try:
+        return search_buffer(decoded, matcher, options, display)
+    except SearchTimeout as exc:  # a pathological pattern on this one file: report it, search the rest
+        return FileResult(display, error=f"{exc.message} {exc.hint}")
