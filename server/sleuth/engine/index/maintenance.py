@@ -42,6 +42,7 @@ class Maintenance:
         _cat: Catalogue | None
         _catalog_db: sqlite3.Connection | None
         _shards: list[sqlite3.Connection]
+        _writers: list[sqlite3.Connection]  # the upkeep thread's own shard connections (WAL writer)
         _gen: str | None
         _pending: dict[str, float]
         _state: str
@@ -76,13 +77,13 @@ class Maintenance:
         return bool(self._oracle.is_searchable(path))
 
     def _close(self) -> None:
-        for conn in [self._catalog_db, *self._shards]:
+        for conn in [self._catalog_db, *self._shards, *self._writers]:
             if conn is not None:
                 try:
                     conn.close()
                 except sqlite3.Error:
                     pass
-        self._catalog_db, self._shards, self._cat = None, [], None
+        self._catalog_db, self._shards, self._writers, self._cat = None, [], [], None
 
     def _meta(self) -> dict[str, str]:
         return {"roots": "\0".join(r.path for r in self.workspace.roots), "options": repr(self.options)}
@@ -101,6 +102,7 @@ class Maintenance:
         with self._lock:
             self._close()
             self._gen, self._catalog_db, self._shards, self._cat = gen, catalog, shards, cat
+            self._writers = [store.connect(os.path.join(gen, f"shard-{i}.db")) for i in range(len(shards))]
             self._garbage = int(meta.get("garbage", "0"))
             self._last_build = {"at": _iso(float(meta.get("built_at", "0"))), "seconds": float(meta.get("seconds", "0"))}
         return True
@@ -156,7 +158,12 @@ class Maintenance:
                 self._want_rebuild = True
 
     def _apply_pending(self, limit: int = 256) -> None:
-        """Re-index up to ``limit`` pending paths, one small transaction each."""
+        """Re-index up to ``limit`` pending paths, one small transaction each.
+
+        The shard write (reading and tokenizing the file: seconds for a 24 MB header) runs on this
+        thread's own connection without the service lock — WAL readers keep answering queries — and
+        only the catalogue update takes the lock. Until then the path stays pending (read from disk).
+        """
         with self._lock:
             batch = sorted(self._pending.items(), key=lambda kv: kv[1])[:limit]
         for path, stamp in batch:
@@ -164,26 +171,31 @@ class Maintenance:
                 return
             searchable = self._searchable(path)
             with self._lock:
-                cat = self._cat
+                cat, gen, writers = self._cat, self._gen, self._writers
                 if cat is None or self._catalog_db is None:
                     return
                 old = cat.by_path.get(path)
+                shard = old.shard if old is not None else cat.smallest_shard()
+            indexed = None
+            if searchable:
+                conn = writers[shard]
+                conn.execute("BEGIN IMMEDIATE")
+                try:
+                    indexed, row = index_file(conn, path, next_row(conn), self.max_bytes)
+                    conn.execute("UPDATE meta SET value=? WHERE key='next_row'", (str(row),))
+                    conn.execute("COMMIT")
+                except BaseException:
+                    conn.execute("ROLLBACK")
+                    raise
+            with self._lock:
+                if self._gen != gen or self._cat is not cat or self._catalog_db is None:
+                    continue  # a rebuild swapped the store meanwhile: the path stays pending
                 catalog = self._catalog_db
-                if searchable:
-                    shard = old.shard if old is not None else cat.smallest_shard()
-                    conn = self._shards[shard]
-                    conn.execute("BEGIN IMMEDIATE")
-                    try:
-                        indexed, row = index_file(conn, path, next_row(conn), self.max_bytes)
-                        conn.execute("UPDATE meta SET value=? WHERE key='next_row'", (str(row),))
-                        conn.execute("COMMIT")
-                    except BaseException:
-                        conn.execute("ROLLBACK")
-                        raise
-                    catalog.execute("BEGIN IMMEDIATE")
+                old = cat.by_path.get(path)
+                catalog.execute("BEGIN IMMEDIATE")
+                if indexed is not None:
                     cat.put(catalog, None, path, self.workspace.display(path), shard, indexed)
                 else:
-                    catalog.execute("BEGIN IMMEDIATE")
                     cat.remove(catalog, path)
                 if old is not None:
                     self._garbage += len(old.rows)

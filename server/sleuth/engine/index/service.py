@@ -99,6 +99,7 @@ class IndexService(Maintenance):
         self._cat: Catalogue | None = None
         self._catalog_db: sqlite3.Connection | None = None
         self._shards: list[sqlite3.Connection] = []
+        self._writers: list[sqlite3.Connection] = []
         self._gen: str | None = None
         self._pending: dict[str, float] = {}  # path -> when notified
         self._buffers: dict[str, str] = {}
