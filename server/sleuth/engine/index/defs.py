@@ -22,10 +22,11 @@ __all__ = ["DEFINITION", "definitions", "identifier_key", "split_identifier", "d
 
 DEFINITION = re.compile(rb"""^(?:
   [ \t]*\#[ \t]*define[ \t]+(?P<macro>\w+)
- |[ \t]*(?:(?:typedef|export|pub|public|private|protected|internal|static|abstract|final|sealed|partial|data|case)[ \t]+)*
-   (?:struct|union|enum|class|interface|trait|record|object|protocol|module|namespace|type)[ \t]+(?P<type>\w+)(?=[^;=*\n]*$)
- |[ \t]*(?:(?:export|pub(?:\([\w: ]*\))?|public|private|protected|internal|static|async|abstract|final|override|virtual|inline|extern|unsafe|const|default|local)[ \t]+)*
-   (?:def|fn|func|function|sub|proc|fun|method)[ \t]+(?:\([^)\n]*\)[ \t]*)?(?P<func>\w+)
+ |[ \t]*(?=[a-z])(?:(?:typedef|export|pub(?:\([\w: ]*\))?|public|private|protected|internal|static|abstract|final
+     |sealed|partial|data|case|async|override|virtual|inline|extern|unsafe|const|default|local)[ \t]+)*
+   (?:(?:struct|union|enum|class|interface|trait|record|object|protocol|module|namespace|type)[ \t]+(?P<type>\w+)
+       (?=[^;=*\n]*$)
+     |(?:def|fn|func|function|sub|proc|fun|method)[ \t]+(?:\([^)\n]*\)[ \t]*)?(?P<func>\w+))
  |(?!extern\b)[A-Za-z_][\w \t\*,:&<>]*?[ \t\*&](?P<cfunc>\w+)[ \t]*\((?![^\n]*;[ \t]*$)
  |\}[ \t]*(?P<tdef>\w+)[ \t]*;
 )""", re.M | re.X)
