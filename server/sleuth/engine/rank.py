@@ -37,10 +37,12 @@ BONUS_SEGMENT = 12  # first character of a path segment
 BONUS_WORD = 9  # after _ - . space
 BONUS_CAMEL = 8  # lower -> Upper
 BONUS_DIGIT = 5  # letter <-> digit
-BONUS_CONSECUTIVE = 7
+BONUS_CONSECUTIVE = 10
 BONUS_BASENAME = 6  # per character matched in the file name
-GAP_START = 3
-GAP_EXTEND = 1
+GAP_START = 6
+GAP_EXTEND = 2
+LENGTH_PENALTY = 0.15  # per character of the path
+DEPTH_PENALTY = 1.0  # per folder level
 RERANK = 200  # candidates that get the full dynamic-programming score
 
 
@@ -125,7 +127,7 @@ def score_path(query: str, path: str, boost: bool = False) -> float | None:
         raw += 20
     elif whole in base:
         raw += 10
-    raw -= 0.15 * len(path) + 1.0 * path.count("/")
+    raw -= LENGTH_PENALTY * len(path) + DEPTH_PENALTY * path.count("/")
     if boost:
         raw += 8
     top += 40
