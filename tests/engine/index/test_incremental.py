@@ -189,3 +189,21 @@ def test_line_mode_narrows_big_files_to_chunk_ranges(tmp_path: Path, kit: Simple
         assert {Path(p).name for p in in_line.paths} == {"big.txt", "small.txt"}
     finally:
         service.stop()
+
+
+def test_text_search_sees_buffers_and_pending_changes(tmp_path: Path, kit: SimpleNamespace) -> None:
+    from sleuth.engine.index.text import search_text
+
+    root, cache = tmp_path / "ws", tmp_path / "cache"
+    kit.write_tree(root, {"a.py": "x = 1\n", "b.py": "y = 2\n"})
+    service = kit.start(root, cache)
+    try:
+        service.notify_buffer(str((root / "a.py").resolve()), "def brand_new_helper():\n    pass\n")
+        hits = search_text(service, "brand new helper")["results"]
+        assert hits and hits[0]["path"] == "a.py" and hits[0]["line"] == 1
+        (root / "b.py").write_text("class FreshlySaved:\n    pass\n")
+        with service._lock:  # not yet re-indexed: found from disk
+            service.notify_changed([str(root / "b.py")])
+            assert [h["path"] for h in search_text(service, "FreshlySaved")["results"]] == ["b.py"]
+    finally:
+        service.stop()
