@@ -207,3 +207,20 @@ def test_text_search_sees_buffers_and_pending_changes(tmp_path: Path, kit: Simpl
             assert [h["path"] for h in search_text(service, "FreshlySaved")["results"]] == ["b.py"]
     finally:
         service.stop()
+
+
+def test_big_files_whose_chunks_lack_the_literal_are_dropped(tmp_path: Path, kit: SimpleNamespace) -> None:
+    root, cache = tmp_path / "ws", tmp_path / "cache"
+    filler = "".join(f"filler line number {i}\n" for i in range(20000))
+    kit.write_tree(root, {"decoy.txt": filler + "beta_ a_needle\n" + filler,  # every trigram, not the literal
+                          "real.txt": filler + "the beta_needle\n" + filler})
+    service = kit.start(root, cache)
+    try:
+        assert {Path(p).name for p in service.candidates(None, Lit(b"beta_needle")).paths} == {"decoy.txt", "real.txt"}
+        assert [Path(p).name for p in service.candidates(None, Lit(b"beta_needle"), line_mode=True).paths] == \
+            ["real.txt"]
+        (root / "decoy.txt").write_text(filler + "now beta_needle\n" + filler)  # changed, not yet notified:
+        got = service.candidates(None, Lit(b"beta_needle"), line_mode=True)  # size/mtime differ -> kept whole
+        assert {Path(p).name for p in got.paths} == {"decoy.txt", "real.txt"}
+    finally:
+        service.stop()

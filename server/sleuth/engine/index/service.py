@@ -53,6 +53,46 @@ def _merge_ranges(spans: Iterable[tuple[int, int]]) -> tuple[tuple[int, int], ..
     return tuple(out)
 
 
+def _folded(query: Query) -> bool:
+    if isinstance(query, Lit):
+        return query.folded
+    return any(_folded(q) for q in query.items) if isinstance(query, (And, Or)) else True
+
+
+def _holds(query: Query, data: bytes) -> bool:
+    if isinstance(query, Lit):
+        return query.data in data
+    if isinstance(query, And):
+        return all(_holds(q, data) for q in query.items)
+    if isinstance(query, Or):
+        return any(_holds(q, data) for q in query.items)
+    return True
+
+
+def _absent(rec: FileRecord, spans: tuple[tuple[int, int], ...], query: Query) -> bool:
+    """True when no candidate chunk of a big, unchanged, plain UTF-8 file contains the (case-sensitive)
+    literals: reading a few chunks beats letting the searcher read megabytes. Any doubt keeps the file."""
+    try:
+        fd = os.open(rec.path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return False
+    try:
+        st = os.fstat(fd)
+        if st.st_size != rec.size or st.st_mtime_ns != rec.mtime_ns:
+            return False
+        if os.pread(fd, 2, 0) in (b"\xff\xfe", b"\xfe\xff"):
+            return False  # UTF-16: offsets are in the transcoded text
+        for start, end in spans:
+            length = (st.st_size if end < 0 else end) - start
+            if _holds(query, os.pread(fd, length, start)):
+                return False
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+
+
 @dataclass
 class CandidateSet:
     """Files that may match (``indexed``: the index says so) plus ``pending`` ones to read whatever;
@@ -277,10 +317,18 @@ class IndexService(Maintenance):
         records = [r for r in records if r.path not in pending_paths]
         ranges: dict[str, tuple[tuple[int, int], ...]] = {}
         if line_mode:
+            exact = not _folded(query)
+            dropped: set[str] = set()
             for rec in records:
                 rows = hits.get(rec.id)
                 if rec.offsets and rows and len(rows) <= len(rec.offsets):
-                    ranges[rec.path] = _merge_ranges(rec.chunk_range(r) for r in sorted(rows))
+                    spans = _merge_ranges(rec.chunk_range(r) for r in sorted(rows))
+                    if exact and _absent(rec, spans, query):
+                        dropped.add(rec.path)
+                    else:
+                        ranges[rec.path] = spans
+            if dropped:
+                records = [r for r in records if r.path not in dropped]
         keep = self._filter(targets, options)
         pending = [e for e in (self._entry(p) for p in sorted(pending_paths)) if e is not None]
         if keep is None:
