@@ -73,7 +73,8 @@ def test_the_index_declines_what_it_cannot_narrow(tmp_path: Path, kit: SimpleNam
     kit.write_tree(root, {"a.c": "abc\n"})
     service = kit.start(root, cache)
     try:
-        assert service.candidates(None, Lit(b"ab")) is None  # shorter than a trigram
+        assert service.candidates(None, Lit(b"a")) is None  # shorter than a trigram
+        assert service.candidates(None, Lit(b"ab", True)) is None  # a case-insensitive pair
         assert service.candidates(None, Or((Lit(b"abcdef"), Lit(b"x")))) is None
         assert service.candidates(None, Lit(b"abc"), WalkOptions(hidden=True)) is None
         assert service.candidates(None, And((Lit(b"abc"), Lit(b"q")))) is not None
@@ -222,5 +223,18 @@ def test_big_files_whose_chunks_lack_the_literal_are_dropped(tmp_path: Path, kit
         (root / "decoy.txt").write_text(filler + "now beta_needle\n" + filler)  # changed, not yet notified:
         got = service.candidates(None, Lit(b"beta_needle"), line_mode=True)  # size/mtime differ -> kept whole
         assert {Path(p).name for p in got.paths} == {"decoy.txt", "real.txt"}
+    finally:
+        service.stop()
+
+
+def test_two_character_literals_narrow_soundly(tmp_path: Path, kit: SimpleNamespace) -> None:
+    root, cache = tmp_path / "ws", tmp_path / "cache"
+    kit.write_tree(root, {"ascii.c": "int xAh = 1;\n", "start.c": "Ah, well\n", "wide.c": "caf\u00e9Ah\n",
+                          "tiny.c": "Ah", "none.c": "nothing here at all\n", "lower.c": "int xah;\n"})
+    service = kit.start(root, cache)
+    try:
+        got = service.candidates(None, Lit(b"Ah"))
+        assert got is not None
+        assert {Path(p).name for p in got.paths} == {"ascii.c", "start.c", "wide.c", "tiny.c"}
     finally:
         service.stop()

@@ -38,6 +38,7 @@ class Indexed:
     first_row: int
     offsets: tuple[int, ...]  # chunk start offsets after the first (empty: one chunk)
     error: str | None = None
+    wide: bool = False  # non-ASCII or NUL bytes, or a chunk under 3 bytes: two-character literals can't rule it out
 
 
 def next_row(conn: sqlite3.Connection) -> int:
@@ -75,9 +76,12 @@ def index_file(conn: sqlite3.Connection, path: str, row: int, max_bytes: int | N
     first = row
     offsets: list[int] = []
     rows = []
+    wide = not data.isascii() or b"\0" in data
     for start, end in chunks(data):
         if start:
             offsets.append(start)
+        if end - start < 3:
+            wide = True
         rows.append((row, to_text(data[start:end])))
         row += 1
     if not rows:
@@ -87,14 +91,14 @@ def index_file(conn: sqlite3.Connection, path: str, row: int, max_bytes: int | N
     keys = {identifier_key(name) for name, _, _ in definitions(data)}
     if keys:
         conn.execute("INSERT INTO defs(rowid, keys) VALUES(?, ?)", (first, " ".join(sorted(keys))))
-    return Indexed(size, mtime_ns, first, tuple(offsets)), row
+    return Indexed(size, mtime_ns, first, tuple(offsets), None, wide), row
 
 
 def worker_main(argv: list[str]) -> int:
     """Build process body: ``DB LIST MAX_BYTES SHARD``; index the ``file_id\tpath`` lines of LIST into DB.
 
     Writes one JSON line per batch to stdout, ``["batch", [[file_id, size, mtime_ns, first_row,
-    offsets, error], ...], bytes]``, then ``["done"]`` once the shard is optimized and marked
+    offsets, error, wide], ...], bytes]``, then ``["done"]`` once the shard is optimized and marked
     complete. Any failure exits non-zero: the parent abandons the build, never publishes it.
     """
     db_path, list_path, max_arg, _shard = argv
@@ -114,7 +118,7 @@ def worker_main(argv: list[str]) -> int:
             file_id, path = line.rstrip("\n").split("\t", 1)
             record, row = index_file(conn, path, row, max_bytes)
             results.append([int(file_id), record.size, record.mtime_ns, record.first_row, list(record.offsets),
-                            record.error])
+                            record.error, record.wide])
             total += record.size
             if len(results) >= BATCH_FILES or total >= BATCH_BYTES:
                 out.write(json.dumps(["batch", results, total]) + "\n")

@@ -28,6 +28,7 @@ class FileRecord:
     shard: int
     first_row: int  # -1: known but not indexed (unreadable, too large): always a candidate
     offsets: tuple[int, ...]
+    wide: bool = False  # see builder.Indexed.wide
 
     @property
     def indexed(self) -> bool:
@@ -57,6 +58,7 @@ class Catalogue:
         self.shard_bytes = [0] * shards
         self.next_id = 1
         self.unindexed_ids: set[int] = set()
+        self.wide_ids: set[int] = set()
         self._sorted: list[FileRecord] | None = None
         self._entries: list[FileEntry] | None = None
 
@@ -64,11 +66,11 @@ class Catalogue:
     @classmethod
     def load(cls, conn: sqlite3.Connection, shards: int) -> "Catalogue":
         cat = cls(shards)
-        for fid, path, display, size, mtime_ns, shard, first_row, offsets in conn.execute(
-            "SELECT id, path, display, size, mtime_ns, shard, first_row, offsets FROM files"
+        for fid, path, display, size, mtime_ns, shard, first_row, offsets, wide in conn.execute(
+            "SELECT id, path, display, size, mtime_ns, shard, first_row, offsets, wide FROM files"
         ):
             offs = tuple(int(x) for x in offsets.split(",")) if offsets else ()
-            cat._add(FileRecord(fid, path, display, size, mtime_ns, shard, first_row, offs))
+            cat._add(FileRecord(fid, path, display, size, mtime_ns, shard, first_row, offs, bool(wide)))
         return cat
 
     def _add(self, rec: FileRecord) -> None:
@@ -81,6 +83,8 @@ class Catalogue:
         self.next_id = max(self.next_id, rec.id + 1)
         if not rec.indexed:
             self.unindexed_ids.add(rec.id)
+        if rec.wide:
+            self.wide_ids.add(rec.id)
         self._sorted = self._entries = None
 
     def _drop(self, rec: FileRecord) -> None:
@@ -92,12 +96,13 @@ class Catalogue:
             owner.pop(row, None)
         self.shard_bytes[rec.shard] -= rec.size
         self.unindexed_ids.discard(rec.id)
+        self.wide_ids.discard(rec.id)
         self._sorted = self._entries = None
 
     @staticmethod
     def row_values(rec: FileRecord) -> tuple[object, ...]:
         return (rec.id, rec.path, rec.display, rec.size, rec.mtime_ns, rec.shard, rec.first_row,
-                ",".join(map(str, rec.offsets)))
+                ",".join(map(str, rec.offsets)), int(rec.wide))
 
     def put(self, conn: sqlite3.Connection, fid: int | None, path: str, display: str, shard: int,
             indexed: Indexed) -> FileRecord:
@@ -108,8 +113,9 @@ class Catalogue:
             fid = old.id if fid is None else fid
         if fid is None:
             fid = self.next_id
-        rec = FileRecord(fid, path, display, indexed.size, indexed.mtime_ns, shard, indexed.first_row, indexed.offsets)
-        conn.execute("INSERT OR REPLACE INTO files VALUES(?,?,?,?,?,?,?,?)", self.row_values(rec))
+        rec = FileRecord(fid, path, display, indexed.size, indexed.mtime_ns, shard, indexed.first_row, indexed.offsets,
+                         indexed.wide)
+        conn.execute("INSERT OR REPLACE INTO files VALUES(?,?,?,?,?,?,?,?,?)", self.row_values(rec))
         self._add(rec)
         return rec
 

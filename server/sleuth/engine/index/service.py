@@ -25,7 +25,7 @@ from sleuth.engine.cancel import CancelToken, NullProgress, ProgressSink
 from sleuth.engine.index import store
 from sleuth.engine.index.catalogue import Catalogue, FileRecord
 from sleuth.engine.index.maintenance import Maintenance
-from sleuth.engine.index.trigram import ALL, And, Lit, Or, Query, adapt, literal_match, simplify
+from sleuth.engine.index.trigram import ALL, And, Lit, Or, Query, adapt, literal_match, pair_match, simplify
 from sleuth.engine.types import FileEntry, WalkOptions
 from sleuth.engine.workspace import Target, Workspace, sort_key
 
@@ -440,12 +440,18 @@ class IndexService(Maintenance):
         assert self._cat is not None
         if isinstance(query, Lit):
             expr = literal_match(query)
+            pair = expr is None
+            if pair:
+                expr = pair_match(query)
             assert expr is not None
             out: dict[int, set[int]] = {}
             for shard, conn in enumerate(self._shards):
                 rows = [r for (r,) in conn.execute("SELECT rowid FROM tri WHERE tri MATCH ?", (expr,))]
                 for fid, row in self._cat.owners(shard, rows):
                     out.setdefault(fid, set()).add(row)
+            if pair:  # files whose neighbours of the pair may not be ASCII: every chunk may hold it
+                for fid in self._cat.wide_ids:
+                    out.setdefault(fid, set()).update(self._cat.by_id[fid].rows)
             return out
         if isinstance(query, And):
             result: dict[int, set[int]] | None = None

@@ -29,6 +29,7 @@ __all__ = [
     "to_text",
     "chunks",
     "literal_match",
+    "pair_match",
     "simplify",
     "adapt",
 ]
@@ -165,10 +166,27 @@ def literal_match(lit: Lit, max_trigrams: int = 12) -> str | None:
     return " AND ".join(parts)
 
 
+def pair_match(lit: Lit) -> str | None:
+    """For a case-sensitive two-character ASCII literal ``ab``: the OR of every trigram ``?ab`` and ``ab?``
+    with an ASCII neighbour. A chunk holding ``ab`` holds one of them unless the neighbour is not
+    ASCII (or NUL) or the chunk is shorter than 3 characters — files the catalogue marks *wide*,
+    which the caller adds. So ``\\wAh`` narrows to a fraction of the tree instead of a full scan."""
+    if lit.folded:
+        return None
+    try:
+        text = lit.data.decode("ascii")
+    except UnicodeDecodeError:
+        return None
+    if len(text) != 2 or "\0" in text:
+        return None
+    grams = {chr(c) + text for c in range(1, 128)} | {text + chr(c) for c in range(1, 128)}
+    return " OR ".join(_fts_string(t) for t in sorted(grams))
+
+
 def simplify(query: Query) -> Query:
     """Fold ALL through the tree: ``And(ALL, x) = x``, ``Or(ALL, x) = ALL``; literals that cannot narrow become ALL."""
     if isinstance(query, Lit):
-        return query if literal_match(query) is not None else ALL
+        return query if literal_match(query) is not None or pair_match(query) is not None else ALL
     if isinstance(query, And):
         items = [s for s in (simplify(q) for q in query.items) if s is not ALL]
         if not items:
