@@ -28,7 +28,7 @@ from sleuth.engine.cancel import CancelToken, NullProgress, ProgressSink
 from sleuth.engine.collect import Collector
 from sleuth.engine.errors import Cancelled
 from sleuth.engine.match import Matcher
-from sleuth.engine.search import BINARY, TOO_LARGE, FileResult, search_path
+from sleuth.engine.search import BatchStats, FileResult, search_files
 from sleuth.engine.types import FileEntry, FileError, MatchOptions, SearchOptions, SkipCounts, WalkOptions
 from sleuth.engine.walk import Subtree, walk
 from sleuth.engine.workspace import Target, Workspace
@@ -130,21 +130,15 @@ class _WorkerToken(CancelToken):
 
 def _search_files(files: Iterable[tuple[str, str, str | None, int]], match: MatchOptions, search: SearchOptions,
                   size_cap: int | None, token: CancelToken, out: UnitResult) -> None:
-    matcher = _matcher_for(match)
-    for path, display, text, _size in files:
-        if token.should_stop():
-            out.complete = False
-            return
-        result = search_path(path, display, matcher, search, text, size_cap)
-        out.scanned += 1
-        if result.skipped == BINARY:
-            out.skipped.binary += 1
-        elif result.skipped == TOO_LARGE:
-            out.skipped.too_large += 1
-        elif result.matched_lines or result.error:
-            out.results.append(result)
-        if result.error:
-            out.errors.append(FileError(display, result.error))
+    stats = BatchStats()
+    results: list[FileResult] = []
+    out.complete = search_files(((p, d, t) for p, d, t, _size in files), _matcher_for(match), search, size_cap,
+                                token.should_stop, results, stats)
+    out.scanned += stats.scanned
+    out.skipped.binary += stats.binary
+    out.skipped.too_large += stats.too_large
+    out.results.extend(results)
+    out.errors.extend(FileError(r.display, r.error) for r in results if r.error)
 
 
 def _run_unit(unit: Unit, workspace: Workspace, request: GrepRequest, buffers: Mapping[str, str] | None,

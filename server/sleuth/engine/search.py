@@ -14,14 +14,14 @@ from __future__ import annotations
 import codecs
 import os
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 from sleuth.engine.errors import SearchTimeout, describe_os_error
 from sleuth.engine.match import Matcher, Span
 from sleuth.engine.types import SearchOptions
 
-__all__ = ["FileResult", "decode_buffer", "read_file", "search_buffer", "search_path", "BINARY", "TOO_LARGE",
-           "ELLIPSIS"]
+__all__ = ["FileResult", "BatchStats", "decode_buffer", "read_file", "search_buffer", "search_path",
+           "search_files", "BINARY", "TOO_LARGE", "ELLIPSIS"]
 
 BINARY = "binary"
 TOO_LARGE = "too_large"
@@ -275,6 +275,10 @@ def search_path(path: str, display: str, matcher: Matcher, options: SearchOption
         return FileResult(display, error=describe_os_error(exc))
     if data is None:
         return FileResult(display, skipped=TOO_LARGE)
+    return _search_data(data, display, matcher, options)
+
+
+def _search_data(data: bytes, display: str, matcher: Matcher, options: SearchOptions) -> FileResult:
     decoded = decode_buffer(data)
     if decoded is None:
         return FileResult(display, skipped=BINARY)
@@ -282,3 +286,67 @@ def search_path(path: str, display: str, matcher: Matcher, options: SearchOption
         return search_buffer(decoded, matcher, options, display)
     except SearchTimeout as exc:  # a pathological pattern on this one file: report it, search the rest
         return FileResult(display, error=f"{exc.message} {exc.hint}")
+
+
+@dataclass(slots=True)
+class BatchStats:
+    """Counters of a :func:`search_files` batch."""
+
+    scanned: int = 0
+    binary: int = 0
+    too_large: int = 0
+
+
+_UTF16_FIRST = (0xFE, 0xFF)  # first byte of a UTF-16 BOM: such files must be transcoded before matching
+
+
+def search_files(files: Iterable[tuple[str, str, str | None]], matcher: Matcher, options: SearchOptions,
+                 max_size: int | None, should_stop: Callable[[], bool], results: list[FileResult],
+                 stats: BatchStats) -> bool:
+    """Search many files, appending to ``results`` only those with matches or errors; False when stopped.
+
+    The hot loop of a scan: most files do not match, so reading and the literal prefilter are
+    inlined (one ``open``, ``fstat``, ``read``, ``close`` and one ``may_match``), and the full
+    :func:`search_path` machinery runs only for files that may match. ``should_stop`` is polled
+    every few files. Items are ``(path, display, open-buffer text or None)``.
+    """
+    may_match = matcher.may_match
+    invert = options.invert
+    open_, fstat, read, close = os.open, os.fstat, os.read, os.close
+    flags = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0)
+    for path, display, text in files:
+        if not stats.scanned & 15 and should_stop():
+            return False
+        stats.scanned += 1
+        if text is not None:
+            result = search_path(path, display, matcher, options, text, max_size)
+        else:
+            try:
+                fd = open_(path, flags)
+                try:
+                    size = fstat(fd).st_size
+                    if max_size is not None and size > max_size:
+                        stats.too_large += 1
+                        continue
+                    data = read(fd, size + 1) if size else b""
+                finally:
+                    close(fd)
+            except OSError as exc:
+                results.append(FileResult(display, error=describe_os_error(exc)))
+                continue
+            if len(data) > size or not size:  # grew while read, or a size-0 pseudo-file: the careful way
+                result = search_path(path, display, matcher, options, None, max_size)
+            elif not invert and (not data or data[0] not in _UTF16_FIRST) and not may_match(data):
+                # No match possible (dropping a UTF-8 BOM cannot create one); only binary-ness is left to count.
+                if b"\x00" in data:
+                    stats.binary += 1
+                continue
+            else:
+                result = _search_data(data, display, matcher, options)
+        if result.skipped == BINARY:
+            stats.binary += 1
+        elif result.skipped == TOO_LARGE:
+            stats.too_large += 1
+        elif result.matched_lines or result.error:
+            results.append(result)
+    return True
