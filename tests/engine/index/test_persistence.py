@@ -83,3 +83,33 @@ def test_the_published_store_is_marked_complete(tmp_path: Path, kit: SimpleNames
         meta = dict(conn.execute("SELECT key, value FROM meta"))
         conn.close()
         assert meta["complete"] == "1" and meta["schema"] == store.SCHEMA
+
+
+def test_full_rebuild_publishes_a_new_generation(tmp_path: Path, kit: SimpleNamespace) -> None:
+    root, cache = tmp_path / "ws", tmp_path / "cache"
+    kit.write_tree(root, {"a.c": "alpha_token\n", "b.c": "beta_token\n"})
+    service = kit.start(root, cache)
+    try:
+        before = service.status()["store_path"]
+        status = service.build(full=True)
+        assert status["state"] == "ready" and status["files"] == 2 and status["store_path"] != before
+        assert not os.path.exists(before)  # the old generation is removed once the new one is live
+        got = service.candidates(None, Lit(b"beta_token"))
+        assert got is not None and [Path(p).name for p in got.paths] == ["b.c"]
+    finally:
+        service.stop()
+
+
+def test_stopping_during_the_first_build_publishes_nothing(tmp_path: Path, kit: SimpleNamespace) -> None:
+    root, cache = tmp_path / "ws", tmp_path / "cache"
+    body = "".join(f"int symbol_{i};\n" for i in range(400))
+    kit.write_tree(root, {f"d{i % 20}/f{i}.c": body for i in range(1500)})
+    service = IndexService(Workspace([root]), cache_dir=str(cache))
+    service.start()
+    deadline = time.monotonic() + 60
+    while not list(cache.glob("*/build-*")) and time.monotonic() < deadline:
+        time.sleep(0.005)
+    service.stop()
+    assert not service.ready and service.candidates(None, Lit(b"symbol_1")) is None
+    base = Path(service.base)
+    assert not (base / "CURRENT").exists() and not list(base.glob("build-*")) and not list(base.glob("gen-*"))
