@@ -238,3 +238,19 @@ def test_two_character_literals_narrow_soundly(tmp_path: Path, kit: SimpleNamesp
         assert {Path(p).name for p in got.paths} == {"ascii.c", "start.c", "wide.c", "tiny.c"}
     finally:
         service.stop()
+
+
+def test_changes_reported_through_a_symlinked_root_are_not_duplicated(tmp_path: Path, kit: SimpleNamespace) -> None:
+    root, cache = tmp_path / "ws", tmp_path / "cache"
+    kit.write_tree(root, {"a.c": "old_text\n"})
+    link = tmp_path / "link"
+    link.symlink_to(root)
+    service = kit.start(root, cache)
+    try:
+        (root / "a.c").write_text("new_text\n")
+        service.notify_changed([str(link / "a.c")])
+        assert service.wait_idle()
+        assert service.status()["files"] == 1
+        assert [Path(p).name for p in service.candidates(None, Lit(b"new_text")).paths] == ["a.c"]
+    finally:
+        service.stop()

@@ -27,7 +27,7 @@ from sleuth.engine.index.catalogue import Catalogue, FileRecord
 from sleuth.engine.index.maintenance import Maintenance
 from sleuth.engine.index.trigram import ALL, And, Lit, Or, Query, adapt, literal_match, pair_match, simplify
 from sleuth.engine.types import FileEntry, WalkOptions
-from sleuth.engine.workspace import Target, Workspace, sort_key
+from sleuth.engine.workspace import Target, Workspace, canonicalize, sort_key
 
 __all__ = ["IndexService", "CandidateSet", "RangedEntry"]
 
@@ -235,7 +235,7 @@ class IndexService(Maintenance):
         now = time.monotonic()
         with self._lock:
             for path in paths:
-                path = os.path.abspath(path)
+                path = self._normal(path)
                 if os.path.basename(path) in (".gitignore", ".ignore", ".rgignore"):
                     self._want_rescan = True
                 if os.path.isdir(path) or (self._cat is not None and path not in self._cat.by_path
@@ -249,11 +249,17 @@ class IndexService(Maintenance):
     def notify_buffer(self, path: str, text: str | None) -> None:
         """An open editor buffer's unsaved text (None when closed): always a candidate while open."""
         with self._lock:
-            path = os.path.abspath(path)
+            path = self._normal(path)
             if text is None:
                 self._buffers.pop(path, None)
             else:
                 self._buffers[path] = text
+
+    def _normal(self, path: str) -> str:
+        """The catalogue's spelling of a client path: absolute, and canonical when the client reached the
+        workspace through a symlink (``/tmp`` vs ``/private/tmp``), so a change never becomes a duplicate."""
+        path = os.path.abspath(path)
+        return path if self.workspace.root_of(path) is not None else canonicalize(path)
 
     def buffer_text(self, path: str) -> str | None:
         with self._lock:
