@@ -120,9 +120,10 @@ def test_the_command_validates_and_filters(service: IndexService) -> None:
 def test_definition_shapes_and_identifier_keys() -> None:
     source = (b"#define FOO_BAR 1\nstruct ext4_inode {\nstatic int do_thing(int a)\n{\n"
               b"int proto(int a,\n  int b);\nclass Widget(Base):\n    def render(self):\n} my_type_t;\n"
-              b"\tstruct ext4_inode *inode = x;\nextern int nope(void)\n;\n")
+              b"\tstruct ext4_inode *inode = x;\nextern int nope(void)\n;\n"
+              b"const struct file_operations ext4_fops = {\nstatic DEFINE_MUTEX(big_lock);\n\tx = 1;\n")
     names = [n for n, _, _ in definitions(source)]
-    assert names == ["FOO_BAR", "ext4_inode", "do_thing", "Widget", "render", "my_type_t"]
+    assert names == ["FOO_BAR", "ext4_inode", "do_thing", "Widget", "render", "my_type_t", "ext4_fops", "big_lock"]
     assert split_identifier("getUserByID") == ["get", "user", "by", "id"]
     assert identifier_key("get user by id") == identifier_key("get_user_by_id") == identifier_key("getUserById")
 

@@ -8,6 +8,8 @@ boundary, the file name. Without ctags we recognise definition lines by shape, l
 - ``#define NAME``, ``struct|union|enum|class|interface|trait|type NAME {``, ``} NAME;`` (typedef ends)
 - ``def|fn|func|function|sub|proc NAME`` with optional modifiers (Python, Rust, Go, JS, Perl, Tcl)
 - C-like function definitions: a line starting at column 0 with a type, then ``NAME(`` and no ``;``
+- global variables with an initializer at column 0 (``const struct file_operations ext4_fops = {``)
+  and the kernel's ``DEFINE_*(NAME`` / ``DECLARE_*(NAME`` macros
 
 Each definition is stored under its *key*: the name lowercased with ``_``/``-`` removed, so
 ``getUserById``, ``get_user_by_id`` and the query ``get user by id`` meet at ``getuserbyid``.
@@ -28,13 +30,15 @@ DEFINITION = re.compile(rb"""^(?:
        (?=[^;=*\n]*$)
      |(?:def|fn|func|function|sub|proc|fun|method)[ \t]+(?:\([^)\n]*\)[ \t]*)?(?P<func>\w+))
  |(?!extern\b)[A-Za-z_][\w \t\*,:&<>]*?[ \t\*&](?P<cfunc>\w+)[ \t]*\((?![^\n]*;[ \t]*$)
+ |(?!extern\b|return\b|typedef\b)[A-Za-z_][\w \t\*]*?[ \t\*](?P<var>\w+)(?:\[[^\]\n]*\])*[ \t]*=(?!=)
+ |(?:static[ \t]+)?(?:DEFINE|DECLARE)_[A-Z0-9_]+\([ \t]*(?P<dmacro>\w+)
  |\}[ \t]*(?P<tdef>\w+)[ \t]*;
 )""", re.M | re.X)
 
 # The same shapes for whole buffers, searched as "\n" + data: a pattern led by a literal newline lets
 # ``re`` jump from line to line (a ``^``-led one is tried at every byte): 25% less build time.
 _SCAN = re.compile(rb"\n" + DEFINITION.pattern[1:], re.M | re.X)
-_KINDS = ("macro", "type", "func", "cfunc", "tdef")
+_KINDS = ("macro", "type", "func", "cfunc", "var", "dmacro", "tdef")
 _NOT_NAMES = frozenset(b"if for while switch return sizeof else do case goto typeof defined".split())
 _SEPARATORS = re.compile(r"[_\-\s.:/]+")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
