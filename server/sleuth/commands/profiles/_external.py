@@ -20,6 +20,7 @@ from sleuth.commands.grep import GREP_ARGS, build_request
 from sleuth.commands.profiles._proc import Counter, Proc, decode_field, inside, line_text
 from sleuth.commands.profiles._ugrep import UG_FORMAT, parse_ugrep
 from sleuth.engine.errors import BadArgs, BackendUnavailable, Cancelled
+from sleuth.engine.filetypes import type_globs
 from sleuth.engine.workspace import sort_key
 
 __all__ = ["run"]
@@ -56,12 +57,10 @@ def _walk_flags(backend: str, request: Any) -> list[str]:
             flags += ["-g", glob]
         for glob in (*walk.exclude_globs, *walk.deny_globs):
             flags += ["-g", "!" + glob]
-        for i, ftype in enumerate(walk.file_types):
-            if ftype.startswith("."):
-                flags += ["--type-add", f"sleuthx:*{ftype}"]
-            else:
-                flags += ["-t", ftype]
-        if any(t.startswith(".") for t in walk.file_types):
+        globs = _type_globs(walk.file_types)
+        for glob in globs:
+            flags += ["--type-add", f"sleuthx:{glob}"]
+        if globs:
             flags += ["-t", "sleuthx"]
         return flags
     flags.append("-R" if walk.follow else "-r")
@@ -75,9 +74,17 @@ def _walk_flags(backend: str, request: Any) -> list[str]:
         flags.append(f"--include={glob}")
     for glob in (*walk.exclude_globs, *walk.deny_globs):
         flags += [f"--exclude={glob}", f"--exclude-dir={glob}"]
-    for ftype in walk.file_types:
-        flags.append(f"--include=*{ftype}" if ftype.startswith(".") else f"--file-type={ftype}")
+    flags += [f"--include={glob}" for glob in _type_globs(walk.file_types)]
     return flags
+
+
+def _type_globs(file_types: Iterable[str]) -> list[str]:
+    """The base-name globs of ``file_types`` from Sleuth's own type table: the binaries' type
+    names differ from it (and from each other), so they get globs, never names."""
+    globs: list[str] = []
+    for item in file_types:
+        globs += [glob for glob in type_globs(item) if glob not in globs]
+    return globs
 
 
 def _match_flags(backend: str, request: Any) -> list[str]:

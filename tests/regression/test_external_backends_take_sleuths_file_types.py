@@ -1,0 +1,44 @@
+"""Regression: ``file_types`` reached rg and ugrep as their own type names (``-t xyz``,
+``--file-type=py``), so every item Sleuth accepts but the binary does not know — a bare extension,
+``*.ext``, or any Sleuth type name ugrep spells differently (``py`` is ugrep's ``python``) — made
+the backend exit 2 and the search fail with ``backend_unavailable``.
+
+Guarded: each backend searches exactly the files the native walk selects for the same item.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from sleuth.commands.config import Settings
+from sleuth.commands.context import CommandContext
+from sleuth.commands.profiles.backends import find_backend, run_grep
+from sleuth.engine.errors import BackendUnavailable
+from sleuth.engine.workspace import Workspace
+
+
+def _available(name: str) -> bool:
+    try:
+        find_backend(name)
+    except BackendUnavailable:
+        return False
+    return True
+
+
+BACKENDS = [pytest.param(name, marks=pytest.mark.skipif(not _available(name), reason=f"{name} is not installed"))
+            for name in ("rg", "ugrep")]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("file_types", [["xyz"], ["*.xyz"], [".xyz"], ["py"], ["py", "xyz"]])
+def test_external_backend_selects_the_files_native_selects(tmp_path: Path, backend: str, file_types: list[str]):
+    for name in ("a.xyz", "b.py", "c.txt"):
+        (tmp_path / name).write_text("needle\n")
+    ctx = CommandContext(Workspace([tmp_path]), settings=Settings())
+    args = {"pattern": "needle", "file_types": file_types}
+    native = sorted(m["path"] for m in run_grep(args, ctx, "native")["matches"])
+    external = run_grep(args, ctx, backend)
+    assert external["exit_code"] == 0
+    assert sorted(m["path"] for m in external["matches"]) == native
