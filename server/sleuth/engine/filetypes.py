@@ -14,6 +14,7 @@ import re
 from typing import Iterable
 
 from sleuth.engine.errors import BadArgs
+from sleuth.engine.ignore_rules import segment_regex
 
 __all__ = ["TYPES", "TypeMatcher", "type_globs", "known_types"]
 
@@ -153,32 +154,6 @@ def type_globs(name: str) -> tuple[str, ...]:
     )
 
 
-def _glob_to_regex(glob: str) -> str:
-    """A base-name glob as a regex: ``*`` and ``?`` never cross ``/``; ``[...]`` classes kept."""
-    out: list[str] = []
-    i, n = 0, len(glob)
-    while i < n:
-        c = glob[i]
-        if c == "*":
-            out.append("[^/]*")
-        elif c == "?":
-            out.append("[^/]")
-        elif c == "[":
-            j = glob.find("]", i + 2)
-            if j < 0:
-                out.append(re.escape(c))
-            else:
-                body = glob[i + 1 : j]
-                if body[:1] == "!":
-                    body = "^" + body[1:]
-                out.append("[" + body.replace("\\", "\\\\") + "]")
-                i = j
-        else:
-            out.append(re.escape(c))
-        i += 1
-    return "".join(out)
-
-
 class TypeMatcher:
     """Matches base names against the union of the selected types' globs (one regex call)."""
 
@@ -191,7 +166,7 @@ class TypeMatcher:
             for glob in type_globs(name):
                 if glob not in globs:
                     globs.append(glob)
-        self._regex = re.compile("|".join(f"(?:{_glob_to_regex(g)})" for g in globs), re.DOTALL) if globs else None
+        self._regex = re.compile("|".join(f"(?:{segment_regex(g)})" for g in globs), re.DOTALL) if globs else None
 
     def __bool__(self) -> bool:
         return self._regex is not None
