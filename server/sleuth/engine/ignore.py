@@ -371,10 +371,7 @@ class IgnoreOracle:
         self.workspace = workspace
         self.options = options
         self.filter = Filter(workspace, options)
-        depth = options.max_depth
-        if not options.recursive:
-            depth = 1 if depth is None else min(depth, 1)
-        self._max_depth = depth
+        self._max_depth = options.depth_limit
         self._targets = list(targets) if targets else [Target(r, r.path, True) for r in workspace.roots]
         self._target_dirs = {t.path for t in self._targets if t.is_dir}
         self._states: dict[tuple[str, str], tuple[DirState, int] | None] = {}

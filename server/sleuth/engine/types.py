@@ -45,6 +45,13 @@ class WalkOptions:
     max_files: int | None = None
     deny_globs: tuple[str, ...] = ()
 
+    @property
+    def depth_limit(self) -> int | None:
+        """``max_depth`` with ``recursive=False`` folded in (at most 1): the depth every walker obeys."""
+        if self.recursive:
+            return self.max_depth
+        return 1 if self.max_depth is None else min(self.max_depth, 1)
+
 
 @dataclass(frozen=True, slots=True)
 class MatchOptions:

@@ -55,10 +55,7 @@ class _Walker:
         self.skipped = skipped
         self.errors = errors
         self.filter = Filter(workspace, options)
-        depth = options.max_depth
-        if not options.recursive:
-            depth = 1 if depth is None else min(depth, 1)
-        self.max_depth = depth
+        self.max_depth = options.depth_limit
         self.follow = options.follow
         self.stat = stat
         self.size_cap = options.max_file_size_bytes

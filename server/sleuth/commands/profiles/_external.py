@@ -36,9 +36,7 @@ def _case_flag(patterns: Iterable[str], case: str) -> str | None:
 def _walk_flags(backend: str, request: Any) -> list[str]:
     walk = request.walk
     flags: list[str] = []
-    depth = walk.max_depth
-    if not walk.recursive:
-        depth = 1 if depth is None else min(depth, 1)
+    depth = walk.depth_limit
     if backend == "rg":
         flags.append("--no-config")
         if walk.hidden:
