@@ -8,14 +8,18 @@ always complete, valid JSON — never a cut string.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Callable
 
-__all__ = ["fit_to_budget", "json_size"]
+__all__ = ["fit_to_budget", "json_size", "shrink_to_budget"]
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 def json_size(value: Any) -> int:
     """Bytes of ``value`` as compact UTF-8 JSON (how transports and tools serialise it)."""
-    return len(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+    return len(_dumps(value).encode("utf-8"))
 
 
 def fit_to_budget(result: dict[str, Any], key: str, budget: int) -> dict[str, Any]:
@@ -24,15 +28,32 @@ def fit_to_budget(result: dict[str, Any], key: str, budget: int) -> dict[str, An
         return result
     items = result[key]
     shrunk = dict(result, truncated=True, truncated_reason="max_output_bytes")
-    lo, hi = 0, len(items)  # invariant: items[:lo] fits (or lo == 0), items[:hi+1] does not
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        shrunk[key] = items[:mid]
-        if json_size(shrunk) <= budget:
-            lo = mid
-        else:
-            hi = mid - 1
-    shrunk[key] = items[:lo]
+
+    def build(k: int) -> str:
+        shrunk[key] = items[:k]
+        return _dumps(shrunk)
+
+    _, kept = shrink_to_budget(build, len(items), budget)
+    shrunk[key] = items[:kept]
     if "count" in shrunk and key == "matches":
         shrunk["count"] = sum(1 for item in shrunk[key] if item.get("type") != "context")
     return shrunk
+
+
+def shrink_to_budget(build: Callable[[int], str], count: int, budget: int) -> tuple[str, int]:
+    """The longest output ``build(k)`` (k items kept, k <= count) within ``budget`` bytes, and k.
+
+    ``build`` must produce valid output for every k; the result for k = 0 is returned even when
+    it alone is over budget (the caller decides what else to drop).
+    """
+    full = build(count)
+    if len(full.encode("utf-8")) <= budget:
+        return full, count
+    lo, hi = 0, count - 1  # build(hi + 1) is over budget
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if len(build(mid).encode("utf-8")) <= budget:
+            lo = mid
+        else:
+            hi = mid - 1
+    return build(lo), lo

@@ -1,5 +1,5 @@
 """What every profile shares: checking arguments against the seed's JSON schema, calling the
-native commands, mapping display paths back to files, redaction, and the output budget.
+native commands, mapping display paths back to files, redaction, and plain-text output budgets.
 
 The validator implements the JSON Schema subset the seeds use (``type``, ``enum``, ``minimum``,
 ``maximum``, ``minLength``, ``items``, ``required``, ``additionalProperties: false``, ``anyOf``)
@@ -20,7 +20,7 @@ from sleuth.engine.redact import redact
 from sleuth.engine.workspace import Workspace
 
 __all__ = ["argument_of", "fit_lines", "validate", "dumps_compact", "dumps_spaced", "native", "absolute", "relative_to",
-           "maybe_redact", "shrink_to_budget", "byte_len"]
+           "maybe_redact", "byte_len"]
 
 _TYPES: dict[str, Callable[[Any], bool]] = {
     "string": lambda v: isinstance(v, str),
@@ -152,22 +152,3 @@ def fit_lines(lines: list[str], budget: int | None, note: str) -> tuple[list[str
         kept.append(line)
         used += cost
     return kept, True
-
-
-def shrink_to_budget(build: Callable[[int], str], count: int, budget: int) -> tuple[str, int]:
-    """The longest output ``build(k)`` (k items kept, k <= count) within ``budget`` bytes, and k.
-
-    ``build`` must produce valid output for every k; the result for k = 0 is returned even when
-    it alone is over budget (the caller decides what else to drop).
-    """
-    full = build(count)
-    if byte_len(full) <= budget:
-        return full, count
-    lo, hi = 0, count - 1  # build(hi + 1) is over budget
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if byte_len(build(mid)) <= budget:
-            lo = mid
-        else:
-            hi = mid - 1
-    return build(lo), lo

@@ -16,6 +16,7 @@ from typing import Any
 
 from sleuth.commands.context import CommandContext
 from sleuth.commands.profiles import ToolDefinition, ToolResult
+from sleuth.commands.budget import shrink_to_budget
 from sleuth.commands.profiles._common import byte_len, dumps_compact, maybe_redact, validate
 from sleuth.commands.profiles._forge import forge_error
 from sleuth.commands.profiles.backends import run_grep
@@ -171,14 +172,8 @@ def _fit(response: dict[str, Any], budget: int, limit: int, timeout_ms: int) -> 
         return dict(response, matches=kept, count=len(kept), truncated=True,
                     content=_content(kept, True, response["timed_out"], limit, timeout_ms, True))
 
-    lo, hi = 0, len(events)
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if byte_len(dumps_compact(build(mid))) <= budget:
-            lo = mid
-        else:
-            hi = mid - 1
-    return build(lo)
+    _, kept = shrink_to_budget(lambda k: dumps_compact(build(k)), len(events), budget)
+    return build(kept)
 
 
 def _handler(raw: dict[str, Any], ctx: CommandContext) -> ToolResult:

@@ -26,8 +26,8 @@ from rapidfuzz.distance import Levenshtein
 
 from sleuth.commands.context import CommandContext
 from sleuth.commands.profiles import ToolDefinition, ToolResult
-from sleuth.commands.profiles._common import (byte_len, dumps_compact, maybe_redact, relative_to,
-                                              shrink_to_budget, validate)
+from sleuth.commands.budget import shrink_to_budget
+from sleuth.commands.profiles._common import byte_len, dumps_compact, maybe_redact, relative_to, validate
 from sleuth.commands.profiles._forge import forge_error
 from sleuth.commands.profiles.backends import run_grep
 from sleuth.engine.errors import BadArgs, NotFound
