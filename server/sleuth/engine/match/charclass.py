@@ -223,20 +223,6 @@ def posix_class(name: str) -> CharSet | None:
     return None if pairs is None else CharSet.of(pairs)
 
 
-def simple_case_variants(cp: int) -> set[int]:
-    """Code points equal to ``cp`` under simple case folding (for literal extraction and tests)."""
-    ch = chr(cp)
-    out = {cp}
-    for other in (ch.lower(), ch.upper(), ch.casefold(), ch.title()):
-        if len(other) == 1:
-            out.add(ord(other))
-    for variant in list(out):
-        for other in (chr(variant).lower(), chr(variant).upper()):
-            if len(other) == 1:
-                out.add(ord(other))
-    return out
-
-
 def _fold_key(ch: str) -> str:
     folded = ch.casefold()
     if len(folded) == 1:

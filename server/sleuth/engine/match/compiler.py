@@ -171,16 +171,16 @@ def compile_matcher(options: MatchOptions, *, deadline_token: CancelToken | None
     label = f"patterns={list(options.patterns)!r} ci={ci} word={options.word} multiline={options.multiline}"
 
     if options.fuzzy:
-        return _fuzzy(options, node, parsed, ci, line_mode, prefilter, deadline_token, label)
+        return _fuzzy(options, parsed, ci, line_mode, prefilter, deadline_token, label)
 
     needs_backtracking = any(p.needs_backtracking for p in parsed)
     unicode_wb = any(p.word_boundaries for p in parsed)
     fallback: RegexMatcher | None = None
     if needs_backtracking or unicode_wb:
         body = to_regex(node, line_mode=line_mode)
-        text = word_lookaround(body, line_mode=line_mode) if options.word else body
+        text = word_lookaround(body) if options.word else body
         fallback = RegexMatcher(_regex_compile(text, options), 0,
-                                prefilter, deadline_token, "regex: " + label, line_mode)
+                                prefilter, deadline_token, "regex: " + label)
         if needs_backtracking:
             return fallback
     try:
@@ -193,7 +193,7 @@ def compile_matcher(options: MatchOptions, *, deadline_token: CancelToken | None
         ascii_pair = None  # nothing Unicode in the pattern: one program serves every buffer
     engine = "re2-ascii+regex" if unicode_wb else "re2+re2-ascii" if ascii_pair else "re2"
     return Re2Matcher(any_pair[:2] if any_pair else None, ascii_pair[:2] if ascii_pair else None,
-                      fallback, prefilter, f"{engine}: {label}", line_mode)
+                      fallback, prefilter, f"{engine}: {label}")
 
 
 def _re2_pair(node: Node, options: MatchOptions, line_mode: bool, ascii_text: bool):  # type: ignore[no-untyped-def]
@@ -214,7 +214,7 @@ def _re2_pair(node: Node, options: MatchOptions, line_mode: bool, ascii_text: bo
     return prog, word, text
 
 
-def _fuzzy(options: MatchOptions, node: Node, parsed: list[Parsed], ci: bool, line_mode: bool,  # type: ignore[no-untyped-def]
+def _fuzzy(options: MatchOptions, parsed: list[Parsed], ci: bool, line_mode: bool,  # type: ignore[no-untyped-def]
            prefilter, token: CancelToken | None, label: str) -> Matcher:
     edits = options.fuzzy
     assert edits is not None
@@ -225,7 +225,7 @@ def _fuzzy(options: MatchOptions, node: Node, parsed: list[Parsed], ci: bool, li
         branches.append(f"(?:{body}){{e<={edits}{constraint}}}")
     text = "|".join(f"(?:{b})" for b in branches)
     if options.word:  # look-around keeps the reported span and fuzzy_counts those of the word itself
-        text = word_lookaround(text, line_mode=line_mode)
+        text = word_lookaround(text)
     text = "(?e)" + text
     pattern = _regex_compile(text, options)
     line_filter = None

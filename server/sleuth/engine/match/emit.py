@@ -31,7 +31,7 @@ class Unsupported(Exception):
     """The AST uses something the target engine cannot express."""
 
 
-def check_line_mode(node: Node, pattern_pos_base: int = 0) -> None:
+def check_line_mode(node: Node) -> None:
     """rg's rule: a pattern that must match ``\\n`` is an error unless multiline (crates/regex ban.rs)."""
     stack = [node]
     while stack:
@@ -227,7 +227,7 @@ def word_wrap(inner: str, *, line_mode: bool, re2: bool, line_start: bool = True
     return f"{lead}{group}{inner})(?:{not_word}|(?m:$))"
 
 
-def word_lookaround(inner: str, *, line_mode: bool) -> str:
+def word_lookaround(inner: str) -> str:
     """rg 14's ``-w`` exactly, for the ``regex`` module: ``\\b{start-half}PAT\\b{end-half}``, i.e. no
     word character right before the match and none right after it."""
     return f"(?<!\\w)(?:{inner})(?!\\w)"

@@ -78,11 +78,10 @@ class Re2Matcher:
     character before the position, so the character before it serves as look-behind context, and
     ``word`` is ``\\W(PAT)(?:\\W|$)`` anchored there for the one case the first cannot settle."""
 
-    __slots__ = ("_any", "_ascii", "_fallback", "_prefilter", "_line_mode", "description")
+    __slots__ = ("_any", "_ascii", "_fallback", "_prefilter", "description")
 
     def __init__(self, any_prog, ascii_prog, fallback: "RegexMatcher | None",  # type: ignore[no-untyped-def]
-                 prefilter: Prefilter | None, description: str, line_mode: bool = True) -> None:
-        self._line_mode = line_mode
+                 prefilter: Prefilter | None, description: str) -> None:
         self._any = any_prog  # (prog, word_prog | None) exact on any UTF-8 buffer, or None
         self._ascii = ascii_prog  # the same pair exact (and smaller, faster) on ASCII buffers, or None
         self._fallback = fallback
@@ -181,11 +180,10 @@ def _char_offset(data: bytes, byte_offset: int, ascii_only: bool) -> int:
 class RegexMatcher:
     """The ``regex`` module over decoded text (``surrogateescape`` keeps invalid bytes 1:1)."""
 
-    __slots__ = ("_pattern", "_group", "_prefilter", "_token", "_line_mode", "description")
+    __slots__ = ("_pattern", "_group", "_prefilter", "_token", "description")
 
     def __init__(self, pattern: "regex.Pattern[str]", group: str | int, prefilter: Prefilter | None,
-                 token: CancelToken | None, description: str, line_mode: bool = True) -> None:
-        self._line_mode = line_mode
+                 token: CancelToken | None, description: str) -> None:
         self._pattern = pattern
         self._group = group
         self._prefilter = prefilter
