@@ -14,24 +14,39 @@ import sys
 import time
 from typing import Any, Callable
 
-from sleuth.commands.config import Settings
+from sleuth.commands.config import AGENT_CONFIG_PATH, Settings, load_agent_config, merge_settings
 from sleuth.commands.context import CommandContext
 from sleuth.engine.cancel import CancelToken
 from sleuth.engine.errors import SleuthError
 from sleuth.engine.workspace import Workspace
 
-__all__ = ["EXIT_FOUND", "EXIT_NONE", "EXIT_ERROR", "cli_settings", "make_context", "run_command",
-           "print_json", "ProgressBar", "parse_size"]
+__all__ = ["EXIT_FOUND", "EXIT_NONE", "EXIT_ERROR", "cli_settings", "workspace_settings", "make_context",
+           "run_command", "print_json", "ProgressBar", "parse_size"]
 
 EXIT_FOUND, EXIT_NONE, EXIT_ERROR = 0, 1, 2
 _UNLIMITED = 2**62
 
 
-def cli_settings() -> Settings:
-    """A terminal user expects rg's behaviour: every result, no deadline, no size cap unless asked."""
+def cli_settings(deny_globs: tuple[str, ...] = ()) -> Settings:
+    """A terminal user expects rg's behaviour: every result, no deadline, no size cap unless asked.
+
+    Only the workspace's ``deny_globs`` carry over: denied files are never read, whatever the transport.
+    """
     return Settings(max_results=_UNLIMITED, default_max_results=_UNLIMITED, timeout_ms=0,
                     max_timeout_ms=_UNLIMITED, max_file_size_bytes=_UNLIMITED, max_files=_UNLIMITED,
-                    max_matches_per_file=_UNLIMITED, max_depth=_UNLIMITED)
+                    max_matches_per_file=_UNLIMITED, max_depth=_UNLIMITED, deny_globs=deny_globs)
+
+
+def workspace_settings(roots: list[str] | None) -> Settings:
+    """The first sandbox folder's ``.agent/config.yml`` over the defaults; its problems go to stderr."""
+    root = (roots or [os.getcwd()])[0]
+    try:
+        settings, problems = merge_settings(Settings(), load_agent_config(root), AGENT_CONFIG_PATH)
+    except ValueError as exc:
+        settings, problems = Settings(), [str(exc)]
+    for problem in problems:
+        sys.stderr.write(f"sleuth: {problem}\n")
+    return settings
 
 
 def parse_size(text: str) -> int:
@@ -75,8 +90,11 @@ class ProgressBar:
 
 def make_context(roots: list[str] | None, progress: ProgressBar | None = None,
                  settings: Settings | None = None) -> CommandContext:
+    """The CLI's context: ``settings`` or rg-like ones (:func:`cli_settings`) with the workspace's deny globs."""
     workspace = Workspace(roots or [os.getcwd()])
-    context = CommandContext(workspace=workspace, settings=settings or cli_settings(), token=CancelToken())
+    if settings is None:
+        settings = cli_settings(workspace_settings(roots).deny_globs)
+    context = CommandContext(workspace=workspace, settings=settings, token=CancelToken())
     if progress is not None:
         context.progress = progress
     return context

@@ -26,12 +26,13 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
 
 
 def index_context(roots: list[str] | None, progress: ProgressBar | None = None) -> Any:
-    """A command context whose ``services.index`` is the store of these roots (server settings, not CLI caps)."""
+    """A command context whose ``services.index`` is the store of these roots (server settings, not CLI
+    caps, with the workspace's deny globs: a denied file is never indexed)."""
     from sleuth.commands.config import Settings
     from sleuth.engine.index.service import IndexService
 
     ctx = make_context(roots, progress)
-    ctx.services.index = IndexService(ctx.workspace, Settings())
+    ctx.services.index = IndexService(ctx.workspace, Settings(deny_globs=ctx.settings.deny_globs))
     return ctx
 
 

@@ -19,8 +19,7 @@ import sys
 import time
 from typing import Any
 
-from sleuth.cli.common import EXIT_ERROR, make_context, print_json
-from sleuth.commands.config import Settings, load_agent_config, merge_settings
+from sleuth.cli.common import EXIT_ERROR, make_context, print_json, workspace_settings
 from sleuth.commands.context import CommandContext
 from sleuth.engine.errors import BadArgs, SleuthError
 
@@ -55,19 +54,8 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     p.set_defaults(func=lambda ns: (p.print_help(sys.stderr), EXIT_ERROR)[1])
 
 
-def _settings(roots: list[str] | None) -> tuple[Settings, list[str]]:
-    root = (roots or [os.getcwd()])[0]
-    try:
-        return merge_settings(Settings(), load_agent_config(root), ".agent/config.yml")
-    except ValueError as exc:
-        return Settings(), [str(exc)]
-
-
 def _context(roots: list[str] | None) -> CommandContext:
-    settings, problems = _settings(roots)
-    for problem in problems:
-        sys.stderr.write(f"sleuth: {problem}\n")
-    return make_context(roots, settings=settings)
+    return make_context(roots, settings=workspace_settings(roots))
 
 
 def _value(text: str) -> Any:
@@ -176,7 +164,7 @@ def _list(ns: argparse.Namespace) -> int:
 def _tool(ns: argparse.Namespace) -> Any:
     from sleuth.commands.profiles import lookup
 
-    return lookup(ns.name, _settings(ns.root)[0])
+    return lookup(ns.name, workspace_settings(ns.root))
 
 
 def _schema(ns: argparse.Namespace) -> int:
