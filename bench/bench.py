@@ -88,6 +88,7 @@ def main() -> int:
     parser.add_argument("--text-queries", type=int, default=100)
     parser.add_argument("--files-queries", type=int, default=100)
     parser.add_argument("--json", help="also write the figures here")
+    parser.add_argument("--build-only", action="store_true", help="stop after the build and restart figures")
     args = parser.parse_args()
     corpus = os.path.realpath(args.corpus)
     workspace = Workspace([corpus])
@@ -131,6 +132,9 @@ def main() -> int:
     report["restart_to_ready_s"] = round(time.perf_counter() - started, 2)
     service.wait_idle(120)
     print(f"restart-to-ready {report['restart_to_ready_s']} s", flush=True)
+    if args.build_only:
+        service.stop()
+        return 0
 
     services = Services(index=service)
 
