@@ -19,7 +19,6 @@ otherwise the server asks the index for an incremental rescan (size/mtime) every
 from __future__ import annotations
 
 import asyncio
-import importlib
 import logging
 import threading
 from typing import TYPE_CHECKING, Any
@@ -41,15 +40,6 @@ WATCHER_REGISTRATION_ID = "sleuth-watched-files"
 RESCAN_INTERVAL_S = 60.0  # without client file watching (initializationOptions.rescanIntervalSeconds)
 
 
-def _service_class() -> Any:
-    """The index service class, or None while the index package does not provide one."""
-    try:
-        module = importlib.import_module("sleuth.engine.index.service")
-    except ImportError:
-        return None
-    return getattr(module, "IndexService", None)
-
-
 def _cache_dir(server: "SleuthServer") -> str | None:
     options = server.transport_options
     return (server.settings.index_path or options.get("cacheDir") or options.get("cache_dir")
@@ -64,15 +54,14 @@ def index_key(server: "SleuthServer") -> tuple[Any, ...]:
 
 
 def start_index(server: "SleuthServer") -> None:
-    """Create and start the index service for the current folders (no-op when disabled or absent)."""
+    """Create and start the index service for the current folders (no-op when disabled or without folders)."""
     if server.services.index is not None or not server.settings.index_enabled or not server.sandbox.roots:
-        return
-    cls = _service_class()
-    if cls is None:
         return
     reporter = _index_progress(server)
     try:
-        service = cls(server.sandbox, server.settings, cache_dir=_cache_dir(server))
+        from sleuth.engine.index.service import IndexService  # its SQLite stack loads only when an index runs
+
+        service = IndexService(server.sandbox, server.settings, cache_dir=_cache_dir(server))
         for path, text in server.buffers.snapshot().items():
             service.notify_buffer(path, text)
         token = CancelToken()  # window/workDoneProgress/cancel on the indexing progress stops the build
@@ -145,20 +134,19 @@ def stop_index(server: "SleuthServer") -> None:
     if task is not None:
         task.cancel()
     service, server.services.index = server.services.index, None
-    stop = getattr(service, "stop", None)
-    if callable(stop):
+    if service is not None:
         try:
-            stop()
+            service.stop()
         except Exception:
             logger.exception("index stop failed")
 
 
 def _call(server: "SleuthServer", method: str, *args: Any) -> None:
     """Call ``method`` on the index service; its failure must not break document sync."""
-    fn = getattr(server.services.index, method, None)
-    if callable(fn):
+    index = server.services.index
+    if index is not None:
         try:
-            fn(*args)
+            getattr(index, method)(*args)
         except Exception:
             logger.exception("index %s failed", method)
 
