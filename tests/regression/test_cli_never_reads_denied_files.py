@@ -24,7 +24,7 @@ def sleuth(cwd: Path, *argv: str) -> subprocess.CompletedProcess[str]:
 @pytest.fixture
 def tree(make_tree):
     return make_tree({
-        ".agent/config.yml": "deny_globs:\n  - secrets.txt\n",
+        ".agent/config.yml": "tools:\n  search:\n    deny_globs:\n      - secrets.txt\n",
         "secrets.txt": "needle token=hunter2\n",
         "ok.txt": "needle\n",
     })

@@ -178,7 +178,11 @@ def merge_settings(base: Settings, source: Mapping[str, Any] | None, origin: str
 
 
 def load_agent_config(root: str) -> dict[str, Any]:
-    """The workspace's ``.agent/config.yml`` as a mapping ({} when absent); YAML errors raise ValueError."""
+    """Sleuth's part of the workspace's ``.agent/config.yml`` ({} when absent); YAML errors raise ValueError.
+
+    The file is shared with other tools (seed 004): only ``tools.search`` and a ``sleuth`` section
+    count; every other key belongs to someone else and is neither applied nor reported.
+    """
     path = os.path.join(root, AGENT_CONFIG_PATH)
     try:
         with open(path, "rb") as handle:
@@ -193,6 +197,12 @@ def load_agent_config(root: str) -> dict[str, Any]:
         raise ValueError(f"{path}: invalid YAML ({exc}); fix it or delete it.") from exc
     if not isinstance(data, dict):
         raise ValueError(f"{path}: expected a mapping at the top level.")
-    return data
+    picked: dict[str, Any] = {}
+    tools = data.get("tools")
+    if isinstance(tools, Mapping) and isinstance(tools.get("search"), Mapping):
+        picked.update(tools["search"])
+    if isinstance(data.get("sleuth"), Mapping):
+        picked.update(data["sleuth"])
+    return picked
 
 

@@ -66,7 +66,7 @@ class ConfigLayers:
         problems: list[str] = []
         for source, origin in ((self.agent, ".agent/config.yml"), (self.init, "initializationOptions"),
                                (self.client, "workspace configuration 'sleuth'")):
-            current, found = merge_settings(current, _without_unrelated(source, origin), origin)
+            current, found = merge_settings(current, source, origin)
             problems.extend(found)
         return current, problems
 
@@ -75,17 +75,3 @@ class ConfigLayers:
         fresh = [p for p in problems if p not in self.shown]
         self.shown.update(fresh)
         return fresh
-
-
-def _without_unrelated(source: Mapping[str, Any], origin: str) -> Mapping[str, Any]:
-    """seed 004's config file holds other tools' keys too: only ``tools.search`` and top-level Sleuth keys count."""
-    if origin != ".agent/config.yml" or not isinstance(source, Mapping):
-        return source
-    tools = source.get("tools")
-    picked: dict[str, Any] = {}
-    if isinstance(tools, Mapping) and isinstance(tools.get("search"), Mapping):
-        picked.update(tools["search"])
-    sleuth = source.get("sleuth")
-    if isinstance(sleuth, Mapping):
-        picked.update(sleuth)
-    return picked
