@@ -181,10 +181,12 @@ class SleuthServer(LanguageServer):
         self.sandbox = Workspace([p for p, _ in folders], [n or "" for _, n in folders])
 
     def apply_settings(self) -> None:
-        """Recompute settings from every layer; show each new problem once."""
+        """Recompute settings from every layer; show each new problem once (those found before the
+        client could be told, such as agent-config read errors, first)."""
         settings, problems = self.config.settings()
+        pending, self.config.pending = self.config.pending, []
         self.settings = settings
-        for problem in self.config.new_problems(problems):
+        for problem in self.config.new_problems(pending + problems):
             self.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning,
                                                              message=f"Sleuth: {problem}"))
 

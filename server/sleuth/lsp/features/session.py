@@ -74,7 +74,7 @@ def setup(server: "SleuthServer") -> None:
         index.register_watchers(ls)  # sent before any later answer; the reply is not awaited
         try:
             await pull_configuration(ls)
-            _apply(ls)
+            ls.apply_settings()
             index.start_index(ls)  # in the background; commands sent from now on see the service
         finally:
             ls.configured.set()
@@ -90,7 +90,7 @@ def setup(server: "SleuthServer") -> None:
                 if isinstance(pushed, dict) and isinstance(pushed.get(SECTION), dict):
                     pushed = pushed[SECTION]
                 ls.config.client = pushed if isinstance(pushed, dict) else {}
-            _apply(ls)
+            ls.apply_settings()
         finally:
             ls.configured.set()
         index.on_settings_changed(ls)
@@ -107,18 +107,10 @@ def setup(server: "SleuthServer") -> None:
                 known.add(path)
         ls.set_folders(folders)
         ls.config.load_agent(_first_root(ls))
-        _apply(ls)
+        ls.apply_settings()
         index.on_folders_changed(ls)
 
     @server.feature(types.SHUTDOWN)
     def shutdown(ls: "SleuthServer", params: Any) -> None:
         ls.cancels.cancel_all()
         index.stop_index(ls)
-
-
-def _apply(server: "SleuthServer") -> None:
-    """Merge the layers and show new problems (agent-config read errors included) once."""
-    pending, server.config.pending = server.config.pending, []
-    for problem in server.config.new_problems(pending):
-        server.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=f"Sleuth: {problem}"))
-    server.apply_settings()
