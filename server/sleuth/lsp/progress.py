@@ -111,7 +111,6 @@ class PartialSender:
         self.token = token
         self.key = key
         self.sent = 0  # items handed to the loop (worker thread writes, loop reads after join)
-        self.batches = 0
         self.first_sent_at: float | None = None
         self._first_item: dict[str, Any] | None = None
         self._closed = False
@@ -123,7 +122,6 @@ class PartialSender:
         if self._first_item is None:
             self._first_item = items[0]
         self.sent += len(items)
-        self.batches += 1
         self._post(lambda: self._send(items))
 
     def _send(self, items: list[dict[str, Any]]) -> None:

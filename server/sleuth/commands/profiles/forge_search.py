@@ -71,7 +71,7 @@ def _globs(args: dict[str, Any], name: str) -> list[str]:
     return globs
 
 
-def translate(args: dict[str, Any], ctx: CommandContext) -> dict[str, Any]:
+def translate(args: dict[str, Any]) -> dict[str, Any]:
     """Seed 001 arguments -> ``sleuth.grep`` arguments (FR-LS-VAL-*, FR-LS-SRC-*)."""
     if not args["pattern"].strip():
         raise BadArgs("'pattern' must be non-empty after trimming whitespace.", argument="pattern")
@@ -136,7 +136,7 @@ def _root(args: dict[str, Any], ctx: CommandContext) -> str:
 def search(raw: Any, ctx: CommandContext) -> dict[str, Any]:
     """The seed 001 response object (errors raise Sleuth errors; the registry formats them)."""
     args = validate(SCHEMA, raw)
-    native_args = translate(args, ctx)
+    native_args = translate(args)
     root = _root(args, ctx)
     result = run_grep(native_args, ctx)
     items = result["matches"]
