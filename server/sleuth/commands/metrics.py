@@ -9,28 +9,21 @@ from __future__ import annotations
 
 from typing import Any
 
-from sleuth.commands.args import unwrap_arguments
+from sleuth.commands.args import Arg, parse_args
 from sleuth.commands.context import CommandContext
 from sleuth.engine import metrics as _metrics
-from sleuth.engine.errors import BadArgs
 
-__all__ = ["run"]
+__all__ = ["run", "METRICS_ARGS"]
+
+METRICS_ARGS: dict[str, Arg] = {
+    "name": Arg("str", "Keep only commands and tools whose name starts with this (e.g. 'acode.')."),
+    "reset": Arg("bool", "Clear the counters after taking the snapshot.", default=False),
+}
 
 
 def run(raw: Any, ctx: CommandContext) -> dict[str, Any]:
-    raw = unwrap_arguments(raw) or {}
-    if not isinstance(raw, dict):
-        raise BadArgs("sleuth.metrics: expected an object {name?, reset?}.")
-    unknown = sorted(set(raw) - {"name", "reset"})
-    if unknown:
-        raise BadArgs(f"sleuth.metrics: unknown argument(s) {', '.join(map(repr, unknown))}.",
-                      hint="Pass 'name' (a prefix) and/or 'reset', or nothing.", argument=unknown[0])
-    prefix = raw.get("name")
-    reset = raw.get("reset", False)
-    if prefix is not None and not isinstance(prefix, str):
-        raise BadArgs("sleuth.metrics: 'name' must be a string.", argument="name")
-    if not isinstance(reset, bool):
-        raise BadArgs("sleuth.metrics: 'reset' must be true or false.", argument="reset")
+    args = parse_args("sleuth.metrics", raw, METRICS_ARGS, ctx.settings)
+    prefix, reset = args["name"], args["reset"]
     registry = ctx.services.metrics if isinstance(ctx.services.metrics, _metrics.Metrics) else _metrics.DEFAULT
     snap = registry.snapshot()
     if prefix:

@@ -10,29 +10,22 @@ from __future__ import annotations
 
 from typing import Any
 
-from sleuth.commands.args import unwrap_arguments
+from sleuth.commands.args import Arg, parse_args
 from sleuth.commands.context import CommandContext
 from sleuth.commands.profiles import PROFILES, all_tools
 from sleuth.engine.errors import BadArgs
 
-__all__ = ["run"]
+__all__ = ["run", "TOOLS_LIST_ARGS"]
 
-_ALLOWED = {"profile", "capability"}
+TOOLS_LIST_ARGS: dict[str, Arg] = {
+    "profile": Arg("str", "Only this profile's tools (forge, codex, kimi, acode).", non_blank=True),
+    "capability": Arg("str", "Only tools with this capability (e.g. 'files', 'regex').", non_blank=True),
+}
 
 
 def run(raw: Any, ctx: CommandContext) -> dict[str, Any]:
-    raw = unwrap_arguments(raw) or {}
-    if not isinstance(raw, dict):
-        raise BadArgs("sleuth.tools.list: expected an object {profile?, capability?}.")
-    unknown = sorted(set(raw) - _ALLOWED)
-    if unknown:
-        raise BadArgs(f"sleuth.tools.list: unknown argument(s) {', '.join(map(repr, unknown))}.",
-                      hint="Pass 'profile' and/or 'capability', or nothing.", argument=unknown[0])
-    profile = raw.get("profile")
-    capability = raw.get("capability")
-    for key, value in (("profile", profile), ("capability", capability)):
-        if value is not None and (not isinstance(value, str) or not value.strip()):
-            raise BadArgs(f"sleuth.tools.list: '{key}' must be a non-empty string.", argument=key)
+    args = parse_args("sleuth.tools.list", raw, TOOLS_LIST_ARGS, ctx.settings)
+    profile, capability = args["profile"], args["capability"]
     if profile is not None and profile not in PROFILES:
         raise BadArgs(f"sleuth.tools.list: no profile named {profile!r}.",
                       hint="Profiles: " + ", ".join(PROFILES) + ".", argument="profile")
