@@ -15,12 +15,12 @@ from typing import Any, Callable, Mapping
 
 from sleuth.commands import get_command
 from sleuth.commands.context import CommandContext
-from sleuth.engine.errors import BadArgs
+from sleuth.engine.errors import BadArgs, SleuthError
 from sleuth.engine.redact import redact
 from sleuth.engine.workspace import Workspace
 
 __all__ = ["argument_of", "fit_lines", "validate", "dumps_compact", "dumps_spaced", "native", "absolute", "relative_to",
-           "maybe_redact", "byte_len"]
+           "maybe_redact", "byte_len", "plain_error"]
 
 _TYPES: dict[str, Callable[[Any], bool]] = {
     "string": lambda v: isinstance(v, str),
@@ -131,6 +131,11 @@ def relative_to(workspace: Workspace, display: str, base: str) -> str:
     """A display path re-expressed relative to ``base`` (an absolute folder), with ``/``."""
     rel = os.path.relpath(absolute(workspace, display), base)
     return display if rel.startswith("..") else rel.replace(os.sep, "/")
+
+
+def plain_error(error: SleuthError) -> str:
+    """A failure as the plain-text tools (codex, kimi) word it: the message, then what to do."""
+    return f"{error.message} {error.hint}".strip()
 
 
 def maybe_redact(text: str, ctx: CommandContext) -> str:

@@ -17,8 +17,8 @@ from typing import Any
 
 from sleuth.commands.context import CommandContext
 from sleuth.commands.profiles import ToolDefinition, ToolResult
-from sleuth.commands.profiles._common import absolute, fit_lines, native
-from sleuth.engine.errors import BadArgs, NotFound, SandboxViolation, SleuthError
+from sleuth.commands.profiles._common import absolute, fit_lines, native, plain_error
+from sleuth.engine.errors import BadArgs, NotFound, SandboxViolation
 
 __all__ = ["TOOLS", "SCHEMA", "DEFAULT_LIMIT", "MAX_LIMIT", "TIMEOUT_SECONDS", "NO_MATCHES"]
 
@@ -123,13 +123,9 @@ def _grep_files(raw: dict[str, Any], ctx: CommandContext) -> ToolResult:
     return ToolResult("\n".join(paths + ([note] if cut else [])), False, len(paths))
 
 
-def _format_error(error: SleuthError) -> str:
-    return f"{error.message} {error.hint}".strip()
-
-
 TOOLS = [
     ToolDefinition(
         name=TOOL, profile="codex", description=DESCRIPTION, input_schema=SCHEMA, handler=_grep_files,
-        format_error=_format_error, capabilities=("search", "content", "regex", "files"), query_keys=("pattern",),
+        format_error=plain_error, capabilities=("search", "content", "regex", "files"), query_keys=("pattern",),
     ),
 ]

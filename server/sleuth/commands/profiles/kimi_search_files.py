@@ -16,8 +16,8 @@ from typing import Any
 
 from sleuth.commands.context import CommandContext
 from sleuth.commands.profiles import ToolDefinition, ToolResult
-from sleuth.commands.profiles._common import argument_of, fit_lines, maybe_redact, native, validate
-from sleuth.engine.errors import BadArgs, SleuthError
+from sleuth.commands.profiles._common import argument_of, fit_lines, maybe_redact, native, plain_error, validate
+from sleuth.engine.errors import BadArgs
 
 __all__ = ["TOOLS", "SCHEMA", "RECURSIVE_REFUSAL", "TRUNCATION_NOTE", "NO_MATCHES"]
 
@@ -93,13 +93,9 @@ def _search(raw: dict[str, Any], ctx: CommandContext) -> ToolResult:
     return ToolResult(out, False, len(lines))
 
 
-def _format_error(error: SleuthError) -> str:
-    return f"{error.message} {error.hint}".strip()
-
-
 TOOLS = [
     ToolDefinition(
         name=TOOL, profile="kimi", description=DESCRIPTION, input_schema=SCHEMA, handler=_search,
-        format_error=_format_error, capabilities=("search", "content", "regex"), query_keys=("query",),
+        format_error=plain_error, capabilities=("search", "content", "regex"), query_keys=("query",),
     ),
 ]
