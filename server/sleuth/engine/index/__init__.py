@@ -9,6 +9,7 @@ Public entry points: :class:`IndexService` (lifecycle and the narrowing contract
 :class:`CandidateSet`, and :func:`sleuth.engine.index.text.search_text` (ranked ``sleuth.text``).
 """
 
-from sleuth.engine.index.service import CandidateSet, IndexService
+from sleuth.engine.index.candidates import CandidateSet, RangedEntry
+from sleuth.engine.index.service import IndexService
 
-__all__ = ["IndexService", "CandidateSet"]
+__all__ = ["IndexService", "CandidateSet", "RangedEntry"]

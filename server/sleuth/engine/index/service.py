@@ -18,11 +18,11 @@ import os
 import sqlite3
 import threading
 import time
-from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Sequence
 
 from sleuth.engine.cancel import CancelToken, NullProgress, ProgressSink
 from sleuth.engine.index import store
+from sleuth.engine.index.candidates import CandidateSet, RangedEntry, absent, folded, merge_ranges
 from sleuth.engine.index.catalogue import Catalogue, FileRecord
 from sleuth.engine.index.maintenance import Maintenance
 from sleuth.engine.index.trigram import ALL, And, Lit, Or, Query, adapt, literal_match, pair_match, simplify
@@ -32,90 +32,6 @@ from sleuth.engine.workspace import Target, Workspace, canonicalize, sort_key
 __all__ = ["IndexService", "CandidateSet", "RangedEntry"]
 
 Lister = Callable[[CancelToken], Iterable[FileEntry]]
-
-
-@dataclass(frozen=True, slots=True)
-class RangedEntry(FileEntry):
-    """A candidate file of which only ``ranges`` (byte ``[start, end)``, line-aligned, ``end`` -1 = EOF) may
-    hold a line-mode match. Offsets count in the searched buffer (UTF-16 transcoded to UTF-8); they
-    hold only while the file's size and mtime still equal the entry's — otherwise search it whole."""
-
-    ranges: tuple[tuple[int, int], ...] = ()
-
-
-def _merge_ranges(spans: Iterable[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
-    out: list[tuple[int, int]] = []
-    for start, end in spans:
-        if out and out[-1][1] == start:
-            out[-1] = (out[-1][0], end)
-        else:
-            out.append((start, end))
-    return tuple(out)
-
-
-def _folded(query: Query) -> bool:
-    if isinstance(query, Lit):
-        return query.folded
-    return any(_folded(q) for q in query.items) if isinstance(query, (And, Or)) else True
-
-
-def _holds(query: Query, data: bytes) -> bool:
-    if isinstance(query, Lit):
-        return query.data in data
-    if isinstance(query, And):
-        return all(_holds(q, data) for q in query.items)
-    if isinstance(query, Or):
-        return any(_holds(q, data) for q in query.items)
-    return True
-
-
-def _absent(rec: FileRecord, spans: tuple[tuple[int, int], ...], query: Query) -> bool:
-    """True when no candidate chunk of a big, unchanged, plain UTF-8 file contains the (case-sensitive)
-    literals: reading a few chunks beats letting the searcher read megabytes. Any doubt keeps the file."""
-    try:
-        fd = os.open(rec.path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
-    except OSError:
-        return False
-    try:
-        st = os.fstat(fd)
-        if st.st_size != rec.size or st.st_mtime_ns != rec.mtime_ns:
-            return False
-        if os.pread(fd, 2, 0) in (b"\xff\xfe", b"\xfe\xff"):
-            return False  # UTF-16: offsets are in the transcoded text
-        for start, end in spans:
-            length = (st.st_size if end < 0 else end) - start
-            if _holds(query, os.pread(fd, length, start)):
-                return False
-        return True
-    except OSError:
-        return False
-    finally:
-        os.close(fd)
-
-
-@dataclass
-class CandidateSet:
-    """Files that may match (``indexed``: the index says so) plus ``pending`` ones to read whatever;
-    ``ranges``: for big indexed files, the only byte ranges a line-mode match may lie in."""
-
-    indexed: list[FileRecord]
-    pending: list[FileEntry] = field(default_factory=list)
-    ranges: dict[str, tuple[tuple[int, int], ...]] = field(default_factory=dict)
-
-    def entries(self) -> list[FileEntry]:
-        """All of them as walk entries, in result order (display path, bytewise); big files with
-        :attr:`ranges` as :class:`RangedEntry` (a plain :class:`FileEntry` to callers that ignore it)."""
-        seen = {r.path for r in self.indexed}
-        ranged = self.ranges
-        merged = [RangedEntry(r.path, r.display, r.size, r.mtime_ns / 1e9, ranged[r.path]) if r.path in ranged
-                  else r.entry() for r in self.indexed]
-        merged += [e for e in self.pending if e.path not in seen]
-        merged.sort(key=lambda e: sort_key(e.display))
-        return merged
-
-    @property
-    def paths(self) -> list[str]:
-        return [e.path for e in self.entries()]
 
 
 class IndexService(Maintenance):
@@ -323,13 +239,13 @@ class IndexService(Maintenance):
         records = [r for r in records if r.path not in pending_paths]
         ranges: dict[str, tuple[tuple[int, int], ...]] = {}
         if line_mode:
-            exact = not _folded(query)
+            exact = not folded(query)
             dropped: set[str] = set()
             for rec in records:
                 rows = hits.get(rec.id)
                 if rec.offsets and rows and len(rows) <= len(rec.offsets):
-                    spans = _merge_ranges(rec.chunk_range(r) for r in sorted(rows))
-                    if exact and _absent(rec, spans, query):
+                    spans = merge_ranges(rec.chunk_range(r) for r in sorted(rows))
+                    if exact and absent(rec, spans, query):
                         dropped.add(rec.path)
                     else:
                         ranges[rec.path] = spans
