@@ -37,7 +37,8 @@ from sleuth.lsp.progress import PartialSender, WorkDoneReporter
 if TYPE_CHECKING:
     from sleuth.lsp.server import SleuthServer
 
-__all__ = ["Invoker", "Request", "STREAM_KEYS", "QUICK_COMMANDS", "CANCEL_GRACE_S", "load_test_commands"]
+__all__ = ["Invoker", "Request", "STREAM_KEYS", "QUICK_COMMANDS", "CANCEL_GRACE_S", "load_test_commands",
+           "command_arguments"]
 
 logger = logging.getLogger(__name__)
 
@@ -51,6 +52,14 @@ RATE_LIMITED = frozenset({"sleuth.grep", "sleuth.files", "sleuth.text"})
 TEST_COMMANDS_ENV = "SLEUTH_TEST_COMMANDS"
 
 Runner = Callable[[dict[str, Any], CommandContext], dict[str, Any]]
+
+
+def command_arguments(arguments: Any) -> Any:
+    """``workspace/executeCommand``'s ``arguments``: ``[ {named args} ]`` -> the object; absent or
+    empty -> ``{}``; several values stay a list (refused by :meth:`Invoker.invoke`)."""
+    if not arguments:
+        return {}
+    return arguments[0] if len(arguments) == 1 else list(arguments)
 
 
 @dataclass

@@ -41,7 +41,7 @@ from sleuth.lsp import invocation_log
 from sleuth.lsp.cancellation import CancelRegistry
 from sleuth.lsp.config import ConfigLayers
 from sleuth.lsp.documents import OpenBuffers
-from sleuth.lsp.invoke import Invoker, Request
+from sleuth.lsp.invoke import Invoker, Request, command_arguments
 from sleuth.lsp.progress import WorkDoneReporter
 
 __all__ = ["SleuthServer", "SleuthProtocol", "create_server", "converter_factory"]
@@ -197,9 +197,8 @@ class SleuthServer(LanguageServer):
     # -- invocations --------------------------------------------------------------------------
     async def execute_command(self, params: types.ExecuteCommandParams, request_id: MsgId | None) -> Any:
         """``workspace/executeCommand``: ``arguments`` is ``[ {named args} ]`` (or absent)."""
-        arguments = params.arguments or []
-        args: Any = arguments[0] if len(arguments) == 1 else ({} if not arguments else arguments)
-        return await self.run_command(Request(params.command, args, request_id, params.work_done_token))
+        return await self.run_command(Request(params.command, command_arguments(params.arguments), request_id,
+                                              params.work_done_token))
 
     async def run_command(self, request: Request) -> Any:
         await self.wait_configured()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from sleuth.lsp.invoke import Request
+from sleuth.lsp.invoke import Request, command_arguments
 
 if TYPE_CHECKING:
     from sleuth.lsp.server import SleuthServer
@@ -56,8 +56,7 @@ def _advertise(server: "SleuthServer", name: str) -> None:
     """
 
     async def command(ls: "SleuthServer", *arguments: Any) -> Any:
-        args = arguments[0] if len(arguments) == 1 else (list(arguments) or {})
-        return await ls.run_command(Request(name, args, ls.protocol.msg_id))
+        return await ls.run_command(Request(name, command_arguments(arguments), ls.protocol.msg_id))
 
     server.command(name)(command)
 
