@@ -23,7 +23,7 @@ from sleuth.lsp.features import index
 if TYPE_CHECKING:
     from sleuth.lsp.server import SleuthServer
 
-__all__ = ["setup", "folders_from_initialize"]
+__all__ = ["setup", "folders_from_initialize", "folders_after_change", "pushed_settings"]
 
 logger = logging.getLogger(__name__)
 SECTION = "sleuth"
@@ -40,6 +40,29 @@ def folders_from_initialize(params: types.InitializeParams) -> list[tuple[str, s
     if params.root_path:
         return [(params.root_path, None)]
     return []
+
+
+def folders_after_change(folders: list[tuple[str, str | None]],
+                         event: types.WorkspaceFoldersChangeEvent) -> list[tuple[str, str | None]]:
+    """(path, name) of the folders after ``didChangeWorkspaceFolders``: removed ones dropped, added
+    ``file:`` ones appended in the client's order, none twice."""
+    removed = {to_fs_path(f.uri) for f in event.removed or []}
+    kept = [(p, n) for p, n in folders if p not in removed]
+    known = {p for p, _ in kept}
+    for folder in event.added or []:
+        path = to_fs_path(folder.uri) if folder.uri.startswith("file:") else None
+        if path and path not in known:
+            kept.append((path, folder.name))
+            known.add(path)
+    return kept
+
+
+def pushed_settings(pushed: Any) -> dict[str, Any]:
+    """The settings a ``didChangeConfiguration`` notification carries (push model): its ``sleuth``
+    section when it has one, else the whole object; anything else is no settings."""
+    if isinstance(pushed, dict) and isinstance(pushed.get(SECTION), dict):
+        pushed = pushed[SECTION]
+    return pushed if isinstance(pushed, dict) else {}
 
 
 def _first_root(server: "SleuthServer") -> str | None:
@@ -86,10 +109,7 @@ def setup(server: "SleuthServer") -> None:
             if ls.client_supports_configuration:
                 await pull_configuration(ls)
             else:
-                pushed: Any = params.settings
-                if isinstance(pushed, dict) and isinstance(pushed.get(SECTION), dict):
-                    pushed = pushed[SECTION]
-                ls.config.client = pushed if isinstance(pushed, dict) else {}
+                ls.config.client = pushed_settings(params.settings)
             ls.apply_settings()
         finally:
             ls.configured.set()
@@ -97,15 +117,7 @@ def setup(server: "SleuthServer") -> None:
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
     def did_change_folders(ls: "SleuthServer", params: types.DidChangeWorkspaceFoldersParams) -> None:
-        removed = {to_fs_path(f.uri) for f in params.event.removed or []}
-        folders = [(p, n) for p, n in ls.folders if p not in removed]
-        known = {p for p, _ in folders}
-        for folder in params.event.added or []:
-            path = to_fs_path(folder.uri) if folder.uri.startswith("file:") else None
-            if path and path not in known:
-                folders.append((path, folder.name))
-                known.add(path)
-        ls.set_folders(folders)
+        ls.set_folders(folders_after_change(ls.folders, params.event))
         ls.config.load_agent(_first_root(ls))
         ls.apply_settings()
         index.on_folders_changed(ls)
