@@ -42,3 +42,16 @@ def test_external_backend_selects_the_files_native_selects(tmp_path: Path, backe
     external = run_grep(args, ctx, backend)
     assert external["exit_code"] == 0
     assert sorted(m["path"] for m in external["matches"]) == native
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_include_globs_decide_before_file_types_in_every_backend(tmp_path: Path, backend: str):
+    """rg's order (overrides before types): a file an include glob names is searched whatever its
+    type, and one it does not name is skipped. ugrep ORed both lists of --include flags instead."""
+    for name in ("a.xyz", "b.py", "c.txt"):
+        (tmp_path / name).write_text("needle\n")
+    ctx = CommandContext(Workspace([tmp_path]), settings=Settings())
+    args = {"pattern": "needle", "include_globs": ["a*"], "file_types": ["py"]}
+    native = sorted(m["path"] for m in run_grep(args, ctx, "native")["matches"])
+    assert native == ["a.xyz"]
+    assert sorted(m["path"] for m in run_grep(args, ctx, backend)["matches"]) == native

@@ -72,7 +72,8 @@ def _walk_flags(backend: str, request: Any) -> list[str]:
         flags.append(f"--include={glob}")
     for glob in (*walk.exclude_globs, *walk.deny_globs):
         flags += [f"--exclude={glob}", f"--exclude-dir={glob}"]
-    flags += [f"--include={glob}" for glob in _type_globs(walk.file_types)]
+    if not walk.include_globs:  # as in rg, include globs decide before types: with them, types change nothing
+        flags += [f"--include={glob}" for glob in _type_globs(walk.file_types)]
     return flags
 
 
