@@ -252,32 +252,27 @@ def _ancestor_ignores(request: Any, cwd: str, rel: list[str]) -> list[str]:
     return [f"--exclude-from={name}" for name in (".gitignore", ".ignore") if os.path.isfile(os.path.join(cwd, name))]
 
 
-def _without_size_cap(flags: list[str]) -> list[str]:
-    """Walk flags minus ``--max-filesize``: files skipped for size still count as scanned (FR-LS-05e)."""
+def _without(flags: list[str], *names: str) -> list[str]:
+    """``flags`` minus every flag in ``names`` and the value that follows it."""
     out: list[str] = []
     skip = False
     for flag in flags:
         if skip:
             skip = False
-        elif flag == "--max-filesize":
+        elif flag in names:
             skip = True
         else:
             out.append(flag)
     return out
 
 
+def _without_size_cap(flags: list[str]) -> list[str]:
+    """Walk flags minus ``--max-filesize``: files skipped for size still count as scanned (FR-LS-05e)."""
+    return _without(flags, "--max-filesize")
+
+
 def _strip_globs(flags: list[str]) -> list[str]:
-    out: list[str] = []
-    skip = False
-    for flag in flags:
-        if skip:
-            skip = False
-            continue
-        if flag in ("-g", "--type-add", "-t"):
-            skip = True
-            continue
-        out.append(flag)
-    return out
+    return _without(flags, "-g", "--type-add", "-t")
 
 
 def classify(code: int) -> str:
