@@ -11,6 +11,7 @@ from typing import Any, Callable, Mapping
 
 from sleuth.commands.config import Settings
 from sleuth.engine.cancel import CancelToken, NullProgress, ProgressSink
+from sleuth.engine.metrics import DEFAULT as DEFAULT_METRICS, Metrics
 from sleuth.engine.workspace import Workspace
 
 __all__ = ["CommandContext", "Services", "PartialSink"]
@@ -26,7 +27,12 @@ class Services:
     open_buffers: Mapping[str, str] | None = None  # absolute path -> unsaved text
     index: Any = None  # sleuth.engine.index service, when enabled
     rate_limiter: Any = None
-    metrics: Any = None
+    metrics: Any = None  # a Metrics registry; None: the process-wide one
+
+    @property
+    def metrics_registry(self) -> Metrics:
+        """Where invocations are counted: ``metrics`` when set, else the process-wide registry."""
+        return self.metrics if isinstance(self.metrics, Metrics) else DEFAULT_METRICS
 
 
 @dataclass

@@ -11,7 +11,6 @@ from typing import Any
 
 from sleuth.commands.args import Arg, parse_args
 from sleuth.commands.context import CommandContext
-from sleuth.engine import metrics as _metrics
 
 __all__ = ["run", "METRICS_ARGS"]
 
@@ -24,7 +23,7 @@ METRICS_ARGS: dict[str, Arg] = {
 def run(raw: Any, ctx: CommandContext) -> dict[str, Any]:
     args = parse_args("sleuth.metrics", raw, METRICS_ARGS, ctx.settings)
     prefix, reset = args["name"], args["reset"]
-    registry = ctx.services.metrics if isinstance(ctx.services.metrics, _metrics.Metrics) else _metrics.DEFAULT
+    registry = ctx.services.metrics_registry
     snap = registry.snapshot()
     if prefix:
         snap["by_name"] = {k: v for k, v in snap["by_name"].items() if k.startswith(prefix)}  # type: ignore[union-attr]

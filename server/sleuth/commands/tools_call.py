@@ -22,7 +22,6 @@ from typing import Any, Mapping
 from sleuth.commands.args import unwrap_arguments
 from sleuth.commands.context import CommandContext
 from sleuth.commands.profiles import ToolDefinition, ToolResult, lookup
-from sleuth.engine import metrics as _metrics
 from sleuth.engine.errors import BadArgs, Cancelled, RateLimited, SleuthError
 from sleuth.engine.ratelimit import Decision, RateLimiter
 from sleuth.engine.redact import sanitize_query
@@ -156,7 +155,7 @@ def run(raw: Any, ctx: CommandContext) -> dict[str, Any]:
         error_code = result.error_code
     finally:
         elapsed = time.perf_counter() - started
-        registry = ctx.services.metrics if isinstance(ctx.services.metrics, _metrics.Metrics) else _metrics.DEFAULT
+        registry = ctx.services.metrics_registry
         registry.record(tool.qualified_name, elapsed, result.result_count if result else None, error_code)
         if error_code == "rate_limited":
             registry.record_rate_limited(tool.qualified_name)

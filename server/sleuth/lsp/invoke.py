@@ -29,7 +29,6 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from sleuth.commands import COMMAND_NAMES, CommandContext, get_command
 from sleuth.engine.cancel import CancelToken
-from sleuth.engine import metrics
 from sleuth.engine.errors import BadArgs, Cancelled, RateLimited, SleuthError
 from sleuth.lsp import errors
 from sleuth.lsp.progress import PartialSender, WorkDoneReporter
@@ -232,7 +231,7 @@ class Invoker:
             return None
         decision = limiter.acquire(f"native:{command}", limit)
         if not decision.allowed:
-            metrics.record_rate_limited(command)
+            self.server.services.metrics_registry.record_rate_limited(command)
             raise RateLimited(f"{command} was called more than {limit} times in the last minute.",
                               retry_after_seconds=decision.retry_after_whole_seconds, limit=limit)
         return {"remaining": decision.remaining, "limit": limit} if decision.near_limit else None

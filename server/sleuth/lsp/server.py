@@ -34,7 +34,6 @@ from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCRequestMessage, 
 from sleuth import __version__
 from sleuth.commands.config import Settings
 from sleuth.commands.context import Services
-from sleuth.engine import metrics
 from sleuth.engine.ratelimit import RateLimiter
 from sleuth.engine.workspace import Workspace
 from sleuth.lsp import invocation_log
@@ -229,8 +228,8 @@ class SleuthServer(LanguageServer):
             except OSError:
                 pass
         try:
-            (self.services.metrics or metrics).record(command, elapsed_ms / 1000, count,
-                                                      None if outcome == "ok" else outcome)
+            self.services.metrics_registry.record(command, elapsed_ms / 1000, count,
+                                                  None if outcome == "ok" else outcome)
         except Exception:
             logger.exception("recording metrics failed")
 
