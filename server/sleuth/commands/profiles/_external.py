@@ -21,6 +21,7 @@ from sleuth.commands.profiles._proc import Counter, Proc, decode_field, inside, 
 from sleuth.commands.profiles._ugrep import UG_FORMAT, parse_ugrep
 from sleuth.engine.errors import BadArgs, BackendUnavailable, Cancelled
 from sleuth.engine.filetypes import type_globs
+from sleuth.engine.ignore import Filter
 from sleuth.engine.workspace import sort_key
 
 __all__ = ["run"]
@@ -180,7 +181,10 @@ def run(backend: str, binary: str, raw: dict[str, Any], ctx: CommandContext) -> 
     token = ctx.token.with_deadline(args["timeout_ms"] or None)
     state: dict[str, Any] = {"files_scanned": 0, "outside": set(), "errors": [], "listed": []}
     groups: dict[str, list[str]] = {}
+    deny = Filter(ctx.workspace, request.walk) if request.walk.deny_globs else None
     for target in request.targets:  # globs are relative to the process's cwd: one run per folder
+        if deny is not None and deny.path_denied(target.root, target.path, target.is_dir):
+            continue  # a binary searches a file it is named whatever its globs say: never name a denied one
         groups.setdefault(target.root.path, []).append(target.path)
     events: list[dict[str, Any]] = []
     codes: list[int] = []

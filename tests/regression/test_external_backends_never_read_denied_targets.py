@@ -1,0 +1,42 @@
+"""Regression: with ``backend: rg`` (or ``ugrep``), a ``path`` naming a denied file or a file in a
+denied folder was handed to the binary as an explicit argument, and rg searches explicit files
+whatever its ``-g`` globs say: the denied file was read and its lines returned.
+
+Guarded: SPEC §3 — deny globs are never read or listed, whatever the arguments or the backend.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from sleuth.commands.config import Settings
+from sleuth.commands.context import CommandContext
+from sleuth.commands.profiles.backends import find_backend, run_grep
+from sleuth.engine.errors import BackendUnavailable
+from sleuth.engine.workspace import Workspace
+
+
+def _available(name: str) -> bool:
+    try:
+        find_backend(name)
+    except BackendUnavailable:
+        return False
+    return True
+
+
+BACKENDS = ["native"] + [
+    pytest.param(name, marks=pytest.mark.skipif(not _available(name), reason=f"{name} is not installed"))
+    for name in ("rg", "ugrep")]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("path", ["secrets.txt", "keys/k.pem", "keys"])
+def test_a_path_naming_a_denied_file_finds_nothing(tmp_path: Path, backend: str, path: str):
+    (tmp_path / "keys").mkdir()
+    (tmp_path / "secrets.txt").write_text("needle\n")
+    (tmp_path / "keys" / "k.pem").write_text("needle\n")
+    ctx = CommandContext(Workspace([tmp_path]), settings=Settings(deny_globs=("secrets.txt", "keys/")))
+    result = run_grep({"pattern": "needle", "path": path}, ctx, backend)
+    assert result["matches"] == []
