@@ -39,7 +39,7 @@ __all__ = [
     "remove_stale_builds",
 ]
 
-SCHEMA = "sleuth-index-8"
+SCHEMA = "sleuth-index-9"
 SHARDS = 2  # one per core: each build worker owns one shard database
 
 

@@ -3,8 +3,7 @@
 The store keeps one SQLite FTS5 ``trigram`` row per *chunk* (``detail=none``, contentless),
 not per file: a few generated headers of the Linux tree are 14-24 MB and contain nearly every
 trigram, so at file level they would be candidates for almost every query. A chunk is about
-:data:`CHUNK_BYTES` (:data:`BIG_FILE_CHUNK_BYTES` in files over 1 MiB) cut at a line end, so a line —
-and every line-mode match — lies in one chunk.
+:data:`CHUNK_BYTES` cut at a line end, so a line — and every line-mode match — lies in one chunk.
 
 The FTS5 tokenizer runs with ``case_sensitive 1``: a case-sensitive literal is the AND of its exact
 trigrams, a case-insensitive one the AND of the OR of each trigram's ASCII case spellings.
@@ -21,8 +20,6 @@ from typing import Iterator, Union
 
 __all__ = [
     "CHUNK_BYTES",
-    "BIG_FILE_BYTES",
-    "BIG_FILE_CHUNK_BYTES",
     "Lit",
     "And",
     "Or",
@@ -38,11 +35,6 @@ __all__ = [
 ]
 
 CHUNK_BYTES = 1 << 16
-# Files over BIG_FILE_BYTES (generated register headers of 14-24 MB) are cut finer: measured on the 12
-# biggest amdgpu headers, 16 KiB chunks cut the bytes whose chunks hold every trigram of the
-# benchsuite alternates from 56 to 10 MB of 157, for +8% build CPU and +17% store on those files.
-BIG_FILE_BYTES = 1 << 20
-BIG_FILE_CHUNK_BYTES = 1 << 14
 
 # The only non-ASCII characters whose simple case folding is ASCII (Unicode CaseFolding.txt, status C/S).
 _ASCII_FOLDING = {"\u212a": "k", "\u017f": "s"}
@@ -101,11 +93,9 @@ def to_text(data: bytes) -> str:
     return text
 
 
-def chunks(data: bytes, size: int | None = None) -> Iterator[tuple[int, int]]:
+def chunks(data: bytes, size: int = CHUNK_BYTES) -> Iterator[tuple[int, int]]:
     """Byte ranges ``[start, end)`` covering ``data``, each ending after a newline when one is near."""
     n = len(data)
-    if size is None:
-        size = BIG_FILE_CHUNK_BYTES if n > BIG_FILE_BYTES else CHUNK_BYTES
     if n <= size:
         yield 0, n
         return
