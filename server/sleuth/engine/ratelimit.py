@@ -54,10 +54,6 @@ class RateLimiter:
         self._lock = threading.Lock()
         self._stamps: dict[str, deque[float]] = {}
 
-    @property
-    def window_seconds(self) -> float:
-        return self._window
-
     def acquire(self, key: str, limit: int) -> Decision:
         """Count one call for ``key`` if the window has room; never blocks."""
         if limit <= 0:
@@ -74,19 +70,6 @@ class RateLimiter:
             stamps.append(now)
             reset = stamps[0] + self._window - now
             return Decision(True, limit, limit - len(stamps), 0.0, reset)
-
-    def peek(self, key: str, limit: int) -> Decision:
-        """The state of ``key`` without counting a call."""
-        if limit <= 0:
-            return Decision(True, 0, 0, 0.0, 0.0)
-        with self._lock:
-            now = self._clock()
-            stamps = self._stamps.get(key, deque())
-            live = [t for t in stamps if t > now - self._window]
-            remaining = max(0, limit - len(live))
-            reset = (live[0] + self._window - now) if live else 0.0
-            wait = 0.0 if remaining else live[len(live) - limit] + self._window - now
-            return Decision(remaining > 0, limit, remaining, wait, reset)
 
     def export_state(self) -> dict[str, list[float]]:
         """The live acquisition times per key (for a process that persists its windows, like the CLI)."""
