@@ -111,7 +111,6 @@ class PartialSender:
         self.token = token
         self.key = key
         self.sent = 0  # items handed to the loop (worker thread writes, loop reads after join)
-        self.first_sent_at: float | None = None
         self._first_item: dict[str, Any] | None = None
         self._closed = False
 
@@ -127,8 +126,6 @@ class PartialSender:
     def _send(self, items: list[dict[str, Any]]) -> None:
         if self._closed:
             return
-        if self.first_sent_at is None:
-            self.first_sent_at = time.monotonic()
         self._notify(types.PROGRESS, types.ProgressParams(token=self.token, value={self.key: items}))
 
     def close(self) -> None:
