@@ -24,14 +24,19 @@ from sleuth.engine.filetypes import type_globs
 from sleuth.engine.ignore import Filter
 from sleuth.engine.workspace import sort_key
 
-__all__ = ["run"]
+__all__ = ["run", "ascii_case"]
+
+
+def ascii_case(patterns: Iterable[str], case: str) -> str:
+    """Seed 001's smart case, the same for every backend: any ASCII A-Z in a pattern means
+    ``sensitive``, else ``insensitive``; explicit modes pass through."""
+    if case == "smart":
+        return "sensitive" if any(any("A" <= ch <= "Z" for ch in p) for p in patterns) else "insensitive"
+    return case
 
 
 def _case_flag(patterns: Iterable[str], case: str) -> str | None:
-    """ASCII smart case, decided here so every backend agrees: any A-Z means sensitive."""
-    if case == "smart":
-        case = "sensitive" if any(any("A" <= ch <= "Z" for ch in p) for p in patterns) else "insensitive"
-    return "-i" if case == "insensitive" else None
+    return "-i" if ascii_case(patterns, case) == "insensitive" else None
 
 
 def _walk_flags(backend: str, request: Any) -> list[str]:

@@ -109,12 +109,24 @@ def classify_exit(code: int) -> str:
     return _external.classify(code)
 
 
+def _resolve_smart_case(args: dict[str, Any], ctx: CommandContext) -> dict[str, Any]:
+    """``case: smart`` decided once by the seed's ASCII rule (:func:`_external.ascii_case`), so the
+    native engine (which follows rg's literal-based rule) answers as the binaries do."""
+    case = args.get("case") or ctx.settings.case
+    pattern = args.get("pattern")
+    patterns = [pattern] if isinstance(pattern, str) else pattern
+    if case != "smart" or not isinstance(patterns, list) or not all(isinstance(p, str) for p in patterns):
+        return args  # nothing to decide, or malformed: sleuth.grep's validation reports it
+    return {**args, "case": _external.ascii_case(patterns, case)}
+
+
 def run_grep(args: dict[str, Any], ctx: CommandContext, backend: str | None = None) -> dict[str, Any]:
     """``sleuth.grep`` with ``args`` on the selected backend; the native result shape either way.
 
     External backends add ``exit_code`` and, when the binary complained, ``stderr``.
     """
     backend = backend or ctx.settings.backend
+    args = _resolve_smart_case(args, ctx)
     if args.get("fuzzy") is not None and not supports_fuzzy(backend):
         raise BadArgs(f"Fuzzy matching is not supported by the configured '{backend}' backend.",
                       hint="Drop 'fuzzy', or set the 'backend' setting to 'native' or 'ugrep'.", argument="fuzzy")
