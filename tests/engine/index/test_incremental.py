@@ -254,3 +254,17 @@ def test_changes_reported_through_a_symlinked_root_are_not_duplicated(tmp_path: 
         assert [Path(p).name for p in service.candidates(None, Lit(b"new_text")).paths] == ["a.c"]
     finally:
         service.stop()
+
+
+def test_case_insensitive_big_file_check_is_sound(tmp_path: Path, kit: SimpleNamespace) -> None:
+    root, cache = tmp_path / "ws", tmp_path / "cache"
+    filler = "".join(f"filler line number {i}\n" for i in range(20000))
+    kit.write_tree(root, {"decoy.txt": filler + "ERR_ and_SYS\n" + filler,  # the trigrams, not the literal
+                          "lower.txt": filler + "err_sys\n" + filler,
+                          "longs.txt": filler + "ERR_\u017fYS\n" + filler})  # rg -i: LONG S matches s
+    service = kit.start(root, cache)
+    try:
+        got = service.candidates(None, Lit(b"ERR_SYS", True), line_mode=True)
+        assert {Path(p).name for p in got.paths} == {"lower.txt", "longs.txt"}
+    finally:
+        service.stop()

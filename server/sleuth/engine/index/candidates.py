@@ -17,7 +17,7 @@ from sleuth.engine.index.trigram import And, Lit, Or, Query
 from sleuth.engine.types import FileEntry
 from sleuth.engine.workspace import sort_key
 
-__all__ = ["RangedEntry", "CandidateSet", "merge_ranges", "folded", "absent"]
+__all__ = ["RangedEntry", "CandidateSet", "merge_ranges", "absent"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,25 +39,27 @@ def merge_ranges(spans: Iterable[tuple[int, int]]) -> tuple[tuple[int, int], ...
     return tuple(out)
 
 
-def folded(query: Query) -> bool:
+def _holds(query: Query, data: bytes, lowered: list[bytes]) -> bool:
+    """Whether ``data`` (one candidate range) contains the literals; case-insensitive ones are compared
+    ASCII-lowercased, which is exact only for ASCII text — any non-ASCII byte keeps the range."""
     if isinstance(query, Lit):
-        return query.folded
-    return any(folded(q) for q in query.items) if isinstance(query, (And, Or)) else True
-
-
-def _holds(query: Query, data: bytes) -> bool:
-    if isinstance(query, Lit):
-        return query.data in data
+        if not query.folded:
+            return query.data in data
+        if not lowered:
+            if not data.isascii():
+                return True  # KELVIN SIGN, LONG S and friends fold to ASCII letters: don't judge
+            lowered.append(data.lower())
+        return query.data.lower() in lowered[0]
     if isinstance(query, And):
-        return all(_holds(q, data) for q in query.items)
+        return all(_holds(q, data, lowered) for q in query.items)
     if isinstance(query, Or):
-        return any(_holds(q, data) for q in query.items)
+        return any(_holds(q, data, lowered) for q in query.items)
     return True
 
 
 def absent(rec: FileRecord, spans: tuple[tuple[int, int], ...], query: Query) -> bool:
-    """True when no candidate chunk of a big, unchanged, plain UTF-8 file contains the (case-sensitive)
-    literals: reading a few chunks beats letting the searcher read megabytes. Any doubt keeps the file."""
+    """True when no candidate chunk of a big, unchanged, plain UTF-8 file contains the literals:
+    reading a few chunks beats letting the searcher read megabytes. Any doubt keeps the file."""
     try:
         fd = os.open(rec.path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
     except OSError:
@@ -70,7 +72,7 @@ def absent(rec: FileRecord, spans: tuple[tuple[int, int], ...], query: Query) ->
             return False  # UTF-16: offsets are in the transcoded text
         for start, end in spans:
             length = (st.st_size if end < 0 else end) - start
-            if _holds(query, os.pread(fd, length, start)):
+            if _holds(query, os.pread(fd, length, start), []):
                 return False
         return True
     except OSError:

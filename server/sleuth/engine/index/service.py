@@ -22,7 +22,7 @@ from typing import Any, Callable, Iterable, Sequence
 
 from sleuth.engine.cancel import CancelToken, NullProgress, ProgressSink
 from sleuth.engine.index import store
-from sleuth.engine.index.candidates import CandidateSet, RangedEntry, absent, folded, merge_ranges
+from sleuth.engine.index.candidates import CandidateSet, RangedEntry, absent, merge_ranges
 from sleuth.engine.index.catalogue import Catalogue, FileRecord
 from sleuth.engine.index.maintenance import Maintenance
 from sleuth.engine.index.trigram import ALL, And, Lit, Or, Query, adapt, literal_match, pair_match, simplify
@@ -32,6 +32,10 @@ from sleuth.engine.workspace import Target, Workspace, canonicalize, sort_key
 __all__ = ["IndexService", "CandidateSet", "RangedEntry"]
 
 Lister = Callable[[CancelToken], Iterable[FileEntry]]
+
+
+def _span_bytes(spans: tuple[tuple[int, int], ...], size: int) -> int:
+    return sum((size if end < 0 else end) - start for start, end in spans)
 
 
 class IndexService(Maintenance):
@@ -239,13 +243,14 @@ class IndexService(Maintenance):
         records = [r for r in records if r.path not in pending_paths]
         ranges: dict[str, tuple[tuple[int, int], ...]] = {}
         if line_mode:
-            exact = not folded(query)
             dropped: set[str] = set()
             for rec in records:
                 rows = hits.get(rec.id)
                 if rec.offsets and rows and len(rows) <= len(rec.offsets):
                     spans = merge_ranges(rec.chunk_range(r) for r in sorted(rows))
-                    if exact and absent(rec, spans, query):
+                    # Checking pays when the candidate chunks are a small part of the file: the
+                    # searcher then skips a whole read; otherwise it would read most bytes twice.
+                    if _span_bytes(spans, rec.size) * 4 <= rec.size and absent(rec, spans, query):
                         dropped.add(rec.path)
                     else:
                         ranges[rec.path] = spans
