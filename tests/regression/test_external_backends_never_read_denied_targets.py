@@ -13,22 +13,12 @@ import pytest
 
 from sleuth.commands.config import Settings
 from sleuth.commands.context import CommandContext
-from sleuth.commands.profiles.backends import find_backend, run_grep
-from sleuth.engine.errors import BackendUnavailable
+from sleuth.commands.profiles.backends import run_grep
 from sleuth.engine.workspace import Workspace
+from tests.regression.conftest import backend_params
 
 
-def _available(name: str) -> bool:
-    try:
-        find_backend(name)
-    except BackendUnavailable:
-        return False
-    return True
-
-
-BACKENDS = ["native"] + [
-    pytest.param(name, marks=pytest.mark.skipif(not _available(name), reason=f"{name} is not installed"))
-    for name in ("rg", "ugrep")]
+BACKENDS = backend_params("native", "rg", "ugrep")
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
