@@ -9,6 +9,7 @@ one consistent state of the buffers however the user keeps typing.
 
 from __future__ import annotations
 
+import logging
 import threading
 from types import MappingProxyType
 from typing import Callable, Mapping
@@ -18,6 +19,8 @@ from pygls.uris import to_fs_path
 from sleuth.engine.workspace import canonicalize
 
 __all__ = ["OpenBuffers", "uri_to_path"]
+
+logger = logging.getLogger(__name__)
 
 
 def uri_to_path(uri: str) -> str | None:
@@ -70,4 +73,4 @@ class OpenBuffers:
             try:
                 listener(path, text)
             except Exception:  # a listener (the index) must not break document sync
-                pass
+                logger.exception("open-buffer listener failed for %s", path)
