@@ -24,10 +24,11 @@ from typing import Any
 
 from rapidfuzz.distance import Levenshtein
 
+from sleuth.commands.budget import shrink_to_budget
 from sleuth.commands.context import CommandContext
 from sleuth.commands.profiles import ToolDefinition, ToolResult
-from sleuth.commands.budget import shrink_to_budget
 from sleuth.commands.profiles._common import byte_len, dumps_compact, maybe_redact, relative_to, validate
+from sleuth.commands.profiles._external import ascii_case
 from sleuth.commands.profiles._forge import forge_error
 from sleuth.commands.profiles.backends import run_grep
 from sleuth.engine.errors import BadArgs, NotFound
@@ -82,10 +83,6 @@ def _validate(raw: Any) -> dict[str, Any]:
     if args.get("recursive") is False and args.get("max_depth", 1) != 1:
         raise BadArgs("'max_depth' must be absent or 1 when 'recursive' is false.", argument="max_depth")
     return args
-
-
-def _insensitive(query: str, case: str) -> bool:
-    return case == "insensitive" or (case == "smart" and not any("A" <= ch <= "Z" for ch in query))
 
 
 def search_files(raw: Any, ctx: CommandContext) -> dict[str, Any]:
@@ -166,7 +163,7 @@ def _matches(events: list[dict[str, Any]], query: str, mode: str, case: str, con
     out: list[dict[str, Any]] = []
     files: set[str] = set()
     threshold = ctx.settings.fuzzy_threshold
-    insensitive = _insensitive(query, case)
+    insensitive = ascii_case([query], case) == "insensitive"
     rel: dict[str, str] = {}
     for e in events:
         if e["type"] != "match":
