@@ -21,7 +21,7 @@ from sleuth.engine.errors import SleuthError
 from sleuth.engine.workspace import Workspace
 
 __all__ = ["EXIT_FOUND", "EXIT_NONE", "EXIT_ERROR", "cli_settings", "workspace_settings", "make_context",
-           "run_command", "print_json", "ProgressBar", "parse_size"]
+           "run_command", "report_error", "print_json", "ProgressBar", "parse_size"]
 
 EXIT_FOUND, EXIT_NONE, EXIT_ERROR = 0, 1, 2
 _UNLIMITED = 2**62
@@ -104,11 +104,13 @@ def print_json(value: Any) -> None:
     sys.stdout.write(json.dumps(value, ensure_ascii=False, indent=None) + "\n")
 
 
-def _report(error: SleuthError, as_json: bool) -> None:
+def report_error(error: SleuthError, as_json: bool = False) -> int:
+    """Tell the user what failed and what to do (stderr, or the error object with ``--json``); exit code 2."""
     if as_json:
         print_json({"error": error.to_dict()})
     else:
         sys.stderr.write(f"sleuth: {error.message}\n  hint: {error.hint}\n")
+    return EXIT_ERROR
 
 
 def run_command(name: str, args: dict[str, Any], ctx: CommandContext, as_json: bool,
@@ -125,8 +127,7 @@ def run_command(name: str, args: dict[str, Any], ctx: CommandContext, as_json: b
             ctx.progress.clear()
         if error.code == "cancelled":
             return 130
-        _report(error, as_json)
-        return EXIT_ERROR
+        return report_error(error, as_json)
     finally:
         signal.signal(signal.SIGINT, previous)
     if isinstance(ctx.progress, ProgressBar):

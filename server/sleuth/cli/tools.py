@@ -19,7 +19,7 @@ import sys
 import time
 from typing import Any
 
-from sleuth.cli.common import EXIT_ERROR, make_context, print_json, workspace_settings
+from sleuth.cli.common import EXIT_ERROR, make_context, print_json, report_error, workspace_settings
 from sleuth.commands.context import CommandContext
 from sleuth.engine.errors import BadArgs, SleuthError
 
@@ -137,11 +137,6 @@ def _with_persistent_limiter(ctx: CommandContext, run: Any) -> Any:
             pass
 
 
-def _fail(error: SleuthError) -> int:
-    sys.stderr.write(f"sleuth: {error.message}\n  hint: {error.hint}\n")
-    return EXIT_ERROR
-
-
 def _list(ns: argparse.Namespace) -> int:
     from sleuth.commands import get_command
 
@@ -149,7 +144,7 @@ def _list(ns: argparse.Namespace) -> int:
     try:
         result = get_command("sleuth.tools.list")(args, _context(ns.root))
     except SleuthError as error:
-        return _fail(error)
+        return report_error(error)
     if ns.json:
         print_json(result)
         return EXIT_OK
@@ -171,7 +166,7 @@ def _schema(ns: argparse.Namespace) -> int:
     try:
         tool = _tool(ns)
     except SleuthError as error:
-        return _fail(error)
+        return report_error(error)
     sys.stdout.write(json.dumps(tool.input_schema, ensure_ascii=False, indent=2) + "\n")
     return EXIT_OK
 
@@ -180,7 +175,7 @@ def _describe(ns: argparse.Namespace) -> int:
     try:
         tool = _tool(ns)
     except SleuthError as error:
-        return _fail(error)
+        return report_error(error)
     sys.stdout.write(f"{tool.qualified_name}\n\n{tool.description}\n\nParameters:\n")
     required = set(tool.input_schema.get("required", ()))
     for name, prop in tool.input_schema.get("properties", {}).items():
@@ -197,7 +192,7 @@ def _call(ns: argparse.Namespace) -> int:
     try:
         arguments, roots, as_json = parse_call_arguments(ns.rest)
     except SleuthError as error:
-        return _fail(error)
+        return report_error(error)
     ctx = _context(roots)
     try:
         envelope = _with_persistent_limiter(
@@ -205,7 +200,7 @@ def _call(ns: argparse.Namespace) -> int:
     except SleuthError as error:
         if error.code == "cancelled":
             return 130
-        return _fail(error)
+        return report_error(error)
     if as_json:
         print_json(envelope)
     else:
