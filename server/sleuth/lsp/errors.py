@@ -13,9 +13,9 @@ from typing import Any
 
 from pygls.exceptions import JsonRpcException
 
-from sleuth.engine.errors import Cancelled, SleuthError
+from sleuth.engine.errors import SleuthError
 
-__all__ = ["ERROR_NUMBERS", "REQUEST_CANCELLED", "to_jsonrpc", "not_available", "cancelled", "internal"]
+__all__ = ["ERROR_NUMBERS", "REQUEST_CANCELLED", "to_jsonrpc", "not_available", "internal"]
 
 REQUEST_CANCELLED = -32800
 ERROR_NUMBERS: dict[str, int] = {
@@ -44,11 +44,6 @@ def to_jsonrpc(error: SleuthError) -> SleuthRpcError:
     """``error`` as the exception pygls turns into a response error."""
     data = _jsonable(error.to_dict())
     return SleuthRpcError(ERROR_NUMBERS.get(error.code, -32000), data)
-
-
-def cancelled(what: str) -> SleuthRpcError:
-    """The RequestCancelled answer for a request the client cancelled."""
-    return to_jsonrpc(Cancelled(f"{what} was cancelled."))
 
 
 def not_available(command: str, missing: str) -> SleuthRpcError:
