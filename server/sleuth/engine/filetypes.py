@@ -16,7 +16,7 @@ from typing import Iterable
 from sleuth.engine.errors import BadArgs
 from sleuth.engine.ignore_rules import segment_regex
 
-__all__ = ["TYPES", "TypeMatcher", "type_globs", "known_types"]
+__all__ = ["TYPES", "TypeMatcher", "type_globs"]
 
 # name -> space-separated globs (base-name globs: ``*``, ``?``, ``[...]``).
 _TABLE = """
@@ -129,11 +129,6 @@ TYPES: dict[str, tuple[str, ...]] = {
 }
 
 _EXT_FORM = re.compile(r"\.?[A-Za-z0-9_+\-]+(?:\.[A-Za-z0-9_+\-]+)*")
-
-
-def known_types() -> list[str]:
-    """Every type name, sorted (for help texts and ``bad_args`` hints)."""
-    return sorted(TYPES)
 
 
 def type_globs(name: str) -> tuple[str, ...]:
