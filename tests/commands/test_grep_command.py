@@ -124,3 +124,19 @@ def test_progress_says_n_of_m_files_once_the_scope_was_scanned_before(make_tree)
     grep({"pattern": "nowhere"}, context(root, progress=lambda d, t, m: second.append((d, t))))
     assert first and all(total is None for _, total in first)
     assert second and all(total == 600 for _, total in second)
+
+
+def test_a_context_reused_for_several_commands_does_not_inherit_a_deadline(tree):
+    ctx = context(tree)
+    grep({"pattern": "needle", "timeout_ms": 1}, ctx)
+    import time
+    time.sleep(0.01)
+    result = grep({"pattern": "needle", "max_results": 5}, ctx)
+    assert result["timed_out"] is False and len(result["matches"]) == 5
+
+
+def test_cancelling_the_context_token_cancels_a_command_with_its_own_deadline(tree):
+    token = CancelToken()
+    token.cancel()
+    with pytest.raises(Cancelled):
+        grep({"pattern": "needle", "timeout_ms": 60_000}, context(tree, token=token))

@@ -14,6 +14,7 @@ from typing import Any, Iterable
 
 from sleuth.commands.args import Arg, parse_args
 from sleuth.commands.context import CommandContext
+from sleuth.engine.cancel import CancelToken
 from sleuth.engine.errors import BadArgs
 from sleuth.engine.types import FileEntry, FileError, SkipCounts, WalkOptions
 from sleuth.engine.walk import walk
@@ -60,7 +61,8 @@ def _ranked(query: str, entries: list[FileEntry], ctx: CommandContext) -> list[t
     return [(entries[i], score) for i, score in ranked]
 
 
-def _entries(args: dict[str, Any], ctx: CommandContext, skipped: SkipCounts, errors: list[FileError]) -> Iterable[FileEntry]:
+def _entries(args: dict[str, Any], ctx: CommandContext, token: CancelToken, skipped: SkipCounts,
+             errors: list[FileError]) -> Iterable[FileEntry]:
     targets = ctx.workspace.resolve(args["path"], args["root"])
     options = WalkOptions(
         hidden=args["hidden"], follow=args["follow"],
@@ -73,7 +75,7 @@ def _entries(args: dict[str, Any], ctx: CommandContext, skipped: SkipCounts, err
         listed = index.catalogue_entries(ctx.workspace, targets, options)
         if listed is not None:
             return listed
-    return walk(ctx.workspace, targets, options, ctx.token, skipped, errors)
+    return walk(ctx.workspace, targets, options, token, skipped, errors)
 
 
 def run(raw: Any, ctx: CommandContext) -> dict[str, Any]:
@@ -86,7 +88,7 @@ def run(raw: Any, ctx: CommandContext) -> dict[str, Any]:
     token = ctx.token.with_deadline(args["timeout_ms"] or None)
     skipped = SkipCounts()
     errors: list[FileError] = []
-    entries = list(_entries(args, ctx, skipped, errors))
+    entries = list(_entries(args, ctx, token, skipped, errors))
     token.raise_if_cancelled()
     limit = args["max_results"]
     if args["query"]:

@@ -48,12 +48,16 @@ class CancelToken:
         callback()
 
     def with_deadline(self, timeout_ms: int | None) -> "CancelToken":
-        """Tighten (never loosen) this token's deadline; returns self for chaining."""
-        if timeout_ms is not None:
-            deadline = time.monotonic() + timeout_ms / 1000.0
-            if self._deadline is None or deadline < self._deadline:
-                self._deadline = deadline
-        return self
+        """A token for one operation: cancelled with this one, and stopping at the earlier of the two
+        deadlines. This token is left as it is, so a context reused for several commands does not
+        inherit the first command's deadline."""
+        if timeout_ms is None:
+            return self
+        child = CancelToken(timeout_ms)
+        if self._deadline is not None and (child._deadline is None or self._deadline < child._deadline):
+            child._deadline = self._deadline
+        self.on_cancel(child.cancel)
+        return child
 
     @property
     def deadline(self) -> float | None:
