@@ -276,7 +276,10 @@ class IndexService(Maintenance):
         literal_query = required_literals(match)
         result = self.candidates(list(request.targets), literal_query, request.walk,
                                  line_mode=not match.multiline)
-        return None if result is None else result.entries()
+        if result is None:
+            # No usable literal: every file is read anyway, but the catalogue still saves the walk.
+            return self.catalogue_entries(workspace, list(request.targets), request.walk)
+        return result.entries()
 
     def catalogue_entries(self, workspace: Workspace, targets: Sequence[Target] | None,
                           options: WalkOptions | None) -> list[FileEntry] | None:
