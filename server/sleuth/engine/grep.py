@@ -38,7 +38,8 @@ __all__ = ["GrepRequest", "GrepOutcome", "run_grep", "shutdown_pool"]
 CHUNK_FILES = 96
 CHUNK_BYTES = 8 << 20
 IN_PROCESS_FILES = 256  # a search over fewer files than this never starts the pool
-SPLIT_DEPTH = 2  # folders this deep below a target become subtree units in a big scan
+SPLIT_DEPTH = 2  # folders this deep below a target are handed to workers whole in a big scan
+SUBTREE_WEIGHT = 12  # a subtree counts as this many files when packing units (8 subtrees a unit)
 _SLOTS = 128  # concurrent searches that can have their own cancel flag
 _LAST_TOTALS: dict[tuple[Any, ...], int] = {}  # (targets, walk options) -> files the last full scan searched
 
@@ -80,8 +81,8 @@ class UnitResult:
     complete: bool = True
 
 
-Chunk = list[tuple[str, str, "str | None", int]]  # (path, display, open-buffer text or None, size)
-Unit = Union[Chunk, Subtree]
+FileItem = tuple[str, str, "str | None", int]  # (path, display, open-buffer text or None, size)
+Unit = list[Union[FileItem, Subtree]]  # consecutive files and subtrees, in final order
 
 
 # ---------------------------------------------------------------- worker side
@@ -132,8 +133,9 @@ def _search_files(files: Iterable[tuple[str, str, str | None, int]], match: Matc
                   size_cap: int | None, token: CancelToken, out: UnitResult) -> None:
     stats = BatchStats()
     results: list[FileResult] = []
-    out.complete = search_files(((p, d, t) for p, d, t, _size in files), _matcher_for(match), search, size_cap,
-                                token.should_stop, results, stats)
+    if not search_files(((p, d, t) for p, d, t, _size in files), _matcher_for(match), search, size_cap,
+                        token.should_stop, results, stats):
+        out.complete = False
     out.scanned += stats.scanned
     out.skipped.binary += stats.binary
     out.skipped.too_large += stats.too_large
@@ -148,15 +150,24 @@ def _run_unit(unit: Unit, workspace: Workspace, request: GrepRequest, buffers: M
     token = token or _WorkerToken(slot, deadline)
     out = UnitResult([], 0, SkipCounts(), [])
     cap = request.walk.max_file_size_bytes
-    if isinstance(unit, Subtree):
+    files: list[FileItem] = []
+    for item in unit:
+        if not isinstance(item, Subtree):
+            files.append(item)
+            continue
+        if files:
+            _search_files(files, request.match, request.search, cap, token, out)
+            files = []
+        if token.should_stop():
+            break
         options = request.walk
         if options.max_depth is not None:
-            options = _replace(options, max_depth=max(options.max_depth - unit.depth, 0))
-        entries = walk(workspace, [unit.target], options, token, out.skipped, out.errors, stat=False)
-        files = ((e.path, e.display, buffers.get(e.path) if buffers else None, e.size) for e in entries)
+            options = _replace(options, max_depth=max(options.max_depth - item.depth, 0))
+        entries = walk(workspace, [item.target], options, token, out.skipped, out.errors, stat=False)
+        walked = ((e.path, e.display, buffers.get(e.path) if buffers else None, e.size) for e in entries)
+        _search_files(walked, request.match, request.search, cap, token, out)
+    if files:
         _search_files(files, request.match, request.search, cap, token, out)
-    else:
-        _search_files(unit, request.match, request.search, cap, token, out)
     if token.should_stop():
         out.complete = False
     return out
@@ -226,33 +237,38 @@ atexit.register(shutdown_pool)
 
 def _units(items: Iterable[FileEntry | Subtree], buffers: Mapping[str, str] | None,
            token: CancelToken) -> Iterator[Unit]:
-    """Group consecutive files into chunks; subtrees pass through as units of their own."""
-    chunk: Chunk = []
-    size = 0
+    """Pack consecutive files and subtrees into units of about one task's worth of work.
+
+    A pool task costs about half a millisecond to ship and return, so units are not too small:
+    up to ``CHUNK_FILES`` files (or ``CHUNK_BYTES``), a subtree weighing ``SUBTREE_WEIGHT`` files.
+    """
+    unit: Unit = []
+    weight = size = 0
     for item in items:
         if isinstance(item, Subtree):
-            if chunk:
-                yield chunk
-                chunk, size = [], 0
-            yield item
-            continue
-        chunk.append((item.path, item.display, buffers.get(item.path) if buffers else None, item.size))
-        size += max(item.size, 0)
-        if len(chunk) >= CHUNK_FILES or size >= CHUNK_BYTES:
-            yield chunk
-            chunk, size = [], 0
+            unit.append(item)
+            weight += SUBTREE_WEIGHT
+        else:
+            unit.append((item.path, item.display, buffers.get(item.path) if buffers else None, item.size))
+            weight += 1
+            size += max(item.size, 0)
+        if weight >= CHUNK_FILES or size >= CHUNK_BYTES:
+            yield unit
+            unit, weight, size = [], 0, 0
         if token.should_stop():
             return
-    if chunk:
-        yield chunk
+    if unit:
+        yield unit
 
 
 def _subtree_buffers(unit: Unit, buffers: Mapping[str, str] | None) -> Mapping[str, str] | None:
-    """Only the open buffers a subtree worker can need travel with it."""
-    if not buffers or not isinstance(unit, Subtree):
+    """Only the open buffers a unit's subtrees can need travel with it (files carry their own)."""
+    if not buffers:
         return None
-    prefix = unit.target.path.rstrip(os.sep) + os.sep
-    return {p: t for p, t in buffers.items() if p.startswith(prefix)} or None
+    prefixes = tuple(item.target.path.rstrip(os.sep) + os.sep for item in unit if isinstance(item, Subtree))
+    if not prefixes:
+        return None
+    return {p: t for p, t in buffers.items() if p.startswith(prefixes)} or None
 
 
 def run_grep(workspace: Workspace, request: GrepRequest, token: CancelToken,
@@ -311,7 +327,7 @@ def run_grep(workspace: Workspace, request: GrepRequest, token: CancelToken,
     head: list[Unit] = []
     for unit in units:
         head.append(unit)
-        if isinstance(unit, Subtree) or sum(len(c) for c in head) >= IN_PROCESS_FILES:  # type: ignore[arg-type]
+        if any(isinstance(item, Subtree) for item in unit) or sum(len(u) for u in head) >= IN_PROCESS_FILES:
             break
     else:
         for unit in head:  # small: search here, no processes
