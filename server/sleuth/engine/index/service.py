@@ -317,28 +317,23 @@ class IndexService(Maintenance):
 
     def files_matching(self, expression: str) -> set[int]:
         """Ids of files with a chunk satisfying an FTS5 MATCH ``expression`` over trigrams (see trigram.py)."""
-        out: set[int] = set()
-        with self._lock:
-            cat = self._cat
-            if cat is None:
-                return out
-            for shard, conn in enumerate(self._shards):
-                rows = [r for (r,) in conn.execute("SELECT rowid FROM tri WHERE tri MATCH ?", (expression,))]
-                out.update(fid for fid, _ in cat.owners(shard, rows))
-        return out
+        return self._owners_matching("tri", expression)
 
     def definers(self, key: str, prefix: bool = False) -> set[int]:
         """Ids of files with a definition whose key (see :func:`identifier_key`) is ``key`` (or starts with it)."""
         if not key or not key.isalnum():
             return set()
-        expr = f'"{key}"' + ("*" if prefix else "")
+        return self._owners_matching("defs", f'"{key}"' + ("*" if prefix else ""))
+
+    def _owners_matching(self, table: str, expression: str) -> set[int]:
+        """Ids of files owning a row of FTS5 ``table`` (``tri`` or ``defs``) that MATCHes ``expression``, every shard."""
         out: set[int] = set()
         with self._lock:
             cat = self._cat
             if cat is None:
                 return out
             for shard, conn in enumerate(self._shards):
-                rows = [r for (r,) in conn.execute("SELECT rowid FROM defs WHERE defs MATCH ?", (expr,))]
+                rows = [r for (r,) in conn.execute(f"SELECT rowid FROM {table} WHERE {table} MATCH ?", (expression,))]
                 out.update(fid for fid, _ in cat.owners(shard, rows))
         return out
 
