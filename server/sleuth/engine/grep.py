@@ -28,7 +28,7 @@ from sleuth.engine.cancel import CancelToken, NullProgress, ProgressSink
 from sleuth.engine.collect import Collector
 from sleuth.engine.errors import Cancelled
 from sleuth.engine.match import Matcher
-from sleuth.engine.search import BatchStats, FileResult, search_files
+from sleuth.engine.search import BatchStats, FileResult, RangeHint, search_files
 from sleuth.engine.types import FileEntry, FileError, MatchOptions, SearchOptions, SkipCounts, WalkOptions
 from sleuth.engine.walk import Subtree, walk
 from sleuth.engine.workspace import Target, Workspace
@@ -81,7 +81,8 @@ class UnitResult:
     complete: bool = True
 
 
-FileItem = tuple[str, str, "str | None", int]  # (path, display, open-buffer text or None, size)
+# (path, display, open-buffer text or None, size, the index's range hint for a big file or None)
+FileItem = tuple[str, str, "str | None", int, "RangeHint | None"]
 Unit = list[Union[FileItem, Subtree]]  # consecutive files and subtrees, in final order
 
 
@@ -133,7 +134,7 @@ def _search_files(files: Iterable[tuple[str, str, str | None, int]], match: Matc
                   size_cap: int | None, token: CancelToken, out: UnitResult) -> None:
     stats = BatchStats()
     results: list[FileResult] = []
-    if not search_files(((p, d, t) for p, d, t, _size in files), _matcher_for(match), search, size_cap,
+    if not search_files(((p, d, t, h) for p, d, t, _size, h in files), _matcher_for(match), search, size_cap,
                         token.should_stop, results, stats):
         out.complete = False
     out.scanned += stats.scanned
@@ -164,7 +165,7 @@ def _run_unit(unit: Unit, workspace: Workspace, request: GrepRequest, buffers: M
         if options.max_depth is not None:
             options = _replace(options, max_depth=max(options.max_depth - item.depth, 0))
         entries = walk(workspace, [item.target], options, token, out.skipped, out.errors, stat=False)
-        walked = ((e.path, e.display, buffers.get(e.path) if buffers else None, e.size) for e in entries)
+        walked = ((e.path, e.display, buffers.get(e.path) if buffers else None, e.size, None) for e in entries)
         _search_files(walked, request.match, request.search, cap, token, out)
     if files:
         _search_files(files, request.match, request.search, cap, token, out)
@@ -236,7 +237,7 @@ atexit.register(shutdown_pool)
 
 
 def _units(items: Iterable[FileEntry | Subtree], buffers: Mapping[str, str] | None,
-           token: CancelToken) -> Iterator[Unit]:
+           token: CancelToken, line_mode: bool) -> Iterator[Unit]:
     """Pack consecutive files and subtrees into units of about one task's worth of work.
 
     A pool task costs about half a millisecond to ship and return, so units are not too small:
@@ -249,7 +250,9 @@ def _units(items: Iterable[FileEntry | Subtree], buffers: Mapping[str, str] | No
             unit.append(item)
             weight += SUBTREE_WEIGHT
         else:
-            unit.append((item.path, item.display, buffers.get(item.path) if buffers else None, item.size))
+            ranges = getattr(item, "ranges", None)  # an index's candidate chunks of a big file
+            hint = (ranges, item.size, item.mtime) if ranges and line_mode else None
+            unit.append((item.path, item.display, buffers.get(item.path) if buffers else None, item.size, hint))
             weight += 1
             size += max(item.size, 0)
         if weight >= CHUNK_FILES or size >= CHUNK_BYTES:
@@ -323,7 +326,7 @@ def run_grep(workspace: Workspace, request: GrepRequest, token: CancelToken,
             progress(scanned, known, f"{scanned} of {known} files" if known else f"{scanned} files searched")
         return going and unit.complete
 
-    units = _units(items, buffers, token)
+    units = _units(items, buffers, token, not request.match.multiline)
     head: list[Unit] = []
     for unit in units:
         head.append(unit)
