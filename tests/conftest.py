@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Callable, Mapping
 
@@ -23,6 +25,13 @@ def write_tree(root: Path, files: Mapping[str, str | bytes]) -> Path:
         else:
             path.write_text(content, encoding="utf-8")
     return root
+
+
+def run_sleuth(cwd: Path, *argv: str, cache: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """``python -m sleuth ARGV`` as a user runs it, with its cache (index, rate-limit windows) kept out of $HOME."""
+    env = dict(os.environ, XDG_CACHE_HOME=str(cache or cwd.parent / "cache"))
+    return subprocess.run([sys.executable, "-m", "sleuth", *argv], cwd=cwd, capture_output=True, text=True,
+                          timeout=120, env=env)
 
 
 @pytest.fixture

@@ -3,18 +3,15 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
+from tests.conftest import run_sleuth
 
-def sleuth(cwd: Path, *argv: str, cache: Path | None = None) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, XDG_CACHE_HOME=str(cache or cwd.parent / "cache"))
-    return subprocess.run([sys.executable, "-m", "sleuth", *argv], cwd=cwd, capture_output=True, text=True,
-                          timeout=120, env=env)
+
+sleuth = run_sleuth
 
 
 @pytest.fixture

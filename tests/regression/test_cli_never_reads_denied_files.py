@@ -7,18 +7,13 @@ Guarded: SPEC §3 — denied files are never read or listed, whatever the transp
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
+from tests.conftest import run_sleuth
 
-def sleuth(cwd: Path, *argv: str) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, XDG_CACHE_HOME=str(cwd.parent / "cache"))
-    return subprocess.run([sys.executable, "-m", "sleuth", *argv], cwd=cwd, capture_output=True, text=True,
-                          timeout=120, env=env)
+
+sleuth = run_sleuth
 
 
 @pytest.fixture

@@ -4,21 +4,19 @@ Seed 004's ``acode tool ...`` scenarios map onto these commands (scenarios 4, 5,
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.conftest import run_sleuth
 
 from sleuth.cli.tools import parse_call_arguments
 from sleuth.engine.errors import BadArgs
 
 
 def sleuth(cwd: Path, *args: str, cache: Path) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, XDG_CACHE_HOME=str(cache))
-    return subprocess.run([sys.executable, "-m", "sleuth", "tools", *args], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=120)
+    return run_sleuth(cwd, "tools", *args, cache=cache)
 
 
 @pytest.fixture

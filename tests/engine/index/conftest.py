@@ -11,16 +11,7 @@ import pytest
 
 from sleuth.engine.index import IndexService
 from sleuth.engine.workspace import Workspace
-
-
-def write_tree(root: Path, files: dict[str, str | bytes]) -> None:
-    for rel, content in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, str):
-            path.write_text(content, encoding="utf-8")
-        else:
-            path.write_bytes(content)
+from tests.conftest import write_tree
 
 
 def start(root: Path, cache: Path) -> IndexService:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from types import SimpleNamespace
 
 from sleuth.commands import get_command
 from sleuth.commands.args import parse_args
 from sleuth.commands.context import CommandContext, Services
 from sleuth.commands.grep import GREP_ARGS, build_request
-from sleuth.engine.index import IndexService
 from sleuth.engine.index.candidates import RangedEntry
 from sleuth.engine.workspace import Workspace
 
@@ -20,7 +20,8 @@ def _lines(result: dict) -> list[tuple[str, int, int, str]]:
     return [(m["path"], m["line"], m["column"], m["text"]) for m in result["matches"]]
 
 
-def test_candidate_chunks_of_a_big_file_give_the_full_scans_lines(tmp_path: Path, monkeypatch) -> None:
+def test_candidate_chunks_of_a_big_file_give_the_full_scans_lines(tmp_path: Path, monkeypatch,
+                                                                  kit: SimpleNamespace) -> None:
     import sleuth.engine.search as search
 
     ranged_calls: list[str] = []
@@ -34,10 +35,8 @@ def test_candidate_chunks_of_a_big_file_give_the_full_scans_lines(tmp_path: Path
     lines[12_346] = "#define ERR_SYS_SHIFT 3"
     (root / "big_sh_mask.h").write_text("\n".join(lines) + "\n")
     (root / "small.c").write_text("int x = PM_RESUME;\n")
-    service = IndexService(Workspace([root]), cache_dir=str(tmp_path / "cache"))
-    service.start()
+    service = kit.start(root, tmp_path / "cache")
     try:
-        assert service.wait_ready(120)
         indexed = CommandContext(service.workspace, services=Services(index=service))
         plain = CommandContext(Workspace([root]))
         for args in ({"pattern": "PM_RESUME"}, {"pattern": "ERR_SYS|PM_RESUME", "case": "insensitive"},
