@@ -21,7 +21,7 @@ import os
 import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Iterator, Mapping, Union
 
 from sleuth.engine.cancel import CancelToken, NullProgress, ProgressSink
@@ -163,7 +163,7 @@ def _run_unit(unit: Unit, workspace: Workspace, request: GrepRequest, buffers: M
             break
         options = request.walk
         if options.max_depth is not None:
-            options = _replace(options, max_depth=max(options.max_depth - item.depth, 0))
+            options = replace(options, max_depth=max(options.max_depth - item.depth, 0))
         entries = walk(workspace, [item.target], options, token, out.skipped, out.errors, stat=False)
         walked = ((e.path, e.display, buffers.get(e.path) if buffers else None, e.size, None) for e in entries)
         _search_files(walked, request.match, request.search, cap, token, out)
@@ -172,12 +172,6 @@ def _run_unit(unit: Unit, workspace: Workspace, request: GrepRequest, buffers: M
     if token.should_stop():
         out.complete = False
     return out
-
-
-def _replace(options: WalkOptions, **changes: Any) -> WalkOptions:
-    from dataclasses import replace
-
-    return replace(options, **changes)
 
 
 # ---------------------------------------------------------------- the pool
