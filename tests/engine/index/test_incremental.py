@@ -74,7 +74,8 @@ def test_the_index_declines_what_it_cannot_narrow(tmp_path: Path, kit: SimpleNam
     service = kit.start(root, cache)
     try:
         assert service.candidates(None, Lit(b"a")) is None  # shorter than a trigram
-        assert service.candidates(None, Lit(b"ab", True)) is None  # a case-insensitive pair
+        assert service.candidates(None, Lit("\u00e9x".encode(), True)) is None  # a case-insensitive non-ASCII pair
+        assert service.candidates(None, Lit(b"a\nb")) is None  # a pair across a line end
         assert service.candidates(None, Or((Lit(b"abcdef"), Lit(b"x")))) is None
         assert service.candidates(None, Lit(b"abc"), WalkOptions(hidden=True)) is None
         assert service.candidates(None, And((Lit(b"abc"), Lit(b"q")))) is not None
@@ -95,7 +96,7 @@ WORDS = ["foo", "Foo", "bar_baz", "QUUX", "ſtraße", "Kelvin", "x", "ab", "line
 text = st.lists(st.sampled_from(WORDS), max_size=12).map(" ".join)
 names = st.sampled_from(["a.txt", "b.c", "d/e.py", "d/f/g.md", "h.txt"])
 edit = st.tuples(names, st.one_of(text, st.none()))  # None deletes
-needles = st.one_of(st.sampled_from(WORDS), st.text(alphabet=string.ascii_letters + "_ ſ", min_size=3, max_size=6))
+needles = st.one_of(st.sampled_from(WORDS), st.text(alphabet=string.ascii_letters + "_ ſ\u212aé", min_size=2, max_size=6))
 
 
 @pytest.fixture(scope="module")
@@ -230,12 +231,30 @@ def test_big_files_whose_chunks_lack_the_literal_are_dropped(tmp_path: Path, kit
 def test_two_character_literals_narrow_soundly(tmp_path: Path, kit: SimpleNamespace) -> None:
     root, cache = tmp_path / "ws", tmp_path / "cache"
     kit.write_tree(root, {"ascii.c": "int xAh = 1;\n", "start.c": "Ah, well\n", "wide.c": "caf\u00e9Ah\n",
-                          "tiny.c": "Ah", "none.c": "nothing here at all\n", "lower.c": "int xah;\n"})
+                          "after.c": "Ah\u00e9\n", "tiny.c": "Ah", "tail.c": "x = 1;\nyAh", "lower.c": "int xah;\n",
+                          "accents.c": "na\u00efve r\u00e9sum\u00e9 \u00c5h\n", "none.c": "nothing here at all\n"})
     service = kit.start(root, cache)
     try:
         got = service.candidates(None, Lit(b"Ah"))
         assert got is not None
-        assert {Path(p).name for p in got.paths} == {"ascii.c", "start.c", "wide.c", "tiny.c"}
+        # Non-ASCII text alone no longer makes a file a candidate of every pair (accents.c).
+        assert {Path(p).name for p in got.paths} == {"ascii.c", "start.c", "wide.c", "after.c", "tiny.c", "tail.c"}
+        assert {Path(p).name for p in service.candidates(None, Lit("\u00e9A".encode())).paths} == {"wide.c", "tiny.c",
+                                                                                            "tail.c"}
+    finally:
+        service.stop()
+
+
+def test_case_insensitive_two_character_literals(tmp_path: Path, kit: SimpleNamespace) -> None:
+    root, cache = tmp_path / "ws", tmp_path / "cache"
+    kit.write_tree(root, {"upper.c": "AH\n", "mixed.c": "x aH y\n", "lower.c": "bah\n", "none.c": "a h\n",
+                          "folds.c": "x\u017f\u212a y\n"})  # LONG S + KELVIN SIGN: "sk" ignoring case
+    service = kit.start(root, cache)
+    try:
+        got = service.candidates(None, Lit(b"ah", True))
+        assert got is not None and {Path(p).name for p in got.paths} == {"upper.c", "mixed.c", "lower.c"}
+        got = service.candidates(None, Lit(b"SK", True))
+        assert got is not None and {Path(p).name for p in got.paths} == {"folds.c"}
     finally:
         service.stop()
 

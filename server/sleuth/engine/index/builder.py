@@ -38,7 +38,9 @@ class Indexed:
     first_row: int
     offsets: tuple[int, ...]  # chunk start offsets after the first (empty: one chunk)
     error: str | None = None
-    wide: bool = False  # non-ASCII or NUL bytes, or a chunk under 3 bytes: two-character literals can't rule it out
+    # The text may end in a two-character literal (no final newline, so no trigram follows it), or holds
+    # a NUL: trigrams cannot rule out such a literal (see trigram.pair_spellings), so the file is its candidate.
+    wide: bool = False
 
 
 def next_row(conn: sqlite3.Connection) -> int:
@@ -76,12 +78,10 @@ def index_file(conn: sqlite3.Connection, path: str, row: int, max_bytes: int | N
     first = row
     offsets: list[int] = []
     rows = []
-    wide = not data.isascii() or b"\0" in data
+    wide = (bool(data) and not data.endswith(b"\n")) or b"\0" in data
     for start, end in chunks(data):
         if start:
             offsets.append(start)
-        if end - start < 3:
-            wide = True
         rows.append((row, to_text(data[start:end])))
         row += 1
     if not rows:

@@ -25,7 +25,8 @@ from sleuth.engine.index import store
 from sleuth.engine.index.candidates import CandidateSet, RangedEntry, absent, merge_ranges
 from sleuth.engine.index.catalogue import Catalogue, FileRecord
 from sleuth.engine.index.maintenance import Maintenance
-from sleuth.engine.index.trigram import ALL, And, Lit, Or, Query, adapt, literal_match, pair_match, simplify
+from sleuth.engine.index.evaluate import evaluate
+from sleuth.engine.index.trigram import ALL, Lit, Query, adapt, simplify
 from sleuth.engine.types import FileEntry, WalkOptions
 from sleuth.engine.workspace import Target, Workspace, canonicalize, sort_key
 
@@ -357,52 +358,9 @@ class IndexService(Maintenance):
 
     # -- internals ------------------------------------------------------------------------------
     def _eval(self, query: Query, line_mode: bool = False) -> dict[int, set[int]]:
-        """File id -> the chunk rows that may hold a match of ``query``.
-
-        In line mode every literal of an AND lies on the matching line, hence in one chunk: the AND
-        intersects chunk rows (sharper than files). Otherwise (multiline) it intersects files.
-        """
+        """File id -> the chunk rows that may hold a match of ``query`` (see :func:`evaluate`); lock held."""
         assert self._cat is not None
-        if isinstance(query, Lit):
-            expr = literal_match(query)
-            pair = expr is None
-            if pair:
-                expr = pair_match(query)
-            assert expr is not None
-            out: dict[int, set[int]] = {}
-            for shard, conn in enumerate(self._shards):
-                rows = [r for (r,) in conn.execute("SELECT rowid FROM tri WHERE tri MATCH ?", (expr,))]
-                for fid, row in self._cat.owners(shard, rows):
-                    out.setdefault(fid, set()).add(row)
-            if pair:  # files whose neighbours of the pair may not be ASCII: every chunk may hold it
-                for fid in self._cat.wide_ids:
-                    out.setdefault(fid, set()).update(self._cat.by_id[fid].rows)
-            return out
-        if isinstance(query, And):
-            result: dict[int, set[int]] | None = None
-            for item in query.items:
-                part = self._eval(item, line_mode)
-                if result is None:
-                    result = part
-                    continue
-                merged: dict[int, set[int]] = {}
-                for fid, rows in result.items():
-                    other = part.get(fid)
-                    if other is not None:
-                        both = rows & other if line_mode else rows | other
-                        if both:
-                            merged[fid] = both
-                result = merged
-                if not result:
-                    return {}
-            return result or {}
-        if isinstance(query, Or):
-            union: dict[int, set[int]] = {}
-            for item in query.items:
-                for fid, rows in self._eval(item, line_mode).items():
-                    union.setdefault(fid, set()).update(rows)
-            return union
-        raise ValueError("ALL cannot be evaluated")
+        return evaluate(self._shards, self._cat, query, line_mode)
 
     def _filter(self, targets: Sequence[Target] | None,
                 options: WalkOptions | None) -> Callable[[str, int], bool] | None:

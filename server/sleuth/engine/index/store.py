@@ -39,7 +39,7 @@ __all__ = [
     "remove_stale_builds",
 ]
 
-SCHEMA = "sleuth-index-9"
+SCHEMA = "sleuth-index-10"  # 10: "wide" = no final newline or a NUL (two-character literals)
 SHARDS = 2  # one per core: each build worker owns one shard database
 
 

@@ -29,7 +29,8 @@ __all__ = [
     "to_text",
     "chunks",
     "literal_match",
-    "pair_match",
+    "pair_spellings",
+    "terms_match",
     "simplify",
     "adapt",
 ]
@@ -166,27 +167,35 @@ def literal_match(lit: Lit, max_trigrams: int = 12) -> str | None:
     return " AND ".join(parts)
 
 
-def pair_match(lit: Lit) -> str | None:
-    """For a case-sensitive two-character ASCII literal ``ab``: the OR of every trigram ``?ab`` and ``ab?``
-    with an ASCII neighbour. A chunk holding ``ab`` holds one of them unless the neighbour is not
-    ASCII (or NUL) or the chunk is shorter than 3 characters — files the catalogue marks *wide*,
-    which the caller adds. So ``\\wAh`` narrows to a fraction of the tree instead of a full scan."""
-    if lit.folded:
-        return None
+def pair_spellings(lit: Lit) -> list[str] | None:
+    """For a two-character literal ``ab``: the spellings whose indexed trigrams ``ab?`` a chunk holding it has.
+
+    Every ``ab`` in a chunk's text is followed by some character — the chunk ends after a newline —
+    unless it ends the text of a file without a final newline (the catalogue marks those *wide*;
+    the caller adds them). Which trigrams ``ab?`` exist is read from the index's vocabulary, so any
+    neighbour, ASCII or not, is covered: ``\\wAh`` narrows to the files holding ``Ah``. Case-insensitive
+    pairs are ASCII only (their case spellings); None when the literal is not such a pair.
+    """
     try:
-        text = lit.data.decode("ascii")
+        text = lit.data.decode("utf-8")
     except UnicodeDecodeError:
         return None
-    if len(text) != 2 or "\0" in text:
+    if len(text) != 2 or any(c in text for c in "\0\n\r"):
         return None
-    grams = {chr(c) + text for c in range(1, 128)} | {text + chr(c) for c in range(1, 128)}
-    return " OR ".join(_fts_string(t) for t in sorted(grams))
+    if not lit.folded:
+        return [text]
+    return _variants(text) if text.isascii() else None
+
+
+def terms_match(terms: list[str]) -> str | None:
+    """The FTS5 MATCH expression of any of ``terms`` (trigrams read from the vocabulary); None for none."""
+    return " OR ".join(_fts_string(t) for t in terms) if terms else None
 
 
 def simplify(query: Query) -> Query:
     """Fold ALL through the tree: ``And(ALL, x) = x``, ``Or(ALL, x) = ALL``; literals that cannot narrow become ALL."""
     if isinstance(query, Lit):
-        return query if literal_match(query) is not None or pair_match(query) is not None else ALL
+        return query if literal_match(query) is not None or pair_spellings(query) is not None else ALL
     if isinstance(query, And):
         items = [s for s in (simplify(q) for q in query.items) if s is not ALL]
         if not items:
