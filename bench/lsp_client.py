@@ -25,7 +25,7 @@ import time
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-__all__ = ["LspProcess", "Response", "RpcError", "vscode_capabilities", "peak_rss_mb", "descendants"]
+__all__ = ["LspProcess", "Response", "RpcError", "descendants", "peak_rss_mb", "vscode_capabilities"]
 
 
 class RpcError(Exception):
@@ -78,7 +78,7 @@ class LspProcess:
 
     def __init__(self, argv: list[str], *, cwd: str | None = None, env: dict[str, str] | None = None,
                  stderr_path: str = os.devnull) -> None:
-        self._stderr = open(stderr_path, "ab")
+        self._stderr = open(stderr_path, "ab")  # noqa: SIM115 - open for the process's lifetime, closed by close()
         self.started = time.perf_counter()
         self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr,
                                      cwd=cwd, env=env, bufsize=0)
@@ -89,6 +89,7 @@ class LspProcess:
         self._lock = threading.Lock()
         self.log_messages: list[str] = []
         self.progress: dict[Any, list[Any]] = {}
+        self.progress_times: list[tuple[float, Any, Any]] = []  # (perf_counter, token, value) as read
         self.notifications = 0
         self.server_requests: dict[str, int] = {}
         self.closed = threading.Event()
@@ -196,6 +197,7 @@ class LspProcess:
             self.log_messages.append(str(params.get("message", "")))
         elif method == "$/progress":
             self.progress.setdefault(params.get("token"), []).append(params.get("value"))
+            self.progress_times.append((received, params.get("token"), params.get("value")))
 
     # -- lifecycle -----------------------------------------------------------------------------
     def close(self, timeout: float = 30.0) -> int | None:
