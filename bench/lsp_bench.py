@@ -83,7 +83,7 @@ def ms(seconds: float | None) -> float | None:
 class Server:
     """One ``sleuth serve`` process, initialized on ``corpus``; peak RSS tracked across its children."""
 
-    def __init__(self, corpus: str, cache: str, stderr_path: str, poll_s: float = 0.05) -> None:
+    def __init__(self, corpus: str, cache: str, stderr_path: str, poll_s: float = 0.05, progress: bool = True) -> None:
         self.poll_s = poll_s
         env = dict(os.environ)
         env.pop("SLEUTH_TEST_COMMANDS", None)
@@ -92,7 +92,7 @@ class Server:
         self.children_rss: dict[int, float] = {}
         uri = Path(corpus).as_uri()
         params = {"processId": os.getpid(), "clientInfo": {"name": "Visual Studio Code", "version": "1.95.0"},
-                  "rootUri": uri, "rootPath": corpus, "capabilities": vscode_capabilities(),
+                  "rootUri": uri, "rootPath": corpus, "capabilities": vscode_capabilities(progress),
                   "workspaceFolders": [{"uri": uri, "name": os.path.basename(corpus)}],
                   "initializationOptions": {"cacheDir": cache}, "trace": "off"}
         self.lsp.request("initialize", params, 60)
@@ -247,6 +247,8 @@ def main() -> int:
                         help="a benchsuite query name or one of: " + " ".join(SECTIONS) + " (repeatable)")
     parser.add_argument("--max-results", type=int, default=10_000,
                         help="sleuth.grep max_results (bench.py passes the hard cap, 10000)")
+    parser.add_argument("--no-progress", action="store_true",
+                        help="a client without window.workDoneProgress (no progress per command; restart-to-ready polls)")
     parser.add_argument("--poll-ms", type=float, default=50, help="sleuth.index.status polling interval")
     parser.add_argument("--text-queries", type=int, default=100)
     parser.add_argument("--files-queries", type=int, default=100)
@@ -269,9 +271,10 @@ def main() -> int:
 
     # -- a first server: makes sure the store exists and is current, then goes away --------------
     started = time.perf_counter()
-    first = Server(corpus, args.cache, args.stderr, args.poll_ms / 1000)
+    first = Server(corpus, args.cache, args.stderr, args.poll_ms / 1000, not args.no_progress)
     try:
-        first.indexing_ended(timeout=600)
+        if not args.no_progress:
+            first.indexing_ended(timeout=600)
         status = first.wait(idle=True)
     finally:
         first.close()
@@ -283,11 +286,11 @@ def main() -> int:
           flush=True)
 
     # -- restart to ready ---------------------------------------------------------------------------
-    server = Server(corpus, args.cache, args.stderr, args.poll_ms / 1000)
+    server = Server(corpus, args.cache, args.stderr, args.poll_ms / 1000, not args.no_progress)
     try:
         # The server ends its "Sleuth: indexing" progress when the index is ready: waiting for that
         # notification costs the server nothing, where polling the status every few ms slows its catch-up.
-        ended = server.indexing_ended(timeout=600)
+        ended = server.indexing_ended(timeout=600) if not args.no_progress else None
         server.wait(idle=False)
         confirmed = time.perf_counter()
         report["restart_initialize_answered_s"] = round(server.initialize_answered, 2)

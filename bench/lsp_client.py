@@ -55,11 +55,12 @@ class _Pending:
     body: bytes = b""
 
 
-def vscode_capabilities() -> dict[str, Any]:
-    """The parts of VS Code's client capabilities Sleuth looks at (and a few it does not)."""
+def vscode_capabilities(progress: bool = True) -> dict[str, Any]:
+    """The parts of VS Code's client capabilities Sleuth looks at (and a few it does not);
+    ``progress=False`` leaves out ``window.workDoneProgress`` (the server then reports none)."""
     return {
         "general": {"positionEncodings": ["utf-16"], "staleRequestSupport": {"cancel": True, "retryOnContentModified": []}},
-        "window": {"workDoneProgress": True, "showMessage": {"messageActionItem": {"additionalPropertiesSupport": True}},
+        "window": {"workDoneProgress": progress, "showMessage": {"messageActionItem": {"additionalPropertiesSupport": True}},
                    "showDocument": {"support": True}},
         "workspace": {
             "applyEdit": True, "workspaceFolders": True, "configuration": True,
