@@ -211,7 +211,7 @@ def quick_open_queries(paths: Sequence[str], per_style: int, seed: int) -> dict[
 
     def vscode(path: str) -> str | None:  # the name's words spaced, folder words before or after
         folders, base, stem, ext = _split_name(path)
-        words = words_of(stem)
+        words = [w.lower() for w in re.split(r"[^A-Za-z0-9]+", stem) if w]  # camel humps and digits stay
         if len(stem) < 3 or not folders or not words:
             return None
         name = [_prefix(w, rng, 3, 6) for w in words[:3]]
@@ -246,8 +246,8 @@ def quick_open_queries(paths: Sequence[str], per_style: int, seed: int) -> dict[
             tries += 1
             path = rng.choice(paths)
             query = make(path)
-            if not query or len(query) < 2:
-                continue
+            if not query or len(query.replace(" ", "")) < (3 if style == "initials" else 4):
+                continue  # people type at least a few characters before they look
             base = path.rsplit("/", 1)[-1]
             if len(by_name[base]) > 1 and style in ("basename", "partial_ext", "initials") and "/" in path:
                 query = hint(path) + " " + query

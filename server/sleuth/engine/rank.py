@@ -1,219 +1,206 @@
 """Quick-Open fuzzy ranking of file paths (``sleuth.files`` with ``query``): ``usrctl`` finds ``UserController.cs``.
 
-The scorer follows what fzf and VS Code's Quick Open learned, as general signals (no tuned cases):
+The scorer follows what fzf (its v2 algorithm) and VS Code's Quick Open learned, as general signals:
 
-- the query's characters must appear in order (a subsequence) — each space-separated term separately;
-- a matched character scores more at a *word start*: the start of a path segment, after ``_ - .``
-  or a space, at a camelCase hump or a letter/digit boundary; consecutive matches score more
-  (a contiguous run beats scattered letters), gaps cost a little per character;
-- matches in the file *name* beat matches in directories; an exact or prefix file-name match wins;
-- shorter and shallower paths win ties; callers may boost some paths (open, recently changed).
+- each space-separated term's characters must appear in the path in order (a subsequence);
+- an alignment scores per matched character, more at a *word start* — a path segment start, after
+  ``_ - .`` or a space, a camelCase hump, a letter/digit boundary — and twice that for the term's
+  first character; a run of consecutive matches keeps the bonus of the word start it began at, so
+  ``gemobj`` on ``gem_object`` scores like two word prefixes; gaps cost a little per character;
+- *file-name matches win* (VS Code's label preference): a term that fits inside the file name
+  scores its alignment there plus a bonus, so ``pbui`` prefers ``phy-brcm-usb-init.c`` to
+  ``tools/pci/Build``; a term with a ``/`` matches its folder part before the last ``/`` and its
+  name part inside the file name;
+- the whole query equal to the file name or its stem, or a prefix of it, wins outright;
+- a file name the query covers more of, then a shorter path, wins ties; callers may boost paths.
 
-The best alignment is found by dynamic programming over the positions where each query character
-occurs (sparse, so a 60-character path costs tens of steps). Ranking a 78k-path catalogue stays
-fast because candidates are first found by one regex pass over all lower-cased file names (and,
-when few names match, one linear-time RE2 pass over the joined paths), then pre-ranked by a cheap
-tier (contiguous in the name, name prefix, subsequence of the name); only the head gets the DP.
+The best alignment is a dynamic program over the positions of each query character (sparse: a
+60-character path costs tens of steps; the gap penalty is linear so the best predecessor is a
+running maximum). Ranking a 78k-path catalogue stays fast because candidates come from regex
+passes over joined, lower-cased name and path blobs, in tiers (exact name, name prefix, contiguous
+in the name, word starts of the name, subsequence of the name, then of the path); only the best
+few hundred get the dynamic program.
 """
 
 from __future__ import annotations
 
 import bisect
 import heapq
+import itertools
 import re
 import threading
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Collection, Sequence
 
-try:  # linear time and ~10x faster than re for the subsequence pattern on 3 MB of paths
+try:  # linear time and ~10x faster than re for subsequence patterns on megabytes of paths
     import re2 as _re2
 except ImportError:  # pragma: no cover - google-re2 is a runtime dependency
     _re2 = None
 
-__all__ = ["score_path", "rank_paths", "PathIndex"]
+__all__ = ["score_path", "rank_paths", "rank_paths_counted", "PathIndex"]
 
 MATCH = 16
-BONUS_SEGMENT = 12  # first character of a path segment
-BONUS_WORD = 9  # after _ - . space
-BONUS_CAMEL = 8  # lower -> Upper
-BONUS_DIGIT = 5  # letter <-> digit
-BONUS_CONSECUTIVE = 10
-BONUS_BASENAME = 6  # per character matched in the file name
-GAP_START = 6
-GAP_EXTEND = 2
-LENGTH_PENALTY = 0.15  # per character of the path
-DEPTH_PENALTY = 1.0  # per folder level
-RERANK = 200  # candidates that get the full dynamic-programming score
+BONUS_SEGMENT = 9  # first character of a path segment (or of the path)
+BONUS_BOUNDARY = 8  # after _ - . space and other non-word characters
+BONUS_CAMEL = 7  # lower -> Upper, letter -> digit
+BONUS_NONWORD = 8  # matching a separator itself (``/`` in ``gem/obj``)
+BONUS_CONSECUTIVE = 4  # least bonus of a character continuing a run
+FIRST_MULTIPLIER = 2  # the first character's word-start bonus counts twice
+GAP_START = 3
+GAP_EXTEND = 1
+LABEL = 24  # a term aligned inside the file name
+NAME_EXACT = 64  # the whole query is the file name or its stem
+NAME_PREFIX = 24  # the whole query starts the file name
+COVER = 16  # times the fraction of the file name's characters the query explains
+PATH_LENGTH = 0.05  # per character of the path
+RERANK = 240  # candidates that get the full dynamic-programming score
+_WORD_START = re.compile(r"(?<![A-Za-z0-9])(?=[A-Za-z0-9])|(?<=[a-z])(?=[A-Z])|(?<=[A-Za-z])(?=[0-9])")
 
 
-def _bonus(path: str, i: int) -> int:
-    if i == 0:
-        return BONUS_SEGMENT
-    prev, cur = path[i - 1], path[i]
-    if prev in "/\\":
-        return BONUS_SEGMENT
-    if prev in "_-. ":
-        return BONUS_WORD
-    if prev.islower() and cur.isupper():
-        return BONUS_CAMEL
-    if prev.isdigit() != cur.isdigit() and cur.isalnum() and prev.isalnum():
-        return BONUS_DIGIT
-    return 0
+def _bonuses(path: str) -> bytes:
+    """Bonus of a match at each character of ``path`` (see the module docstring)."""
+    out = bytearray(len(path))
+    prev = "/"
+    for i, ch in enumerate(path):
+        if ch.isalnum():
+            if prev in "/\\":
+                out[i] = BONUS_SEGMENT
+            elif not prev.isalnum():
+                out[i] = BONUS_BOUNDARY
+            elif (prev.islower() and ch.isupper()) or (ch.isdigit() and not prev.isdigit()):
+                out[i] = BONUS_CAMEL
+        else:
+            out[i] = BONUS_NONWORD
+        prev = ch
+    return bytes(out)
 
 
-def _term_score(term: str, path: str, lower: str, base_start: int) -> float | None:
-    """Best alignment score of ``term`` (lowercase) in ``path``; None when it is not a subsequence."""
-    prev: list[tuple[int, float]] = []  # (position, best score ending there)
+def _align(term: str, low: str, bonus: bytes, lo: int = 0, hi: int | None = None) -> float | None:
+    """Best fzf-style alignment score of ``term`` in ``low[lo:hi]``; None when it is not a subsequence."""
+    hi = len(low) if hi is None else hi
+    prev_pos: list[int] = []
+    prev_score: list[float] = []
+    prev_chunk: list[int] = []
     for j, ch in enumerate(term):
+        start = prev_pos[0] + 1 if j else lo
         positions: list[int] = []
-        start = prev[0][0] + 1 if prev else 0
-        k = lower.find(ch, start)
+        k = low.find(ch, start, hi)
         while k >= 0:
             positions.append(k)
-            k = lower.find(ch, k + 1)
+            k = low.find(ch, k + 1, hi)
         if not positions:
             return None
-        cur: list[tuple[int, float]] = []
-        for i in positions:
-            own = MATCH + _bonus(path, i) + (BONUS_BASENAME if i >= base_start else 0)
-            if j == 0:
-                cur.append((i, own - min(i, 20) * 0.2))
-                continue
-            best = None
-            for p, s in prev:
-                if p >= i:
-                    break
-                if p == i - 1:
-                    value = s + own + BONUS_CONSECUTIVE
-                else:
-                    value = s + own - GAP_START - GAP_EXTEND * min(i - p - 2, 12)
-                if best is None or value > best:
-                    best = value
-            if best is not None:
-                cur.append((i, best))
-        if not cur:
-            return None
-        prev = cur
-    return max(s for _, s in prev)
+        scores: list[float] = []
+        chunks: list[int] = []
+        keep: list[int] = []
+        if j == 0:
+            for p in positions:
+                keep.append(p)
+                scores.append(MATCH + bonus[p] * FIRST_MULTIPLIER)
+                chunks.append(bonus[p])
+        else:
+            # predecessors p' <= p - 2 pay GAP_START + GAP_EXTEND * (p - p' - 2): keep max(score + GAP_EXTEND * p')
+            best_gap = None
+            q = 0
+            n_prev = len(prev_pos)
+            at = {p: i for i, p in enumerate(prev_pos)}
+            for p in positions:
+                while q < n_prev and prev_pos[q] <= p - 2:
+                    value = prev_score[q] + GAP_EXTEND * prev_pos[q]
+                    if best_gap is None or value > best_gap:
+                        best_gap = value
+                    q += 1
+                b = bonus[p]
+                candidate = None
+                chunk = b
+                i = at.get(p - 1)
+                if i is not None:
+                    run = prev_chunk[i]
+                    candidate = prev_score[i] + MATCH + max(b, run, BONUS_CONSECUTIVE)
+                    chunk = b if b >= BONUS_BOUNDARY and b > run else run
+                if best_gap is not None:
+                    gapped = best_gap - GAP_EXTEND * (p - 2) - GAP_START + MATCH + b
+                    if candidate is None or gapped > candidate:
+                        candidate, chunk = gapped, b
+                if candidate is not None:
+                    keep.append(p)
+                    scores.append(candidate)
+                    chunks.append(chunk)
+            if not keep:
+                return None
+        prev_pos, prev_score, prev_chunk = keep, scores, chunks
+    return max(prev_score)
 
 
-def _max_term(term: str) -> float:
-    return len(term) * (MATCH + BONUS_SEGMENT + BONUS_BASENAME + BONUS_CONSECUTIVE)
+def _term_max(term: str) -> float:
+    return (len(term) * (MATCH + BONUS_SEGMENT) + BONUS_SEGMENT * (FIRST_MULTIPLIER - 1)) + LABEL
 
 
-def score_path(query: str, path: str, boost: bool = False) -> float | None:
+def score_path(query: str, path: str, boost: bool = False, bonus: bytes | None = None) -> float | None:
     """Score of ``path`` for ``query`` in 0..1 (higher is better), or None when it does not match."""
     terms = query.lower().split()
     if not terms:
         return None
-    lower = path.lower()
-    if len(lower) != len(path):  # a character whose lowercase changes length: score on the lowered text
-        path = lower
+    low = path.lower()
+    if len(low) != len(path):  # a character whose lowercase changes length: score on the lowered text
+        path = low
+    if bonus is None:
+        bonus = _bonuses(path)
     base_start = max(path.rfind("/"), path.rfind("\\")) + 1
-    base = lower[base_start:]
-    stem = base.rsplit(".", 1)[0] if "." in base[1:] else base
     raw = 0.0
     top = 0.0
     for term in terms:
-        s = _term_score(term, path, lower, base_start)
+        s = _term_score(term, low, bonus, base_start)
         if s is None:
             return None
         raw += s
-        top += _max_term(term)
+        top += _term_max(term)
+    base = low[base_start:]
     whole = "".join(terms)
-    if whole == stem or whole == base:
-        raw += 40
+    stem = base.rsplit(".", 1)[0] if "." in base[1:] else base
+    if whole in (stem, base):
+        raw += NAME_EXACT
     elif base.startswith(whole):
-        raw += 20
-    elif whole in base:
-        raw += 10
-    raw -= LENGTH_PENALTY * len(path) + DEPTH_PENALTY * path.count("/")
+        raw += NAME_PREFIX
+    named = sum(len(t.rsplit("/", 1)[-1]) for t in terms)
+    raw += COVER * min(1.0, named / max(len(stem), 1))
+    raw -= PATH_LENGTH * len(path)
     if boost:
         raw += 8
-    top += 40
+    top += NAME_EXACT + COVER
     return max(0.0, min(1.0, raw / top))
+
+
+def _term_score(term: str, low: str, bonus: bytes, base_start: int) -> float | None:
+    """One term: the best alignment over the path, or inside the file name plus :data:`LABEL`."""
+    whole = _align(term, low, bonus)
+    if whole is None:
+        return None
+    slash = term.rfind("/")
+    if slash < 0:
+        in_name = _align(term, low, bonus, base_start)
+        return whole if in_name is None else max(whole, in_name + LABEL)
+    folder, name = term[:slash + 1], term[slash + 1:]
+    if not name:
+        return whole
+    in_name = _align(name, low, bonus, base_start)
+    head = _align(folder, low, bonus, 0, base_start)
+    if in_name is None or head is None:
+        return whole
+    return max(whole, head + in_name + LABEL)
 
 
 @dataclass
 class _Prepared:
     displays: Sequence[str]
-    blob: bytes
+    lows: list[str]
+    blob: bytes  # lower-cased paths, one a line
     starts: list[int]
-    bases: str
+    bases: bytes  # lower-cased file names, one a line
     base_starts: list[int]
     base_lows: list[str]
     lengths: list[int]
-
-
-class PathIndex:
-    """A path list prepared for repeated queries (joined, lower-cased blobs for the prefilters)."""
-
-    def __init__(self, displays: Sequence[str]) -> None:
-        lows = [d.lower() for d in displays]
-        base_lows = [low[low.rfind("/") + 1:] for low in lows]
-        raw = [low.encode("utf-8", "surrogatepass") for low in lows]
-        self.prepared = _Prepared(displays, b"\n".join(raw), _offsets([len(r) for r in raw]),
-                                  "\n".join(base_lows), _offsets([len(b) for b in base_lows]), base_lows,
-                                  [len(d) for d in displays])
-
-    @staticmethod
-    def _pattern(term: str) -> str:
-        return "[^\n]*?".join(re.escape(c) for c in term)
-
-    def _in_paths(self, term: str) -> set[int]:
-        """Paths containing ``term`` as a subsequence: one RE2 pass (linear) over all paths."""
-        prep = self.prepared
-        pattern = self._pattern(term).encode("utf-8")
-        compiled = _re2.compile(pattern) if _re2 is not None else re.compile(pattern)
-        return {bisect.bisect_right(prep.starts, m.start()) - 1 for m in compiled.finditer(prep.blob)}
-
-    def _in_names(self, term: str) -> set[int]:
-        """Paths whose file name contains ``term`` as a subsequence (names are short: ``re`` is fast)."""
-        prep = self.prepared
-        compiled = re.compile(self._pattern(term))
-        return {bisect.bisect_right(prep.base_starts, m.start()) - 1 for m in compiled.finditer(prep.bases)}
-
-    def search(self, query: str, boost: Collection[int] = (), limit: int | None = None) -> list[tuple[int, float]]:
-        """``(index, score)`` of matching paths, best first (ties: shorter, then path order).
-
-        When more than :data:`RERANK` file names match a one-word query, matches that need the
-        folders are left out: they cannot outrank that many file-name matches in practice.
-        """
-        terms = query.lower().split()
-        prep = self.prepared
-        if not terms:
-            return []
-        whole = "".join(terms)
-        in_names = self._in_names(whole) if len(terms) == 1 else set()
-        if len(in_names) >= RERANK:
-            candidates = in_names
-        else:
-            found: set[int] | None = None
-            for term in terms:
-                part = self._in_paths(term)
-                found = part if found is None else found & part
-            candidates = found or set()
-        lows, lengths = prep.base_lows, prep.lengths
-        head = whole[:3]
-
-        def cheap(i: int) -> tuple[int, int, int]:
-            base = lows[i]
-            tier = (4 if whole in base else 0) + (2 if base.startswith(head) else 0) + (i in in_names) + (i in boost)
-            return -tier, lengths[i], i
-
-        order = heapq.nsmallest(RERANK, candidates, key=cheap)
-        if len(candidates) > RERANK:
-            chosen = set(order)
-            order += sorted((i for i in candidates if i not in chosen), key=lengths.__getitem__)
-        displays = prep.displays
-        scored: list[tuple[int, float]] = []
-        for i in order[:RERANK]:
-            s = score_path(query, displays[i], i in boost)
-            if s is not None:
-                scored.append((i, s))
-        scored.sort(key=lambda x: (-x[1], lengths[x[0]], x[0]))
-        result = scored + [(i, 0.0) for i in order[RERANK:]]  # matched, below the re-ranked head
-        return result[:limit] if limit is not None else result
+    by_name: dict[str, list[int]]  # lower-cased file name and stem -> indexes
 
 
 def _offsets(lengths: list[int]) -> list[int]:
@@ -223,6 +210,199 @@ def _offsets(lengths: list[int]) -> list[int]:
         out.append(pos)
         pos += length + 1
     return out
+
+
+def _joined(lines: list[str]) -> tuple[bytes, list[int]]:
+    raw = [line.encode("utf-8", "surrogatepass") for line in lines]
+    return b"\n".join(raw), _offsets([len(r) for r in raw])
+
+
+def _subsequence(term: str) -> str:
+    return "[^\n]*?".join(re.escape(c) for c in term) + "[^\n]*"
+
+
+def _is_subsequence(small: str, big: str) -> bool:
+    rest = iter(big)
+    return all(c in rest for c in small)
+
+
+def _word_aligned(term: str) -> str:
+    """Each character either continues the previous one or starts a word (``\\x01`` marks word starts)."""
+    return "\x01" + "(?:[^\n]*\x01)?".join(re.escape(c) for c in term) + "[^\n]*"
+
+
+def _compile(pattern: str) -> re.Pattern[bytes]:
+    raw = pattern.encode("utf-8", "surrogatepass")
+    return _re2.compile(raw) if _re2 is not None else re.compile(raw)  # type: ignore[no-any-return]
+
+
+def _lines(pattern: str, text: bytes, starts: list[int]) -> set[int]:
+    """Indexes of the lines of ``text`` (line offsets ``starts``) where ``pattern`` matches (one pass)."""
+    bisect_right = bisect.bisect_right
+    return {bisect_right(starts, m.start()) - 1 for m in _compile(pattern).finditer(text)}
+
+
+class PathIndex:
+    """A path list prepared for repeated queries (joined, lower-cased blobs for the candidate passes)."""
+
+    def __init__(self, displays: Sequence[str]) -> None:
+        lows = [d.lower() for d in displays]
+        base_lows = [low[low.rfind("/") + 1:] for low in lows]
+        by_name: dict[str, list[int]] = {}
+        for i, base in enumerate(base_lows):
+            by_name.setdefault(base, []).append(i)
+            if "." in base[1:]:
+                by_name.setdefault(base.rsplit(".", 1)[0], []).append(i)
+        blob, starts = _joined(lows)
+        bases, base_starts = _joined(base_lows)
+        self.prepared = _Prepared(displays, lows, blob, starts, bases, base_starts, base_lows,
+                                  [len(d) for d in displays], by_name)
+        self._marked_cache: dict[str, tuple[list[str], bytes, list[int]]] = {}
+        self._bonus: dict[int, bytes] = {}
+        self._lock = threading.Lock()
+
+    def _marked(self, which: str) -> tuple[list[str], bytes, list[int]]:
+        """File names (``names``) or paths (``paths``) lower-cased with ``\\x01`` before each word start:
+        the list, and joined one a line with the line offsets; made on first use."""
+        with self._lock:
+            found = self._marked_cache.get(which)
+            if found is None:
+                displays = self.prepared.displays
+                texts = displays if which == "paths" else [d[d.rfind("/") + 1:] for d in displays]
+                marked = [_WORD_START.sub("\x01", t).lower() for t in texts]
+                found = self._marked_cache[which] = (marked, *_joined(marked))
+            return found
+
+    def _matching(self, term: str, among: Iterable[int] | None = None, names: bool = False) -> set[int]:
+        """Paths (or file names) holding ``term`` as a subsequence, of those ``among``: one RE2 pass over
+        the joined text for a selective term, else a check per path (RE2 pays per match, and a short
+        term matches most paths)."""
+        prep = self.prepared
+        if among is None and len(term) >= 3:
+            if names:
+                return _lines(_subsequence(term), prep.bases, prep.base_starts)
+            return _lines(_subsequence(term), prep.blob, prep.starts)
+        search = re.compile(".*?".join(re.escape(c) for c in term), re.S).search
+        texts = prep.base_lows if names else prep.lows
+        return {i for i in (range(len(texts)) if among is None else among) if search(texts[i])}
+
+    def _all_terms(self, terms: list[str]) -> set[int]:
+        """Paths holding every term as a subsequence. A term that is a subsequence of another is implied
+        by it. Two or three terms are first tried as one RE2 pass over their orders (disjoint
+        occurrences); when that finds none, or for more terms, term by term (longest first, then a
+        check per path)."""
+        prep = self.prepared
+        unique = [t for t in dict.fromkeys(terms)
+                  if not any(o != t and _is_subsequence(t, o) for o in terms)] or terms[:1]
+        if 2 <= len(unique) <= 3:
+            orders = itertools.permutations([_subsequence(t)[:-len("[^\n]*")] for t in unique])
+            found = _lines("(?:" + "|".join("[^\n]*?".join(order) for order in orders) + ")[^\n]*",
+                           prep.blob, prep.starts)
+            if found:
+                return found
+        pool: set[int] | None = None
+        for term in sorted(unique, key=len, reverse=True):
+            if pool is None:
+                pool = self._matching(term)
+            elif len(pool) > 20000 and len(term) >= 4:
+                pool &= self._matching(term)
+            else:
+                pool = self._matching(term, pool)
+        return pool or set()
+
+    def _bonus_of(self, i: int) -> bytes:
+        found = self._bonus.get(i)
+        if found is None:
+            if len(self._bonus) > 20000:
+                self._bonus = {}
+            found = self._bonus[i] = _bonuses(self.prepared.displays[i])
+        return found
+
+    def candidates(self, terms: list[str], boost: Collection[int]) -> tuple[list[int], set[int]]:
+        """(up to :data:`RERANK` likely-best matching paths, best tier first; every path found matching).
+
+        Tiers, for the longest term's name part: the whole query is the file name or stem; the name
+        starts with it; holds it contiguously; at word starts; as a subsequence; the path holds it
+        at word starts; anywhere. Each other term found in the file name lifts a path one tier.
+        A one-term query that more than :data:`RERANK` file names hold leaves out paths that need
+        their folders to match: they could not outrank that many file-name matches.
+        """
+        prep = self.prepared
+        lengths, base_lows = prep.lengths, prep.base_lows
+        whole = "".join(terms)
+        names = [t.rsplit("/", 1)[-1] for t in terms]
+        key_name = max(names, key=len)
+        exact = set(prep.by_name.get(whole, ()))
+        pool: set[int] | None = None
+        if len(terms) == 1 and "/" not in whole:
+            in_names = self._matching(whole, names=True)
+            pool = in_names if len(in_names) >= RERANK else self._matching(whole)
+        else:
+            pool = self._all_terms(terms)
+        marked_names = self._marked("names")[0]
+        aligned_name = re.compile(_word_aligned(key_name)).search if key_name else None
+        loose_name = re.compile(".*?".join(re.escape(c) for c in key_name)).search
+        others = [n for n in names if n and n != key_name]
+        spread = "/" in whole or len(terms) > 1 or len(pool) <= 4 * RERANK
+        marked_paths = self._marked("paths")[0] if spread and len(terms) == 1 else None
+        aligned_path = re.compile(_word_aligned(terms[0])).search if marked_paths is not None else None
+
+        def level(i: int) -> int:
+            base = base_lows[i]
+            if i in exact:
+                tier = 0
+            elif not key_name:
+                tier = 6
+            elif base.startswith(key_name):
+                tier = 1
+            elif key_name in base:
+                tier = 2
+            elif aligned_name is not None and aligned_name(marked_names[i]):
+                tier = 3
+            elif loose_name(base):
+                tier = 4
+            elif aligned_path is not None and marked_paths is not None and aligned_path(marked_paths[i]):
+                tier = 5
+            else:
+                tier = 6
+            return tier - sum(1 for n in others if n in base) - (i in boost)
+
+        if len(pool) > 8000:  # too many to tier one by one: first the few the blobs say are strong
+            strong = set(exact)
+            if len(key_name) >= 3:
+                _, marked_blob, marked_starts = self._marked("names")
+                strong |= _lines(_word_aligned(key_name), marked_blob, marked_starts) & pool
+                strong |= {bisect.bisect_right(prep.base_starts, m.start()) - 1
+                           for m in re.finditer(re.escape(key_name.encode("utf-8", "surrogatepass")), prep.bases)}
+            pool_head = list(strong & pool) + heapq.nsmallest(
+                8000, pool - strong, key=lambda i: (not base_lows[i].startswith(key_name), len(base_lows[i]), lengths[i]))
+        else:
+            pool_head = list(pool)
+        keyed = [((level(i), len(base_lows[i]), lengths[i], i), i) for i in pool_head]
+        head = [i for _, i in heapq.nsmallest(RERANK, keyed)]
+        return head, pool
+
+    def search(self, query: str, boost: Collection[int] = (), limit: int | None = None) -> tuple[list[tuple[int, float]], int]:
+        """(``(index, score)`` of the best matching paths, best first; how many paths match).
+
+        Ties go to the shorter path, then to path order. Without ``limit`` every match found is
+        returned, those beyond the re-ranked head with score 0, shortest first.
+        """
+        terms = query.lower().split()
+        if not terms:
+            return [], 0
+        displays, lengths = self.prepared.displays, self.prepared.lengths
+        head, pool = self.candidates(terms, boost)
+        scored: list[tuple[int, float]] = []
+        for i in head:
+            s = score_path(query, displays[i], i in boost, self._bonus_of(i))
+            if s is not None:
+                scored.append((i, s))
+        scored.sort(key=lambda x: (-x[1], lengths[x[0]], x[0]))
+        if limit is not None:
+            return scored[:limit], len(pool)
+        chosen = set(head)
+        return scored + [(i, 0.0) for i in sorted((i for i in pool if i not in chosen), key=lengths.__getitem__)], len(pool)
 
 
 _cache_lock = threading.Lock()
@@ -245,9 +425,15 @@ def rank_paths(query: str, displays: Sequence[str], boost: Collection[int] = (),
                limit: int | None = None) -> list[tuple[int, float]]:
     """Rank ``displays`` for the Quick-Open ``query``: ``(index into displays, score 0..1)``, best first.
 
-    Only matching paths are returned. The prepared form of the last path lists is cached, so
-    repeated queries over the same catalogue skip the preparation.
+    Only matching paths are returned (the best :data:`RERANK` of them when more match). The prepared
+    form of the last path lists is cached, so repeated queries over the same catalogue skip it.
     """
+    return rank_paths_counted(query, displays, boost, limit)[0]
+
+
+def rank_paths_counted(query: str, displays: Sequence[str], boost: Collection[int] = (),
+                       limit: int | None = None) -> tuple[list[tuple[int, float]], int]:
+    """:func:`rank_paths` and how many paths match in all (``limit`` only cuts the list)."""
     if not query.strip() or not displays:
-        return []
+        return [], 0
     return _prepared(displays).search(query, boost, limit)
