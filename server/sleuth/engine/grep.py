@@ -28,7 +28,8 @@ from sleuth.engine.cancel import CancelToken, NullProgress, ProgressSink
 from sleuth.engine.collect import Collector
 from sleuth.engine.errors import Cancelled
 from sleuth.engine.match import Matcher
-from sleuth.engine.search import BatchStats, FileResult, RangeHint, search_files
+from sleuth.engine.index.pieces import Pieces, search_pieces
+from sleuth.engine.search import BatchStats, FileResult, search_files
 from sleuth.engine.types import FileEntry, FileError, MatchOptions, SearchOptions, SkipCounts, WalkOptions
 from sleuth.engine.walk import Subtree, walk
 from sleuth.engine.workspace import Target, Workspace
@@ -81,8 +82,8 @@ class UnitResult:
     complete: bool = True
 
 
-# (path, display, open-buffer text or None, size, the index's range hint for a big file or None)
-FileItem = tuple[str, str, "str | None", int, "RangeHint | None"]
+# (path, display, open-buffer text or None, size, the index's candidate pieces of the file or None)
+FileItem = tuple[str, str, "str | None", int, "Pieces | None"]
 Unit = list[Union[FileItem, Subtree]]  # consecutive files and subtrees, in final order
 
 
@@ -130,12 +131,30 @@ class _WorkerToken(CancelToken):
         return False
 
 
-def _search_files(files: Iterable[tuple[str, str, str | None, int]], match: MatchOptions, search: SearchOptions,
+def _whole_files(files: Iterable[FileItem], matcher: Matcher, search: SearchOptions, size_cap: int | None,
+                 pieces_ok: bool, results: list[FileResult], stats: BatchStats) -> Iterator[tuple[str, str, None, None]]:
+    """Search the files the index gave candidate pieces of here, yield the others (and those whose
+    pieces no longer hold) for :func:`search_files`, keeping the order of ``results``."""
+    for path, display, text, size, pieces in files:
+        if pieces is not None and text is None and pieces_ok and (size_cap is None or size <= size_cap):
+            result = search_pieces(path, display, pieces, matcher, search)
+            if result is not None:
+                stats.scanned += 1
+                if result.matched_lines or result.error:
+                    results.append(result)
+                continue
+        yield path, display, text, None  # type: ignore[misc]
+
+
+def _search_files(files: Iterable[FileItem], match: MatchOptions, search: SearchOptions,
                   size_cap: int | None, token: CancelToken, out: UnitResult) -> None:
     stats = BatchStats()
     results: list[FileResult] = []
-    if not search_files(((p, d, t, h) for p, d, t, _size, h in files), _matcher_for(match), search, size_cap,
-                        token.should_stop, results, stats):
+    matcher = _matcher_for(match)
+    # Pieces serve line-mode searches without context or invert (their matches never leave a piece).
+    pieces_ok = not match.multiline and not search.invert and not search.before and not search.after
+    if not search_files(_whole_files(files, matcher, search, size_cap, pieces_ok, results, stats), matcher, search,
+                        size_cap, token.should_stop, results, stats):
         out.complete = False
     out.scanned += stats.scanned
     out.skipped.binary += stats.binary
@@ -244,9 +263,8 @@ def _units(items: Iterable[FileEntry | Subtree], buffers: Mapping[str, str] | No
             unit.append(item)
             weight += SUBTREE_WEIGHT
         else:
-            ranges = getattr(item, "ranges", None)  # an index's candidate chunks of a big file
-            hint = (ranges, item.size, item.mtime) if ranges and line_mode else None
-            unit.append((item.path, item.display, buffers.get(item.path) if buffers else None, item.size, hint))
+            pieces = getattr(item, "pieces", None) if line_mode else None  # an index's candidate chunks
+            unit.append((item.path, item.display, buffers.get(item.path) if buffers else None, item.size, pieces))
             weight += 1
             size += max(item.size, 0)
         if weight >= CHUNK_FILES or size >= CHUNK_BYTES:

@@ -111,11 +111,12 @@ def full_build(base: str, entries: Sequence[FileEntry], token: CancelToken, prog
                 completed[shard] = True
                 continue
             rows = []
-            for fid, size, mtime_ns, first_row, offsets, _error, wide in message[1]:
+            for fid, size, mtime_ns, first_row, offsets, _error, wide, lines, plain in message[1]:
                 entry = entries[fid - 1]
                 rows.append(Catalogue.row_values(FileRecord(fid, entry.path, entry.display, size, mtime_ns, shard,
-                                                            first_row, tuple(offsets), bool(wide))))
-            catalog.executemany("INSERT INTO files VALUES(?,?,?,?,?,?,?,?,?)", rows)
+                                                            first_row, tuple(offsets), bool(wide), tuple(lines),
+                                                            bool(plain))))
+            catalog.executemany(Catalogue.INSERT, rows)
             done += len(rows)
             nbytes += message[2]
             progress(done, total, f"indexed {done} of {total} files")

@@ -41,6 +41,8 @@ class Indexed:
     # The text may end in a two-character literal (no final newline, so no trigram follows it), or holds
     # a NUL: trigrams cannot rule out such a literal (see trigram.pair_spellings), so the file is its candidate.
     wide: bool = False
+    lines: tuple[int, ...] = ()  # newlines before each of ``offsets``: a chunk's first line number, minus one
+    plain: bool = False  # no NUL, BOM or UTF-16: the bytes on disk are the indexed text, so chunks may be read alone
 
 
 def next_row(conn: sqlite3.Connection) -> int:
@@ -74,14 +76,21 @@ def index_file(conn: sqlite3.Connection, path: str, row: int, max_bytes: int | N
         data, size, mtime_ns = _read(path)
     except OSError as exc:
         return Indexed(0, 0, -1, (), exc.strerror or str(exc)), row
+    raw = data
     data = normalize(data)
     first = row
     offsets: list[int] = []
+    lines: list[int] = []
+    newlines = previous = 0
     rows = []
-    wide = (bool(data) and not data.endswith(b"\n")) or b"\0" in data
+    nul = b"\0" in data
+    wide = (bool(data) and not data.endswith(b"\n")) or nul
     for start, end in chunks(data):
         if start:
+            newlines += data.count(b"\n", previous, start)
+            previous = start
             offsets.append(start)
+            lines.append(newlines)
         rows.append((row, to_text(data[start:end])))
         row += 1
     if not rows:
@@ -91,14 +100,15 @@ def index_file(conn: sqlite3.Connection, path: str, row: int, max_bytes: int | N
     keys = {identifier_key(name) for name, _, _ in definitions(data)}
     if keys:
         conn.execute("INSERT INTO defs(rowid, keys) VALUES(?, ?)", (first, " ".join(sorted(keys))))
-    return Indexed(size, mtime_ns, first, tuple(offsets), None, wide), row
+    plain = not nul and data is raw and raw[:3] != b"\xef\xbb\xbf"
+    return Indexed(size, mtime_ns, first, tuple(offsets), None, wide, tuple(lines), plain), row
 
 
 def worker_main(argv: list[str]) -> int:
     """Build process body: ``DB LIST MAX_BYTES SHARD``; index the ``file_id\tpath`` lines of LIST into DB.
 
     Writes one JSON line per batch to stdout, ``["batch", [[file_id, size, mtime_ns, first_row,
-    offsets, error, wide], ...], bytes]``, then ``["done"]`` once the shard is optimized and marked
+    offsets, error, wide, lines, plain], ...], bytes]``, then ``["done"]`` once the shard is optimized and marked
     complete. Any failure exits non-zero: the parent abandons the build, never publishes it.
     """
     db_path, list_path, max_arg, _shard = argv
@@ -118,7 +128,7 @@ def worker_main(argv: list[str]) -> int:
             file_id, path = line.rstrip("\n").split("\t", 1)
             record, row = index_file(conn, path, row, max_bytes)
             results.append([int(file_id), record.size, record.mtime_ns, record.first_row, list(record.offsets),
-                            record.error, record.wide])
+                            record.error, record.wide, list(record.lines), record.plain])
             total += record.size
             if len(results) >= BATCH_FILES or total >= BATCH_BYTES:
                 out.write(json.dumps(["batch", results, total]) + "\n")

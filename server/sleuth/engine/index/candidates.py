@@ -1,32 +1,34 @@
-"""What the index hands to grep: candidate files, and for big files the chunks that may match.
+"""What the index hands to grep: candidate files, and for files of several chunks the chunks that may match.
 
 :class:`CandidateSet` is the result of :meth:`IndexService.candidates`; :meth:`CandidateSet.entries`
-turns it into walk entries in result order, big files as :class:`RangedEntry` whose ``ranges`` a
-range-aware searcher may restrict itself to (a plain :class:`FileEntry` to one that is not).
-:func:`absent` is the cheap check that drops big files whose candidate chunks lack the literals.
+turns it into walk entries in result order, those files as :class:`RangedEntry` whose ``pieces`` a
+range-aware searcher reads instead of the whole file (:func:`sleuth.engine.index.pieces.search_pieces`;
+a plain :class:`FileEntry` to a searcher that ignores them).
 """
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from typing import Iterable
 
 from sleuth.engine.index.catalogue import FileRecord
-from sleuth.engine.index.trigram import And, Lit, Or, Query
+from sleuth.engine.index.pieces import Pieces
 from sleuth.engine.types import FileEntry
 from sleuth.engine.workspace import sort_key
 
-__all__ = ["RangedEntry", "CandidateSet", "merge_ranges", "absent"]
+__all__ = ["RangedEntry", "CandidateSet", "merge_ranges"]
 
 
 @dataclass(frozen=True, slots=True)
 class RangedEntry(FileEntry):
-    """A candidate file of which only ``ranges`` (byte ``[start, end)``, line-aligned, ``end`` -1 = EOF) may
-    hold a line-mode match. Offsets count in the searched buffer (UTF-16 transcoded to UTF-8); they
-    hold only while the file's size and mtime still equal the entry's — otherwise search it whole."""
+    """A candidate file of which only ``pieces.ranges`` (byte ``[start, end)``, line-aligned, ``end`` -1 =
+    EOF) may hold a line-mode match; valid only while the file's size and mtime equal ``pieces``'."""
 
-    ranges: tuple[tuple[int, int], ...] = ()
+    pieces: Pieces | None = None
+
+    @property
+    def ranges(self) -> tuple[tuple[int, int], ...]:
+        return self.pieces.ranges if self.pieces is not None else ()
 
 
 def merge_ranges(spans: Iterable[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
@@ -39,56 +41,14 @@ def merge_ranges(spans: Iterable[tuple[int, int]]) -> tuple[tuple[int, int], ...
     return tuple(out)
 
 
-def _holds(query: Query, data: bytes, lowered: list[bytes]) -> bool:
-    """Whether ``data`` (one candidate range) contains the literals; case-insensitive ones are compared
-    ASCII-lowercased, which is exact only for ASCII text — any non-ASCII byte keeps the range."""
-    if isinstance(query, Lit):
-        if not query.folded:
-            return query.data in data
-        if not lowered:
-            if not data.isascii():
-                return True  # KELVIN SIGN, LONG S and friends fold to ASCII letters: don't judge
-            lowered.append(data.lower())
-        return query.data.lower() in lowered[0]
-    if isinstance(query, And):
-        return all(_holds(q, data, lowered) for q in query.items)
-    if isinstance(query, Or):
-        return any(_holds(q, data, lowered) for q in query.items)
-    return True
-
-
-def absent(rec: FileRecord, spans: tuple[tuple[int, int], ...], query: Query) -> bool:
-    """True when no candidate chunk of a big, unchanged, plain UTF-8 file contains the literals:
-    reading a few chunks beats letting the searcher read megabytes. Any doubt keeps the file."""
-    try:
-        fd = os.open(rec.path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
-    except OSError:
-        return False
-    try:
-        st = os.fstat(fd)
-        if st.st_size != rec.size or st.st_mtime_ns != rec.mtime_ns:
-            return False
-        if os.pread(fd, 2, 0) in (b"\xff\xfe", b"\xfe\xff"):
-            return False  # UTF-16: offsets are in the transcoded text
-        for start, end in spans:
-            length = (st.st_size if end < 0 else end) - start
-            if _holds(query, os.pread(fd, length, start), []):
-                return False
-        return True
-    except OSError:
-        return False
-    finally:
-        os.close(fd)
-
-
 @dataclass
 class CandidateSet:
     """Files that may match (``indexed``: the index says so) plus ``pending`` ones to read whatever;
-    ``ranges``: for big indexed files, the only byte ranges a line-mode match may lie in."""
+    ``ranges``: for indexed files of several chunks, the only pieces a line-mode match may lie in."""
 
     indexed: list[FileRecord]
     pending: list[FileEntry] = field(default_factory=list)
-    ranges: dict[str, tuple[tuple[int, int], ...]] = field(default_factory=dict)
+    ranges: dict[str, Pieces] = field(default_factory=dict)
 
     def entries(self) -> list[FileEntry]:
         """All of them as walk entries, in result order (display path, bytewise); big files with

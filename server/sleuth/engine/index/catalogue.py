@@ -7,6 +7,7 @@ re-reading) and the file list for fuzzy Quick-Open without touching the disk.
 
 from __future__ import annotations
 
+import bisect
 import sqlite3
 from dataclasses import dataclass
 from typing import Iterable, Iterator
@@ -29,6 +30,8 @@ class FileRecord:
     first_row: int  # -1: known but not indexed (unreadable, too large): always a candidate
     offsets: tuple[int, ...]
     wide: bool = False  # see builder.Indexed.wide
+    lines: tuple[int, ...] = ()  # see builder.Indexed.lines
+    plain: bool = False  # see builder.Indexed.plain
 
     @property
     def indexed(self) -> bool:
@@ -44,8 +47,14 @@ class FileRecord:
     def chunk_range(self, row: int) -> tuple[int, int]:
         """The byte range ``[start, end)`` of chunk ``row`` (end -1 = end of file)."""
         k = row - self.first_row
-        starts = (0,) + self.offsets
-        return starts[k], (starts[k + 1] if k + 1 < len(starts) else -1)
+        offsets = self.offsets
+        return (offsets[k - 1] if k else 0), (offsets[k] if k < len(offsets) else -1)
+
+    def line_before(self, offset: int) -> int:
+        """Newlines before ``offset``, which must be a chunk start (0 or one of :attr:`offsets`)."""
+        if not offset:
+            return 0
+        return self.lines[bisect.bisect_left(self.offsets, offset)]
 
 
 class Catalogue:
@@ -66,11 +75,13 @@ class Catalogue:
     @classmethod
     def load(cls, conn: sqlite3.Connection, shards: int) -> "Catalogue":
         cat = cls(shards)
-        for fid, path, display, size, mtime_ns, shard, first_row, offsets, wide in conn.execute(
-            "SELECT id, path, display, size, mtime_ns, shard, first_row, offsets, wide FROM files"
+        for fid, path, display, size, mtime_ns, shard, first_row, offsets, wide, lines, plain in conn.execute(
+            "SELECT id, path, display, size, mtime_ns, shard, first_row, offsets, wide, lines, plain FROM files"
         ):
-            offs = tuple(int(x) for x in offsets.split(",")) if offsets else ()
-            cat._add(FileRecord(fid, path, display, size, mtime_ns, shard, first_row, offs, bool(wide)))
+            offs = tuple(map(int, offsets.split(","))) if offsets else ()
+            counts = tuple(map(int, lines.split(","))) if lines else ()
+            cat._add(FileRecord(fid, path, display, size, mtime_ns, shard, first_row, offs, bool(wide), counts,
+                                bool(plain)))
         return cat
 
     def _add(self, rec: FileRecord) -> None:
@@ -99,10 +110,12 @@ class Catalogue:
         self.wide_ids.discard(rec.id)
         self._sorted = self._entries = None
 
+    INSERT = "INSERT OR REPLACE INTO files VALUES(?,?,?,?,?,?,?,?,?,?,?)"
+
     @staticmethod
     def row_values(rec: FileRecord) -> tuple[object, ...]:
         return (rec.id, rec.path, rec.display, rec.size, rec.mtime_ns, rec.shard, rec.first_row,
-                ",".join(map(str, rec.offsets)), int(rec.wide))
+                ",".join(map(str, rec.offsets)), int(rec.wide), ",".join(map(str, rec.lines)), int(rec.plain))
 
     def put(self, conn: sqlite3.Connection, fid: int | None, path: str, display: str, shard: int,
             indexed: Indexed) -> FileRecord:
@@ -114,8 +127,8 @@ class Catalogue:
         if fid is None:
             fid = self.next_id
         rec = FileRecord(fid, path, display, indexed.size, indexed.mtime_ns, shard, indexed.first_row, indexed.offsets,
-                         indexed.wide)
-        conn.execute("INSERT OR REPLACE INTO files VALUES(?,?,?,?,?,?,?,?,?)", self.row_values(rec))
+                         indexed.wide, indexed.lines, indexed.plain)
+        conn.execute(self.INSERT, self.row_values(rec))
         self._add(rec)
         return rec
 

@@ -22,9 +22,10 @@ from typing import Any, Callable, Iterable, Sequence
 
 from sleuth.engine.cancel import CancelToken, NullProgress, ProgressSink
 from sleuth.engine.index import store
-from sleuth.engine.index.candidates import CandidateSet, RangedEntry, absent, merge_ranges
+from sleuth.engine.index.candidates import CandidateSet, RangedEntry, merge_ranges
 from sleuth.engine.index.catalogue import Catalogue, FileRecord
 from sleuth.engine.index.maintenance import Maintenance
+from sleuth.engine.index.pieces import Pieces
 from sleuth.engine.index.evaluate import evaluate
 from sleuth.engine.index.trigram import ALL, Lit, Query, adapt, simplify
 from sleuth.engine.types import FileEntry, WalkOptions
@@ -33,10 +34,6 @@ from sleuth.engine.workspace import Target, Workspace, canonicalize, sort_key
 __all__ = ["IndexService", "CandidateSet", "RangedEntry"]
 
 Lister = Callable[[CancelToken], Iterable[FileEntry]]
-
-
-def _span_bytes(spans: tuple[tuple[int, int], ...], size: int) -> int:
-    return sum((size if end < 0 else end) - start for start, end in spans)
 
 
 class IndexService(Maintenance):
@@ -242,21 +239,17 @@ class IndexService(Maintenance):
             records += [r for r in cat.unindexed() if r.id not in hits]
             pending_paths = set(self._pending) | set(self._buffers)
         records = [r for r in records if r.path not in pending_paths]
-        ranges: dict[str, tuple[tuple[int, int], ...]] = {}
+        ranges: dict[str, Pieces] = {}
         if line_mode:
-            dropped: set[str] = set()
+            # Files whose candidate chunks are not all of them: the searcher reads only those chunks
+            # (plain files only, whose bytes on disk are the indexed text; see pieces.py).
             for rec in records:
-                rows = hits.get(rec.id)
-                if rec.offsets and rows and len(rows) <= len(rec.offsets):
-                    spans = merge_ranges(rec.chunk_range(r) for r in sorted(rows))
-                    # Checking pays when the candidate chunks are a small part of the file: the
-                    # searcher then skips a whole read; otherwise it would read most bytes twice.
-                    if _span_bytes(spans, rec.size) * 4 <= rec.size and absent(rec, spans, query):
-                        dropped.add(rec.path)
-                    else:
-                        ranges[rec.path] = spans
-            if dropped:
-                records = [r for r in records if r.path not in dropped]
+                if rec.offsets and rec.plain:
+                    rows = hits.get(rec.id)
+                    if rows and len(rows) <= len(rec.offsets):
+                        spans = merge_ranges(rec.chunk_range(r) for r in sorted(rows))
+                        ranges[rec.path] = Pieces(spans, tuple(rec.line_before(start) for start, _ in spans),
+                                                  rec.size, rec.mtime_ns)
         keep = self._filter(targets, options)
         pending = [e for e in (self._entry(p) for p in sorted(pending_paths)) if e is not None]
         if keep is None:

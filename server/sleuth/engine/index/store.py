@@ -39,7 +39,7 @@ __all__ = [
     "remove_stale_builds",
 ]
 
-SCHEMA = "sleuth-index-10"  # 10: "wide" = no final newline or a NUL (two-character literals)
+SCHEMA = "sleuth-index-12"  # 10: "wide" = no final newline or a NUL; 11: 16/4 KiB chunks; 12: lines, plain
 SHARDS = 2  # one per core: each build worker owns one shard database
 
 
@@ -85,7 +85,8 @@ def create_catalog(conn: sqlite3.Connection) -> None:
     conn.execute(
         "CREATE TABLE files(id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, display TEXT NOT NULL,"
         " size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, shard INTEGER NOT NULL,"
-        " first_row INTEGER NOT NULL, offsets TEXT NOT NULL, wide INTEGER NOT NULL)"
+        " first_row INTEGER NOT NULL, offsets TEXT NOT NULL, wide INTEGER NOT NULL, lines TEXT NOT NULL,"
+        " plain INTEGER NOT NULL)"
     )
 
 

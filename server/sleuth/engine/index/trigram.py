@@ -20,6 +20,7 @@ from typing import Iterator, Union
 
 __all__ = [
     "CHUNK_BYTES",
+    "chunk_bytes",
     "Lit",
     "And",
     "Or",
@@ -35,7 +36,9 @@ __all__ = [
     "adapt",
 ]
 
-CHUNK_BYTES = 1 << 16
+CHUNK_BYTES = 1 << 14
+BIG_FILE_BYTES = 1 << 18  # files from this size on are cut into SMALL_CHUNK_BYTES chunks
+SMALL_CHUNK_BYTES = 1 << 12
 
 # The only non-ASCII characters whose simple case folding is ASCII (Unicode CaseFolding.txt, status C/S).
 _ASCII_FOLDING = {"\u212a": "k", "\u017f": "s"}
@@ -94,9 +97,17 @@ def to_text(data: bytes) -> str:
     return text
 
 
-def chunks(data: bytes, size: int = CHUNK_BYTES) -> Iterator[tuple[int, int]]:
-    """Byte ranges ``[start, end)`` covering ``data``, each ending after a newline when one is near."""
+def chunk_bytes(size: int) -> int:
+    """The chunk size for a file of ``size`` bytes (see the module docstring for the measurements)."""
+    return SMALL_CHUNK_BYTES if size >= BIG_FILE_BYTES else CHUNK_BYTES
+
+
+def chunks(data: bytes, size: int | None = None) -> Iterator[tuple[int, int]]:
+    """Byte ranges ``[start, end)`` covering ``data``, each ending after a newline when one is near;
+    about :func:`chunk_bytes` long unless ``size`` is given."""
     n = len(data)
+    if size is None:
+        size = chunk_bytes(n)
     if n <= size:
         yield 0, n
         return

@@ -1,0 +1,80 @@
+"""Searching only the candidate chunks of an indexed file: the rest of it is never read.
+
+The index knows, for a file cut into several chunks, which chunks may hold a line-mode match
+(:class:`Pieces`), and the catalogue stores how many newlines precede each chunk. So a 24 MB
+generated header with three candidate chunks costs three ``pread`` calls of 4 KiB, the matcher runs
+on those pieces only, and line numbers come from the stored counts. This is sound only while the
+file is what was indexed: same size and mtime (checked on the open descriptor), and *plain* — no
+NUL (which would make it binary), BOM or UTF-16 (whose offsets are in transcoded text). Anything
+else returns None and the caller searches the file whole.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import NamedTuple
+
+from sleuth.engine.errors import SearchTimeout
+from sleuth.engine.match import Matcher
+from sleuth.engine.search import FileResult, search_buffer
+from sleuth.engine.types import SearchOptions
+
+__all__ = ["Pieces", "search_pieces"]
+
+_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0)
+
+
+class Pieces(NamedTuple):
+    """Line-aligned byte ranges ``[start, end)`` (``end`` -1 = end of file) that may hold every match,
+    the newlines before each range's start, and the size and mtime they are valid for."""
+
+    ranges: tuple[tuple[int, int], ...]
+    lines: tuple[int, ...]
+    size: int
+    mtime_ns: int
+
+
+def search_pieces(path: str, display: str, pieces: Pieces, matcher: Matcher,
+                  options: SearchOptions) -> FileResult | None:
+    """Match only ``pieces`` of ``path`` (line mode, no context, no invert: the caller checks).
+
+    Returns None when the file is not the one indexed (or cannot be read): search it whole, which
+    also reports any error properly.
+    """
+    try:
+        fd = os.open(path, _FLAGS)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if st.st_size != pieces.size or st.st_mtime_ns != pieces.mtime_ns:
+            return None
+        result = FileResult(display)
+        cap = options.max_matches_per_file
+        may_match = matcher.may_match
+        for (start, end), base in zip(pieces.ranges, pieces.lines):
+            length = (pieces.size if end < 0 else end) - start
+            piece = os.pread(fd, length, start)
+            if len(piece) != length:
+                return None
+            if not may_match(piece):
+                continue
+            try:
+                found = search_buffer(piece, matcher, options, display)
+            except SearchTimeout as exc:
+                return FileResult(display, error=f"{exc.message} {exc.hint}")
+            if not found.matched_lines:
+                continue
+            for event in found.events:
+                event["line"] += base
+            result.events.extend(found.events)
+            result.matched_lines += found.matched_lines
+            if cap is not None and result.matched_lines >= cap:
+                del result.events[cap:]
+                result.matched_lines = cap
+                break
+        return result
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
