@@ -18,7 +18,7 @@ writes Quick-Open queries in one style; both share assumptions with the code the
 - **Quick-Open queries** (``sleuth.files``) for a random path, in six styles: ``fzf`` (ordered
   fragments of folders and name, no spaces), ``vscode`` (name prefix, then folder words, spaced),
   ``basename`` (the whole file name), ``partial_ext`` (the stem and part of the extension),
-  ``initials`` (first letters of the name's words) and ``slash`` (``folder/name-prefix``). A folder
+  ``initials`` (first letters of the name's words, when no file name holds them as they are) and ``slash`` (``folder/name-prefix``). A folder
   hint is added, as a person would, when the file name is not unique in the tree.
 
 Printed per style: MRR@10, how many were first, and p50/p95 latency of the command (in this
@@ -226,16 +226,25 @@ def quick_open_queries(paths: Sequence[str], per_style: int, seed: int) -> dict[
         folders, base, stem, ext = _split_name(path)
         return stem + "." + ext[:rng.randint(1, len(ext) - 1)] if len(ext) >= 2 else None
 
-    def initials(path: str) -> str | None:
+    lowered_names = "\n".join(by_name).lower()
+
+    def initials(path: str) -> str | None:  # only where no file name holds them contiguously (else: ambiguous)
         folders, base, stem, ext = _split_name(path)
         words = words_of(stem)
-        return "".join(w[0] for w in words) if len(words) >= 3 else None
+        query = "".join(w[0] for w in words)
+        return query if len(words) >= 3 and query not in lowered_names else None
 
-    def slash(path: str) -> str | None:  # folder/name-prefix
-        folders, base, stem, ext = _split_name(path)
+    def slash(path: str) -> str | None:  # folder/name-prefix, the prefix typed until no other name under
+        folders, base, stem, ext = _split_name(path)  # that folder starts with it (people type until it shows)
         if not folders or len(stem) < 3:
             return None
-        return hint(path) + "/" + _prefix(stem, rng, 3, 12)
+        folder = hint(path)
+        under = [p.rsplit("/", 1)[-1].lower() for p in paths
+                 if p != path and any(f.startswith(folder) for f in p.split("/")[:-1])]
+        size = rng.randint(3, 6)
+        while size < len(stem) and any(other.startswith(stem[:size].lower()) for other in under):
+            size += 1
+        return folder + "/" + stem[:size]
 
     makers: dict[str, Callable[[str], str | None]] = {
         "fzf": fzf, "vscode": vscode, "basename": basename, "partial_ext": partial_ext,

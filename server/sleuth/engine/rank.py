@@ -48,10 +48,11 @@ BONUS_CONSECUTIVE = 4  # least bonus of a character continuing a run
 FIRST_MULTIPLIER = 2  # the first character's word-start bonus counts twice
 GAP_START = 3
 GAP_EXTEND = 1
-LABEL = 24  # a term aligned inside the file name
+LABEL = 12  # a term aligned inside the file name
 NAME_EXACT = 64  # the whole query is the file name or its stem
 NAME_PREFIX = 24  # the whole query starts the file name
 COVER = 16  # times the fraction of the file name's characters the query explains
+ABBREV = 32  # times the fraction of the name's words a term abbreviates, word by word from the first
 PATH_LENGTH = 0.05  # per character of the path
 RERANK = 240  # candidates that get the full dynamic-programming score
 _WORD_START = re.compile(r"(?<![A-Za-z0-9])(?=[A-Za-z0-9])|(?<=[a-z])(?=[A-Z])|(?<=[A-Za-z])(?=[0-9])")
@@ -164,11 +165,45 @@ def score_path(query: str, path: str, boost: bool = False, bonus: bytes | None =
         raw += NAME_PREFIX
     named = sum(len(t.rsplit("/", 1)[-1]) for t in terms)
     raw += COVER * min(1.0, named / max(len(stem), 1))
+    if len(terms) == 1 and "/" not in whole:  # a lone term is the name as the user abbreviates it
+        words = _words(path[base_start:])
+        stem_words = max(1, len(_words(path[base_start:len(path) - len(base) + len(stem)])))
+        raw += ABBREV * min(1.0, _abbreviates(whole, words) / stem_words)
     raw -= PATH_LENGTH * len(path)
     if boost:
         raw += 8
-    top += NAME_EXACT + COVER
+    top += NAME_EXACT + COVER + ABBREV
     return max(0.0, min(1.0, raw / top))
+
+
+def _words(name: str) -> list[str]:
+    """Lower-cased words of a file name: split at separators, camelCase humps and letter/digit boundaries."""
+    return [w for w in _WORD_START.sub("\x01", name).lower().split("\x01") if w]
+
+
+def _abbreviates(term: str, words: list[str]) -> int:
+    """How many of ``words``, from the first on, ``term`` spells as consecutive word prefixes (``i9gemobj``
+    -> ``i 915 gem object``: 4); 0 unless it spans two words or more and is not simply the name's start
+    (that is the prefix signal). Separators in either are ignored."""
+    term = "".join(c for c in term if c.isalnum())
+    words = ["".join(c for c in w if c.isalnum()) for w in words]
+    best = 0
+    stack = [(0, 0)]  # (characters of term spelled, words used)
+    seen = set()
+    while stack:
+        at, used = stack.pop()
+        if at == len(term):
+            best = max(best, used)
+            continue
+        if used == len(words) or (at, used) in seen:
+            continue
+        seen.add((at, used))
+        word = words[used]
+        k = 0
+        while k < len(word) and at + k < len(term) and term[at + k] == word[k]:
+            k += 1
+            stack.append((at + k, used + 1))
+    return best if best >= 2 and not "".join(words).startswith(term) else 0
 
 
 def _term_score(term: str, low: str, bonus: bytes, base_start: int) -> float | None:
@@ -325,7 +360,8 @@ class PathIndex:
         starts with it; holds it contiguously; at word starts; as a subsequence; the path holds it
         at word starts; anywhere. Each other term found in the file name lifts a path one tier.
         A one-term query that more than :data:`RERANK` file names hold leaves out paths that need
-        their folders to match: they could not outrank that many file-name matches.
+        their folders to match unless the term starts words there: the rest could not outrank that
+        many file-name matches.
         """
         prep = self.prepared
         lengths, base_lows = prep.lengths, prep.base_lows
@@ -336,7 +372,13 @@ class PathIndex:
         pool: set[int] | None = None
         if len(terms) == 1 and "/" not in whole:
             in_names = self._matching(whole, names=True)
-            pool = in_names if len(in_names) >= RERANK else self._matching(whole)
+            if len(in_names) < RERANK:
+                pool = self._matching(whole)
+            elif len(whole) >= 5:  # folder + name abbreviations (``netlint``: netlink/intro.rst) at word starts
+                _, marked_blob, marked_starts = self._marked("paths")
+                pool = in_names | _lines(_word_aligned(whole), marked_blob, marked_starts)
+            else:
+                pool = in_names
         else:
             pool = self._all_terms(terms)
         marked_names = self._marked("names")[0]

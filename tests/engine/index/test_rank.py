@@ -58,3 +58,68 @@ def test_scores_are_in_0_1_and_sorted_and_boost_breaks_ties() -> None:
     twins = ["a/b/widget.c", "c/d/widget.c"]
     assert twins[rank_paths("widget", twins)[0][0]] == "a/b/widget.c"
     assert twins[rank_paths("widget", twins, boost={1})[0][0]] == "c/d/widget.c"
+
+
+def test_a_term_inside_the_file_name_beats_one_spread_over_folders() -> None:
+    paths = ["arch/x86/kvm/irq.c", "include/linux/kvm_irqfd.h"]
+    assert _first("kvmirq", paths) == "include/linux/kvm_irqfd.h"
+    paths = ["tools/testing/selftests/rcutorture/formal/srcu-cbmc/tests/store_buffering/test.c",
+             "Documentation/driver-api/early-userspace/buffer-format.rst"]
+    assert _first("buf forma", paths) == "Documentation/driver-api/early-userspace/buffer-format.rst"
+
+
+def test_a_run_keeps_the_bonus_of_the_word_start_it_began_at() -> None:
+    from sleuth.engine.rank import _align, _bonuses
+
+    def align(term: str, path: str) -> float:
+        score = _align(term, path.lower(), _bonuses(path))
+        assert score is not None
+        return score
+
+    # the run "obj" after a word start scores like a word start; "gemobj" inside a word does not
+    assert align("gemobj", "gem_object.c") > align("gemobj", "agemobjective.c")
+    assert align("obj", "x_object") - align("o", "x_object") > align("obj", "xobject") - align("o", "xobject")
+
+
+def test_word_prefix_abbreviations_and_initials_of_the_name() -> None:
+    paths = ["drivers/most/configfs.c", "include/linux/configfs.h",
+             "drivers/gpu/drm/i915/gt/intel_ggtt_fencing.c"]
+    assert _first("igf", paths) == "drivers/gpu/drm/i915/gt/intel_ggtt_fencing.c"
+    assert _first("intggtfen", paths) == "drivers/gpu/drm/i915/gt/intel_ggtt_fencing.c"
+    paths = ["drivers/input/misc/ab8500-ponkey.c", "arch/arm/boot/dts/aspeed-bmc-portwell-neptune.dts"]
+    assert _first("abpn", paths) == "arch/arm/boot/dts/aspeed-bmc-portwell-neptune.dts"
+    paths = ["drivers/net/ethernet/chelsio/cxgb3/l2t.c", "arch/arm/mm/cache-xsc3l2.c"]
+    assert _first("cx3l2", paths) == "arch/arm/mm/cache-xsc3l2.c"
+
+
+def test_the_exact_name_beats_a_longer_name_it_starts_and_covering_more_of_a_name_wins() -> None:
+    paths = ["arch/sparc/include/asm/tlbflush.h", "arch/sparc/mm/tlb.c"]
+    assert _first("tlb", paths) == "arch/sparc/mm/tlb.c"
+    assert _first("tlb.c", paths) == "arch/sparc/mm/tlb.c"
+    paths = ["drivers/phy/phy-usb-initialize.c", "drivers/usb/init.c"]
+    assert _first("usbinit", paths) == "drivers/usb/init.c"
+
+
+def test_folder_slash_name_and_terms_in_any_order() -> None:
+    paths = ["tools/objtool/gem.c", "drivers/gpu/drm/i915/gem/i915_gem_object.c", "lib/obj/gemini.c"]
+    assert _first("gem/i915_gem_obj", paths) == "drivers/gpu/drm/i915/gem/i915_gem_object.c"
+    assert _first("obj gem i915", paths) == "drivers/gpu/drm/i915/gem/i915_gem_object.c"
+    assert _first("drm gem obj", paths) == "drivers/gpu/drm/i915/gem/i915_gem_object.c"
+
+
+def test_more_file_name_matches_than_the_reranked_head_keep_folder_word_matches(monkeypatch) -> None:
+    from sleuth.engine import rank
+
+    monkeypatch.setattr(rank, "RERANK", 3)
+    rank._cache.clear()
+    paths = [f"net/x/br_netlink_t{i}.c" for i in range(6)] + ["Documentation/netlink/intro.rst"]
+    found = {paths[i] for i, _ in rank_paths("netlint", paths)}
+    assert "Documentation/netlink/intro.rst" in found
+    rank._cache.clear()
+
+
+def test_counted_reports_every_match_while_the_list_is_cut() -> None:
+    from sleuth.engine.rank import rank_paths_counted
+
+    ranked, total = rank_paths_counted("c", PATHS, limit=2)
+    assert len(ranked) == 2 and total == sum(1 for p in PATHS if "c" in p.lower())
