@@ -52,13 +52,15 @@ def _item(entry: FileEntry, score: float | None = None) -> dict[str, Any]:
     return item
 
 
-def _ranked(query: str, entries: list[FileEntry], ctx: CommandContext) -> list[tuple[FileEntry, float]]:
-    from sleuth.engine.rank import rank_paths
+def _ranked(query: str, entries: list[FileEntry], ctx: CommandContext,
+            limit: int) -> tuple[list[tuple[FileEntry, float]], int]:
+    """The best ``limit`` entries for ``query`` with their scores, and how many match in all."""
+    from sleuth.engine.rank import rank_paths_counted
 
     open_paths = set(ctx.services.open_buffers or ())
     boost = {i for i, e in enumerate(entries) if e.path in open_paths}
-    ranked = rank_paths(query, [e.display for e in entries], boost=boost)
-    return [(entries[i], score) for i, score in ranked]
+    ranked, total = rank_paths_counted(query, [e.display for e in entries], boost=boost, limit=limit)
+    return [(entries[i], score) for i, score in ranked], total
 
 
 def _entries(args: dict[str, Any], ctx: CommandContext, token: CancelToken, skipped: SkipCounts,
@@ -92,9 +94,8 @@ def run(raw: Any, ctx: CommandContext) -> dict[str, Any]:
     token.raise_if_cancelled()
     limit = args["max_results"]
     if args["query"]:
-        ranked = _ranked(args["query"], entries, ctx)
-        items = [_item(entry, score) for entry, score in ranked[:limit]]
-        total = len(ranked)
+        ranked, total = _ranked(args["query"], entries, ctx, limit)
+        items = [_item(entry, score) for entry, score in ranked]
     else:
         if args["sort"] == "modified":
             entries.sort(key=lambda e: -e.mtime)
