@@ -256,3 +256,15 @@ def test_changes_reported_through_a_symlinked_root_are_not_duplicated(tmp_path: 
         assert [Path(p).name for p in service.candidates(None, Lit(b"new_text")).paths] == ["a.c"]
     finally:
         service.stop()
+
+
+def test_query_planning_keeps_the_rarest_trigrams() -> None:
+    from sleuth.engine.index.evaluate import MAX_GROUPS, MIN_GROUPS, choose_groups
+
+    groups = [[f"t{i:02d}"] for i in range(12)]
+    counts = [900, 5, 40000, 7, 19, 21, 3000, 8, 6, 100, 10, 50000]
+    chosen = [g[0] for g in choose_groups(groups, counts)]
+    assert chosen == ["t01", "t08", "t03", "t07", "t10", "t04", "t05"]  # within 8x of the rarest (5), rarest first
+    assert len(choose_groups(groups, [1] * 12)) == MAX_GROUPS
+    assert len(choose_groups(groups[:5], [1, 100, 1000, 10000, 100000])) == MIN_GROUPS
+    assert choose_groups([["abc"]], [0]) == [["abc"]]

@@ -49,14 +49,25 @@ class CandidateSet:
     indexed: list[FileRecord]
     pending: list[FileEntry] = field(default_factory=list)
     ranges: dict[str, Pieces] = field(default_factory=dict)
+    ordered: list[FileEntry] | None = None  # walk entries of ``indexed`` when it is already in result order
 
     def entries(self) -> list[FileEntry]:
-        """All of them as walk entries, in result order (display path, bytewise); big files with
+        """All of them as walk entries, in result order (display path, bytewise); files with
         :attr:`ranges` as :class:`RangedEntry` (a plain :class:`FileEntry` to callers that ignore it)."""
-        seen = {r.path for r in self.indexed}
         ranged = self.ranges
-        merged = [RangedEntry(r.path, r.display, r.size, r.mtime_ns / 1e9, ranged[r.path]) if r.path in ranged
-                  else r.entry() for r in self.indexed]
+        if self.ordered is not None:
+            merged = list(self.ordered)
+            if ranged:
+                for i, rec in enumerate(self.indexed):
+                    pieces = ranged.get(rec.path)
+                    if pieces is not None:
+                        merged[i] = RangedEntry(rec.path, rec.display, rec.size, rec.mtime_ns / 1e9, pieces)
+            if not self.pending:
+                return merged
+        else:
+            merged = [RangedEntry(r.path, r.display, r.size, r.mtime_ns / 1e9, ranged[r.path]) if r.path in ranged
+                      else r.entry() for r in self.indexed]
+        seen = {r.path for r in self.indexed}
         merged += [e for e in self.pending if e.path not in seen]
         merged.sort(key=lambda e: sort_key(e.display))
         return merged

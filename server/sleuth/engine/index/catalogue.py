@@ -70,6 +70,8 @@ class Catalogue:
         self.wide_ids: set[int] = set()
         self._sorted: list[FileRecord] | None = None
         self._entries: list[FileEntry] | None = None
+        self._order: dict[int, int] | None = None
+        self._entry_by_id: dict[int, FileEntry] | None = None
 
     # -- loading and persistence ------------------------------------------------------------
     @classmethod
@@ -96,7 +98,7 @@ class Catalogue:
             self.unindexed_ids.add(rec.id)
         if rec.wide:
             self.wide_ids.add(rec.id)
-        self._sorted = self._entries = None
+        self._sorted = self._entries = self._order = self._entry_by_id = None
 
     def _drop(self, rec: FileRecord) -> None:
         self.by_id.pop(rec.id, None)
@@ -108,7 +110,7 @@ class Catalogue:
         self.shard_bytes[rec.shard] -= rec.size
         self.unindexed_ids.discard(rec.id)
         self.wide_ids.discard(rec.id)
-        self._sorted = self._entries = None
+        self._sorted = self._entries = self._order = self._entry_by_id = None
 
     INSERT = "INSERT OR REPLACE INTO files VALUES(?,?,?,?,?,?,?,?,?,?,?)"
 
@@ -170,6 +172,18 @@ class Catalogue:
         if self._entries is None:
             self._entries = [r.entry() for r in self.sorted_records()]
         return self._entries
+
+    def order(self) -> dict[int, int]:
+        """File id -> position in :meth:`sorted_records` (sorting candidates by it is cheap); cached."""
+        if self._order is None:
+            self._order = {r.id: i for i, r in enumerate(self.sorted_records())}
+        return self._order
+
+    def entry_of(self, fid: int) -> FileEntry:
+        """The cached walk entry of file ``fid`` (see :meth:`sorted_entries`)."""
+        if self._entry_by_id is None:
+            self._entry_by_id = {r.id: e for r, e in zip(self.sorted_records(), self.sorted_entries())}
+        return self._entry_by_id[fid]
 
     def under(self, prefix: str) -> list[FileRecord]:
         """Records whose path is ``prefix`` or inside it, in result order."""

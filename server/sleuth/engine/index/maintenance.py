@@ -42,6 +42,7 @@ class Maintenance:
         _cat: Catalogue | None
         _catalog_db: sqlite3.Connection | None
         _shards: list[sqlite3.Connection]
+        _docs: list[dict[str, int]]
         _writers: list[sqlite3.Connection]  # the upkeep thread's own shard connections (WAL writer)
         _gen: str | None
         _pending: dict[str, float]
@@ -102,6 +103,7 @@ class Maintenance:
         with self._lock:
             self._close()
             self._gen, self._catalog_db, self._shards, self._cat = gen, catalog, shards, cat
+            self._docs = [{} for _ in shards]  # a new generation: its own term statistics
             self._writers = [store.connect(os.path.join(gen, f"shard-{i}.db")) for i in range(len(shards))]
             self._garbage = int(meta.get("garbage", "0"))
             self._last_build = {"at": _iso(float(meta.get("built_at", "0"))), "seconds": float(meta.get("seconds", "0"))}

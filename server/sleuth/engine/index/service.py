@@ -31,7 +31,11 @@ from sleuth.engine.index.trigram import ALL, Lit, Query, adapt, simplify
 from sleuth.engine.types import FileEntry, WalkOptions
 from sleuth.engine.workspace import Target, Workspace, canonicalize, sort_key
 
-__all__ = ["IndexService", "CandidateSet", "RangedEntry"]
+__all__ = ["IndexService", "CandidateSet", "RangedEntry", "PIECES_MIN_BYTES"]
+
+# Below this size a file is read whole even when only some of its chunks are candidates: one read
+# of a few chunks costs no more than a few preads, and the main process skips the bookkeeping.
+PIECES_MIN_BYTES = 64 << 10
 
 Lister = Callable[[CancelToken], Iterable[FileEntry]]
 
@@ -57,6 +61,7 @@ class IndexService(Maintenance):
         self._cat: Catalogue | None = None
         self._catalog_db: sqlite3.Connection | None = None
         self._shards: list[sqlite3.Connection] = []
+        self._docs: list[dict[str, int]] = []  # per shard: trigram -> rows holding it (query planning)
         self._writers: list[sqlite3.Connection] = []
         self._gen: str | None = None
         self._pending: dict[str, float] = {}  # path -> when notified
@@ -235,27 +240,33 @@ class IndexService(Maintenance):
                 self._want_rebuild = True
                 self._wake.notify_all()
                 return None
-            records = [cat.by_id[f] for f in hits if f in cat.by_id]
+            by_id = cat.by_id
+            records = [by_id[f] for f in hits if f in by_id]
             records += [r for r in cat.unindexed() if r.id not in hits]
             pending_paths = set(self._pending) | set(self._buffers)
-        records = [r for r in records if r.path not in pending_paths]
+            if pending_paths:
+                records = [r for r in records if r.path not in pending_paths]
+            order = cat.order()  # result order without a string sort, and cached walk entries
+            records.sort(key=lambda r: order[r.id])
+            entries = [cat.entry_of(r.id) for r in records]
         ranges: dict[str, Pieces] = {}
         if line_mode:
-            # Files whose candidate chunks are not all of them: the searcher reads only those chunks
-            # (plain files only, whose bytes on disk are the indexed text; see pieces.py).
+            # Files of a few chunks or more whose candidate chunks are not all of them: the searcher
+            # reads only those (plain files only, whose bytes on disk are the indexed text; pieces.py).
             for rec in records:
-                if rec.offsets and rec.plain:
+                if rec.size >= PIECES_MIN_BYTES and rec.plain:
                     rows = hits.get(rec.id)
                     if rows and len(rows) <= len(rec.offsets):
-                        spans = merge_ranges(rec.chunk_range(r) for r in sorted(rows))
+                        spans = merge_ranges([rec.chunk_range(r) for r in sorted(rows)])
                         ranges[rec.path] = Pieces(spans, tuple(rec.line_before(start) for start, _ in spans),
                                                   rec.size, rec.mtime_ns)
         keep = self._filter(targets, options)
         pending = [e for e in (self._entry(p) for p in sorted(pending_paths)) if e is not None]
-        if keep is None:
-            return CandidateSet(records, pending, ranges)
-        return CandidateSet([r for r in records if keep(r.path, r.size)],
-                            [e for e in pending if keep(e.path, e.size)], ranges)
+        if keep is not None:
+            kept = [i for i, r in enumerate(records) if keep(r.path, r.size)]
+            records, entries = [records[i] for i in kept], [entries[i] for i in kept]
+            pending = [e for e in pending if keep(e.path, e.size)]
+        return CandidateSet(records, pending, ranges, entries)
 
     def candidate_entries(self, workspace: Workspace, request: Any) -> list[FileEntry] | None:
         """The lead's grep hook: candidate files of a ``GrepRequest`` in result order, or None to scan."""
@@ -353,7 +364,9 @@ class IndexService(Maintenance):
     def _eval(self, query: Query, line_mode: bool = False) -> dict[int, set[int]]:
         """File id -> the chunk rows that may hold a match of ``query`` (see :func:`evaluate`); lock held."""
         assert self._cat is not None
-        return evaluate(self._shards, self._cat, query, line_mode)
+        if len(self._docs) != len(self._shards):
+            self._docs = [{} for _ in self._shards]
+        return evaluate(self._shards, self._cat, query, line_mode, self._docs)
 
     def _filter(self, targets: Sequence[Target] | None,
                 options: WalkOptions | None) -> Callable[[str, int], bool] | None:

@@ -30,6 +30,8 @@ __all__ = [
     "to_text",
     "chunks",
     "literal_match",
+    "trigram_groups",
+    "groups_match",
     "pair_spellings",
     "terms_match",
     "simplify",
@@ -144,14 +146,10 @@ def _variants(tri: str) -> list[str]:
     return out
 
 
-def literal_match(lit: Lit, max_trigrams: int = 12) -> str | None:
-    """The FTS5 MATCH expression a chunk containing ``lit`` satisfies, or None when it cannot narrow.
-
-    The index is case-sensitive (case-folded trigrams made ``PM_RESUME`` match every ``pm_resume``:
-    2,800 candidate files instead of a few hundred), so a literal is the AND of its trigrams, and a
-    case-insensitive one the AND of the OR of each trigram's case spellings (ASCII trigrams only).
-    Long literals use a spread of at most ``max_trigrams`` trigrams (fewer for ``-i``).
-    """
+def trigram_groups(lit: Lit) -> list[list[str]]:
+    """The trigrams a chunk containing ``lit`` holds, each as the list of its indexed spellings: one for
+    a case-sensitive literal, every ASCII case spelling for a case-insensitive one (ASCII trigrams only).
+    A chunk holding ``lit`` holds one spelling of every group; empty when the literal cannot narrow."""
     grams: list[str] = []
     for run in _valid_runs(lit.data):
         for i in range(len(run) - 2):
@@ -161,21 +159,31 @@ def literal_match(lit: Lit, max_trigrams: int = 12) -> str | None:
             if lit.folded and not tri.isascii():
                 continue
             grams.append(tri.lower() if lit.folded else tri)
-    unique = list(dict.fromkeys(grams))
-    if not unique:
+    return [_variants(t) if lit.folded else [t] for t in dict.fromkeys(grams)]
+
+
+def groups_match(groups: list[list[str]]) -> str:
+    """The FTS5 MATCH expression of the AND of ``groups``, each the OR of its spellings."""
+    return " AND ".join(_fts_string(g[0]) if len(g) == 1 else "(" + " OR ".join(map(_fts_string, g)) + ")"
+                        for g in groups)
+
+
+def literal_match(lit: Lit, max_trigrams: int = 12) -> str | None:
+    """The FTS5 MATCH expression a chunk containing ``lit`` satisfies, or None when it cannot narrow.
+
+    The index is case-sensitive (case-folded trigrams made ``PM_RESUME`` match every ``pm_resume``:
+    2,800 candidate files instead of a few hundred), so a literal is the AND of its trigrams, and a
+    case-insensitive one the AND of the OR of each trigram's case spellings (ASCII trigrams only).
+    Long literals use a spread of at most ``max_trigrams`` trigrams; the service prefers the rarest
+    ones when it knows how common they are (see :func:`sleuth.engine.index.evaluate.choose_groups`).
+    """
+    groups = trigram_groups(lit)
+    if not groups:
         return None
-    limit = max(3, max_trigrams // 2) if lit.folded else max_trigrams
-    if len(unique) > limit:
-        step = (len(unique) - 1) / (limit - 1)
-        unique = [unique[round(i * step)] for i in range(limit)]
-    if not lit.folded:
-        return " AND ".join(_fts_string(t) for t in unique)
-    parts = []
-    for tri in unique:
-        spellings = _variants(tri)
-        parts.append(_fts_string(tri) if len(spellings) == 1
-                     else "(" + " OR ".join(_fts_string(v) for v in spellings) + ")")
-    return " AND ".join(parts)
+    if len(groups) > max_trigrams:
+        step = (len(groups) - 1) / (max_trigrams - 1)
+        groups = [groups[round(i * step)] for i in range(max_trigrams)]
+    return groups_match(groups)
 
 
 def pair_spellings(lit: Lit) -> list[str] | None:
