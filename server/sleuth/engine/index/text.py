@@ -15,18 +15,26 @@ definition queries on the Linux tree): score each matching *line* by where the m
 
 from __future__ import annotations
 
+import heapq
 import re
 import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
 from sleuth.engine.cancel import CancelToken
+
+try:  # linear time; several times faster than re on megabytes with re.I
+    import re2 as _re2
+except ImportError:  # pragma: no cover - google-re2 is a runtime dependency
+    _re2 = None
 from sleuth.engine.index.defs import definition_name, identifier_key, split_identifier
 from sleuth.engine.index.query import Term, TextQuery, parse_query
 
 __all__ = ["TextHit", "TextOptions", "search_text"]
 
 SCAN_BUDGET_S = 0.04  # wall time for reading candidate files, after definition files
+HARD_BUDGET_S = 0.075  # no file is started after this, and a file's scan stops at it
+BIG_FILE_CHARS = 256 * 1024  # in a bigger file, lines spelling the identifier are enough
 MAX_SCAN_FILES = 400
 MAX_DEFINITION_FILES = 64  # definition files read whatever the budget
 MAX_LINE_CHARS = 400
@@ -62,6 +70,16 @@ class TextHit:
                 "context": {"before": self.before, "after": self.after}}
 
 
+def _file_pattern(pattern: str) -> Any:
+    """A case-insensitive pattern compiled for scanning whole files: RE2 when it is installed."""
+    if _re2 is not None:
+        try:
+            return _re2.compile("(?i)" + pattern)
+        except Exception:  # noqa: BLE001 - a pattern RE2 does not support: re does
+            pass
+    return re.compile(pattern, re.I)
+
+
 def _is_word(ch: str) -> bool:
     return ch.isalnum() or ch == "_"
 
@@ -90,14 +108,20 @@ class _Compiled:
     def __init__(self, query: TextQuery) -> None:
         self.query = query
         self.clauses = [re.compile("|".join(f"(?:{t.pattern()})" for t in clause), re.I) for clause in query.clauses]
+        # the same, for whole files: RE2 is linear and several times faster than re with re.I on megabytes
+        self.file_clause = _file_pattern(self.clauses[0].pattern)
         self.excluded = [re.compile(t.pattern(), re.I) for t in query.excluded]
         words = query.plain_words
         self.key = identifier_key(" ".join(words)) if words else ""
-        self.joined = (re.compile(r"[\s_\-]*".join(re.escape(w) for w in words) + ("" if query.prefix_last else ""),
-                                  re.I) if len(words) > 1 else None)
+        self.joined = (re.compile(r"[\s_\-]*".join(re.escape(w) for w in words), re.I) if len(words) > 1 else None)
+        self.file_joined = _file_pattern(self.joined.pattern) if self.joined is not None else None
         self.words = words
-        # every identifier the query may name: the plain words joined, and each multi-word term
-        self.keys = {k for k in [self.key] + [identifier_key(" ".join(t.words)) for c in query.clauses for t in c] if k}
+        named = [re.escape(w) for w in words if len(w) > 2]
+        self.name_pattern = re.compile("|".join(named), re.I) if named else None
+        # every identifier the query may name: the plain words joined, and each multi-word term (a
+        # lone word of a several-word query names nothing by itself: ``id`` of ``get user by id``)
+        terms = [t for c in query.clauses for t in c if len(t.words) > 1 or len(query.clauses) == 1 or len(c) > 1]
+        self.keys = {k for k in [self.key] + [identifier_key(" ".join(t.words)) for t in terms] if k}
 
     def score_line(self, line: str, tail: str = "") -> tuple[float, list[tuple[int, int]]] | None:
         if any(x.search(line) for x in self.excluded):
@@ -167,25 +191,30 @@ def _candidates(index: Any, compiled: _Compiled) -> tuple[list[int], list[int]]:
     files = index.files_matching(" AND ".join(clause_exprs)) if clause_exprs else None
     if files is None:  # nothing to narrow on (every word is shorter than 3 characters): scan in budget
         files = set(index.all_ids())
-    definers &= files if files else definers
-    return sorted(definers), sorted(files - definers)
+    return sorted(definers), sorted(files - definers)  # definers are read even where trigrams disagree
+
+
+def _spellings(tri: str) -> list[str]:
+    """Every ASCII case spelling of a trigram (the index is case-sensitive; ``ixD`` sits inside
+    ``ixDPCSSYS``, so lower/UPPER/Capitalized alone miss camel humps)."""
+    out = [""]
+    for ch in tri:
+        low, up = ch.lower(), ch.upper()
+        out = [v + c for v in out for c in ((low, up) if low != up else (ch,))]
+    return out
 
 
 def _word_expression(word: str) -> str | None:
-    """Trigrams of ``word`` as written in code: lowercase, UPPERCASE or Capitalized (a camelCase hump).
-
-    Ranked search need not be exhaustive like grep: three spellings instead of the eight case
-    variants of a trigram, and three trigrams spread over the word, keep the MATCH cheap.
-    """
+    """Trigrams of ``word`` in every case spelling: three spread over the word keep the MATCH cheap
+    (ranked search need not be exhaustive like grep; the scan confirms every line)."""
     grams = list(dict.fromkeys(word[i:i + 3] for i in range(len(word) - 2) if word[i:i + 3].isascii()))
     if not grams:
         return None
     if len(grams) > 3:
         grams = [grams[0], grams[len(grams) // 2], grams[-1]]
     parts = []
-    for k, tri in enumerate(grams):
-        spellings = {tri.lower(), tri.upper()} | ({tri[:1].upper() + tri[1:].lower()} if k == 0 else set())
-        parts.append("(" + " OR ".join('"' + v.replace('"', '""') + '"' for v in sorted(spellings)) + ")")
+    for tri in grams:
+        parts.append("(" + " OR ".join('"' + v.replace('"', '""') + '"' for v in _spellings(tri)) + ")")
     return " AND ".join(parts)
 
 
@@ -217,63 +246,62 @@ def search_text(index: Any, query_text: str, options: TextOptions = TextOptions(
     query = parse_query(query_text)
     compiled = _Compiled(query)
     definers, others = _candidates(index, compiled)
-    records = []
-    is_definer = set(definers)
-    for rec in index.records(definers + others):
-        if options.file_filter is None or options.file_filter(rec.path, rec.display):
-            records.append((rec.id in is_definer, rec.path, rec.display))
+    keep = options.file_filter
+    excluded = compiled.excluded
+    first: list[tuple[bool, str, str, int]] = []  # definition files, then pending files, then the rest
+    for rec in index.records(definers):
+        if keep is None or keep(rec.path, rec.display):
+            first.append((True, rec.path, rec.display, rec.size))
     for entry in index.pending_entries():
-        if options.file_filter is None or options.file_filter(entry.path, entry.display):
-            records.append((False, entry.path, entry.display))
+        if keep is None or keep(entry.path, entry.display):
+            first.append((False, entry.path, entry.display, entry.size))
+    first.sort(key=lambda r: (not r[0], -compiled.score_file(r[2])))
+    recs = index.records(others)
+    if keep is not None:
+        recs = [r for r in recs if keep(r.path, r.display)]
+    if len(recs) > MAX_SCAN_FILES:
+        # only the best MAX_SCAN_FILES are ever read: those whose file name holds a query word, then short paths
+        named = compiled.name_pattern
+        by_name = [r for r in recs if named is not None and named.search(r.display, r.display.rfind("/") + 1)]
+        by_name.sort(key=lambda r: -compiled.score_file(r.display))
+        recs = by_name[:MAX_SCAN_FILES] + heapq.nsmallest(MAX_SCAN_FILES, recs, key=lambda r: len(r.display))
+    else:
+        recs.sort(key=lambda r: -compiled.score_file(r.display))
+    rest = [(False, r.path, r.display, r.size) for r in recs]
     seen: set[str] = set()
     ordered = []
-    for is_def, path, display in sorted(records, key=lambda r: (not r[0], -compiled.score_file(r[2]))):
-        if any(x.search(display) for x in compiled.excluded):
+    for is_def, path, display, size in first + rest:
+        if any(x.search(display) for x in excluded):
             continue  # -word drops lines containing it and files whose path contains it
         if path not in seen:
             seen.add(path)
-            ordered.append((is_def, path, display))
+            ordered.append((is_def, path, display, size))
     hits: list[TextHit] = []
     total = 0
     scanned = 0
-    deadline = time.monotonic() + SCAN_BUDGET_S
+    began = time.monotonic()
+    deadline, hard_deadline = began + SCAN_BUDGET_S, began + HARD_BUDGET_S
     complete = True
-    for is_def, path, display in ordered:
+    for is_def, path, display, size in ordered:
         if token is not None and token.should_stop():
             complete = False
             break
-        if (not is_def or scanned >= MAX_DEFINITION_FILES) and (scanned >= MAX_SCAN_FILES or time.monotonic() > deadline):
+        now = time.monotonic()
+        if (not is_def or scanned >= MAX_DEFINITION_FILES) and (scanned >= MAX_SCAN_FILES or now > deadline):
             complete = False
+            break
+        if hits and (now > hard_deadline or (now > deadline and size > BIG_FILE_CHARS * 8)):
+            complete = False  # a definition file too: past the budget, a few MB cost more than they add
             break
         text = _read(index, path)
         scanned += 1
         if text is None:
             continue
-        file_bonus = compiled.score_file(display)
-        lines: list[str] | None = None
-        line_no, line_pos = 0, 0
-        last_line = -1
-        scored_here = 0
-        for m in compiled.clauses[0].finditer(text):
-            start = text.rfind("\n", 0, m.start()) + 1
-            if start <= last_line:
-                continue
-            end = text.find("\n", m.end())
-            end = len(text) if end < 0 else end
-            last_line = start
-            scored = compiled.score_line(text[start:min(end, start + MAX_LINE_CHARS * 4)].rstrip("\r"), text[end:end + 1000])
-            if scored is None:
-                continue
-            total += 1
-            scored_here += 1
-            if scored_here > MAX_LINES_PER_FILE:
-                continue  # counted, not shown: a file full of mentions ranks by its best lines
-            raw, spans = scored
-            if lines is None:
-                lines = text.split("\n")
-            line_no += text.count("\n", line_pos, start)
-            line_pos = start
-            hits.append(_hit(path, display, lines, line_no, raw + file_bonus, spans, options.context_lines))
+        found, count, whole = _scan_file(text, compiled, compiled.score_file(display), path, display,
+                                         options.context_lines, hard_deadline)
+        hits += found
+        total += count
+        complete = complete and whole
         if len(hits) > options.max_results * 8:
             hits.sort(key=lambda h: -h.score)
             del hits[options.max_results * 4:]
@@ -282,13 +310,70 @@ def search_text(index: Any, query_text: str, options: TextOptions = TextOptions(
     return {"total": total, "results": results, "scanned_files": scanned, "complete": complete}
 
 
-def _hit(path: str, display: str, lines: list[str], number: int, raw: float, spans: list[tuple[int, int]],
-         context: int) -> TextHit:
-    line = lines[number].rstrip("\r")
+def _scan_file(text: str, compiled: _Compiled, file_bonus: float, path: str, display: str, context: int,
+               hard_deadline: float) -> tuple[list[TextHit], int, bool]:
+    """Scored lines of one file: (hits, matching lines counted, whether the file was read to its end).
+
+    Lines where the query's words form one identifier are found first (one regex pass); in a big
+    file they are enough. Then lines holding the first clause are scored. A file stops after
+    :data:`MAX_LINES_PER_FILE` hits (it ranks by its best lines) or at the hard deadline.
+    """
+    hits: list[TextHit] = []
+    total = 0
+    whole = True
+    seen: set[int] = set()
+    drivers = [d for d in (compiled.file_joined, compiled.file_clause) if d is not None]
+    for turn, driver in enumerate(drivers):
+        if turn and hits and len(text) > BIG_FILE_CHARS:
+            whole = False
+            break
+        line_no, line_pos = 0, 0
+        for k, m in enumerate(driver.finditer(text)):
+            if k & 255 == 255 and time.monotonic() > hard_deadline:
+                return hits, total, False
+            start = text.rfind("\n", 0, m.start()) + 1
+            if start in seen:
+                continue
+            seen.add(start)
+            end = text.find("\n", m.end())
+            end = len(text) if end < 0 else end
+            scored = compiled.score_line(text[start:min(end, start + MAX_LINE_CHARS * 4)].rstrip("\r"),
+                                         text[end:end + 1000])
+            if scored is None:
+                continue
+            total += 1
+            line_no += text.count("\n", line_pos, start)
+            line_pos = start
+            raw, spans = scored
+            hits.append(_hit(path, display, text, start, end, line_no, raw + file_bonus, spans, context))
+            if len(hits) >= MAX_LINES_PER_FILE:
+                return hits, total, False
+    return hits, total, whole
+
+
+def _context(text: str, start: int, end: int, context: int) -> tuple[list[str], list[str]]:
+    before: list[str] = []
+    pos = start
+    while len(before) < context and pos > 0:
+        prev = text.rfind("\n", 0, pos - 1) + 1
+        before.insert(0, text[prev:pos - 1].rstrip("\r")[:MAX_LINE_CHARS])
+        pos = prev
+    after: list[str] = []
+    pos = end
+    while len(after) < context and pos < len(text):
+        nxt = text.find("\n", pos + 1)
+        nxt = len(text) if nxt < 0 else nxt
+        after.append(text[pos + 1:nxt].rstrip("\r")[:MAX_LINE_CHARS])
+        pos = nxt
+    return before, after
+
+
+def _hit(path: str, display: str, text: str, start: int, end: int, number: int, raw: float,
+         spans: list[tuple[int, int]], context: int) -> TextHit:
+    line = text[start:end].rstrip("\r")
     snippet, shift = _cut(line, spans)
     highlights = [(s - shift, e - shift) for s, e in spans if s - shift >= 0 and e - shift <= len(snippet)]
-    before = [lines[i].rstrip("\r")[:MAX_LINE_CHARS] for i in range(max(0, number - context), number)]
-    after = [lines[i].rstrip("\r")[:MAX_LINE_CHARS] for i in range(number + 1, min(len(lines), number + 1 + context))]
+    before, after = _context(text, start, end, context)
     score = max(0.0, raw) / (max(0.0, raw) + 8.0)
     return TextHit(path, display, number + 1, score, snippet, highlights, before, after)
 
