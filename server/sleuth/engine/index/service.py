@@ -35,7 +35,7 @@ __all__ = ["IndexService", "CandidateSet", "RangedEntry", "PIECES_MIN_BYTES"]
 
 # Below this size a file is read whole even when only some of its chunks are candidates: one read
 # of a few chunks costs no more than a few preads, and the main process skips the bookkeeping.
-PIECES_MIN_BYTES = 64 << 10
+PIECES_MIN_BYTES = 16 << 10
 
 Lister = Callable[[CancelToken], Iterable[FileEntry]]
 
