@@ -40,6 +40,14 @@ TREE = {
     ),
     "include/pm.h": "extern int pm_runtime_resume(struct device *dev);\n#define PM_MAGIC 42\n",
     "misc/test_pm.c": "void t(void) { pm_runtime_resume(0); pm_runtime_resume(0); pm_runtime_resume(0); }\n",
+    "fw/img.h": "".join(f"static bool has_api_{i}(const struct fw *fw,\n\t   iwl_tlv_api_t api)\n{{\n}}\n"
+                        for i in range(3)),
+    "fw/file.h": "/* api flags */\ntypedef unsigned int __bitwise iwl_tlv_api_t;\n",
+    "hal/odm.c": "void f(void)\n{\n\todm->gpa = (enum odm_type_gpa_e)v;\n\todm->gpa = (enum odm_type_gpa_e)w;\n}\n",
+    "hal/odm.h": "enum odm_type_gpa_e { /* tag_ODM_TYPE_GPA */\n\tTYPE_GPA0 = 0,\n};\n",
+    "asic/dpcs_offset.h": "".join(f"#define ixDPCSSYS_CR{i}_LANE{i % 4}_CTRL{i % 7}    0x{i:04x}\n" for i in range(12000))
+    + "#define ixDPCSSYS_CR0_LANE1_ANA_RX_PWR_CTRL2    0x11f5\n",
+    "asic/uses.c": "int x = ixDPCSSYS_CR0_LANE1_ANA_RX_PWR_CTRL2 + ixDPCSSYS_CR0_LANE1_ANA_RX_PWR_CTRL2;\n",
 }
 
 
@@ -116,13 +124,29 @@ def test_the_command_validates_and_filters(service: IndexService) -> None:
         run({"query": "x"}, CommandContext(service.workspace, services=Services(index=None)))
 
 
+def test_typedefs_and_commented_enums_are_definitions_that_rank_first(service: IndexService) -> None:
+    assert _top(service, "iwl tlv api t")[0]["path"] == "fw/file.h"
+    assert _top(service, "odm type gpa e")[0]["path"] == "hal/odm.h"
+
+
+def test_a_lower_cased_identifier_finds_its_mixed_case_definition_in_a_big_file(service: IndexService) -> None:
+    for query in ("ixdpcssys_cr0_lane1_ana_rx_pwr_ctrl2", "dpcssys cr0 lane1 ana rx pwr ctrl2",
+                  "ixDPCSSYS_CR0_LANE1_ANA_RX_PWR_CTRL2"):
+        top = _top(service, query)[0]
+        assert top["path"] == "asic/dpcs_offset.h" and top["line"] == 12001, query
+
+
 def test_definition_shapes_and_identifier_keys() -> None:
     source = (b"#define FOO_BAR 1\nstruct ext4_inode {\nstatic int do_thing(int a)\n{\n"
               b"int proto(int a,\n  int b);\nclass Widget(Base):\n    def render(self):\n} my_type_t;\n"
               b"\tstruct ext4_inode *inode = x;\nextern int nope(void)\n;\n"
-              b"const struct file_operations ext4_fops = {\nstatic DEFINE_MUTEX(big_lock);\n\tx = 1;\n")
+              b"const struct file_operations ext4_fops = {\nstatic DEFINE_MUTEX(big_lock);\n\tx = 1;\n"
+              b"enum gpa_e { /* a comment */\nstruct fwd;\ntypedef unsigned int __bitwise api_t;\n"
+              b"typedef u32 (*notifier_fn_t)(struct nf *nf,\n} PACKED block_run;\n} while (0);\n"
+              b"} else x = 1;\nstatic int debug_level;\n\t\t\t  enum fsm_state state)\n")
     names = [n for n, _, _ in definitions(source)]
-    assert names == ["FOO_BAR", "ext4_inode", "do_thing", "Widget", "render", "my_type_t", "ext4_fops", "big_lock"]
+    assert names == ["FOO_BAR", "ext4_inode", "do_thing", "Widget", "render", "my_type_t", "ext4_fops", "big_lock",
+                     "gpa_e", "api_t", "notifier_fn_t", "block_run", "debug_level"]
     assert split_identifier("getUserByID") == ["get", "user", "by", "id"]
     assert identifier_key("get user by id") == identifier_key("get_user_by_id") == identifier_key("getUserById")
 

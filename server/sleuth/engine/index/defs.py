@@ -5,10 +5,13 @@ definition queries on the Linux tree: the file that mentions a name most is rare
 defines it. Zoekt's lesson is to score *where* a match sits — a symbol definition, a word
 boundary, the file name. Without ctags we recognise definition lines by shape, language-neutrally:
 
-- ``#define NAME``, ``struct|union|enum|class|interface|trait|type NAME {``, ``} NAME;`` (typedef ends)
+- ``#define NAME``, ``struct|union|enum|class|interface|trait|type NAME {`` (or a trailing comment, or the
+  brace on the next line; ``struct NAME;`` is a declaration), ``} [attributes] NAME;`` (typedef ends),
+  ``typedef ... NAME;`` and ``typedef ... (*NAME)(...)``
 - ``def|fn|func|function|sub|proc NAME`` with optional modifiers (Python, Rust, Go, JS, Perl, Tcl)
 - C-like function definitions: a line starting at column 0 with a type, then ``NAME(`` and no ``;``
-- global variables with an initializer at column 0 (``const struct file_operations ext4_fops = {``)
+- global variables at column 0, with an initializer (``const struct file_operations ext4_fops = {``)
+  or without (``static int debug_level;``)
   and the kernel's ``DEFINE_*(NAME`` / ``DECLARE_*(NAME`` macros
 
 Each definition is stored under its *key*: the name lowercased with ``_``/``-`` removed, so
@@ -24,22 +27,26 @@ __all__ = ["DEFINITION", "definitions", "identifier_key", "split_identifier", "d
 
 DEFINITION = re.compile(rb"""^(?:
   [ \t]*\#[ \t]*define[ \t]+(?P<macro>\w+)
+ |[ \t]*typedef\b[^;{}\n]*?\([ \t]*\*[ \t]*(?P<fptr>\w+)[ \t]*\)[ \t]*\(
+ |[ \t]*typedef\b(?![ \t]+(?:struct|union|enum)[ \t]+\w+[ \t]*\{)[^;{}()\n]*?\b(?P<tname>\w+)[ \t]*(?:\[[^\]\n]*\][ \t]*)*;
  |[ \t]*(?=[a-z])(?:(?:typedef|export|pub(?:\([\w: ]*\))?|public|private|protected|internal|static|abstract|final
      |sealed|partial|data|case|async|override|virtual|inline|extern|unsafe|const|default|local)[ \t]+)*
    (?:(?:struct|union|enum|class|interface|trait|record|object|protocol|module|namespace|type)[ \t]+(?P<type>\w+)
-       (?=[^;=*\n]*$)
+       (?=[ \t]*(?:[{:(<=]|$|//|/\*|extends\b|implements\b|where\b))
      |(?:def|fn|func|function|sub|proc|fun|method)[ \t]+(?:\([^)\n]*\)[ \t]*)?(?P<func>\w+))
  |(?!extern\b)[A-Za-z_][\w \t\*,:&<>]*?[ \t\*&](?P<cfunc>\w+)[ \t]*\((?![^\n]*;[ \t]*$)
  |(?!extern\b|return\b|typedef\b)[A-Za-z_][\w \t\*]*?[ \t\*](?P<var>\w+)(?:\[[^\]\n]*\])*[ \t]*=(?!=)
+ |(?!extern\b|return\b|typedef\b|(?:struct|union|enum|class)[ \t]+\w+[ \t]*;)
+   [A-Za-z_][\w \t\*]*?[ \t\*](?P<gvar>\w+)(?:\[[^\]\n]*\])*[ \t]*;
  |(?:static[ \t]+)?(?:DEFINE|DECLARE)_[A-Z0-9_]+\([ \t]*(?P<dmacro>\w+)
- |\}[ \t]*(?P<tdef>\w+)[ \t]*;
+ |\}(?![ \t]*(?:else|while)\b)[^;{}=\n]*?\b(?P<tdef>\w+)[ \t]*(?:\[[^\]\n]*\][ \t]*)*;
 )""", re.M | re.X)
 
 # The same shapes for whole buffers, searched as "\n" + data: a pattern led by a literal newline lets
 # ``re`` jump from line to line (a ``^``-led one is tried at every byte): 25% less build time.
 _SCAN = re.compile(rb"\n" + DEFINITION.pattern[1:], re.M | re.X)
-_KINDS = ("macro", "type", "func", "cfunc", "var", "dmacro", "tdef")
-_NOT_NAMES = frozenset(b"if for while switch return sizeof else do case goto typeof defined".split())
+_KINDS = ("macro", "fptr", "tname", "type", "func", "cfunc", "var", "gvar", "dmacro", "tdef")
+_NOT_NAMES = frozenset(b"if for while switch return sizeof else do case goto typeof defined break continue".split())
 _SEPARATORS = re.compile(r"[_\-\s.:/]+")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 
