@@ -18,7 +18,6 @@ import array
 import functools
 from typing import Iterable, NamedTuple
 
-import regex
 
 __all__ = [
     "CharSet",
@@ -130,6 +129,8 @@ def _index_to_cp(i: int) -> int:
 @functools.lru_cache(maxsize=256)
 def _scan(regex_class: str) -> CharSet:
     """The code points a ``regex``-module class expression matches."""
+    import regex  # imported on first use: a pattern without Unicode classes never needs it
+
     pairs = [
         (_index_to_cp(m.start()), _index_to_cp(m.end() - 1))
         for m in regex.finditer(regex_class + "+", _all_code_points())
@@ -163,6 +164,8 @@ def unicode_property(name: str) -> CharSet:
         key_name = {"sc": "sc", "script": "sc", "scx": "scx", "scriptextensions": "scx",
                     "gc": "gc", "generalcategory": "gc"}.get(key_l, key.strip())
         candidates = [f"\\p{{{key_name}={value.strip()}}}"]
+    import regex
+
     for expr in candidates:
         try:
             regex.compile(expr)

@@ -19,7 +19,8 @@ assertions and counts above 1000; ``regex`` fuzzy matching for ``fuzzy``.
 
 from __future__ import annotations
 
-import regex
+from typing import TYPE_CHECKING
+
 import re2
 
 from sleuth.engine.cancel import CancelToken
@@ -31,6 +32,9 @@ from sleuth.engine.match.engines import FuzzyMatcher, Re2Matcher, RegexMatcher, 
 from sleuth.engine.match.prefilter import compile_prefilter, rare_substring
 from sleuth.engine.match.syntax import Alt, Group, Node, ParseError, Parsed, escape, parse
 from sleuth.engine.types import MatchOptions
+
+if TYPE_CHECKING:
+    import regex
 
 __all__ = ["compile_matcher", "resolve_case", "compile_prefilter", "rare_substring"]
 
@@ -92,6 +96,8 @@ def _parse_all(options: MatchOptions, ci: bool) -> tuple[Node, list[Parsed]]:
 
 
 def _regex_compile(text: str, options: MatchOptions) -> "regex.Pattern[str]":
+    import regex  # only patterns RE2 cannot run pay for importing it (8 ms)
+
     try:
         return regex.compile(text)
     except regex.error as err:  # the parser rejects what it knows; this is the backstop

@@ -18,14 +18,16 @@ compiled from :func:`sleuth.engine.literals.required_literals`.
 from __future__ import annotations
 
 import time
-from typing import Callable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterator
 
 import re2
-import regex
 
 from sleuth.engine.cancel import CancelToken
 from sleuth.engine.errors import SearchTimeout
 from sleuth.engine.match import Span
+
+if TYPE_CHECKING:  # the regex module is imported where a pattern needs it (it costs 8 ms at start-up)
+    import regex
 
 __all__ = ["MatchTimeout", "Re2Matcher", "RegexMatcher", "FuzzyMatcher", "re2_compile", "DEFAULT_TIMEOUT_S"]
 
