@@ -58,10 +58,11 @@ _VOWELS = set("aeiou")
 
 # -- words, by this module's own rule ----------------------------------------------------------------
 def words_of(name: str) -> list[str]:
-    """Words of an identifier or file stem: separators, camel humps, letter/digit runs (lowercased)."""
+    """Words of an identifier or file stem as people type them: split at separators and camelCase
+    humps; digits stay with their letters (``a3xx``, ``crtc3``, ``v4l2``); lower-cased."""
     out: list[str] = []
     for piece in re.split(r"[^A-Za-z0-9]+", name):
-        out.extend(w.lower() for w in re.findall(r"[A-Z]{2,}(?![a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+", piece))
+        out.extend(w.lower() for w in re.sub(r"(?<=[a-z0-9])(?=[A-Z][a-z])|(?<=[a-z])(?=[A-Z])", " ", piece).split())
     return out
 
 
@@ -289,6 +290,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", default=os.path.expanduser("~/.cache/sleuth-bench/linux"))
     parser.add_argument("--cache", default=os.path.expanduser("~/.cache/sleuth-bench/index"))
+    parser.add_argument("--tags", default=os.path.expanduser("~/.cache/sleuth-bench"),
+                        help="folder of the cached ctags output")
     parser.add_argument("--per-style", type=int, default=100)
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--only", choices=("defs", "files"))
@@ -316,7 +319,7 @@ def main() -> int:
 
     if args.only != "files":
         sources = [p for p in paths if p.endswith(SOURCE_EXTS)]
-        tags = tree_tags(corpus, sources, os.path.dirname(os.path.abspath(args.cache)))
+        tags = tree_tags(corpus, sources, args.tags)
         styles = definition_queries(corpus, sources, tags, args.per_style, args.seed)
         print("definition queries (sleuth.text), judged by ctags:")
         all_rows = []

@@ -172,8 +172,23 @@ def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return out
 
 
-def _candidates(index: Any, compiled: _Compiled) -> tuple[list[int], list[int]]:
-    """(definition file ids, other candidate file ids) from the index."""
+def _identifier_expression(words: list[str], joiner: str) -> str | None:
+    """Trigrams of the words written as one identifier — joined by ``_`` (``snake_case``, ``ALL_CAPS``)
+    or run together (``camelCase``) — in every case spelling: files that probably spell the query as
+    one name. The ``_`` spelling is the more selective (its trigrams span the word boundaries)."""
+    literal = joiner.join(words)
+    grams = list(dict.fromkeys(literal[i:i + 3] for i in range(len(literal) - 2) if literal[i:i + 3].isascii()))
+    if len(grams) < 2:
+        return None
+    if len(grams) > 6:
+        grams = [grams[round(k * (len(grams) - 1) / 5)] for k in range(6)]
+    return " AND ".join("(" + " OR ".join('"' + v.replace('"', '""') + '"' for v in _spellings(t)) + ")"
+                        for t in grams)
+
+
+def _candidates(index: Any, compiled: _Compiled) -> tuple[list[int], list[int], list[int]]:
+    """(definition file ids, the other candidates that spell the query's words as one identifier,
+    other candidate file ids) from the index."""
     query = compiled.query
     definers: set[int] = set()
     for key in sorted(compiled.keys):
@@ -191,7 +206,16 @@ def _candidates(index: Any, compiled: _Compiled) -> tuple[list[int], list[int]]:
     files = index.files_matching(" AND ".join(clause_exprs)) if clause_exprs else None
     if files is None:  # nothing to narrow on (every word is shorter than 3 characters): scan in budget
         files = set(index.all_ids())
-    return sorted(definers), sorted(files - definers)  # definers are read even where trigrams disagree
+    joined: list[int] = []
+    if len(compiled.words) > 1 and len(files) > MAX_SCAN_FILES // 4:
+        taken = set(definers)
+        for joiner in ("_", ""):
+            expression = _identifier_expression(compiled.words, joiner)
+            found = (index.files_matching(expression) & files) - taken if expression else set()
+            joined += sorted(found)
+            taken |= found
+    # definers are read even where trigrams disagree
+    return sorted(definers), joined, sorted(files - definers)
 
 
 def _spellings(tri: str) -> list[str]:
@@ -245,7 +269,7 @@ def search_text(index: Any, query_text: str, options: TextOptions = TextOptions(
     """Run a ``sleuth.text`` query over the index; returns ``{total, results, scanned_files, complete}``."""
     query = parse_query(query_text)
     compiled = _Compiled(query)
-    definers, others = _candidates(index, compiled)
+    definers, lead, others = _candidates(index, compiled)
     keep = options.file_filter
     excluded = compiled.excluded
     first: list[tuple[bool, str, str, int]] = []  # definition files, then pending files, then the rest
@@ -259,6 +283,11 @@ def search_text(index: Any, query_text: str, options: TextOptions = TextOptions(
     recs = index.records(others)
     if keep is not None:
         recs = [r for r in recs if keep(r.path, r.display)]
+    leading: list[Any] = []
+    if lead:  # files spelling the words as one identifier first (snake_case ones, then run together)
+        place = {fid: k for k, fid in enumerate(lead)}
+        leading = sorted((r for r in recs if r.id in place), key=lambda r: place[r.id])[:MAX_SCAN_FILES]
+        recs = [r for r in recs if r.id not in place]
     if len(recs) > MAX_SCAN_FILES:
         # only the best MAX_SCAN_FILES are ever read: those whose file name holds a query word, then short paths
         named = compiled.name_pattern
@@ -267,7 +296,7 @@ def search_text(index: Any, query_text: str, options: TextOptions = TextOptions(
         recs = by_name[:MAX_SCAN_FILES] + heapq.nsmallest(MAX_SCAN_FILES, recs, key=lambda r: len(r.display))
     else:
         recs.sort(key=lambda r: -compiled.score_file(r.display))
-    rest = [(False, r.path, r.display, r.size) for r in recs]
+    rest = [(False, r.path, r.display, r.size) for r in leading + recs]
     seen: set[str] = set()
     ordered = []
     for is_def, path, display, size in first + rest:
