@@ -62,7 +62,7 @@ def words_of(name: str) -> list[str]:
     humps; digits stay with their letters (``a3xx``, ``crtc3``, ``v4l2``); lower-cased."""
     out: list[str] = []
     for piece in re.split(r"[^A-Za-z0-9]+", name):
-        out.extend(w.lower() for w in re.sub(r"(?<=[a-z0-9])(?=[A-Z][a-z])|(?<=[a-z])(?=[A-Z])", " ", piece).split())
+        out.extend(w.lower() for w in re.sub(r"(?<=[A-Za-z0-9])(?=[A-Z][a-z])|(?<=[a-z])(?=[A-Z])", " ", piece).split())
     return out
 
 

@@ -158,3 +158,19 @@ def test_status_and_build_commands(service: IndexService, kit: SimpleNamespace) 
     built = get_command("sleuth.index.build")([{}], ctx)
     assert built["state"] == "ready" and built["files"] == len(TREE)
     assert get_command("sleuth.index.status")({}, CommandContext(service.workspace))["state"] == "disabled"
+
+
+def test_files_spelling_the_words_as_one_identifier_are_read_first(tmp_path, kit: SimpleNamespace,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    from sleuth.engine.index import text
+
+    tree = {f"n{i}.c": "/* a storm came, then out it went */\n" for i in range(30)}
+    tree["deep/nested/folder/regs.h"] = "#define NIG_REG_STORM_OUT_EN 0x1\n"
+    kit.write_tree(tmp_path / "ws", tree)
+    service = kit.start(tmp_path / "ws", tmp_path / "cache")
+    try:
+        monkeypatch.setattr(text, "MAX_SCAN_FILES", 3)  # only a few files may be read
+        results = search_text(service, "storm out", TextOptions(max_results=5))["results"]
+        assert results and results[0]["path"] == "deep/nested/folder/regs.h"
+    finally:
+        service.stop()
