@@ -36,8 +36,10 @@ from sleuth.engine.workspace import Target, Workspace
 
 __all__ = ["GrepRequest", "GrepOutcome", "run_grep", "shutdown_pool"]
 
-CHUNK_FILES = 96
-CHUNK_BYTES = 8 << 20
+CHUNK_FILES = 96  # files per unit of a walked scan
+CHUNK_BYTES = 16 << 20
+UNITS_PER_WORKER = 8  # a known file list (index candidates, the catalogue) is cut into about this many per core
+LIST_UNIT_FILES = (48, 512)  # ... of at least / at most this many files
 IN_PROCESS_FILES = 256  # a search over fewer files than this never starts the pool
 SPLIT_DEPTH = 2  # folders this deep below a target are handed to workers whole in a big scan
 SUBTREE_WEIGHT = 12  # a subtree counts as this many files when packing units (8 subtrees a unit)
@@ -249,15 +251,27 @@ atexit.register(shutdown_pool)
 # ---------------------------------------------------------------- the loop
 
 
+def _unit_files(items: Iterable[FileEntry | Subtree]) -> int:
+    """Files per unit: ``CHUNK_FILES`` for a walk; for a known list, enough units to keep every worker
+    busy to the end and no more (the catalogue's 78,000 files in units of 96 cost the server process
+    a third of a second of shipping; in units of 512 about half that, and the scan ran 5-10% faster)."""
+    if not isinstance(items, list):
+        return CHUNK_FILES
+    low, high = LIST_UNIT_FILES
+    return max(low, min(high, len(items) // (UNITS_PER_WORKER * (os.cpu_count() or 1))))
+
+
 def _units(items: Iterable[FileEntry | Subtree], buffers: Mapping[str, str] | None,
            token: CancelToken, line_mode: bool) -> Iterator[Unit]:
     """Pack consecutive files and subtrees into units of about one task's worth of work.
 
     A pool task costs about half a millisecond to ship and return, so units are not too small:
-    up to ``CHUNK_FILES`` files (or ``CHUNK_BYTES``), a subtree weighing ``SUBTREE_WEIGHT`` files.
+    up to :func:`_unit_files` files (or ``CHUNK_BYTES``), a subtree weighing ``SUBTREE_WEIGHT`` files.
+    The caller's token is polled between units.
     """
     unit: Unit = []
     weight = size = 0
+    most = _unit_files(items)
     for item in items:
         if isinstance(item, Subtree):
             unit.append(item)
@@ -267,11 +281,11 @@ def _units(items: Iterable[FileEntry | Subtree], buffers: Mapping[str, str] | No
             unit.append((item.path, item.display, buffers.get(item.path) if buffers else None, item.size, pieces))
             weight += 1
             size += max(item.size, 0)
-        if weight >= CHUNK_FILES or size >= CHUNK_BYTES:
+        if weight >= most or size >= CHUNK_BYTES:
             yield unit
             unit, weight, size = [], 0, 0
-        if token.should_stop():
-            return
+            if token.should_stop():
+                return
     if unit:
         yield unit
 

@@ -268,3 +268,26 @@ def test_query_planning_keeps_the_rarest_trigrams() -> None:
     assert len(choose_groups(groups, [1] * 12)) == MAX_GROUPS
     assert len(choose_groups(groups[:5], [1, 100, 1000, 10000, 100000])) == MIN_GROUPS
     assert choose_groups([["abc"]], [0]) == [["abc"]]
+
+
+def test_size_limits_filter_catalogue_and_pending_files(tmp_path: Path, kit: SimpleNamespace) -> None:
+    root, cache = tmp_path / "ws", tmp_path / "cache"
+    kit.write_tree(root, {"small.c": "needle\n", "big.c": "needle\n" + "x" * 5000 + "\n"})
+    service = kit.start(root, cache)
+    try:
+        def names(limit: int, literal: bool) -> set[str]:
+            options = WalkOptions(max_file_size_bytes=limit)
+            if literal:
+                return {Path(p).name for p in service.candidates(None, Lit(b"needle"), options).paths}
+            return {Path(e.path).name for e in service.catalogue_entries(service.workspace, None, options)}
+
+        for literal in (False, True):
+            assert names(1000, literal) == {"small.c"}
+            assert names(100_000, literal) == {"small.c", "big.c"}  # no file is that big: no filter
+        (root / "later.c").write_text("needle\n" + "y" * 200_000 + "\n")  # pending: its size is checked
+        service.notify_changed([str(root / "later.c")])
+        with service._lock:  # still pending while we ask
+            for literal in (False, True):
+                assert names(100_000, literal) == {"small.c", "big.c"}
+    finally:
+        service.stop()

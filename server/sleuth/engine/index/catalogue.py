@@ -72,6 +72,7 @@ class Catalogue:
         self._entries: list[FileEntry] | None = None
         self._order: dict[int, int] | None = None
         self._entry_by_id: dict[int, FileEntry] | None = None
+        self._largest: int | None = None
 
     # -- loading and persistence ------------------------------------------------------------
     @classmethod
@@ -98,7 +99,7 @@ class Catalogue:
             self.unindexed_ids.add(rec.id)
         if rec.wide:
             self.wide_ids.add(rec.id)
-        self._sorted = self._entries = self._order = self._entry_by_id = None
+        self._sorted = self._entries = self._order = self._entry_by_id = self._largest = None
 
     def _drop(self, rec: FileRecord) -> None:
         self.by_id.pop(rec.id, None)
@@ -110,7 +111,7 @@ class Catalogue:
         self.shard_bytes[rec.shard] -= rec.size
         self.unindexed_ids.discard(rec.id)
         self.wide_ids.discard(rec.id)
-        self._sorted = self._entries = self._order = self._entry_by_id = None
+        self._sorted = self._entries = self._order = self._entry_by_id = self._largest = None
 
     INSERT = "INSERT OR REPLACE INTO files VALUES(?,?,?,?,?,?,?,?,?,?,?)"
 
@@ -172,6 +173,12 @@ class Catalogue:
         if self._entries is None:
             self._entries = [r.entry() for r in self.sorted_records()]
         return self._entries
+
+    def largest(self) -> int:
+        """The size of the biggest file (0 when empty); cached."""
+        if self._largest is None:
+            self._largest = max((r.size for r in self.by_id.values()), default=0)
+        return self._largest
 
     def order(self) -> dict[int, int]:
         """File id -> position in :meth:`sorted_records` (sorting candidates by it is cheap); cached."""

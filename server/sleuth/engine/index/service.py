@@ -246,6 +246,7 @@ class IndexService(Maintenance):
             pending_paths = set(self._pending) | set(self._buffers)
             if pending_paths:
                 records = [r for r in records if r.path not in pending_paths]
+            largest = cat.largest()
             order = cat.order()  # result order without a string sort, and cached walk entries
             records.sort(key=lambda r: order[r.id])
             entries = [cat.entry_of(r.id) for r in records]
@@ -260,8 +261,8 @@ class IndexService(Maintenance):
                         spans = merge_ranges([rec.chunk_range(r) for r in sorted(rows)])
                         ranges[rec.path] = Pieces(spans, tuple(rec.line_before(start) for start, _ in spans),
                                                   rec.size, rec.mtime_ns)
-        keep = self._filter(targets, options)
         pending = [e for e in (self._entry(p) for p in sorted(pending_paths)) if e is not None]
+        keep = self._filter(targets, options, -1 if pending else largest)
         if keep is not None:
             kept = [i for i, r in enumerate(records) if keep(r.path, r.size)]
             records, entries = [records[i] for i in kept], [entries[i] for i in kept]
@@ -291,14 +292,15 @@ class IndexService(Maintenance):
         """Every indexed file under ``targets`` passing ``options``' filters, or None (walk instead)."""
         if not self.ready or workspace.roots != self.workspace.roots or not self.compatible(options):
             return None
-        keep = self._filter(targets, options)
         with self._lock:
             cat = self._cat
             if cat is None:
                 return None
             entries = cat.sorted_entries()
+            largest = cat.largest()
             pending = list(self._pending)
         if pending:
+            largest = -1  # a pending file may be of any size: check each one
             by_path = {e.path: e for e in entries}
             for path in pending:
                 entry = self._entry(path)
@@ -307,6 +309,7 @@ class IndexService(Maintenance):
                 else:
                     by_path[path] = entry
             entries = sorted(by_path.values(), key=lambda e: sort_key(e.display))
+        keep = self._filter(targets, options, largest)
         if keep is None:
             return list(entries)
         return [e for e in entries if keep(e.path, e.size)]
@@ -368,9 +371,10 @@ class IndexService(Maintenance):
             self._docs = [{} for _ in self._shards]
         return evaluate(self._shards, self._cat, query, line_mode, self._docs)
 
-    def _filter(self, targets: Sequence[Target] | None,
-                options: WalkOptions | None) -> Callable[[str, int], bool] | None:
-        """A ``(path, size) -> keep`` test for targets and the walk's filters; None when it keeps everything."""
+    def _filter(self, targets: Sequence[Target] | None, options: WalkOptions | None,
+                largest: int = -1) -> Callable[[str, int], bool] | None:
+        """A ``(path, size) -> keep`` test for targets and the walk's filters; None when it keeps everything.
+        ``largest``: no file to filter is bigger (-1: unknown), so a size limit at least that big is no filter."""
         prefixes = [t.path for t in targets or () if t.path not in {r.path for r in self.workspace.roots}]
         files = {t.path for t in targets or () if not t.is_dir}
         oracle = None
@@ -381,6 +385,8 @@ class IndexService(Maintenance):
 
             oracle = IgnoreOracle(self.workspace, options)
         limit = options.max_file_size_bytes if options is not None else None
+        if limit is not None and 0 <= largest <= limit:
+            limit = None
         if not prefixes and not files and limit is None and oracle is None:
             return None
 
