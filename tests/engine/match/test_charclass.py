@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from sleuth.engine.match import charclass
 from sleuth.engine.match.charclass import (
     CharSet, case_fold, perl_class, posix_class, unicode_property, unicode_word, _scan,
 )
@@ -68,3 +70,10 @@ def test_case_fold_closes_simple_folding_orbits() -> None:
     assert _members(case_fold(CharSet.char(ord("s"))), 0x2200) == {ord("s"), ord("S"), 0x17F}
     assert _members(case_fold(CharSet.char(ord("σ"))), 0x2200) == {ord("σ"), ord("Σ"), ord("ς")}
     assert _members(case_fold(CharSet.char(ord("i"))), 0x2200) == {ord("i"), ord("I")}  # no Turkic dotless i
+
+
+@pytest.mark.parametrize("name", sorted(charclass.TABLE_CLASSES))
+def test_precomputed_unicode_tables_equal_the_regex_modules_data(name: str) -> None:
+    """``unicode_tables.py`` is generated; if the ``regex`` module's Unicode data moved on, this
+    fails: regenerate with ``charclass.write_unicode_tables(<path of unicode_tables.py>)``."""
+    assert charclass._table(name) == charclass._scan(charclass.TABLE_CLASSES[name])
