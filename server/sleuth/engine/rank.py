@@ -30,6 +30,7 @@ import itertools
 import re
 import threading
 from collections.abc import Collection, Iterable, Sequence
+from typing import Any
 from dataclasses import dataclass
 
 try:  # linear time and ~10x faster than re for subsequence patterns on megabytes of paths
@@ -356,9 +357,10 @@ class PathIndex:
     def candidates(self, terms: list[str], boost: Collection[int]) -> tuple[list[int], set[int]]:
         """(up to :data:`RERANK` likely-best matching paths, best tier first; every path found matching).
 
-        Tiers, for the longest term's name part: the whole query is the file name or stem; the name
-        starts with it; holds it contiguously; at word starts; as a subsequence; the path holds it
-        at word starts; anywhere. Each other term found in the file name lifts a path one tier.
+        Tiers, for each term's name part (the best-placed term decides): the whole query is the file
+        name or stem; the name starts with the term; holds it contiguously; at word starts; as a
+        subsequence; the path holds it at word starts; anywhere. Each other term found in the file
+        name lifts a path one tier.
         A one-term query that more than :data:`RERANK` file names hold leaves out paths that need
         their folders to match unless the term starts words there: the rest could not outrank that
         many file-name matches.
@@ -382,32 +384,32 @@ class PathIndex:
         else:
             pool = self._all_terms(terms)
         marked_names = self._marked("names")[0]
-        aligned_name = re.compile(_word_aligned(key_name)).search if key_name else None
-        loose_name = re.compile(".*?".join(re.escape(c) for c in key_name)).search
-        others = [n for n in names if n and n != key_name]
+        parts = [n for n in dict.fromkeys(names) if n] or [key_name]
+        tests = [(n, re.compile(_word_aligned(n)).search, re.compile(".*?".join(re.escape(c) for c in n)).search)
+                 for n in parts if n]
         spread = "/" in whole or len(terms) > 1 or len(pool) <= 4 * RERANK
         marked_paths = self._marked("paths")[0] if spread and len(terms) == 1 else None
         aligned_path = re.compile(_word_aligned(terms[0])).search if marked_paths is not None else None
 
+        def name_tier(base: str, marked: str, name: str, aligned: Any, loose: Any) -> int:
+            if base.startswith(name):
+                return 1
+            if name in base:
+                return 2
+            if aligned(marked):
+                return 3
+            return 4 if loose(base) else 6
+
         def level(i: int) -> int:
-            base = base_lows[i]
             if i in exact:
-                tier = 0
-            elif not key_name:
-                tier = 6
-            elif base.startswith(key_name):
-                tier = 1
-            elif key_name in base:
-                tier = 2
-            elif aligned_name is not None and aligned_name(marked_names[i]):
-                tier = 3
-            elif loose_name(base):
-                tier = 4
-            elif aligned_path is not None and marked_paths is not None and aligned_path(marked_paths[i]):
-                tier = 5
-            else:
-                tier = 6
-            return tier - sum(1 for n in others if n in base) - (i in boost)
+                return -len(parts) - (i in boost)
+            base, marked = base_lows[i], marked_names[i]
+            tiers = [name_tier(base, marked, *test) for test in tests] or [6]
+            best = min(tiers)
+            if best == 6 and aligned_path is not None and marked_paths is not None and aligned_path(marked_paths[i]):
+                best = 5
+            # the best-placed term decides; every other term found in the file name lifts a path a tier
+            return best - sum(1 for t in tiers if t < 6) + 1 - (i in boost)
 
         if len(pool) > 8000:  # too many to tier one by one: first the few the blobs say are strong
             strong = set(exact)
