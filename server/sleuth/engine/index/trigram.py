@@ -3,7 +3,13 @@
 The store keeps one SQLite FTS5 ``trigram`` row per *chunk* (``detail=none``, contentless),
 not per file: a few generated headers of the Linux tree are 14-24 MB and contain nearly every
 trigram, so at file level they would be candidates for almost every query. A chunk is about
-:data:`CHUNK_BYTES` cut at a line end, so a line — and every line-mode match — lies in one chunk.
+:data:`CHUNK_BYTES` (16 KiB; :data:`SMALL_CHUNK_BYTES`, 4 KiB, in files from 256 KiB on) cut at a
+line end, so a line — and every line-mode match — lies in one chunk, and the searcher reads only
+the candidate chunks of a file (:mod:`sleuth.engine.index.pieces`). Measured on the Linux tree
+against 64 KiB chunks: the same build CPU (tokenizing dominates, not rows), store 20.5% -> 25.2% of
+the corpus, and far fewer bytes to match — the four alternates of the benchsuite 115 MB -> 8 MB in
+918 -> 499 files, ``PM_RESUME -i`` 88 MB -> 36 MB (every 1 KiB would still leave 1,331 files: its
+trigrams are everywhere in ``pm_runtime_*`` code, which only positions could tell apart).
 
 The FTS5 tokenizer runs with ``case_sensitive 1``: a case-sensitive literal is the AND of its exact
 trigrams, a case-insensitive one the AND of the OR of each trigram's ASCII case spellings.
