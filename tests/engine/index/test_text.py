@@ -43,6 +43,8 @@ TREE = {
     "fw/img.h": "".join(f"static bool has_api_{i}(const struct fw *fw,\n\t   iwl_tlv_api_t api)\n{{\n}}\n"
                         for i in range(3)),
     "fw/file.h": "/* api flags */\ntypedef unsigned int __bitwise iwl_tlv_api_t;\n",
+    "fw/kmap.h": "typedef struct kobject *kmap_probe_t(dev_t, int *, void *);\n",
+    "fw/kmap.c": "struct kmap *kmap_init(kmap_probe_t *base_probe, struct mutex *lock)\n{\n}\n",
     "hal/odm.c": "void f(void)\n{\n\todm->gpa = (enum odm_type_gpa_e)v;\n\todm->gpa = (enum odm_type_gpa_e)w;\n}\n",
     "hal/odm.h": "enum odm_type_gpa_e { /* tag_ODM_TYPE_GPA */\n\tTYPE_GPA0 = 0,\n};\n",
     "asic/dpcs_offset.h": "".join(f"#define ixDPCSSYS_CR{i}_LANE{i % 4}_CTRL{i % 7}    0x{i:04x}\n" for i in range(12000))
@@ -126,6 +128,8 @@ def test_the_command_validates_and_filters(service: IndexService) -> None:
 
 def test_typedefs_and_commented_enums_are_definitions_that_rank_first(service: IndexService) -> None:
     assert _top(service, "iwl tlv api t")[0]["path"] == "fw/file.h"
+    # a definition whose name only shares a word (kmap_init) is weaker evidence than the typedef itself
+    assert _top(service, "kmap probe t")[0]["path"] == "fw/kmap.h"
     assert _top(service, "odm type gpa e")[0]["path"] == "hal/odm.h"
 
 
@@ -143,10 +147,11 @@ def test_definition_shapes_and_identifier_keys() -> None:
               b"const struct file_operations ext4_fops = {\nstatic DEFINE_MUTEX(big_lock);\n\tx = 1;\n"
               b"enum gpa_e { /* a comment */\nstruct fwd;\ntypedef unsigned int __bitwise api_t;\n"
               b"typedef u32 (*notifier_fn_t)(struct nf *nf,\n} PACKED block_run;\n} while (0);\n"
-              b"} else x = 1;\nstatic int debug_level;\n\t\t\t  enum fsm_state state)\n")
+              b"} else x = 1;\nstatic int debug_level;\n\t\t\t  enum fsm_state state)\n"
+              b"typedef struct kobject *probe_t(dev_t, int *, void *);\n")
     names = [n for n, _, _ in definitions(source)]
     assert names == ["FOO_BAR", "ext4_inode", "do_thing", "Widget", "render", "my_type_t", "ext4_fops", "big_lock",
-                     "gpa_e", "api_t", "notifier_fn_t", "block_run", "debug_level"]
+                     "gpa_e", "api_t", "notifier_fn_t", "block_run", "debug_level", "probe_t"]
     assert split_identifier("getUserByID") == ["get", "user", "by", "id"]
     assert identifier_key("get user by id") == identifier_key("get_user_by_id") == identifier_key("getUserById")
 

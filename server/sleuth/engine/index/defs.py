@@ -7,7 +7,7 @@ boundary, the file name. Without ctags we recognise definition lines by shape, l
 
 - ``#define NAME``, ``struct|union|enum|class|interface|trait|type NAME {`` (or a trailing comment, or the
   brace on the next line; ``struct NAME;`` is a declaration), ``} [attributes] NAME;`` (typedef ends),
-  ``typedef ... NAME;`` and ``typedef ... (*NAME)(...)``
+  ``typedef ... NAME;``, ``typedef ... (*NAME)(...)`` and ``typedef ... NAME(...)``
 - ``def|fn|func|function|sub|proc NAME`` with optional modifiers (Python, Rust, Go, JS, Perl, Tcl)
 - C-like function definitions: a line starting at column 0 with a type, then ``NAME(`` and no ``;``
 - global variables at column 0, with an initializer (``const struct file_operations ext4_fops = {``)
@@ -28,7 +28,7 @@ __all__ = ["DEFINITION", "definitions", "identifier_key", "split_identifier", "d
 DEFINITION = re.compile(rb"""^(?:
   [ \t]*\#[ \t]*define[ \t]+(?P<macro>\w+)
  |[ \t]*typedef\b[^;{}\n]*?\([ \t]*\*[ \t]*(?P<fptr>\w+)[ \t]*\)[ \t]*\(
- |[ \t]*typedef\b(?![ \t]+(?:struct|union|enum)[ \t]+\w+[ \t]*\{)[^;{}()\n]*?\b(?P<tname>\w+)[ \t]*(?:\[[^\]\n]*\][ \t]*)*;
+ |[ \t]*typedef\b(?![ \t]+(?:struct|union|enum)[ \t]+\w+[ \t]*\{)[^;{}()\n]*?\b(?P<tname>\w+)[ \t]*(?:\[[^\]\n]*\][ \t]*)*[;(]
  |[ \t]*(?=[a-z])(?:(?:typedef|export|pub(?:\([\w: ]*\))?|public|private|protected|internal|static|abstract|final
      |sealed|partial|data|case|async|override|virtual|inline|extern|unsafe|const|default|local)[ \t]+)*
    (?:(?:struct|union|enum|class|interface|trait|record|object|protocol|module|namespace|type)[ \t]+(?P<type>\w+)

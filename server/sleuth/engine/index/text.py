@@ -33,7 +33,7 @@ from sleuth.engine.index.query import Term, TextQuery, parse_query
 __all__ = ["TextHit", "TextOptions", "search_text"]
 
 SCAN_BUDGET_S = 0.04  # wall time for reading candidate files, after definition files
-HARD_BUDGET_S = 0.075  # no file is started after this, and a file's scan stops at it
+HARD_BUDGET_S = 0.07  # no file is started after this, and a file's scan stops at it
 BIG_FILE_CHARS = 256 * 1024  # in a bigger file, lines spelling the identifier are enough
 MAX_SCAN_FILES = 400
 MAX_DEFINITION_FILES = 64  # definition files read whatever the budget
@@ -42,7 +42,7 @@ MAX_LINES_PER_FILE = 100
 
 W_WORD, W_PART, W_START, W_SUB = 3.0, 2.2, 1.5, 1.0
 W_IDENTIFIER, W_EXACT_IDENTIFIER = 4.0, 2.5
-W_DEFINITION, W_DEFINITION_EXACT = 4.0, 8.0
+W_DEFINITION_WEAK, W_DEFINITION, W_DEFINITION_EXACT = 1.0, 4.0, 8.0
 W_FILENAME, W_STEM = 1.0, 3.0
 
 
@@ -150,8 +150,10 @@ class _Compiled:
             name_key = identifier_key(defined[0])
             if name_key in self.keys or (self.query.prefix_last and name_key.startswith(self.key)):
                 total += W_DEFINITION_EXACT
-            elif any(w in name_key for w in self.words if len(w) > 2):
+            elif len(self.key) > 3 and self.key in name_key:  # the words name part of it: set min rate
                 total += W_DEFINITION
+            elif any(w in name_key for w in self.words if len(w) > 2):  # shares a word: kobj_map_init
+                total += W_DEFINITION_WEAK
         return total, _merge(spans)
 
     def score_file(self, display: str) -> float:
@@ -175,20 +177,25 @@ def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
 def _identifier_expression(words: list[str], joiner: str) -> str | None:
     """Trigrams of the words written as one identifier — joined by ``_`` (``snake_case``, ``ALL_CAPS``)
     or run together (``camelCase``) — in every case spelling: files that probably spell the query as
-    one name. The ``_`` spelling is the more selective (its trigrams span the word boundaries)."""
+    one name. The trigrams spanning a word boundary come first: they are what makes it selective."""
     literal = joiner.join(words)
+    ends = set()
+    pos = 0
+    for word in words[:-1]:
+        pos += len(word) + len(joiner)
+        ends.update(range(max(0, pos - 2 - len(joiner)), pos))  # trigram starts that span this boundary
     grams = list(dict.fromkeys(literal[i:i + 3] for i in range(len(literal) - 2) if literal[i:i + 3].isascii()))
     if len(grams) < 2:
         return None
-    if len(grams) > 6:
-        grams = [grams[round(k * (len(grams) - 1) / 5)] for k in range(6)]
+    spanning = [literal[i:i + 3] for i in sorted(ends) if i + 3 <= len(literal) and literal[i:i + 3].isascii()]
+    chosen = list(dict.fromkeys(spanning[:4] + [grams[0], grams[-1]] + grams))[:6]
     return " AND ".join("(" + " OR ".join('"' + v.replace('"', '""') + '"' for v in _spellings(t)) + ")"
-                        for t in grams)
+                        for t in chosen)
 
 
-def _candidates(index: Any, compiled: _Compiled) -> tuple[list[int], list[int], list[int]]:
-    """(definition file ids, the other candidates that spell the query's words as one identifier,
-    other candidate file ids) from the index."""
+def _candidates(index: Any, compiled: _Compiled) -> tuple[list[int], list[int]]:
+    """(definition file ids, ids of other files that probably spell the query's words as one
+    identifier, ``snake_case`` ones first) from the index: both are cheap, selective lookups."""
     query = compiled.query
     definers: set[int] = set()
     for key in sorted(compiled.keys):
@@ -196,26 +203,28 @@ def _candidates(index: Any, compiled: _Compiled) -> tuple[list[int], list[int], 
         if not found and key == compiled.key and len(compiled.words) > 1 and not query.prefix_last:
             found = index.definers(key, prefix=True)
         definers |= found
-    # One MATCH for the whole query: a result line holds every clause, so its chunk holds every
-    # clause's words — far fewer rows than intersecting per-word file sets of common words.
-    clause_exprs = []
-    for clause in query.clauses:
-        alternatives = [_term_expression(term) for term in clause]
-        if all(alternatives):
-            clause_exprs.append("(" + " OR ".join(f"({a})" for a in alternatives) + ")")
-    files = index.files_matching(" AND ".join(clause_exprs)) if clause_exprs else None
-    if files is None:  # nothing to narrow on (every word is shorter than 3 characters): scan in budget
-        files = set(index.all_ids())
     joined: list[int] = []
-    if len(compiled.words) > 1 and len(files) > MAX_SCAN_FILES // 4:
+    if len(compiled.words) > 1:
         taken = set(definers)
         for joiner in ("_", ""):
             expression = _identifier_expression(compiled.words, joiner)
-            found = (index.files_matching(expression) & files) - taken if expression else set()
+            found = index.files_matching(expression) - taken if expression else set()
             joined += sorted(found)
             taken |= found
-    # definers are read even where trigrams disagree
-    return sorted(definers), joined, sorted(files - definers)
+    return sorted(definers), joined[:MAX_SCAN_FILES]
+
+
+def _others(index: Any, compiled: _Compiled) -> set[int]:
+    """Every file whose chunks hold each clause's words (one MATCH for the whole query: a result line
+    holds every clause, so its chunk does — far fewer rows than per-word file sets of common words)."""
+    clause_exprs = []
+    for clause in compiled.query.clauses:
+        alternatives = [_term_expression(term) for term in clause]
+        if all(alternatives):
+            clause_exprs.append("(" + " OR ".join(f"({a})" for a in alternatives) + ")")
+    if not clause_exprs:  # nothing to narrow on (every word is shorter than 3 characters): scan in budget
+        return set(index.all_ids())
+    return index.files_matching(" AND ".join(clause_exprs))
 
 
 def _spellings(tri: str) -> list[str]:
@@ -250,10 +259,10 @@ def _term_expression(term: Term) -> str | None:
     return " AND ".join(f"({p})" for p in usable[:3]) if usable else None
 
 
-def _read(index: Any, path: str) -> str | None:
-    text = index.buffer_text(path) if hasattr(index, "buffer_text") else None
-    if text is not None:
-        return text
+def _read_file(path: str, buffer: str | None) -> str | None:
+    """An open buffer's unsaved text, else the file's (None when unreadable or binary)."""
+    if buffer is not None:
+        return buffer
     try:
         with open(path, "rb") as handle:
             data = handle.read()
@@ -264,15 +273,68 @@ def _read(index: Any, path: str) -> str | None:
     return data.decode("utf-8", "replace")
 
 
+class _Scan:
+    """The scan's running state: hits, counts and the time budget shared by both stages."""
+
+    def __init__(self, compiled: _Compiled, options: TextOptions, token: CancelToken | None,
+                 buffer_text: Callable[[str], str | None]) -> None:
+        self.compiled, self.options, self.token = compiled, options, token
+        self.buffer_text = buffer_text
+        self.hits: list[TextHit] = []
+        self.total = 0
+        self.scanned = 0
+        self.complete = True
+        self.seen: set[str] = set()
+        began = time.monotonic()
+        self.deadline, self.hard_deadline = began + SCAN_BUDGET_S, began + HARD_BUDGET_S
+
+    def run(self, files: list[tuple[bool, str, str, int]]) -> bool:
+        """Scan ``(is definition file, path, display, size)`` in order; False when the budget ran out."""
+        compiled, options = self.compiled, self.options
+        for is_def, path, display, size in files:
+            if path in self.seen or any(x.search(display) for x in compiled.excluded):
+                continue  # -word drops lines containing it and files whose path contains it
+            self.seen.add(path)
+            if self.token is not None and self.token.should_stop():
+                self.complete = False
+                return False
+            now = time.monotonic()
+            if (not is_def or self.scanned >= MAX_DEFINITION_FILES) and (
+                    self.scanned >= MAX_SCAN_FILES or now > self.deadline):
+                self.complete = False
+                return False
+            if self.hits and (now > self.hard_deadline or (now > self.deadline and size > BIG_FILE_CHARS * 8)):
+                self.complete = False  # a definition file too: past the budget, a few MB cost more than they add
+                return False
+            text = _read_file(path, self.buffer_text(path))
+            self.scanned += 1
+            if text is None:
+                continue
+            found, count, whole = _scan_file(text, compiled, compiled.score_file(display), path, display,
+                                             options.context_lines, self.hard_deadline)
+            self.hits += found
+            self.total += count
+            self.complete = self.complete and whole
+            if len(self.hits) > options.max_results * 8:
+                self.hits.sort(key=lambda h: -h.score)
+                del self.hits[options.max_results * 4:]
+        return True
+
+
 def search_text(index: Any, query_text: str, options: TextOptions = TextOptions(),
                 token: CancelToken | None = None) -> dict[str, Any]:
-    """Run a ``sleuth.text`` query over the index; returns ``{total, results, scanned_files, complete}``."""
-    query = parse_query(query_text)
-    compiled = _Compiled(query)
-    definers, lead, others = _candidates(index, compiled)
+    """Run a ``sleuth.text`` query over the index; returns ``{total, results, scanned_files, complete}``.
+
+    First the definition files, pending files and files spelling the words as one identifier; then,
+    unless a several-word query already has enough lines from those (other files can only add lines
+    where the words stand apart, which score lower), every file holding each clause's words.
+    """
+    compiled = _Compiled(parse_query(query_text))
+    definers, lead = _candidates(index, compiled)
     keep = options.file_filter
-    excluded = compiled.excluded
-    first: list[tuple[bool, str, str, int]] = []  # definition files, then pending files, then the rest
+    scan = _Scan(compiled, options, token,
+                 index.buffer_text if hasattr(index, "buffer_text") else (lambda path: None))
+    first: list[tuple[bool, str, str, int]] = []
     for rec in index.records(definers):
         if keep is None or keep(rec.path, rec.display):
             first.append((True, rec.path, rec.display, rec.size))
@@ -280,63 +342,30 @@ def search_text(index: Any, query_text: str, options: TextOptions = TextOptions(
         if keep is None or keep(entry.path, entry.display):
             first.append((False, entry.path, entry.display, entry.size))
     first.sort(key=lambda r: (not r[0], -compiled.score_file(r[2])))
-    recs = index.records(others)
-    if keep is not None:
-        recs = [r for r in recs if keep(r.path, r.display)]
-    leading: list[Any] = []
-    if lead:  # files spelling the words as one identifier first (snake_case ones, then run together)
-        place = {fid: k for k, fid in enumerate(lead)}
-        leading = sorted((r for r in recs if r.id in place), key=lambda r: place[r.id])[:MAX_SCAN_FILES]
-        recs = [r for r in recs if r.id not in place]
-    if len(recs) > MAX_SCAN_FILES:
-        # only the best MAX_SCAN_FILES are ever read: those whose file name holds a query word, then short paths
-        named = compiled.name_pattern
-        by_name = [r for r in recs if named is not None and named.search(r.display, r.display.rfind("/") + 1)]
-        by_name.sort(key=lambda r: -compiled.score_file(r.display))
-        recs = by_name[:MAX_SCAN_FILES] + heapq.nsmallest(MAX_SCAN_FILES, recs, key=lambda r: len(r.display))
-    else:
-        recs.sort(key=lambda r: -compiled.score_file(r.display))
-    rest = [(False, r.path, r.display, r.size) for r in leading + recs]
-    seen: set[str] = set()
-    ordered = []
-    for is_def, path, display, size in first + rest:
-        if any(x.search(display) for x in excluded):
-            continue  # -word drops lines containing it and files whose path contains it
-        if path not in seen:
-            seen.add(path)
-            ordered.append((is_def, path, display, size))
-    hits: list[TextHit] = []
-    total = 0
-    scanned = 0
-    began = time.monotonic()
-    deadline, hard_deadline = began + SCAN_BUDGET_S, began + HARD_BUDGET_S
-    complete = True
-    for is_def, path, display, size in ordered:
-        if token is not None and token.should_stop():
-            complete = False
-            break
-        now = time.monotonic()
-        if (not is_def or scanned >= MAX_DEFINITION_FILES) and (scanned >= MAX_SCAN_FILES or now > deadline):
-            complete = False
-            break
-        if hits and (now > hard_deadline or (now > deadline and size > BIG_FILE_CHARS * 8)):
-            complete = False  # a definition file too: past the budget, a few MB cost more than they add
-            break
-        text = _read(index, path)
-        scanned += 1
-        if text is None:
-            continue
-        found, count, whole = _scan_file(text, compiled, compiled.score_file(display), path, display,
-                                         options.context_lines, hard_deadline)
-        hits += found
-        total += count
-        complete = complete and whole
-        if len(hits) > options.max_results * 8:
-            hits.sort(key=lambda h: -h.score)
-            del hits[options.max_results * 4:]
+    leading = [r for r in index.records(lead) if keep is None or keep(r.path, r.display)]
+    leading.sort(key=lambda r: r.size)  # trigram sets hold no positions: a big file is a likelier false lead
+    first += [(False, r.path, r.display, r.size) for r in leading]
+    going = scan.run(first)
+    if going and (len(compiled.words) < 2 or len(scan.hits) < options.max_results):
+        taken = set(definers) | set(lead)
+        recs = index.records(sorted(_others(index, compiled) - taken))
+        if keep is not None:
+            recs = [r for r in recs if keep(r.path, r.display)]
+        if len(recs) > MAX_SCAN_FILES:
+            # only the best MAX_SCAN_FILES are ever read: those whose file name holds a query word, then short paths
+            named = compiled.name_pattern
+            by_name = [r for r in recs if named is not None and named.search(r.display, r.display.rfind("/") + 1)]
+            by_name.sort(key=lambda r: -compiled.score_file(r.display))
+            recs = by_name[:MAX_SCAN_FILES] + heapq.nsmallest(MAX_SCAN_FILES, recs, key=lambda r: len(r.display))
+        else:
+            recs.sort(key=lambda r: -compiled.score_file(r.display))
+        scan.run([(False, r.path, r.display, r.size) for r in recs])
+    elif going:
+        scan.complete = False  # enough identifier lines: the other candidates were not read
+    hits = scan.hits
     hits.sort(key=lambda h: (-h.score, h.display.encode("utf-8", "surrogatepass"), h.line))
     results = [h.to_dict() for h in hits[:options.max_results]]
-    return {"total": total, "results": results, "scanned_files": scanned, "complete": complete}
+    return {"total": scan.total, "results": results, "scanned_files": scan.scanned, "complete": scan.complete}
 
 
 def _scan_file(text: str, compiled: _Compiled, file_bonus: float, path: str, display: str, context: int,
