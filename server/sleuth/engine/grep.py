@@ -15,6 +15,7 @@ stops every process within one file, not one unit.
 from __future__ import annotations
 
 import atexit
+import bisect
 import itertools
 import multiprocessing
 import os
@@ -155,8 +156,12 @@ def _search_files(files: Iterable[FileItem], match: MatchOptions, search: Search
     matcher = _matcher_for(match)
     # Pieces serve line-mode searches without context or invert (their matches never leave a piece).
     pieces_ok = not match.multiline and not search.invert and not search.before and not search.after
-    if not search_files(_whole_files(files, matcher, search, size_cap, pieces_ok, results, stats), matcher, search,
-                        size_cap, token.should_stop, results, stats):
+    items: Iterable[tuple[str, str, str | None, None]]
+    if isinstance(files, list) and not any(item[4] is not None for item in files):
+        items = [(path, display, text, None) for path, display, text, _size, _pieces in files]  # a plain scan
+    else:
+        items = _whole_files(files, matcher, search, size_cap, pieces_ok, results, stats)
+    if not search_files(items, matcher, search, size_cap, token.should_stop, results, stats):
         out.complete = False
     out.scanned += stats.scanned
     out.skipped.binary += stats.binary
@@ -270,9 +275,12 @@ def _units(items: Iterable[FileEntry | Subtree], buffers: Mapping[str, str] | No
     up to :func:`_unit_files` files (or ``CHUNK_BYTES``), a subtree weighing ``SUBTREE_WEIGHT`` files.
     The caller's token is polled between units.
     """
+    most = _unit_files(items)
+    if isinstance(items, list) and not buffers and not any(isinstance(i, Subtree) for i in items):
+        yield from _list_units(items, most, token, line_mode)
+        return
     unit: Unit = []
     weight = size = 0
-    most = _unit_files(items)
     for item in items:
         if isinstance(item, Subtree):
             unit.append(item)
@@ -289,6 +297,24 @@ def _units(items: Iterable[FileEntry | Subtree], buffers: Mapping[str, str] | No
                 return
     if unit:
         yield unit
+
+
+def _list_units(items: list[FileEntry], most: int, token: CancelToken, line_mode: bool) -> Iterator[Unit]:
+    """:func:`_units` for a known list of files and no open buffers (the catalogue, index candidates):
+    the same cuts, found on running sizes, and each unit built by one comprehension."""
+    ends = list(itertools.accumulate(max(e.size, 0) for e in items))
+    start = 0
+    while start < len(items):
+        stop = min(len(items), start + most, bisect.bisect_left(ends, (ends[start - 1] if start else 0) + CHUNK_BYTES,
+                                                                 start) + 1)
+        if line_mode:
+            unit: Unit = [(e.path, e.display, None, e.size, getattr(e, "pieces", None)) for e in items[start:stop]]
+        else:
+            unit = [(e.path, e.display, None, e.size, None) for e in items[start:stop]]
+        yield unit
+        start = stop
+        if token.should_stop():
+            return
 
 
 def _subtree_buffers(unit: Unit, buffers: Mapping[str, str] | None) -> Mapping[str, str] | None:
