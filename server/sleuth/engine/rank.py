@@ -236,7 +236,7 @@ class _Prepared:
     base_starts: list[int]
     base_lows: list[str]
     lengths: list[int]
-    by_name: dict[str, list[int]]  # lower-cased file name and stem -> indexes
+    by_name: dict[str, tuple[int, ...]]  # lower-cased file name and stem -> indexes
 
 
 def _offsets(lengths: list[int]) -> list[int]:
@@ -284,11 +284,14 @@ class PathIndex:
     def __init__(self, displays: Sequence[str]) -> None:
         lows = [d.lower() for d in displays]
         base_lows = [low[low.rfind("/") + 1:] for low in lows]
-        by_name: dict[str, list[int]] = {}
+        grouped: dict[str, list[int]] = {}
         for i, base in enumerate(base_lows):
-            by_name.setdefault(base, []).append(i)
+            grouped.setdefault(base, []).append(i)
             if "." in base[1:]:
-                by_name.setdefault(base.rsplit(".", 1)[0], []).append(i)
+                grouped.setdefault(base.rsplit(".", 1)[0], []).append(i)
+        # tuples of ints: the garbage collector stops tracking them (100k lists would slow every full pass)
+        by_name = {name: tuple(ids) for name, ids in grouped.items()}
+        del grouped
         blob, starts = _joined(lows)
         bases, base_starts = _joined(base_lows)
         self.prepared = _Prepared(displays, lows, blob, starts, bases, base_starts, base_lows,
@@ -324,16 +327,19 @@ class PathIndex:
 
     def _all_terms(self, terms: list[str]) -> set[int]:
         """Paths holding every term as a subsequence. A term that is a subsequence of another is implied
-        by it. Two or three terms are first tried as one RE2 pass over their orders (disjoint
-        occurrences); when that finds none, or for more terms, term by term (longest first, then a
-        check per path)."""
+        by it. The three longest terms are first tried as one RE2 pass over their orders (disjoint
+        occurrences), further terms checked per path; when that finds none, term by term (longest
+        first, then a check per path)."""
         prep = self.prepared
         unique = [t for t in dict.fromkeys(terms)
                   if not any(o != t and _is_subsequence(t, o) for o in terms)] or terms[:1]
-        if 2 <= len(unique) <= 3:
-            orders = itertools.permutations([_subsequence(t)[:-len("[^\n]*")] for t in unique])
+        if len(unique) >= 2:
+            longest = sorted(unique, key=len, reverse=True)
+            orders = itertools.permutations([_subsequence(t)[:-len("[^\n]*")] for t in longest[:3]])
             found = _lines("(?:" + "|".join("[^\n]*?".join(order) for order in orders) + ")[^\n]*",
                            prep.blob, prep.starts)
+            for term in longest[3:]:  # a fourth term and more: checked per path on what is left
+                found = self._matching(term, found)
             if found:
                 return found
         pool: set[int] | None = None
@@ -374,13 +380,14 @@ class PathIndex:
         pool: set[int] | None = None
         if len(terms) == 1 and "/" not in whole:
             in_names = self._matching(whole, names=True)
-            if len(in_names) < RERANK:
-                pool = self._matching(whole)
-            elif len(whole) >= 5:  # folder + name abbreviations (``netlint``: netlink/intro.rst) at word starts
+            if len(whole) >= 4 or len(in_names) < RERANK:
+                # folder + name abbreviations at word starts (``netlint``: netlink/intro.rst): a selective pass
                 _, marked_blob, marked_starts = self._marked("paths")
                 pool = in_names | _lines(_word_aligned(whole), marked_blob, marked_starts)
             else:
                 pool = in_names
+            if len(pool) < RERANK:  # few strong matches: every path holding the term
+                pool |= self._matching(whole)
         else:
             pool = self._all_terms(terms)
         marked_names = self._marked("names")[0]
