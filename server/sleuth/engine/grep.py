@@ -29,6 +29,7 @@ from sleuth.engine.cancel import CancelToken, NullProgress, ProgressSink
 from sleuth.engine.collect import Collector
 from sleuth.engine.errors import Cancelled
 from sleuth.engine.match import Matcher
+from sleuth.engine.index.candidates import RangedEntry
 from sleuth.engine.index.pieces import Pieces, search_pieces
 from sleuth.engine.search import BatchStats, FileResult, search_files
 from sleuth.engine.types import FileEntry, FileError, MatchOptions, SearchOptions, SkipCounts, WalkOptions
@@ -276,7 +277,7 @@ def _units(items: Iterable[FileEntry | Subtree], buffers: Mapping[str, str] | No
     The caller's token is polled between units.
     """
     most = _unit_files(items)
-    if isinstance(items, list) and not buffers and not any(isinstance(i, Subtree) for i in items):
+    if isinstance(items, list) and not buffers:  # a list never holds subtrees (only a walk yields them)
         yield from _list_units(items, most, token, line_mode)
         return
     unit: Unit = []
@@ -302,13 +303,17 @@ def _units(items: Iterable[FileEntry | Subtree], buffers: Mapping[str, str] | No
 def _list_units(items: list[FileEntry], most: int, token: CancelToken, line_mode: bool) -> Iterator[Unit]:
     """:func:`_units` for a known list of files and no open buffers (the catalogue, index candidates):
     the same cuts, found on running sizes, and each unit built by one comprehension."""
-    ends = list(itertools.accumulate(max(e.size, 0) for e in items))
+    sizes = [e.size for e in items]
+    if sizes and min(sizes) < 0:
+        sizes = [max(size, 0) for size in sizes]
+    ends = list(itertools.accumulate(sizes))
     start = 0
     while start < len(items):
         stop = min(len(items), start + most, bisect.bisect_left(ends, (ends[start - 1] if start else 0) + CHUNK_BYTES,
                                                                  start) + 1)
         if line_mode:
-            unit: Unit = [(e.path, e.display, None, e.size, getattr(e, "pieces", None)) for e in items[start:stop]]
+            unit: Unit = [(e.path, e.display, None, e.size, e.pieces if type(e) is RangedEntry else None)
+                          for e in items[start:stop]]
         else:
             unit = [(e.path, e.display, None, e.size, None) for e in items[start:stop]]
         yield unit
