@@ -58,7 +58,7 @@ def _ranked(query: str, entries: list[FileEntry], ctx: CommandContext,
     from sleuth.engine.rank import rank_paths_counted
 
     open_paths = set(ctx.services.open_buffers or ())
-    boost = {i for i, e in enumerate(entries) if e.path in open_paths}
+    boost = {i for i, e in enumerate(entries) if e.path in open_paths} if open_paths else set()
     ranked, total = rank_paths_counted(query, [e.display for e in entries], boost=boost, limit=limit)
     return [(entries[i], score) for i, score in ranked], total
 
