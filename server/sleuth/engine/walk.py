@@ -217,7 +217,10 @@ class _Walker:
                             if st is None:
                                 st = entry.stat(follow_symlinks=False)
                             ident = (st.st_dev, st.st_ino)
-                            if ident in ancestors:
+                            # As rg: only a symbolic link is checked against its ancestors. A real
+                            # folder reached through a followed link may repeat an ancestor's inode
+                            # (l0 -> a/b, then l0/l1 -> a, then l0/l1/b); the next link down stops it.
+                            if ident in ancestors and entry.is_symlink():
                                 errors.append(FileError(display, "symbolic link loop: it leads back to an ancestor "
                                                                  "folder, which is searched once; skipped"))
                                 continue
