@@ -5,12 +5,14 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from sleuth.commands import get_command
 from sleuth.commands.context import CommandContext, Services
 from sleuth.engine.errors import BadArgs, IndexNotReady
 from sleuth.engine.index import IndexService
-from sleuth.engine.index.defs import definitions, identifier_key, split_identifier
+from sleuth.engine.index.defs import definition_keys, definitions, identifier_key, split_identifier
 from sleuth.engine.index.query import parse_query
 from sleuth.engine.index.text import TextOptions, search_text
 
@@ -152,8 +154,18 @@ def test_definition_shapes_and_identifier_keys() -> None:
     names = [n for n, _, _ in definitions(source)]
     assert names == ["FOO_BAR", "ext4_inode", "do_thing", "Widget", "render", "my_type_t", "ext4_fops", "big_lock",
                      "gpa_e", "api_t", "notifier_fn_t", "block_run", "debug_level", "probe_t"]
+    assert definition_keys(source) == {identifier_key(n) for n in names}  # the build's fast path agrees
     assert split_identifier("getUserByID") == ["get", "user", "by", "id"]
     assert identifier_key("get user by id") == identifier_key("get_user_by_id") == identifier_key("getUserById")
+
+
+@given(st.lists(st.sampled_from([
+    "#define X_Y 1", "static int foo_bar(void)", "int x;", "\ttypedef struct a b_c;", "} my_t;", "struct S {",
+    "def run_it(self):", "fn main() {", "DEFINE_MUTEX(lock_a);", "if (x) {", "return y;", "extern int z;",
+    "pub(crate) fn Go_Fast()", "int f(int a,", "\tint b);", "x = 1;", "", "/* c */"]), max_size=30))
+def test_definition_keys_equal_the_keys_of_definitions(lines: list[str]) -> None:
+    data = "\n".join(lines).encode()
+    assert definition_keys(data) == {identifier_key(n) for n, _, _ in definitions(data)}
 
 
 def test_status_and_build_commands(service: IndexService, kit: SimpleNamespace) -> None:

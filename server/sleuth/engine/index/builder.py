@@ -3,9 +3,9 @@ and the build worker process (``python -m sleuth.engine.index.worker``, one per 
 build uses both cores; a plain subprocess, so it never re-imports the server's ``__main__``).
 
 Per file: read the bytes once (``fstat`` on the same descriptor, so size/mtime describe exactly
-what was indexed), cut them into line-aligned chunks, insert one FTS5 trigram row per chunk and one
-row of definition keys. Rows get fresh ids from the shard's ``next_row`` counter: FTS5 contentless
-tables cannot delete without the old text (SQLite 3.40 lacks ``contentless_delete``), so a changed
+what was indexed), cut them into line-aligned chunks, give each chunk a row number and its distinct
+trigrams to a :class:`~sleuth.engine.index.postings.SegmentWriter`, and insert one row of definition
+keys. Rows get fresh ids from the shard's ``next_row`` counter and are never rewritten: a changed
 file's old rows are simply no longer referenced by the catalogue (counted as garbage; a full
 rebuild reclaims them).
 """
@@ -19,9 +19,12 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from sleuth.engine.index import store
-from sleuth.engine.index.defs import definitions, identifier_key
-from sleuth.engine.index.trigram import chunks, normalize, to_text
+from sleuth.engine.index.defs import definition_keys
+from sleuth.engine.index.postings import SegmentWriter, distinct, flat_path, trigram_codes
+from sleuth.engine.index.trigram import chunks, indexed_variants, normalize
 
 __all__ = ["Indexed", "index_file", "next_row", "worker_main"]
 
@@ -64,10 +67,20 @@ def _read(path: str) -> tuple[bytes, int, int]:
         os.close(fd)
 
 
-def index_file(conn: sqlite3.Connection, path: str, row: int, max_bytes: int | None) -> tuple[Indexed, int]:
+def chunk_trigrams(chunk: bytes) -> np.ndarray:
+    """The distinct trigram numbers a chunk is indexed under (see :func:`indexed_variants`)."""
+    variants = indexed_variants(chunk)
+    codes = trigram_codes(variants[0]) if len(variants) == 1 else np.concatenate([trigram_codes(v) for v in variants])
+    return distinct(codes)
+
+
+def index_file(conn: sqlite3.Connection, path: str, row: int, max_bytes: int | None,
+               writer: SegmentWriter | None = None) -> tuple[Indexed, int]:
     """Index ``path`` into the shard at rows ``row...``; returns the record and the next free row.
 
-    The caller owns the transaction. Unreadable and over-size files are recorded unindexed.
+    The caller owns the transaction. Trigrams go to ``writer`` (a build's, written in big
+    segments), else to a segment of their own written here (an incremental update).
+    Unreadable and over-size files are recorded unindexed.
     """
     try:
         st = os.stat(path)
@@ -76,30 +89,32 @@ def index_file(conn: sqlite3.Connection, path: str, row: int, max_bytes: int | N
         data, size, mtime_ns = _read(path)
     except OSError as exc:
         return Indexed(0, 0, -1, (), exc.strerror or str(exc)), row
+    own = writer is None
+    if writer is None:
+        writer = SegmentWriter(conn)
     raw = data
     data = normalize(data)
     first = row
     offsets: list[int] = []
     lines: list[int] = []
     newlines = previous = 0
-    rows = []
-    nul = b"\0" in data
-    wide = (bool(data) and not data.endswith(b"\n")) or nul
     for start, end in chunks(data):
         if start:
             newlines += data.count(b"\n", previous, start)
             previous = start
             offsets.append(start)
             lines.append(newlines)
-        rows.append((row, to_text(data[start:end])))
+        writer.add(row, chunk_trigrams(data[start:end]))
         row += 1
-    if not rows:
-        rows.append((row, ""))
-        row += 1
-    conn.executemany("INSERT INTO tri(rowid, body) VALUES(?, ?)", rows)
-    keys = {identifier_key(name) for name, _, _ in definitions(data)}
+    if row == first:
+        row += 1  # an empty file still owns one (empty) row
+    if own:
+        writer.flush()
+    keys = definition_keys(data)
     if keys:
         conn.execute("INSERT INTO defs(rowid, keys) VALUES(?, ?)", (first, " ".join(sorted(keys))))
+    nul = b"\0" in data
+    wide = (bool(data) and not data.endswith(b"\n")) or nul
     plain = not nul and data is raw and raw[:3] != b"\xef\xbb\xbf"
     return Indexed(size, mtime_ns, first, tuple(offsets), None, wide, tuple(lines), plain), row
 
@@ -117,6 +132,8 @@ def worker_main(argv: list[str]) -> int:
     conn = store.connect(db_path, building=True)
     store.create_shard(conn)
     row = 1
+    flat = open(flat_path(db_path), "wb")
+    writer = SegmentWriter(conn, flat)
     conn.execute("BEGIN")
     results: list[list[Any]] = []
     total = 0
@@ -126,7 +143,7 @@ def worker_main(argv: list[str]) -> int:
             if not results and os.getppid() != parent:
                 return 3  # orphaned: the server died; its build directory is never published
             file_id, path = line.rstrip("\n").split("\t", 1)
-            record, row = index_file(conn, path, row, max_bytes)
+            record, row = index_file(conn, path, row, max_bytes, writer)
             results.append([int(file_id), record.size, record.mtime_ns, record.first_row, list(record.offsets),
                             record.error, record.wide, list(record.lines), record.plain])
             total += record.size
@@ -136,11 +153,11 @@ def worker_main(argv: list[str]) -> int:
                 results, total = [], 0
     if results:
         out.write(json.dumps(["batch", results, total]) + "\n")
+    writer.flush()
+    flat.close()
     conn.execute("INSERT OR REPLACE INTO meta VALUES('next_row', ?)", (str(row),))
     conn.execute("COMMIT")
-    conn.execute("INSERT INTO tri(tri) VALUES('optimize')")
     conn.execute("INSERT INTO defs(defs) VALUES('optimize')")
-    conn.execute("INSERT INTO tri(tri, rank) VALUES('automerge', 4)")  # live updates merge as they go
     store.mark_complete(conn)
     conn.close()
     out.write(json.dumps(["done"]) + "\n")

@@ -23,7 +23,8 @@ from __future__ import annotations
 import re
 from typing import Iterator
 
-__all__ = ["DEFINITION", "definitions", "identifier_key", "split_identifier", "definition_name", "is_prototype"]
+__all__ = ["DEFINITION", "definitions", "definition_keys", "identifier_key", "split_identifier", "definition_name",
+           "is_prototype"]
 
 DEFINITION = re.compile(rb"""^(?:
   [ \t]*\#[ \t]*define[ \t]+(?P<macro>\w+)
@@ -87,6 +88,26 @@ def definitions(data: bytes) -> Iterator[tuple[str, int, str]]:
         if kind == "cfunc" and is_prototype(buffer[m.end():m.end() + 2000]):
             continue
         yield name.decode("utf-8", "replace"), m.start(), kind  # m.start() in buffer = line start in data
+
+
+def definition_keys(data: bytes) -> set[str]:
+    """``{identifier_key(name) for name, _, _ in definitions(data)}``, as the index build needs it: the
+    build's second cost after trigrams (4.5 million definitions in the Linux tree). A name is ``\\w+``
+    bytes, so its key is the name without ``_``, lowercased."""
+    keys: set[str] = set()
+    add = keys.add
+    buffer = b"\n" + data
+    for m in _SCAN.finditer(buffer):
+        kind = m.lastgroup
+        if not kind:
+            continue
+        name = m.group(kind)
+        if not name or name in _NOT_NAMES or name[:1].isdigit():
+            continue
+        if kind == "cfunc" and is_prototype(buffer[m.end():m.end() + 2000]):
+            continue
+        add(name.replace(b"_", b"").lower().decode("utf-8", "replace"))
+    return keys
 
 
 def definition_name(line: bytes, tail: bytes = b"") -> tuple[str, str] | None:

@@ -42,7 +42,7 @@ class Maintenance:
         _cat: Catalogue | None
         _catalog_db: sqlite3.Connection | None
         _shards: list[sqlite3.Connection]
-        _docs: list[dict[str, int]]
+        _postings: list[Any]
         _writers: list[sqlite3.Connection]  # the upkeep thread's own shard connections (WAL writer)
         _gen: str | None
         _pending: dict[str, float]
@@ -85,6 +85,9 @@ class Maintenance:
                 except sqlite3.Error:
                     pass
         self._catalog_db, self._shards, self._writers, self._cat = None, [], [], None
+        for post in self._postings:
+            post.close()
+        self._postings = []
 
     def _meta(self) -> dict[str, str]:
         return {"roots": "\0".join(r.path for r in self.workspace.roots), "options": repr(self.options)}
@@ -103,7 +106,7 @@ class Maintenance:
         with self._lock:
             self._close()
             self._gen, self._catalog_db, self._shards, self._cat = gen, catalog, shards, cat
-            self._docs = [{} for _ in shards]  # a new generation: its own term statistics
+            self._postings = []  # a new generation: its own posting readers and statistics (made on first query)
             self._writers = [store.connect(os.path.join(gen, f"shard-{i}.db")) for i in range(len(shards))]
             self._garbage = int(meta.get("garbage", "0"))
             self._last_build = {"at": _iso(float(meta.get("built_at", "0"))), "seconds": float(meta.get("seconds", "0"))}

@@ -27,6 +27,7 @@ from sleuth.engine.index.catalogue import Catalogue, FileRecord
 from sleuth.engine.index.maintenance import Maintenance
 from sleuth.engine.index.pieces import Pieces
 from sleuth.engine.index.evaluate import evaluate
+from sleuth.engine.index.postings import Postings, flat_path
 from sleuth.engine.index.trigram import ALL, Lit, Query, adapt, simplify
 from sleuth.engine.types import FileEntry, WalkOptions
 from sleuth.engine.workspace import Target, Workspace, canonicalize, sort_key
@@ -61,7 +62,7 @@ class IndexService(Maintenance):
         self._cat: Catalogue | None = None
         self._catalog_db: sqlite3.Connection | None = None
         self._shards: list[sqlite3.Connection] = []
-        self._docs: list[dict[str, int]] = []  # per shard: trigram -> rows holding it (query planning)
+        self._postings: list[Postings] = []  # per shard: its posting lists and their cached counts
         self._writers: list[sqlite3.Connection] = []
         self._gen: str | None = None
         self._pending: dict[str, float] = {}  # path -> when notified
@@ -323,25 +324,26 @@ class IndexService(Maintenance):
         with self._lock:
             return self._eval(query) if self._cat is not None else set()
 
-    def files_matching(self, expression: str) -> set[int]:
-        """Ids of files with a chunk satisfying an FTS5 MATCH ``expression`` over trigrams (see trigram.py)."""
-        return self._owners_matching("tri", expression)
+    def files_matching(self, query: Query) -> set[int]:
+        """Ids of indexed files with a chunk satisfying the trigram ``query`` (each AND holds in one chunk)."""
+        query = simplify(query)
+        if query is ALL:
+            return set(self.all_ids())
+        with self._lock:
+            return set(self._eval(query, line_mode=True)) if self._cat is not None else set()
 
     def definers(self, key: str, prefix: bool = False) -> set[int]:
         """Ids of files with a definition whose key (see :func:`identifier_key`) is ``key`` (or starts with it)."""
         if not key or not key.isalnum():
             return set()
-        return self._owners_matching("defs", f'"{key}"' + ("*" if prefix else ""))
-
-    def _owners_matching(self, table: str, expression: str) -> set[int]:
-        """Ids of files owning a row of FTS5 ``table`` (``tri`` or ``defs``) that MATCHes ``expression``, every shard."""
+        expression = f'"{key}"' + ("*" if prefix else "")
         out: set[int] = set()
         with self._lock:
             cat = self._cat
             if cat is None:
                 return out
             for shard, conn in enumerate(self._shards):
-                rows = [r for (r,) in conn.execute(f"SELECT rowid FROM {table} WHERE {table} MATCH ?", (expression,))]
+                rows = [r for (r,) in conn.execute("SELECT rowid FROM defs WHERE defs MATCH ?", (expression,))]
                 out.update(fid for fid, _ in cat.owners(shard, rows))
         return out
 
@@ -367,9 +369,11 @@ class IndexService(Maintenance):
     def _eval(self, query: Query, line_mode: bool = False) -> dict[int, set[int]]:
         """File id -> the chunk rows that may hold a match of ``query`` (see :func:`evaluate`); lock held."""
         assert self._cat is not None
-        if len(self._docs) != len(self._shards):
-            self._docs = [{} for _ in self._shards]
-        return evaluate(self._shards, self._cat, query, line_mode, self._docs)
+        if len(self._postings) != len(self._shards):
+            assert self._gen is not None
+            self._postings = [Postings(conn, flat_path(os.path.join(self._gen, f"shard-{i}.db")))
+                              for i, conn in enumerate(self._shards)]
+        return evaluate(self._postings, self._cat, query, line_mode)
 
     def _filter(self, targets: Sequence[Target] | None, options: WalkOptions | None,
                 largest: int = -1) -> Callable[[str, int], bool] | None:

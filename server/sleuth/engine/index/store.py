@@ -4,7 +4,7 @@ Layout under the cache directory (never inside a workspace folder)::
 
     <cache>/sleuth/<hash of the roots>/
         CURRENT              name of the live generation, replaced atomically (temp file + rename)
-        gen-<stamp>/         catalog.db (files, meta) + shard-<i>.db (FTS5 trigram chunks, definition keys)
+        gen-<stamp>/         catalog.db (files, meta) + shard-<i>.db (trigram postings of chunks, definition keys)
         build-<stamp>-<pid>/ a build in progress: never opened for queries, removed when found stale
 
 A build writes a private ``build-*`` directory with journaling off (fast; it is disposable), sets
@@ -24,6 +24,8 @@ import sqlite3
 import time
 from typing import Iterable
 
+from sleuth.engine.index import postings
+
 __all__ = [
     "SCHEMA",
     "SHARDS",
@@ -39,7 +41,7 @@ __all__ = [
     "remove_stale_builds",
 ]
 
-SCHEMA = "sleuth-index-12"  # 10: "wide" = no final newline or a NUL; 11: 16/4 KiB chunks; 12: lines, plain
+SCHEMA = "sleuth-index-13"  # 10: "wide" = no final newline or a NUL; 11: 16/4 KiB chunks; 12: lines, plain; 13: byte trigram postings
 SHARDS = 2  # one per core: each build worker owns one shard database
 
 
@@ -91,11 +93,10 @@ def create_catalog(conn: sqlite3.Connection) -> None:
 
 
 def create_shard(conn: sqlite3.Connection) -> None:
-    """The trigram chunks (contentless, no positions: the searcher confirms) and per-file definition keys."""
+    """The chunks' trigram postings (no positions: the searcher confirms) and per-file definition keys."""
     _meta(conn)
     conn.execute("INSERT OR REPLACE INTO meta VALUES('next_row', '1')")
-    conn.execute("CREATE VIRTUAL TABLE tri USING fts5(body, tokenize='trigram case_sensitive 1', detail=none, content='')")
-    conn.execute("INSERT INTO tri(tri, rank) VALUES('automerge', 0)")  # merge once, at the end
+    postings.create_tables(conn)
     conn.execute("CREATE VIRTUAL TABLE defs USING fts5(keys, tokenize='unicode61', detail=none, content='')")
 
 
@@ -162,8 +163,8 @@ def open_current(base: str) -> tuple[str, sqlite3.Connection, list[sqlite3.Conne
     try:
         for db in ["catalog.db"] + [f"shard-{i}.db" for i in range(SHARDS)]:
             path = os.path.join(gen, db)
-            if not os.path.isfile(path):
-                raise sqlite3.DatabaseError(f"{db} missing")
+            if not os.path.isfile(path) or (db.startswith("shard-") and not os.path.isfile(postings.flat_path(path))):
+                raise sqlite3.DatabaseError(f"{db} or its postings missing")
             conn = connect(path)
             conns.append(conn)
             if not _check(conn):
@@ -171,7 +172,9 @@ def open_current(base: str) -> tuple[str, sqlite3.Connection, list[sqlite3.Conne
         if conns[0].execute("PRAGMA quick_check").fetchone()[0] != "ok":
             raise sqlite3.DatabaseError("catalog.db failed quick_check")
         for conn in conns[1:]:
-            conn.execute("SELECT rowid FROM tri WHERE tri MATCH '\"abc\"' LIMIT 1").fetchall()
+            conn.execute("SELECT tri, seg, n, rows FROM grams LIMIT 1").fetchall()
+            conn.execute("SELECT seg, codes, starts, exc_starts, bytes_at, exc_at FROM segs LIMIT 1").fetchall()
+            conn.execute("SELECT rowid FROM defs WHERE defs MATCH 'abc' LIMIT 1").fetchall()
     except sqlite3.Error:
         for conn in conns:
             conn.close()

@@ -29,6 +29,7 @@ except ImportError:  # pragma: no cover - google-re2 is a runtime dependency
     _re2 = None
 from sleuth.engine.index.defs import definition_name, identifier_key, split_identifier
 from sleuth.engine.index.query import Term, TextQuery, parse_query
+from sleuth.engine.index.trigram import And, Grams, Or, Query, spellings, trigram_code
 
 __all__ = ["TextHit", "TextOptions", "search_text"]
 
@@ -174,7 +175,7 @@ def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return out
 
 
-def _identifier_expression(words: list[str], joiner: str) -> str | None:
+def _identifier_expression(words: list[str], joiner: str) -> Grams | None:
     """Trigrams of the words written as one identifier — joined by ``_`` (``snake_case``, ``ALL_CAPS``)
     or run together (``camelCase``) — in every case spelling: files that probably spell the query as
     one name. The trigrams spanning a word boundary come first: they are what makes it selective."""
@@ -189,8 +190,7 @@ def _identifier_expression(words: list[str], joiner: str) -> str | None:
         return None
     spanning = [literal[i:i + 3] for i in sorted(ends) if i + 3 <= len(literal) and literal[i:i + 3].isascii()]
     chosen = list(dict.fromkeys(spanning[:4] + [grams[0], grams[-1]] + grams))[:6]
-    return " AND ".join("(" + " OR ".join('"' + v.replace('"', '""') + '"' for v in _spellings(t)) + ")"
-                        for t in chosen)
+    return Grams(tuple(_spellings(t) for t in chosen))
 
 
 def _candidates(index: Any, compiled: _Compiled) -> tuple[list[int], list[int]]:
@@ -217,46 +217,41 @@ def _candidates(index: Any, compiled: _Compiled) -> tuple[list[int], list[int]]:
 def _others(index: Any, compiled: _Compiled) -> set[int]:
     """Every file whose chunks hold each clause's words (one MATCH for the whole query: a result line
     holds every clause, so its chunk does — far fewer rows than per-word file sets of common words)."""
-    clause_exprs = []
+    clause_exprs: list[Query] = []
     for clause in compiled.query.clauses:
         alternatives = [_term_expression(term) for term in clause]
         if all(alternatives):
-            clause_exprs.append("(" + " OR ".join(f"({a})" for a in alternatives) + ")")
+            clause_exprs.append(alternatives[0] if len(alternatives) == 1 else Or(tuple(alternatives)))  # type: ignore[arg-type]
     if not clause_exprs:  # nothing to narrow on (every word is shorter than 3 characters): scan in budget
         return set(index.all_ids())
-    return index.files_matching(" AND ".join(clause_exprs))
+    return index.files_matching(clause_exprs[0] if len(clause_exprs) == 1 else And(tuple(clause_exprs)))
 
 
-def _spellings(tri: str) -> list[str]:
-    """Every ASCII case spelling of a trigram (the index is case-sensitive; ``ixD`` sits inside
-    ``ixDPCSSYS``, so lower/UPPER/Capitalized alone miss camel humps)."""
-    out = [""]
-    for ch in tri:
-        low, up = ch.lower(), ch.upper()
-        out = [v + c for v in out for c in ((low, up) if low != up else (ch,))]
-    return out
+def _spellings(tri: str) -> tuple[int, ...]:
+    """Every ASCII case spelling of an ASCII trigram, as trigram numbers (the index is case-sensitive;
+    ``ixD`` sits inside ``ixDPCSSYS``, so lower/UPPER/Capitalized alone miss camel humps)."""
+    return tuple(trigram_code(v) for v in spellings(tri.encode("ascii")))
 
 
-def _word_expression(word: str) -> str | None:
-    """Trigrams of ``word`` in every case spelling: three spread over the word keep the MATCH cheap
+def _word_expression(word: str) -> Grams | None:
+    """Trigrams of ``word`` in every case spelling: three spread over the word keep the lookup cheap
     (ranked search need not be exhaustive like grep; the scan confirms every line)."""
     grams = list(dict.fromkeys(word[i:i + 3] for i in range(len(word) - 2) if word[i:i + 3].isascii()))
     if not grams:
         return None
     if len(grams) > 3:
         grams = [grams[0], grams[len(grams) // 2], grams[-1]]
-    parts = []
-    for tri in grams:
-        parts.append("(" + " OR ".join('"' + v.replace('"', '""') + '"' for v in _spellings(tri)) + ")")
-    return " AND ".join(parts)
+    return Grams(tuple(_spellings(tri) for tri in grams))
 
 
-def _term_expression(term: Term) -> str | None:
-    """The trigram expression every occurrence of ``term`` (probably) satisfies, or None."""
+def _term_expression(term: Term) -> Query | None:
+    """The trigram query every occurrence of ``term`` (probably) satisfies, or None."""
     words = {part for word in term.text.split() for part in split_identifier(word)} or set(term.words)
     parts = [_word_expression(word) for word in sorted(words, key=len, reverse=True)]
-    usable = [p for p in parts if p]
-    return " AND ".join(f"({p})" for p in usable[:3]) if usable else None
+    usable = [p for p in parts if p][:3]
+    if not usable:
+        return None
+    return usable[0] if len(usable) == 1 else And(tuple(usable))
 
 
 def _read_file(path: str, buffer: str | None) -> str | None:

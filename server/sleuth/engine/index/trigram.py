@@ -1,21 +1,21 @@
-"""Trigram prefilter pieces: file text -> indexed chunks, and required literals -> FTS5 queries.
+"""Trigram prefilter pieces: file bytes -> indexed chunks, and required literals -> trigram queries.
 
-The store keeps one SQLite FTS5 ``trigram`` row per *chunk* (``detail=none``, contentless),
-not per file: a few generated headers of the Linux tree are 14-24 MB and contain nearly every
+The store keeps the trigrams of every *chunk* (see :mod:`sleuth.engine.index.postings`), not of
+every file: a few generated headers of the Linux tree are 14-24 MB and contain nearly every
 trigram, so at file level they would be candidates for almost every query. A chunk is about
 :data:`CHUNK_BYTES` (16 KiB; :data:`SMALL_CHUNK_BYTES`, 4 KiB, in files from 256 KiB on) cut at a
 line end, so a line — and every line-mode match — lies in one chunk, and the searcher reads only
 the candidate chunks of a file (:mod:`sleuth.engine.index.pieces`). Measured on the Linux tree
-against 64 KiB chunks: the same build CPU (tokenizing dominates, not rows), store 20.5% -> 25.2% of
-the corpus, and far fewer bytes to match — the four alternates of the benchsuite 115 MB -> 8 MB in
-918 -> 499 files, ``PM_RESUME -i`` 88 MB -> 36 MB (every 1 KiB would still leave 1,331 files: its
-trigrams are everywhere in ``pm_runtime_*`` code, which only positions could tell apart).
+against 64 KiB chunks: store 20.5% -> 25.2% of the corpus, and far fewer bytes to match — the four
+alternates of the benchsuite 115 MB -> 8 MB in 918 -> 499 files, ``PM_RESUME -i`` 88 MB -> 36 MB
+(every 1 KiB would still leave 1,331 files: its trigrams are everywhere in ``pm_runtime_*`` code,
+which only positions could tell apart).
 
-The FTS5 tokenizer runs with ``case_sensitive 1``: a case-sensitive literal is the AND of its exact
-trigrams, a case-insensitive one the AND of the OR of each trigram's ASCII case spellings.
-Case-insensitive matching (Unicode simple case folding, as rg does) also maps KELVIN SIGN (U+212A)
-to ``k`` and LONG S (U+017F) to ``s``: a chunk containing either is indexed a second time with them
-spelled ``k``/``s`` (rare, so free); non-ASCII trigrams are not used for case-insensitive literals.
+A trigram is three consecutive *bytes* of the file as the searcher sees it (:func:`normalize`),
+case-sensitive: a case-sensitive literal is the AND of its byte trigrams, a case-insensitive one
+the AND of the OR of each all-ASCII trigram's case spellings. Case-insensitive matching (Unicode
+simple case folding, as rg does) also maps KELVIN SIGN (U+212A) to ``k`` and LONG S (U+017F) to
+``s``: a chunk containing either is indexed with them spelled ``k``/``s`` as well (rare, so free).
 """
 
 from __future__ import annotations
@@ -28,18 +28,18 @@ __all__ = [
     "CHUNK_BYTES",
     "chunk_bytes",
     "Lit",
+    "Grams",
     "And",
     "Or",
     "Query",
     "ALL",
     "normalize",
-    "to_text",
+    "indexed_variants",
     "chunks",
-    "literal_match",
+    "trigram_code",
     "trigram_groups",
-    "groups_match",
+    "spellings",
     "pair_spellings",
-    "terms_match",
     "simplify",
     "adapt",
 ]
@@ -49,7 +49,7 @@ BIG_FILE_BYTES = 1 << 18  # files from this size on are cut into SMALL_CHUNK_BYT
 SMALL_CHUNK_BYTES = 1 << 12
 
 # The only non-ASCII characters whose simple case folding is ASCII (Unicode CaseFolding.txt, status C/S).
-_ASCII_FOLDING = {"\u212a": "k", "\u017f": "s"}
+_ASCII_FOLDING = {"\u212a".encode(): b"k", "\u017f".encode(): b"s"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +58,14 @@ class Lit:
 
     data: bytes
     folded: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Grams:
+    """Chunks holding, for every group, one of its trigrams (numbers, see :func:`trigram_code`): a
+    trigram query chosen by the caller (ranked text search), evaluated as given."""
+
+    groups: tuple[tuple[int, ...], ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,7 +88,7 @@ class _All:
 
 
 ALL = _All()
-Query = Union[Lit, And, Or, _All]
+Query = Union[Lit, Grams, And, Or, _All]
 
 
 def normalize(data: bytes) -> bytes:
@@ -90,19 +98,19 @@ def normalize(data: bytes) -> bytes:
     return data
 
 
-def to_text(data: bytes) -> str:
-    """What the index stores for a chunk of :func:`normalize`'d bytes: UTF-8 decoded with U+FFFD.
+def indexed_variants(chunk: bytes) -> list[bytes]:
+    """The byte strings whose trigrams a chunk is indexed under: itself, and when it holds KELVIN SIGN
+    or LONG S, also itself with them spelled ``k``/``s`` (so a case-insensitive ``k`` finds them).
 
-    Binary files are indexed too (a NUL is just a character here): the index only narrows, and
-    whether a binary file is searched is the searcher's decision.
+    Binary chunks are indexed too (a NUL is just a byte here): the index only narrows, and whether
+    a binary file is searched is the searcher's decision.
     """
-    text = (data[3:] if data[:3] == codecs.BOM_UTF8 else data).decode("utf-8", "replace")
-    if not text.isascii() and any(c in text for c in _ASCII_FOLDING):
-        folded = text
-        for char, ascii_char in _ASCII_FOLDING.items():
-            folded = folded.replace(char, ascii_char)
-        text = text + "\n" + folded
-    return text
+    if chunk.isascii() or not any(char in chunk for char in _ASCII_FOLDING):
+        return [chunk]
+    folded = chunk
+    for char, ascii_char in _ASCII_FOLDING.items():
+        folded = folded.replace(char, ascii_char)
+    return [chunk, folded]
 
 
 def chunk_bytes(size: int) -> int:
@@ -133,8 +141,9 @@ def chunks(data: bytes, size: int | None = None) -> Iterator[tuple[int, int]]:
         start = end
 
 
-def _fts_string(tri: str) -> str:
-    return '"' + tri.replace('"', '""') + '"'
+def trigram_code(tri: bytes) -> int:
+    """The number of a three-byte trigram, as :func:`sleuth.engine.index.postings.trigram_codes` computes it."""
+    return (tri[0] << 16) | (tri[1] << 8) | tri[2]
 
 
 def _valid_runs(data: bytes) -> list[str]:
@@ -143,84 +152,56 @@ def _valid_runs(data: bytes) -> list[str]:
     return [run for run in text.split("\ufffd") if run]
 
 
-def _variants(tri: str) -> list[str]:
-    """Every ASCII case spelling of ``tri`` (at most 8): a case-sensitive index answers ``-i`` with an OR."""
-    out = [""]
-    for ch in tri:
-        low, up = ch.lower(), ch.upper()
-        out = [v + c for v in out for c in ((low, up) if low != up else (ch,))]
+def spellings(data: bytes) -> list[bytes]:
+    """Every ASCII case spelling of ``data`` (a trigram: at most 8); a case-sensitive index answers
+    ``-i`` with their OR."""
+    out = [b""]
+    for byte in data:
+        char = bytes((byte,))
+        low, up = char.lower(), char.upper()
+        out = [v + c for v in out for c in ((low, up) if low != up else (char,))]
     return out
 
 
-def trigram_groups(lit: Lit) -> list[list[str]]:
+def trigram_groups(lit: Lit) -> list[list[int]]:
     """The trigrams a chunk containing ``lit`` holds, each as the list of its indexed spellings: one for
-    a case-sensitive literal, every ASCII case spelling for a case-insensitive one (ASCII trigrams only).
-    A chunk holding ``lit`` holds one spelling of every group; empty when the literal cannot narrow."""
-    grams: list[str] = []
+    a case-sensitive literal, every ASCII case spelling for a case-insensitive one (all-ASCII trigrams
+    only). A chunk holding ``lit`` holds one spelling of every group; empty when the literal cannot
+    narrow. Trigrams across a line end are left out: chunks are cut after newlines."""
+    grams: list[bytes] = []
     for run in _valid_runs(lit.data):
-        for i in range(len(run) - 2):
-            tri = run[i:i + 3]
-            if "\n" in tri or "\r" in tri:
+        data = run.encode("utf-8")
+        for i in range(len(data) - 2):
+            tri = data[i:i + 3]
+            if b"\n" in tri or b"\r" in tri:
                 continue
             if lit.folded and not tri.isascii():
                 continue
             grams.append(tri.lower() if lit.folded else tri)
-    return [_variants(t) if lit.folded else [t] for t in dict.fromkeys(grams)]
+    return [[trigram_code(t) for t in (spellings(t) if lit.folded else [t])] for t in dict.fromkeys(grams)]
 
 
-def groups_match(groups: list[list[str]]) -> str:
-    """The FTS5 MATCH expression of the AND of ``groups``, each the OR of its spellings."""
-    return " AND ".join(_fts_string(g[0]) if len(g) == 1 else "(" + " OR ".join(map(_fts_string, g)) + ")"
-                        for g in groups)
+def pair_spellings(lit: Lit) -> list[int] | None:
+    """For a two-byte literal ``ab``: its spellings as numbers ``(a << 8) | b``; a chunk holding it
+    holds a trigram ``ab?`` of one of them.
 
-
-def literal_match(lit: Lit, max_trigrams: int = 12) -> str | None:
-    """The FTS5 MATCH expression a chunk containing ``lit`` satisfies, or None when it cannot narrow.
-
-    The index is case-sensitive (case-folded trigrams made ``PM_RESUME`` match every ``pm_resume``:
-    2,800 candidate files instead of a few hundred), so a literal is the AND of its trigrams, and a
-    case-insensitive one the AND of the OR of each trigram's case spellings (ASCII trigrams only).
-    Long literals use a spread of at most ``max_trigrams`` trigrams; the service prefers the rarest
-    ones when it knows how common they are (see :func:`sleuth.engine.index.evaluate.choose_groups`).
+    Every ``ab`` in a chunk is followed by some byte — the chunk ends after a newline — unless it
+    ends the text of a file without a final newline (the catalogue marks those *wide*; the caller
+    adds them). Which trigrams ``ab?`` exist is read from the index, so any neighbour, ASCII or not,
+    is covered: ``\\wAh`` narrows to the files holding ``Ah``. None when the literal is not such a pair.
     """
-    groups = trigram_groups(lit)
-    if not groups:
+    data = lit.data
+    if len(data) != 2 or not data.isascii() or any(c in data for c in b"\0\n\r"):
         return None
-    if len(groups) > max_trigrams:
-        step = (len(groups) - 1) / (max_trigrams - 1)
-        groups = [groups[round(i * step)] for i in range(max_trigrams)]
-    return groups_match(groups)
-
-
-def pair_spellings(lit: Lit) -> list[str] | None:
-    """For a two-character literal ``ab``: the spellings whose indexed trigrams ``ab?`` a chunk holding it has.
-
-    Every ``ab`` in a chunk's text is followed by some character — the chunk ends after a newline —
-    unless it ends the text of a file without a final newline (the catalogue marks those *wide*;
-    the caller adds them). Which trigrams ``ab?`` exist is read from the index's vocabulary, so any
-    neighbour, ASCII or not, is covered: ``\\wAh`` narrows to the files holding ``Ah``. Case-insensitive
-    pairs are ASCII only (their case spellings); None when the literal is not such a pair.
-    """
-    try:
-        text = lit.data.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
-    if len(text) != 2 or any(c in text for c in "\0\n\r"):
-        return None
-    if not lit.folded:
-        return [text]
-    return _variants(text) if text.isascii() else None
-
-
-def terms_match(terms: list[str]) -> str | None:
-    """The FTS5 MATCH expression of any of ``terms`` (trigrams read from the vocabulary); None for none."""
-    return " OR ".join(_fts_string(t) for t in terms) if terms else None
+    return [(s[0] << 8) | s[1] for s in (spellings(data) if lit.folded else [data])]
 
 
 def simplify(query: Query) -> Query:
     """Fold ALL through the tree: ``And(ALL, x) = x``, ``Or(ALL, x) = ALL``; literals that cannot narrow become ALL."""
     if isinstance(query, Lit):
-        return query if literal_match(query) is not None or pair_spellings(query) is not None else ALL
+        return query if trigram_groups(query) or pair_spellings(query) is not None else ALL
+    if isinstance(query, Grams):
+        return query if query.groups and all(query.groups) else ALL
     if isinstance(query, And):
         items = [s for s in (simplify(q) for q in query.items) if s is not ALL]
         if not items:
@@ -246,7 +227,7 @@ def adapt(node: object, folded: bool = False) -> Query:
     """
     if node is None or node is ALL:
         return ALL
-    if isinstance(node, (Lit, And, Or)):
+    if isinstance(node, (Lit, Grams, And, Or)):
         return node
     if isinstance(node, bytes):
         return Lit(node, folded)

@@ -1,0 +1,309 @@
+"""Trigram posting lists of a shard: which chunk rows hold each 3-byte sequence.
+
+Why not SQLite FTS5's ``trigram`` tokenizer (the first design, see ``bench/README.md``): it hashes
+every character position of every chunk one at a time and indexed about 10 MB/s per core here, so
+the Linux tree took 250 CPU-seconds and two minutes of wall time on two cores. Here a chunk's
+trigrams are computed for all positions at once with numpy (a trigram is the 24-bit number of three
+consecutive bytes) and de-duplicated per chunk, and a worker's (trigram, row) pairs are sorted in
+batches (numpy's SIMD sort) and written as *segments*: the gaps between a trigram's rows as one byte
+each (255 escapes to a list of 32-bit exceptions), in a flat file beside the shard database, with
+the segment's directory (trigrams, where each list starts) in the database.
+
+Bytes, not characters: a literal's UTF-8 bytes contain the trigrams of any text containing it, so
+byte trigrams narrow non-ASCII literals too (one three-byte character is a trigram), and no
+decoding or case folding happens at build time. Case-insensitive literals use the ASCII case
+spellings of their all-ASCII trigrams (see :mod:`sleuth.engine.index.trigram`).
+
+Segments accumulate: a build writes a few per shard (bounded memory), each incremental update one
+more as rows of the ``grams`` table (its rows are fresh, above every earlier row), so reading a
+trigram's segments in order yields its rows sorted. A file's replaced rows stay as garbage until a rebuild (the catalogue no longer
+maps them).
+"""
+
+from __future__ import annotations
+
+import itertools
+import mmap
+import os
+import sqlite3
+from typing import BinaryIO, Iterable
+
+import numpy as np
+
+__all__ = [
+    "CODES",
+    "SEGMENT_PAIRS",
+    "create_tables",
+    "flat_path",
+    "trigram_codes",
+    "distinct",
+    "SegmentWriter",
+    "Postings",
+]
+
+CODES = 1 << 24  # trigram numbers: (b0 << 16) | (b1 << 8) | b2
+SEGMENT_PAIRS = 16_000_000  # (trigram, row) pairs a writer holds before writing a segment (14 bytes each)
+_ESCAPE = 255  # a gap byte of 255: the gap is the next value of the segment's exception list
+_EMPTY = np.empty(0, np.uint32)
+
+
+def create_tables(conn: sqlite3.Connection) -> None:
+    """``segs``: a build segment's directory (its gap bytes and exceptions live in the flat file);
+    ``grams``: an update segment's posting lists, one row per trigram (gap bytes, then exceptions)."""
+    conn.execute("CREATE TABLE segs(seg INTEGER PRIMARY KEY, codes BLOB NOT NULL, starts BLOB NOT NULL,"
+                 " exc_starts BLOB NOT NULL, bytes_at INTEGER NOT NULL, exc_at INTEGER NOT NULL)")
+    conn.execute("CREATE TABLE grams(tri INTEGER NOT NULL, seg INTEGER NOT NULL, n INTEGER NOT NULL,"
+                 " rows BLOB NOT NULL, PRIMARY KEY(tri, seg)) WITHOUT ROWID")
+
+
+def flat_path(db_path: str) -> str:
+    """The flat file of a shard database's build segments (``shard-0.db`` -> ``shard-0.post``)."""
+    return (db_path[:-3] if db_path.endswith(".db") else db_path) + ".post"
+
+
+def trigram_codes(data: bytes) -> np.ndarray:
+    """The trigram number of every position of ``data`` (uint32, ``len(data) - 2`` of them, repeats kept)."""
+    if len(data) < 3:
+        return _EMPTY
+    a = np.frombuffer(data, np.uint8)
+    codes = a[:-2].astype(np.uint32)
+    codes <<= 8
+    codes |= a[1:-1]
+    codes <<= 8
+    codes |= a[2:]
+    return codes
+
+
+def distinct(codes: np.ndarray) -> np.ndarray:
+    """The distinct values of ``codes``, sorted (numpy's SIMD sort: 3x faster here than ``np.unique``
+    and than a scatter/gather over a 16M-entry table, whose cache misses cost more than sorting)."""
+    if len(codes) < 2:
+        return codes
+    ordered = np.sort(codes)
+    keep = np.empty(len(ordered), np.bool_)
+    keep[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=keep[1:])
+    return ordered[keep]
+
+
+def _decode(gaps: list[np.ndarray], exceptions: list[np.ndarray]) -> np.ndarray:
+    """Rows from posting lists given as their gap bytes (each list's first gap is its first row) and
+    exceptions, in one pass whatever their number: values are summed across all lists, then each list's
+    running sum is taken back to zero at its start. Rows of each list ascend; the lists are concatenated."""
+    if len(gaps) == 1:
+        values = gaps[0].astype(np.uint64)
+        if len(exceptions[0]):
+            values[gaps[0] == _ESCAPE] = exceptions[0]
+        return np.cumsum(values).astype(np.uint32)
+    joined = np.concatenate(gaps)
+    values = joined.astype(np.uint64)
+    escaped = np.concatenate(exceptions)
+    if len(escaped):
+        values[joined == _ESCAPE] = escaped
+    sums = np.cumsum(values)
+    lengths = np.array([len(g) for g in gaps], np.int64)
+    ends = np.cumsum(lengths)
+    sums -= np.repeat(np.concatenate(([0], sums[ends[:-1] - 1])), lengths).astype(np.uint64)
+    return sums.astype(np.uint32)
+
+
+class SegmentWriter:
+    """Collects ``(row, distinct trigrams)`` in increasing row order and writes them as segments:
+    to the flat file ``flat`` (a build) or, without one, as rows of ``grams`` (an incremental update).
+
+    Memory first touched costs ~3.5 ms/MB on these machines (more than the arithmetic), so the pairs
+    live in one arena allocated once and reused by every segment, and a flush works inside it.
+    Segment numbers come from the shard's ``meta`` counter ``next_seg`` (the caller owns the transaction).
+    """
+
+    def __init__(self, conn: sqlite3.Connection, flat: BinaryIO | None = None, limit: int = SEGMENT_PAIRS) -> None:
+        self.conn = conn
+        self.flat = flat
+        self.limit = limit
+        self._keys = np.empty(0, np.uint64)  # (trigram << 32) | row; allocated on first use, then reused
+        self._gaps = np.empty(0, np.uint32)
+        self._flags = np.empty(0, np.bool_)
+        self._pairs = 0
+        self.pairs_written = 0
+
+    def add(self, row: int, codes: np.ndarray) -> None:
+        count = len(codes)
+        if not count:
+            return
+        if self._pairs + count > self.limit and self._pairs:
+            self.flush()
+        start, end = self._pairs, self._pairs + count
+        if end > len(self._keys):
+            grown = np.empty(max(end, min(self.limit, 2 * len(self._keys) + (1 << 16))), np.uint64)
+            grown[:start] = self._keys[:start]
+            self._keys = grown
+        halves = self._keys.view(np.uint32)  # little-endian: [row, trigram] per key
+        halves[2 * start + 1:2 * end:2] = codes
+        halves[2 * start:2 * end:2] = row
+        self._pairs = end
+
+    def flush(self) -> None:
+        n = self._pairs
+        if not n:
+            return
+        self._pairs = 0
+        if len(self._gaps) < n:
+            self._gaps = np.empty(len(self._keys), np.uint32)
+            self._flags = np.empty(len(self._keys), np.bool_)
+        keys, gaps, flags = self._keys[:n], self._gaps[:n], self._flags[:n]
+        keys.sort()  # distinct pairs; numpy's SIMD sort beat stable radix passes on 32-bit halves 5x
+        halves = keys.view(np.uint32)
+        codes, rows = halves[1::2], halves[0::2]
+        flags[0] = True
+        np.not_equal(codes[1:], codes[:-1], out=flags[1:])
+        starts = np.flatnonzero(flags)
+        gaps[0] = rows[0]
+        np.subtract(rows[1:], rows[:-1], out=gaps[1:])
+        gaps[starts] = rows[starts]  # each list starts with its first row itself
+        distinct_codes = codes[starts]  # a copy: the keys' memory is reused below
+        np.greater_equal(gaps, _ESCAPE, out=flags)
+        escaped = np.flatnonzero(flags)
+        exceptions = gaps[escaped]
+        np.minimum(gaps, _ESCAPE, out=gaps)
+        gap_bytes = keys.view(np.uint8)[:n]  # the keys are no longer needed: their memory takes the bytes
+        gap_bytes[:] = gaps
+        bounds = np.append(starts, n).astype(np.uint32)
+        exc_bounds = np.searchsorted(escaped, bounds).astype(np.uint32)
+        found = self.conn.execute("SELECT value FROM meta WHERE key = 'next_seg'").fetchone()
+        seg = int(found[0]) if found else 0
+        self.conn.execute("INSERT OR REPLACE INTO meta VALUES('next_seg', ?)", (str(seg + 1),))
+        if self.flat is not None:
+            bytes_at = self.flat.tell()
+            self.flat.write(gap_bytes.data)
+            self.flat.write(b"\0" * (-n % 4))
+            exc_at = self.flat.tell()
+            self.flat.write(exceptions.data)
+            self.conn.execute("INSERT INTO segs VALUES(?, ?, ?, ?, ?, ?)",
+                              (seg, distinct_codes.tobytes(), bounds.tobytes(), exc_bounds.tobytes(), bytes_at, exc_at))
+        else:
+            raw, exc_raw = gap_bytes.tobytes(), exceptions.tobytes()
+            b, x = bounds.tolist(), exc_bounds.tolist()
+            self.conn.executemany("INSERT INTO grams(tri, seg, n, rows) VALUES(?, ?, ?, ?)",
+                                  ((code, seg, b[i + 1] - b[i], raw[b[i]:b[i + 1]] + exc_raw[4 * x[i]:4 * x[i + 1]])
+                                   for i, code in enumerate(distinct_codes.tolist())))
+        self.pairs_written += n
+
+
+class _FlatSegment:
+    """A build segment's directory in memory and its lists in the mapped flat file."""
+
+    def __init__(self, view: memoryview, codes: bytes, starts: bytes, exc_starts: bytes, bytes_at: int,
+                 exc_at: int) -> None:
+        self.codes = np.frombuffer(codes, np.uint32)
+        self.starts = np.frombuffer(starts, np.uint32).astype(np.int64)
+        self.exc_starts = np.frombuffer(exc_starts, np.uint32).astype(np.int64)
+        pairs = int(self.starts[-1]) if len(self.starts) else 0
+        escaped = int(self.exc_starts[-1]) if len(self.exc_starts) else 0
+        self.gaps = np.frombuffer(view, np.uint8, count=pairs, offset=bytes_at)
+        self.exceptions = np.frombuffer(view, np.uint32, count=escaped, offset=exc_at)
+
+    def find(self, codes: np.ndarray) -> np.ndarray:
+        """Directory index of each of ``codes`` (uint32), -1 where this segment lacks it."""
+        at = np.searchsorted(self.codes, codes)
+        at[at >= len(self.codes)] = 0
+        hit = self.codes[at] == codes if len(self.codes) else np.zeros(len(codes), np.bool_)
+        return np.where(hit, at, -1)
+
+    def slices(self, i: int) -> tuple[np.ndarray, np.ndarray]:
+        """Directory entry ``i``'s gap bytes and exceptions."""
+        return (self.gaps[self.starts[i]:self.starts[i + 1]],
+                self.exceptions[self.exc_starts[i]:self.exc_starts[i + 1]])
+
+
+class Postings:
+    """Reading one shard's posting lists: build segments from the mapped flat file, update segments
+    from ``grams``. Lookups take several trigrams at once (one directory search per segment for
+    all of them: a numpy call costs microseconds, so per-trigram calls dominated case-insensitive
+    queries of 8 spellings a trigram). Callers hold the service lock (connections are not shared)."""
+
+    def __init__(self, conn: sqlite3.Connection, flat: str) -> None:
+        self.conn = conn
+        self._counts: dict[int, int] = {}
+        self._segments: list[_FlatSegment] = []
+        self._map: mmap.mmap | None = None
+        rows = conn.execute("SELECT codes, starts, exc_starts, bytes_at, exc_at FROM segs ORDER BY seg").fetchall()
+        if rows and os.path.getsize(flat):
+            with open(flat, "rb") as handle:
+                self._map = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+            view = memoryview(self._map)
+            self._segments = [_FlatSegment(view, *row) for row in rows]
+
+    def _updates(self, codes: list[int], what: str) -> list[tuple[int, int, bytes]]:
+        """``(trigram, n, rows)`` of the update segments holding ``codes``, in segment order."""
+        if not codes:
+            return []
+        marks = ",".join("?" * len(codes))
+        return self.conn.execute(f"SELECT tri, n, {what} FROM grams WHERE tri IN ({marks}) ORDER BY seg",
+                                 codes).fetchall()
+
+    def any_rows(self, codes: Iterable[int]) -> np.ndarray:
+        """Chunk rows holding any of ``codes`` (sorted, distinct; live or garbage: the catalogue decides)."""
+        wanted = sorted(set(codes))
+        if not wanted:
+            return _EMPTY
+        keys = np.array(wanted, np.uint32)
+        gaps: list[np.ndarray] = []
+        exceptions: list[np.ndarray] = []
+        for segment in self._segments:
+            for i in segment.find(keys).tolist():
+                if i >= 0:
+                    g, x = segment.slices(i)
+                    gaps.append(g)
+                    exceptions.append(x)
+        for _code, n, blob in self._updates(wanted, "rows"):
+            gaps.append(np.frombuffer(blob, np.uint8, count=n))
+            exceptions.append(np.frombuffer(blob, np.uint32, offset=n))
+        if not gaps:
+            return _EMPTY
+        rows = _decode(gaps, exceptions)
+        return distinct(rows) if len(wanted) > 1 else rows  # one trigram: its segments ascend in order
+
+    def rows(self, code: int) -> np.ndarray:
+        """Chunk rows holding trigram ``code``, sorted."""
+        return self.any_rows((code,))
+
+    def counts(self, codes: Iterable[int]) -> list[int]:
+        """Rows holding each of ``codes``, cached: a planning statistic (it may lag behind updates)."""
+        codes = list(codes)
+        missing = sorted({c for c in codes if c not in self._counts})
+        if missing:
+            if len(self._counts) > 200_000:
+                self._counts.clear()
+            keys = np.array(missing, np.uint32)
+            total = np.zeros(len(missing), np.int64)
+            for segment in self._segments:
+                at = segment.find(keys)
+                hit = at >= 0
+                total[hit] += segment.starts[at[hit] + 1] - segment.starts[at[hit]]
+            found = dict(zip(missing, total.tolist()))
+            for code, n, _ in self._updates(missing, "NULL"):
+                found[code] += n
+            self._counts.update(found)
+        return [self._counts[c] for c in codes]
+
+    def count(self, code: int) -> int:
+        return self.counts((code,))[0]
+
+    def codes_between(self, low: int, high: int) -> list[int]:
+        """The trigrams in ``[low, high]`` that some chunk holds."""
+        found: set[int] = set()
+        for segment in self._segments:
+            a, b = np.searchsorted(segment.codes, np.array([low, high + 1], np.uint32))
+            found.update(segment.codes[a:b].tolist())
+        found.update(c for (c,) in self.conn.execute("SELECT DISTINCT tri FROM grams WHERE tri BETWEEN ? AND ?",
+                                                     (low, high)))
+        return sorted(found)
+
+    def close(self) -> None:
+        self._segments = []
+        if self._map is not None:
+            try:
+                self._map.close()
+            except BufferError:  # a caller still holds a view; the map closes when it is collected
+                pass
+            self._map = None

@@ -1,0 +1,105 @@
+"""The trigram posting store: extraction, de-duplication, encoding and reading, against plain Python."""
+
+from __future__ import annotations
+
+import sqlite3
+import tempfile
+from pathlib import Path
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sleuth.engine.index.builder import chunk_trigrams
+from sleuth.engine.index.postings import Postings, SegmentWriter, create_tables, distinct, trigram_codes
+from sleuth.engine.index.trigram import Lit, pair_spellings, spellings, trigram_code, trigram_groups
+
+
+def _naive_codes(data: bytes) -> list[int]:
+    return [trigram_code(data[i:i + 3]) for i in range(len(data) - 2)]
+
+
+def _shard(tmp: Path) -> sqlite3.Connection:
+    conn = sqlite3.connect(str(tmp / "shard.db"), isolation_level=None)
+    conn.execute("CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+    create_tables(conn)
+    return conn
+
+
+def _write(tmp: Path, chunks: list[bytes], limit: int, flat: bool, updates: list[bytes] = ()) -> Postings:
+    """A shard holding ``chunks`` as rows 1.. (segments of ``limit`` pairs, in the flat file or in
+    ``grams``), then each of ``updates`` as one more update segment, as an incremental update writes it."""
+    conn = _shard(tmp)
+    with open(tmp / "shard.post", "wb") as handle:
+        writer = SegmentWriter(conn, handle if flat else None, limit=limit)
+        for row, chunk in enumerate(chunks, 1):
+            writer.add(row, chunk_trigrams(chunk))
+        writer.flush()
+    for row, chunk in enumerate(updates, len(chunks) + 1):
+        update = SegmentWriter(conn)
+        update.add(row, chunk_trigrams(chunk))
+        update.flush()
+    return Postings(conn, str(tmp / "shard.post"))
+
+
+@given(st.binary(max_size=300))
+def test_trigram_codes_are_every_three_byte_window(data: bytes) -> None:
+    assert trigram_codes(data).tolist() == _naive_codes(data)
+
+
+@given(st.lists(st.integers(0, (1 << 24) - 1), max_size=200))
+def test_distinct_keeps_each_code_once(codes: list[int]) -> None:
+    assert distinct(np.array(codes, np.uint32)).tolist() == sorted(set(codes))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.binary(min_size=0, max_size=40), min_size=1, max_size=300), st.integers(1, 60), st.booleans(),
+       st.lists(st.binary(min_size=3, max_size=20), max_size=3))
+def test_every_chunk_trigram_is_read_back(chunks: list[bytes], limit: int, flat: bool, updates: list[bytes]) -> None:
+    """However the pairs are cut into segments (flat file or table, then update segments), every
+    trigram's rows come back sorted and complete; up to 300 chunks make gaps of 255 and more."""
+    with tempfile.TemporaryDirectory() as tmp:
+        post = _write(Path(tmp), chunks, limit, flat, updates)
+        expected: dict[int, set[int]] = {}
+        for row, chunk in enumerate([*chunks, *updates], 1):
+            for code in _naive_codes(chunk):
+                expected.setdefault(code, set()).add(row)
+        for code, rows in expected.items():
+            assert post.rows(code).tolist() == sorted(rows)
+            assert post.count(code) == len(rows)
+        assert post.rows(trigram_code(b"\xff\xfe\xfd")).tolist() == ([] if trigram_code(b"\xff\xfe\xfd") not in expected
+                                                                  else sorted(expected[trigram_code(b"\xff\xfe\xfd")]))
+        everything = post.codes_between(0, (1 << 24) - 1)
+        assert everything == sorted(expected)
+        post.close()
+
+
+def test_far_apart_rows_use_exceptions(tmp_path: Path) -> None:
+    chunks = [b"needle" if i % 997 == 0 or i == 1 else b"hay" for i in range(1, 5000)]
+    post = _write(tmp_path, chunks, 10**6, True)
+    assert post.rows(trigram_code(b"eed")).tolist() == [1] + [i for i in range(1, 5000) if i % 997 == 0]
+    assert len(post.rows(trigram_code(b"hay"))) == 4999 - 6
+
+
+def test_kelvin_and_long_s_chunks_are_indexed_in_ascii_too() -> None:
+    codes = set(chunk_trigrams("O\u212aS \u017fet\n".encode()).tolist())
+    assert trigram_code(b"OkS") in codes  # KELVIN SIGN spelled k
+    assert trigram_code(b"set") in codes  # LONG S spelled s
+    assert trigram_code(b"\xc5\xbfe") in codes  # and the original bytes
+    assert sorted(chunk_trigrams(b"a plain, plain line").tolist()) == sorted(set(_naive_codes(b"a plain, plain line")))
+
+
+def test_case_insensitive_literals_use_ascii_spellings_only() -> None:
+    groups = trigram_groups(Lit("Caf\u00e9x".encode(), folded=True))
+    assert groups == [[trigram_code(s) for s in spellings(b"caf")]]  # trigrams touching é are dropped
+    assert len(groups[0]) == 8
+    assert trigram_groups(Lit(b"a\nbcd")) == [[trigram_code(b"bcd")]]  # none across a line end
+    assert sorted(pair_spellings(Lit(b"Ah", folded=True)) or []) == sorted((a << 8) | b for a in b"aA" for b in b"hH")
+    assert pair_spellings(Lit("\u00e9".encode())) is None  # two bytes, one character: not a pair of ASCII
+
+
+def test_pair_ranges_read_every_neighbour(tmp_path: Path) -> None:
+    post = _write(tmp_path, [b"xAh\n", "Ah\u00e9".encode(), b"ah!", b"Ahh"], 10**6, True)
+    [pair] = pair_spellings(Lit(b"Ah")) or []
+    codes = post.codes_between(pair << 8, (pair << 8) | 0xFF)
+    assert post.any_rows(codes).tolist() == [1, 2, 4]
