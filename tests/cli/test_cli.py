@@ -77,6 +77,14 @@ def test_cli_start_does_not_import_the_lsp_stack(tree):
     assert proc.returncode == 0, proc.stderr
 
 
+def test_cold_grep_does_not_import_the_index_builders_numpy(tree):
+    """numpy costs ~130 ms at every start here; only building or querying an index needs it."""
+    code = ("import sys\nfrom sleuth.cli import main\nmain(['grep', 'main', '--json'])\n"
+            "assert 'numpy' not in sys.modules and 'sleuth.engine.index.service' not in sys.modules\n")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=tree, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+
+
 def test_index_build_then_ranked_text_finds_the_definition(tree):
     built = json.loads(sleuth(tree, "index", "build", "--json").stdout)
     assert built["state"] == "ready" and built["files"] == 3

@@ -16,36 +16,20 @@ import json
 import os
 import sqlite3
 import sys
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from sleuth.engine.index import store
+from sleuth.engine.index.catalogue import Indexed
 from sleuth.engine.index.defs import definition_keys
 from sleuth.engine.index.postings import SegmentWriter, distinct, flat_path, trigram_codes
 from sleuth.engine.index.trigram import chunks, indexed_variants, normalize
 
-__all__ = ["Indexed", "index_file", "next_row", "worker_main"]
+__all__ = ["index_file", "next_row", "worker_main", "chunk_trigrams"]
 
 BATCH_FILES = 64
 BATCH_BYTES = 4 << 20
-
-
-@dataclass(frozen=True, slots=True)
-class Indexed:
-    """What the catalogue records for one file. ``first_row`` -1 = unreadable or too large (always a candidate)."""
-
-    size: int
-    mtime_ns: int
-    first_row: int
-    offsets: tuple[int, ...]  # chunk start offsets after the first (empty: one chunk)
-    error: str | None = None
-    # The text may end in a two-character literal (no final newline, so no trigram follows it), or holds
-    # a NUL: trigrams cannot rule out such a literal (see trigram.pair_spellings), so the file is its candidate.
-    wide: bool = False
-    lines: tuple[int, ...] = ()  # newlines before each of ``offsets``: a chunk's first line number, minus one
-    plain: bool = False  # no NUL, BOM or UTF-16: the bytes on disk are the indexed text, so chunks may be read alone
 
 
 def next_row(conn: sqlite3.Connection) -> int:

@@ -1,7 +1,7 @@
 """The in-memory file catalogue: every indexed file with its size, mtime and chunk rows.
 
 Loaded from ``catalog.db`` at start (78k rows in a fraction of a second), it answers "which file
-owns FTS row N" for candidate queries, "has this file changed" for catch-up (size/mtime, no
+owns chunk row N" for candidate queries, "has this file changed" for catch-up (size/mtime, no
 re-reading) and the file list for fuzzy Quick-Open without touching the disk.
 """
 
@@ -12,11 +12,26 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Iterable, Iterator
 
-from sleuth.engine.index.builder import Indexed
 from sleuth.engine.types import FileEntry
 from sleuth.engine.workspace import sort_key
 
-__all__ = ["FileRecord", "Catalogue"]
+__all__ = ["Indexed", "FileRecord", "Catalogue"]
+
+
+@dataclass(frozen=True, slots=True)
+class Indexed:
+    """What the catalogue records for one file. ``first_row`` -1 = unreadable or too large (always a candidate)."""
+
+    size: int
+    mtime_ns: int
+    first_row: int
+    offsets: tuple[int, ...]  # chunk start offsets after the first (empty: one chunk)
+    error: str | None = None
+    # The text may end in a two-character literal (no final newline, so no trigram follows it), or holds
+    # a NUL: trigrams cannot rule out such a literal (see trigram.pair_spellings), so the file is its candidate.
+    wide: bool = False
+    lines: tuple[int, ...] = ()  # newlines before each of ``offsets``: a chunk's first line number, minus one
+    plain: bool = False  # no NUL, BOM or UTF-16: the bytes on disk are the indexed text, so chunks may be read alone
 
 
 @dataclass(slots=True)
@@ -29,9 +44,9 @@ class FileRecord:
     shard: int
     first_row: int  # -1: known but not indexed (unreadable, too large): always a candidate
     offsets: tuple[int, ...]
-    wide: bool = False  # see builder.Indexed.wide
-    lines: tuple[int, ...] = ()  # see builder.Indexed.lines
-    plain: bool = False  # see builder.Indexed.plain
+    wide: bool = False  # see Indexed.wide
+    lines: tuple[int, ...] = ()  # see Indexed.lines
+    plain: bool = False  # see Indexed.plain
 
     @property
     def indexed(self) -> bool:
