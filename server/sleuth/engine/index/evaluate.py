@@ -59,16 +59,18 @@ def _group_counts(post: Postings, groups: Sequence[Sequence[int]]) -> list[int]:
 
 
 def _all_groups(post: Postings, groups: Sequence[Sequence[int]]) -> np.ndarray:
-    """Rows holding one trigram of every group (rarest group first, so the running set only shrinks)."""
+    """Rows holding one trigram of every group, sorted and distinct. The rarest group comes first, so
+    the running set only shrinks; the groups' own rows are neither sorted nor de-duplicated (a case
+    group unites up to 8 lists): membership is read off a table over the row numbers."""
     counts = _group_counts(post, groups)
     ordered = [groups[i] for i in sorted(range(len(groups)), key=counts.__getitem__)]
     rows: np.ndarray | None = None
     for group in ordered:
-        found = post.any_rows(group)
-        rows = found if rows is None else rows[np.isin(rows, found, assume_unique=True)]
+        found = post.any_rows(group, distinct_rows=False)
+        rows = found if rows is None else rows[np.isin(rows, found, kind="table")]
         if not len(rows):
             break
-    return rows if rows is not None else np.empty(0, np.uint32)
+    return distinct(rows) if rows is not None else _EMPTY
 
 
 def _to_files(rows: np.ndarray, shard: int, cat: Catalogue, out: Rows) -> Rows:

@@ -241,8 +241,9 @@ class Postings:
         return self.conn.execute(f"SELECT tri, n, {what} FROM grams WHERE tri IN ({marks}) ORDER BY seg",
                                  codes).fetchall()
 
-    def any_rows(self, codes: Iterable[int]) -> np.ndarray:
-        """Chunk rows holding any of ``codes`` (sorted, distinct; live or garbage: the catalogue decides)."""
+    def any_rows(self, codes: Iterable[int], distinct_rows: bool = True) -> np.ndarray:
+        """Chunk rows holding any of ``codes`` (live or garbage: the catalogue decides), sorted and
+        distinct unless ``distinct_rows`` is False (then a row holding two of them may repeat)."""
         wanted = sorted(set(codes))
         if not wanted:
             return _EMPTY
@@ -261,7 +262,7 @@ class Postings:
         if not gaps:
             return _EMPTY
         rows = _decode(gaps, exceptions)
-        return distinct(rows) if len(wanted) > 1 else rows  # one trigram: its segments ascend in order
+        return distinct(rows) if len(wanted) > 1 and distinct_rows else rows  # one trigram: ascending
 
     def rows(self, code: int) -> np.ndarray:
         """Chunk rows holding trigram ``code``, sorted."""
