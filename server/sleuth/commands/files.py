@@ -52,6 +52,22 @@ def _item(entry: FileEntry, score: float | None = None) -> dict[str, Any]:
     return item
 
 
+_LAST_DISPLAYS: tuple[list[FileEntry], list[str]] | None = None
+
+
+def _displays(entries: list[FileEntry]) -> list[str]:
+    """The entries' display paths, reused while the list is the same: every Quick-Open keystroke ranks
+    the same catalogue, and comparing 78,000 entries (each ``is`` its cached twin) takes a fraction of
+    building the list again (~6 ms)."""
+    global _LAST_DISPLAYS
+    last = _LAST_DISPLAYS
+    if last is not None and last[0] == entries:
+        return last[1]
+    displays = [e.display for e in entries]
+    _LAST_DISPLAYS = (list(entries), displays)  # a copy: the caller may reorder its list
+    return displays
+
+
 def _ranked(query: str, entries: list[FileEntry], ctx: CommandContext,
             limit: int) -> tuple[list[tuple[FileEntry, float]], int]:
     """The best ``limit`` entries for ``query`` with their scores, and how many match in all."""
@@ -59,7 +75,7 @@ def _ranked(query: str, entries: list[FileEntry], ctx: CommandContext,
 
     open_paths = set(ctx.services.open_buffers or ())
     boost = {i for i, e in enumerate(entries) if e.path in open_paths} if open_paths else set()
-    ranked, total = rank_paths_counted(query, [e.display for e in entries], boost=boost, limit=limit)
+    ranked, total = rank_paths_counted(query, _displays(entries), boost=boost, limit=limit)
     return [(entries[i], score) for i, score in ranked], total
 
 
