@@ -365,7 +365,7 @@ def search_files(files: Iterable[tuple[str, str, str | None, RangeHint | None]],
 
 def search_ranges(data: bytes, ranges: Ranges, display: str, matcher: Matcher, options: SearchOptions) -> FileResult:
     """Search only ``ranges`` of a file an index vouched for (unchanged since; line mode, no context,
-    no invert): a 24 MB generated header with one candidate chunk is matched over 64 KiB, not 24 MB.
+    no invert): a 24 MB generated header with one candidate chunk is matched over 4 KiB, not 24 MB.
     Line numbers count the newlines before each range; a NUL anywhere still makes the file binary."""
     if b"\x00" in data:
         return FileResult(display, skipped=BINARY)

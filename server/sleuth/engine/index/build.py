@@ -1,7 +1,7 @@
 """A full build: walk -> distribute files over one worker process per shard -> catalogue -> publish.
 
-Python threads share one interpreter lock, and FTS5 tokenizing is the build's cost (about 16 MB/s
-per core here), so each shard is written by its own worker process
+Python threads share one interpreter lock, and indexing is CPU work (trigram extraction and
+sorting, the definition regex: about 14 MB/s per core here), so each shard is written by its own worker process
 (``python -m sleuth.engine.index.worker``: a plain subprocess, safe in a threaded server).
 Files are dealt to the shard with fewer bytes so both finish together. The parent writes the
 catalogue as results arrive and reports progress; a cancel or a worker error terminates the
