@@ -99,3 +99,29 @@ def test_a_missing_shard_is_not_trusted(tmp_path: Path, kit: SimpleNamespace) ->
     first.stop()
     os.remove(os.path.join(gen, "shard-0.db"))
     assert store.open_current(os.path.dirname(gen)) is None
+
+
+def test_a_truncated_or_missing_postings_file_is_not_trusted(tmp_path: Path, kit: SimpleNamespace) -> None:
+    root, cache = tmp_path / "ws", tmp_path / "cache"
+    kit.write_tree(root, {"a.c": "int needle_one;\n", "b.c": "int needle_two;\n"})
+    first = kit.start(root, cache)
+    gen = first.status()["store_path"]
+    first.stop()
+    base = os.path.dirname(gen)
+    opened = store.open_current(base)
+    assert opened is not None
+    for conn in [opened[1], *opened[2]]:
+        conn.close()
+    posts = sorted((os.path.join(gen, name) for name in os.listdir(gen) if name.endswith(".post")), key=os.path.getsize)
+    assert posts and os.path.getsize(posts[-1]) > 0
+    posts = posts[-1:]
+    with open(posts[0], "r+b") as handle:
+        handle.truncate(max(os.path.getsize(posts[0]) - 1, 0))
+    assert store.open_current(base) is None
+    os.remove(posts[0])
+    assert store.open_current(base) is None
+    second = kit.start(root, cache)  # rebuilt, and found again
+    try:
+        assert [os.path.basename(p) for p in second.candidates(None, Lit(b"needle_two")).paths] == ["b.c"]
+    finally:
+        second.stop()

@@ -140,6 +140,7 @@ def worker_main(argv: list[str]) -> int:
     writer.flush()
     flat.close()
     conn.execute("INSERT OR REPLACE INTO meta VALUES('next_row', ?)", (str(row),))
+    conn.execute("INSERT OR REPLACE INTO meta VALUES('post_bytes', ?)", (str(os.path.getsize(flat.name)),))
     conn.execute("COMMIT")
     conn.execute("INSERT INTO defs(defs) VALUES('optimize')")
     store.mark_complete(conn)

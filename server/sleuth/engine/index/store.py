@@ -169,6 +169,10 @@ def open_current(base: str) -> tuple[str, sqlite3.Connection, list[sqlite3.Conne
             conns.append(conn)
             if not _check(conn):
                 raise sqlite3.DatabaseError(f"{db} incomplete or of another schema")
+            if db.startswith("shard-"):
+                (size,) = conn.execute("SELECT value FROM meta WHERE key = 'post_bytes'").fetchone() or ("-1",)
+                if os.path.getsize(postings.flat_path(path)) != int(size):
+                    raise sqlite3.DatabaseError(f"{db}'s postings file is not the one it was built with")
         if conns[0].execute("PRAGMA quick_check").fetchone()[0] != "ok":
             raise sqlite3.DatabaseError("catalog.db failed quick_check")
         for conn in conns[1:]:
