@@ -38,7 +38,7 @@ try:  # linear time and ~10x faster than re for subsequence patterns on megabyte
 except ImportError:  # pragma: no cover - google-re2 is a runtime dependency
     _re2 = None
 
-__all__ = ["score_path", "rank_paths", "rank_paths_counted", "prepare_paths", "PathIndex"]
+__all__ = ["score_path", "rank_paths", "rank_paths_counted", "PathIndex"]
 
 MATCH = 16
 BONUS_SEGMENT = 9  # first character of a path segment (or of the path)
@@ -460,7 +460,7 @@ _cache_lock = threading.Lock()
 _cache: list[PathIndex] = []
 
 
-_build_lock = threading.Lock()  # one build at a time: a query arriving during a build waits for it
+_build_lock = threading.Lock()  # one build at a time: concurrent first queries wait for it, not build twice
 
 
 def _cached(displays: Sequence[str]) -> PathIndex | None:
@@ -476,18 +476,13 @@ def _prepared(displays: Sequence[str]) -> PathIndex:
     if index is not None:
         return index
     with _build_lock:
-        index = _cached(displays)  # built meanwhile (the index's warm-up after a start)
+        index = _cached(displays)  # built meanwhile by another query
         if index is None:
             index = PathIndex(list(displays))
             with _cache_lock:
                 _cache.insert(0, index)
                 del _cache[2:]
     return index
-
-
-def prepare_paths(displays: Sequence[str]) -> None:
-    """Build and cache the prepared form of ``displays`` ahead of the first query over them."""
-    _prepared(displays)
 
 
 def rank_paths(query: str, displays: Sequence[str], boost: Collection[int] = (),

@@ -222,7 +222,6 @@ class Maintenance:
             else:
                 self._full_build()
             self._build_done.set()
-            self._prepare_quick_open()
             while True:
                 with self._lock:
                     while not (self._stopping or self._pending or self._want_rebuild or self._want_rescan):
@@ -248,17 +247,6 @@ class Maintenance:
                 self._error = f"{type(exc).__name__}: {exc}"
         finally:
             self._build_done.set()
-
-    def _prepare_quick_open(self) -> None:
-        """Prepare the Quick-Open ranker for the catalogue's paths now (~1.4 s for the Linux tree), so
-        the first keystroke after a start does not pay for it (the prepared form is cached by content)."""
-        from sleuth.engine.rank import prepare_paths
-
-        with self._lock:
-            cat = self._cat
-            displays = [e.display for e in cat.sorted_entries()] if cat is not None else []
-        if displays:
-            prepare_paths(displays)
 
 
 def _iso(stamp: float) -> str | None:
