@@ -5,7 +5,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sleuth.commands import get_command
@@ -159,6 +159,7 @@ def test_definition_shapes_and_identifier_keys() -> None:
     assert identifier_key("get user by id") == identifier_key("get_user_by_id") == identifier_key("getUserById")
 
 
+@settings(deadline=None)
 @given(st.lists(st.sampled_from([
     "#define X_Y 1", "static int foo_bar(void)", "int x;", "\ttypedef struct a b_c;", "} my_t;", "struct S {",
     "def run_it(self):", "fn main() {", "DEFINE_MUTEX(lock_a);", "if (x) {", "return y;", "extern int z;",
