@@ -61,8 +61,8 @@ def _displays(entries: list[FileEntry]) -> list[str]:
     building the list again (~6 ms)."""
     global _LAST_DISPLAYS
     last = _LAST_DISPLAYS
-    if last is not None and last[0] == entries:
-        return last[1]
+    if last is not None and last[0] and entries and last[0][0] is entries[0] and last[0] == entries:
+        return last[1]  # (after a catalogue change every entry is new: the first one tells at once)
     displays = [e.display for e in entries]
     _LAST_DISPLAYS = (list(entries), displays)  # a copy: the caller may reorder its list
     return displays
