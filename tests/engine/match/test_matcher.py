@@ -173,3 +173,18 @@ def test_fuzzy_skipping_to_pieces_finds_what_a_full_scan_finds(word: str, edits:
     full_scan = FuzzyMatcher(matcher._pattern, None, None, True, None, "reference")
     data = "\n".join(lines).encode()
     assert list(matcher.find_iter(data)) == list(full_scan.find_iter(data))
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(alphabet="ab_RESUMxé \n\t", max_size=80),
+       pattern=st.sampled_from([r"[A-Z]+_RES", r"_RES\w*", r"\b_RES", r"(?:^|\s)_RES", r"_RES$",
+                                r"[^\n]*_RES", "_RES"]),
+       word=st.booleans(), case=st.sampled_from(["sensitive", "smart"]))
+def test_line_anchor_finds_what_the_whole_buffer_search_finds(text: str, pattern: str, word: bool, case: str) -> None:
+    """Matching only the lines holding the required literal (found with bytes.find) gives the same spans."""
+    matcher = compile_matcher(MatchOptions(patterns=(pattern,), word=word, case=case))
+    assert getattr(matcher, "_anchor", None) is not None
+    data = text.encode("utf-8")
+    anchored = list(matcher.find_iter(data))
+    matcher._anchor = None  # type: ignore[attr-defined]
+    assert anchored == list(matcher.find_iter(data))

@@ -137,8 +137,21 @@ def compile_matcher(options: MatchOptions, *, deadline_token: CancelToken | None
     if any_pair is not None and ascii_pair[2] == any_pair[2]:
         ascii_pair = None  # nothing Unicode in the pattern: one program serves every buffer
     engine = "re2-ascii+regex" if unicode_wb else "re2+re2-ascii" if ascii_pair else "re2"
+    anchor = _line_anchor(_literals.required_literals(options)) if line_mode else None
     return Re2Matcher(any_pair[:2] if any_pair else None, ascii_pair[:2] if ascii_pair else None,
-                      fallback, prefilter, f"{engine}: {label}")
+                      fallback, prefilter, f"{engine}: {label}", anchor)
+
+
+def _line_anchor(query: "_literals.LiteralQuery") -> bytes | None:
+    """The longest case-sensitive literal (3 bytes or more) every match contains, or None."""
+    if query.op == "lit":
+        candidates = [query]
+    elif query.op == "and":
+        candidates = [child for child in query.children if child.op == "lit"]
+    else:
+        return None
+    found = [c.lit for c in candidates if not c.casefold and len(c.lit) >= 3 and b"\n" not in c.lit]
+    return max(found, key=len) if found else None
 
 
 def _re2_pair(node: Node, options: MatchOptions, line_mode: bool, ascii_text: bool):  # type: ignore[no-untyped-def]

@@ -80,20 +80,45 @@ class Re2Matcher:
     character before the position, so the character before it serves as look-behind context, and
     ``word`` is ``\\W(PAT)(?:\\W|$)`` anchored there for the one case the first cannot settle."""
 
-    __slots__ = ("_any", "_ascii", "_fallback", "_prefilter", "description")
+    __slots__ = ("_any", "_ascii", "_fallback", "_prefilter", "_anchor", "description")
 
     def __init__(self, any_prog, ascii_prog, fallback: "RegexMatcher | None",  # type: ignore[no-untyped-def]
-                 prefilter: Prefilter | None, description: str) -> None:
+                 prefilter: Prefilter | None, description: str, anchor: bytes | None = None) -> None:
         self._any = any_prog  # (prog, word_prog | None) exact on any UTF-8 buffer, or None
         self._ascii = ascii_prog  # the same pair exact (and smaller, faster) on ASCII buffers, or None
         self._fallback = fallback
         self._prefilter = prefilter
+        self._anchor = anchor  # line mode: bytes every match contains (see find_iter)
         self.description = description
 
     def may_match(self, data: bytes) -> bool:
         return True if self._prefilter is None else self._prefilter(data)
 
     def find_iter(self, data: bytes, start: int = 0, end: int | None = None) -> Iterator[Span]:
+        """Matches in ``data[start:end]``, leftmost first.
+
+        With an anchor (line mode, a case-sensitive literal every match contains), only the lines
+        holding it are matched, found by ``bytes.find`` as ripgrep finds candidate lines: a pattern
+        led by a class (``[A-Z]+_RESUME``) otherwise runs the DFA over every byte of the file."""
+        anchor = self._anchor
+        if anchor is None:
+            yield from self._find_iter(data, start, end)
+            return
+        n = len(data)
+        end = n if end is None else min(end, n)
+        find, rfind = data.find, data.rfind
+        pos = start
+        while pos <= end:
+            at = find(anchor, pos, end)
+            if at < 0:
+                return
+            line_start = max(rfind(b"\n", 0, at) + 1, pos)
+            line_end = find(b"\n", at, end)
+            line_end = end if line_end < 0 else line_end
+            yield from self._find_iter(data, line_start, line_end)
+            pos = line_end + 1
+
+    def _find_iter(self, data: bytes, start: int = 0, end: int | None = None) -> Iterator[Span]:
         n = len(data)
         end = n if end is None else min(end, n)
         progs = self._any
