@@ -16,13 +16,12 @@ spellings of their all-ASCII trigrams (see :mod:`sleuth.engine.index.trigram`).
 
 Segments accumulate: a build writes a few per shard (bounded memory), each incremental update one
 more as rows of the ``grams`` table (its rows are fresh, above every earlier row), so reading a
-trigram's segments in order yields its rows sorted. A file's replaced rows stay as garbage until a rebuild (the catalogue no longer
-maps them).
+trigram's segments in order yields its rows sorted. A file's replaced rows stay as garbage until a
+rebuild (the catalogue no longer maps them).
 """
 
 from __future__ import annotations
 
-import itertools
 import mmap
 import os
 import sqlite3
@@ -31,7 +30,6 @@ from typing import BinaryIO, Iterable
 import numpy as np
 
 __all__ = [
-    "CODES",
     "SEGMENT_PAIRS",
     "create_tables",
     "flat_path",
@@ -41,8 +39,7 @@ __all__ = [
     "Postings",
 ]
 
-CODES = 1 << 24  # trigram numbers: (b0 << 16) | (b1 << 8) | b2
-SEGMENT_PAIRS = 16_000_000  # (trigram, row) pairs a writer holds before writing a segment (14 bytes each)
+SEGMENT_PAIRS = 16_000_000  # (trigram, row) pairs a writer holds before writing a segment (13 bytes each)
 _ESCAPE = 255  # a gap byte of 255: the gap is the next value of the segment's exception list
 _EMPTY = np.empty(0, np.uint32)
 
