@@ -262,6 +262,17 @@ def _is_subsequence(small: str, big: str) -> bool:
     return all(c in rest for c in small)
 
 
+def _mark_word_starts(texts: list[str]) -> list[str]:
+    """Each text lower-cased with ``\x01`` before each word start. One substitution over the texts
+    joined by newlines, which look like the start and end of a text to :data:`_WORD_START` (0.84 s as
+    157,000 calls for the Linux tree's names and paths, the first Quick-Open query's main cost); a
+    text holding a newline itself is marked on its own."""
+    joined = "\n".join(texts)
+    if joined.count("\n") != max(len(texts) - 1, 0):
+        return [_WORD_START.sub("\x01", t).lower() for t in texts]
+    return _WORD_START.sub("\x01", joined).lower().split("\n") if texts else []
+
+
 def _word_aligned(term: str) -> str:
     """Each character either continues the previous one or starts a word (``\\x01`` marks word starts)."""
     return "\x01" + "(?:[^\n]*\x01)?".join(re.escape(c) for c in term) + "[^\n]*"
@@ -308,7 +319,7 @@ class PathIndex:
             if found is None:
                 displays = self.prepared.displays
                 texts = displays if which == "paths" else [d[d.rfind("/") + 1:] for d in displays]
-                marked = [_WORD_START.sub("\x01", t).lower() for t in texts]
+                marked = _mark_word_starts(texts)
                 found = self._marked_cache[which] = (marked, *_joined(marked))
             return found
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from sleuth.engine.rank import rank_paths, score_path
 
 PATHS = [
@@ -123,3 +126,11 @@ def test_counted_reports_every_match_while_the_list_is_cut() -> None:
 
     ranked, total = rank_paths_counted("c", PATHS, limit=2)
     assert len(ranked) == 2 and total == sum(1 for p in PATHS if "c" in p.lower())
+
+
+@given(st.lists(st.text(alphabet="aZ9_.-/é Σς\nIİ", max_size=10), max_size=20))
+def test_word_starts_are_marked_as_text_by_text(texts: list[str]) -> None:
+    """Marking all texts in one pass (joined by newlines) gives what marking each one alone gives."""
+    from sleuth.engine.rank import _WORD_START, _mark_word_starts
+
+    assert _mark_word_starts(texts) == [_WORD_START.sub("\x01", t).lower() for t in texts]
