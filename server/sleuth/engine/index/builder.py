@@ -74,8 +74,7 @@ def index_file(conn: sqlite3.Connection, path: str, row: int, max_bytes: int | N
     except OSError as exc:
         return Indexed(0, 0, -1, (), exc.strerror or str(exc)), row
     own = writer is None
-    if writer is None:
-        writer = SegmentWriter(conn)
+    writer = writer or SegmentWriter(conn)
     raw = data
     data = normalize(data)
     first = row
@@ -89,9 +88,7 @@ def index_file(conn: sqlite3.Connection, path: str, row: int, max_bytes: int | N
             offsets.append(start)
             lines.append(newlines)
         writer.add(row, chunk_trigrams(data[start:end]))
-        row += 1
-    if row == first:
-        row += 1  # an empty file still owns one (empty) row
+        row += 1  # chunks() yields one (empty) chunk for an empty file: it still owns a row
     if own:
         writer.flush()
     keys = definition_keys(data)

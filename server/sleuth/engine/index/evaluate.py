@@ -58,12 +58,15 @@ def _group_counts(post: Postings, groups: Sequence[Sequence[int]]) -> list[int]:
     return out
 
 
-def _all_groups(post: Postings, groups: Sequence[Sequence[int]]) -> np.ndarray:
-    """Rows holding one trigram of every group, sorted and distinct. The rarest group comes first, so
-    the running set only shrinks; the groups' own rows are neither sorted nor de-duplicated (a case
-    group unites up to 8 lists): membership is read off a table over the row numbers."""
+def _rarest_first(post: Postings, groups: Sequence[Sequence[int]]) -> list[Sequence[int]]:
     counts = _group_counts(post, groups)
-    ordered = [groups[i] for i in sorted(range(len(groups)), key=counts.__getitem__)]
+    return [groups[i] for i in sorted(range(len(groups)), key=counts.__getitem__)]
+
+
+def _all_groups(post: Postings, ordered: Sequence[Sequence[int]]) -> np.ndarray:
+    """Rows holding one trigram of every group, sorted and distinct. The groups come rarest first, so
+    the running set only shrinks; their own rows are neither sorted nor de-duplicated (a case group
+    unites up to 8 lists): membership is read off a table over the row numbers."""
     rows: np.ndarray | None = None
     for group in ordered:
         found = post.any_rows(group, distinct_rows=False)
@@ -96,7 +99,7 @@ def _wide_rows(shard: int, cat: Catalogue) -> np.ndarray:
 def _literal_rows(post: Postings, shard: int, cat: Catalogue, lit: Lit) -> np.ndarray:
     groups = trigram_groups(lit)
     if groups:
-        return _all_groups(post, choose_groups(groups, _group_counts(post, groups)))
+        return _all_groups(post, choose_groups(groups, _group_counts(post, groups)))  # rarest first
     pairs = pair_spellings(lit)
     if pairs is None:
         raise ValueError("a literal that cannot narrow must be simplified to ALL first")
@@ -113,7 +116,7 @@ def _rows(post: Postings, shard: int, cat: Catalogue, query: Query) -> np.ndarra
     if isinstance(query, Lit):
         return _literal_rows(post, shard, cat, query)
     if isinstance(query, Grams):
-        return _all_groups(post, query.groups)
+        return _all_groups(post, _rarest_first(post, query.groups))
     if isinstance(query, And):
         rows: np.ndarray | None = None
         for item in query.items:

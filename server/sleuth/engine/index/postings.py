@@ -121,7 +121,6 @@ class SegmentWriter:
         self._gaps = np.empty(0, np.uint32)
         self._flags = np.empty(0, np.bool_)
         self._pairs = 0
-        self.pairs_written = 0
 
     def add(self, row: int, codes: np.ndarray) -> None:
         count = len(codes)
@@ -183,7 +182,6 @@ class SegmentWriter:
             self.conn.executemany("INSERT INTO grams(tri, seg, n, rows) VALUES(?, ?, ?, ?)",
                                   ((code, seg, b[i + 1] - b[i], raw[b[i]:b[i + 1]] + exc_raw[4 * x[i]:4 * x[i + 1]])
                                    for i, code in enumerate(distinct_codes.tolist())))
-        self.pairs_written += n
 
 
 class _FlatSegment:
