@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import codecs
+import os
+import threading
 
 from hypothesis import given, strategies as st
 
@@ -98,3 +100,64 @@ def test_decoding_never_raises_and_text_is_valid(data: bytes):
     if decoded is not None:
         for event in events(decoded, "."):
             event["text"].encode("utf-8")  # valid UTF-8, no lone surrogates
+
+
+# -- search_files: the hot loop reads files into one reused buffer -------------------------------
+
+def _search_files(paths, pattern: str, **opts):
+    from sleuth.engine.search import BatchStats, search_files
+
+    matcher = compile_matcher(MatchOptions(patterns=(pattern,), case="sensitive"))
+    results, stats = [], BatchStats()
+    assert search_files(((p, os.path.basename(p), None, None) for p in paths), matcher, SearchOptions(**opts),
+                        None, lambda: False, results, stats)
+    return {r.display: [e["line"] for e in r.events] for r in results}, stats
+
+
+def test_a_shorter_file_never_sees_the_previous_files_bytes_in_the_reused_buffer(tmp_path):
+    long = tmp_path / "a_long.txt"
+    long.write_bytes(b"x" * 5000 + b"\nneedle here\n")
+    short = tmp_path / "b_short.txt"
+    short.write_bytes(b"x" * 10 + b"\n")
+    binary = tmp_path / "c_binary.txt"
+    binary.write_bytes(b"nothing\x00\n")
+    after = tmp_path / "d_after.txt"
+    after.write_bytes(b"plain\n")
+    for pattern in ("needle", r"n[e]+dle\s\w+"):  # a required literal, and a regex checked by its DFA
+        found, stats = _search_files([str(long), str(short), str(binary), str(after)], pattern)
+        assert found == {"a_long.txt": [2]}
+        assert stats.scanned == 4 and stats.binary == 1
+
+
+def test_files_larger_than_the_read_buffer_are_searched_whole(tmp_path, monkeypatch):
+    import sleuth.engine.search as search
+
+    monkeypatch.setattr(search, "READ_BUFFER_BYTES", 64)
+    monkeypatch.setattr(search, "_LOCAL", threading.local())
+    big = tmp_path / "big.txt"
+    big.write_bytes(b"filler line\n" * 20 + b"the needle\n")
+    small = tmp_path / "small.txt"
+    small.write_bytes(b"needle\n")
+    for pattern in ("needle", r"\w+dle$"):
+        found, _ = _search_files([str(big), str(small)], pattern)
+        assert found == {"big.txt": [21], "small.txt": [1]}
+
+
+@given(st.lists(st.binary(max_size=200), min_size=1, max_size=6), st.sampled_from(["ab", r"a\w*b", r"\d{2}", "^$"]))
+def test_search_files_equals_searching_each_file_alone(tmp_path_factory, contents, pattern):
+    from sleuth.engine.search import search_path
+
+    folder = tmp_path_factory.mktemp("files")
+    paths = []
+    for i, data in enumerate(contents):
+        path = folder / f"f{i}.txt"
+        path.write_bytes(data)
+        paths.append(str(path))
+    found, _ = _search_files(paths, pattern)
+    matcher = compile_matcher(MatchOptions(patterns=(pattern,), case="sensitive"))
+    alone = {}
+    for path in paths:
+        result = search_path(path, os.path.basename(path), matcher, SearchOptions())
+        if result.matched_lines:
+            alone[result.display] = [e["line"] for e in result.events]
+    assert found == alone

@@ -23,19 +23,37 @@ def _entries(seed: int) -> list[FileEntry]:
     return out
 
 
+def _files(unit: grep.Unit) -> list[tuple[str, str, object]]:
+    """(path, display, pieces) of every file of a unit, whichever form it travels in."""
+    if type(unit) is grep.Listed:
+        paths, displays = unit.paths.split("\0"), unit.displays.split("\0")
+        assert len(paths) == len(displays) == unit.count
+        return [(path, display, None) for path, display in zip(paths, displays)]
+    return [(item[0], item[1], item[4]) for item in unit]
+
+
 def test_list_units_equal_the_general_packing() -> None:
     for seed in range(30):
         entries = _entries(seed)
+        size = {e.path: e.size for e in entries}
         for line_mode in (True, False):
-            fast = list(grep._units(entries, None, CancelToken(), line_mode))
-            general = list(grep._units(iter(entries), None, CancelToken(), line_mode))  # not a list: the loop
+            fast = [_files(u) for u in grep._units(entries, None, CancelToken(), line_mode)]
+            general = [_files(u) for u in grep._units(iter(entries), None, CancelToken(), line_mode)]  # the loop
             assert [len(u) for u in general] == [len(u) for u in fast] or grep._unit_files(entries) != grep.CHUNK_FILES
             assert [item for unit in fast for item in unit] == [item for unit in general for item in unit]
             most = grep._unit_files(entries)
             for unit in fast[:-1]:  # every unit but the last is full by count or by bytes
-                assert len(unit) == most or sum(item[3] for item in unit) >= grep.CHUNK_BYTES
-                assert sum(item[3] for item in unit[:-1]) < grep.CHUNK_BYTES
-            assert all(item[4] is None for unit in fast for item in unit) or line_mode
+                assert len(unit) == most or sum(size[item[0]] for item in unit) >= grep.CHUNK_BYTES
+                assert sum(size[item[0]] for item in unit[:-1]) < grep.CHUNK_BYTES
+            assert all(item[2] is None for unit in fast for item in unit) or line_mode
+
+
+def test_units_without_pieces_travel_as_two_strings() -> None:
+    entries = _entries(3)
+    for line_mode in (True, False):
+        for unit in grep._units(entries, None, CancelToken(), line_mode):
+            has_pieces = type(unit) is not grep.Listed and any(item[4] is not None for item in unit)
+            assert (type(unit) is grep.Listed) == (not has_pieces)
 
 
 def test_a_plain_scan_packs_big_units_and_candidates_several_per_core() -> None:
