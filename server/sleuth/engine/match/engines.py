@@ -53,6 +53,11 @@ def re2_compile(pattern: str, *, case_sensitive: bool = True, literal: bool = Fa
     return re2.compile(pattern.encode("utf-8"), options)._regexp
 
 
+def _anything(data: bytes) -> bool:
+    """``may_match`` without a prefilter: any buffer may hold a match."""
+    return True
+
+
 def _no_line_at_end(data: bytes) -> bool:
     """True when the buffer's end starts no line (empty buffer, or it ends with "\\n"): rg then
     sees no line there, so an empty match at the very end is not reported."""
@@ -80,19 +85,16 @@ class Re2Matcher:
     character before the position, so the character before it serves as look-behind context, and
     ``word`` is ``\\W(PAT)(?:\\W|$)`` anchored there for the one case the first cannot settle."""
 
-    __slots__ = ("_any", "_ascii", "_fallback", "_prefilter", "_anchor", "description")
+    __slots__ = ("_any", "_ascii", "_fallback", "may_match", "_anchor", "description")
 
     def __init__(self, any_prog, ascii_prog, fallback: "RegexMatcher | None",  # type: ignore[no-untyped-def]
                  prefilter: Prefilter | None, description: str, anchor: bytes | None = None) -> None:
         self._any = any_prog  # (prog, word_prog | None) exact on any UTF-8 buffer, or None
         self._ascii = ascii_prog  # the same pair exact (and smaller, faster) on ASCII buffers, or None
         self._fallback = fallback
-        self._prefilter = prefilter
+        self.may_match: Prefilter = prefilter or _anything  # the prefilter itself: one call per file of a scan
         self._anchor = anchor  # line mode: bytes every match contains (see find_iter)
         self.description = description
-
-    def may_match(self, data: bytes) -> bool:
-        return True if self._prefilter is None else self._prefilter(data)
 
     def find_iter(self, data: bytes, start: int = 0, end: int | None = None) -> Iterator[Span]:
         """Matches in ``data[start:end]``, leftmost first.
@@ -207,18 +209,15 @@ def _char_offset(data: bytes, byte_offset: int, ascii_only: bool) -> int:
 class RegexMatcher:
     """The ``regex`` module over decoded text (``surrogateescape`` keeps invalid bytes 1:1)."""
 
-    __slots__ = ("_pattern", "_group", "_prefilter", "_token", "description")
+    __slots__ = ("_pattern", "_group", "may_match", "_token", "description")
 
     def __init__(self, pattern: "regex.Pattern[str]", group: str | int, prefilter: Prefilter | None,
                  token: CancelToken | None, description: str) -> None:
         self._pattern = pattern
         self._group = group
-        self._prefilter = prefilter
+        self.may_match: Prefilter = prefilter or _anything  # the prefilter itself: one call per file of a scan
         self._token = token
         self.description = description
-
-    def may_match(self, data: bytes) -> bool:
-        return True if self._prefilter is None else self._prefilter(data)
 
     def find_iter(self, data: bytes, start: int = 0, end: int | None = None) -> Iterator[Span]:
         n = len(data)
@@ -260,21 +259,18 @@ class FuzzyMatcher:
     so an exact match scores 1.0 and each edit costs 1/L. Empty matches are never reported.
     """
 
-    __slots__ = ("_pattern", "_prefilter", "_line_filter", "_reach", "_line_mode", "_token", "description")
+    __slots__ = ("_pattern", "may_match", "_line_filter", "_reach", "_line_mode", "_token", "description")
 
     def __init__(self, pattern: "regex.Pattern[str]", prefilter: Prefilter | None,
                  line_filter: "Callable[[bytes, int, int], int] | None", line_mode: bool,
                  token: CancelToken | None, description: str, reach: int | None = None) -> None:
         self._reach = reach  # a match starts at most this many characters before its intact piece
         self._pattern = pattern
-        self._prefilter = prefilter
+        self.may_match: Prefilter = prefilter or _anything  # the prefilter itself: one call per file of a scan
         self._line_filter = line_filter
         self._line_mode = line_mode
         self._token = token
         self.description = description
-
-    def may_match(self, data: bytes) -> bool:
-        return True if self._prefilter is None else self._prefilter(data)
 
     def find_iter(self, data: bytes, start: int = 0, end: int | None = None) -> Iterator[Span]:
         n = len(data)

@@ -72,7 +72,7 @@ def _hyperscan_works() -> bool:
     """Hyperscan refuses CPUs without SSSE3 at compile time; probe once and remember."""
     if not _HS_WORKS:
         try:
-            _HyperscanSet([(b"probe", False)])
+            _hyperscan_set([(b"probe", False)])
             _HS_WORKS.append(True)
         except Exception:  # noqa: BLE001 - any failure means "use RE2"
             _HS_WORKS.append(False)
@@ -89,32 +89,35 @@ def rare_substring(lit: bytes) -> bytes:
     return lit[best:]
 
 
-class _HyperscanSet:
+def _hyperscan_set(leaves: Sequence[tuple[bytes, bool]]) -> Prefilter:
     """Does a buffer contain any of these literals? One Hyperscan block-mode database; a scratch
-    space per thread (the server searches from several threads, and a scratch is single-user)."""
+    space per thread (the server searches from several threads, and a scratch is single-user).
 
-    __slots__ = ("_db", "_local")
+    A closure, not an object with ``__call__``: it runs once per file of a scan, and the method call
+    cost 0.6 us of the 2.8 us a check of an 8 KB file takes (78,000 files: ~50 ms of CPU)."""
+    expressions: list[bytes] = []
+    flags: list[int] = []
+    for lit, casefold in leaves:
+        expressions.append(lit)
+        flags.append(_hs.HS_FLAG_SINGLEMATCH | (_hs.HS_FLAG_CASELESS if casefold else 0))
+    db = _hs.Database(mode=_hs.HS_MODE_BLOCK)
+    db.compile(expressions=expressions, ids=list(range(len(expressions))), elements=len(expressions),
+               flags=flags, literal=True)
+    local = threading.local()
+    scan, terminated = db.scan, _hs.ScanTerminated
 
-    def __init__(self, leaves: Sequence[tuple[bytes, bool]]) -> None:
-        expressions: list[bytes] = []
-        flags: list[int] = []
-        for lit, casefold in leaves:
-            expressions.append(lit)
-            flags.append(_hs.HS_FLAG_SINGLEMATCH | (_hs.HS_FLAG_CASELESS if casefold else 0))
-        self._db = _hs.Database(mode=_hs.HS_MODE_BLOCK)
-        self._db.compile(expressions=expressions, ids=list(range(len(expressions))), elements=len(expressions),
-                         flags=flags, literal=True)
-        self._local = threading.local()
-
-    def __call__(self, data: bytes) -> bool:
-        scratch = getattr(self._local, "scratch", None)
-        if scratch is None:
-            scratch = self._local.scratch = _hs.Scratch(self._db)
+    def has(data: bytes) -> bool:
         try:
-            self._db.scan(data, match_event_handler=_stop, scratch=scratch)
-        except _hs.ScanTerminated:
+            scratch = local.scratch
+        except AttributeError:
+            scratch = local.scratch = _hs.Scratch(db)
+        try:
+            scan(data, match_event_handler=_stop, scratch=scratch)
+        except terminated:
             return True
         return False
+
+    return has
 
 
 def _stop(_id: int, _start: int, _end: int, _flags: int, _context: object) -> bool:
@@ -168,10 +171,10 @@ def _any_literal(leaves: Sequence[tuple[bytes, bool]], use_hyperscan: bool) -> P
     fast = [leaf for leaf in leaves if _hyperscan_can(*leaf)]
     rest = [leaf for leaf in leaves if not _hyperscan_can(*leaf)]
     if not rest:
-        return _HyperscanSet(fast)
+        return _hyperscan_set(fast)
     if not fast:
         return _re2_any(rest)
-    first, second = _HyperscanSet(fast), _re2_any(rest)
+    first, second = _hyperscan_set(fast), _re2_any(rest)
     return lambda data: first(data) or second(data)
 
 
