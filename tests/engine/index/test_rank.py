@@ -128,9 +128,26 @@ def test_counted_reports_every_match_while_the_list_is_cut() -> None:
     assert len(ranked) == 2 and total == sum(1 for p in PATHS if "c" in p.lower())
 
 
-@given(st.lists(st.text(alphabet="aZ9_.-/é Σς\nIİ", max_size=10), max_size=20))
+@given(st.lists(st.text(alphabet="aZ9_.-/é Σς\nIİ@[`{:0Azb\ud800", max_size=10), max_size=20))
 def test_word_starts_are_marked_as_text_by_text(texts: list[str]) -> None:
     """Marking all texts in one pass (joined by newlines) gives what marking each one alone gives."""
     from sleuth.engine.rank import _WORD_START, _mark_word_starts
 
     assert _mark_word_starts(texts) == [_WORD_START.sub("\x01", t).lower() for t in texts]
+
+
+@given(st.lists(st.text(alphabet="ab.Σ-_/\\", max_size=6), min_size=1, max_size=12), st.text(alphabet="ab.Σ-_", max_size=4))
+def test_named_lookup_is_the_file_name_or_its_stem(paths: list[str], name: str) -> None:
+    """The exact-name tier: the file name itself, or the name without its last extension (never a
+    dot file's whole name: ``.ab`` has no stem)."""
+    from sleuth.engine.rank import PathIndex
+
+    index = PathIndex(paths)
+    name = name.lower()
+    expected = set()
+    for i, path in enumerate(paths):
+        base = path.lower()[path.lower().rfind("/") + 1:]
+        stem = base.rsplit(".", 1)[0] if "." in base[1:] else None
+        if name in (base, stem):
+            expected.add(i)
+    assert index._named(name) == expected
