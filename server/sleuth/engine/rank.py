@@ -263,6 +263,9 @@ def _is_subsequence(small: str, big: str) -> bool:
     return all(c in rest for c in small)
 
 
+_NUMPY_MARKING = 200_000  # characters of joined text from which word starts are found with numpy
+
+
 def _mark_word_starts(texts: list[str]) -> list[str]:
     """Each text lower-cased with ``\x01`` before each word start (:data:`_WORD_START`'s positions).
 
@@ -277,7 +280,9 @@ def _mark_word_starts(texts: list[str]) -> list[str]:
     joined = "\n".join(texts)
     if joined.count("\n") != len(texts) - 1:
         return [_WORD_START.sub("\x01", t).lower() for t in texts]
-    import numpy as np  # the server has it loaded already; a CLI ranking pays for it once
+    if len(joined) < _NUMPY_MARKING:  # a small list: not worth importing numpy for (~0.1 s in a CLI run)
+        return _WORD_START.sub("\x01", joined).lower().split("\n")
+    import numpy as np  # the server has it loaded already
 
     codes = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), np.uint32)
     lower = (codes >= 0x61) & (codes <= 0x7A)
