@@ -37,6 +37,7 @@ try:  # linear time and ~10x faster than re for subsequence patterns on megabyte
     import re2 as _re2
 except ImportError:  # pragma: no cover - google-re2 is a runtime dependency
     _re2 = None
+_UNANCHORED = _re2._re2.RE2.Anchor.UNANCHORED if _re2 is not None else None
 
 __all__ = ["score_path", "rank_paths", "rank_paths_counted", "PathIndex"]
 
@@ -56,6 +57,7 @@ COVER = 16  # times the fraction of the file name's characters the query explain
 ABBREV = 32  # times the fraction of the name's words a term abbreviates, word by word from the first
 PATH_LENGTH = 0.05  # per character of the path
 RERANK = 240  # candidates that get the full dynamic-programming score
+TIER_POOL = 8000  # matching paths tiered one by one; beyond, the strong ones and the shortest names
 _WORD_START = re.compile(r"(?<![A-Za-z0-9])(?=[A-Za-z0-9])|(?<=[a-z])(?=[A-Z])|(?<=[A-Za-z])(?=[0-9])")
 
 
@@ -309,9 +311,28 @@ def _compile(pattern: str) -> re.Pattern[bytes]:
 
 
 def _lines(pattern: str, text: bytes, starts: list[int]) -> set[int]:
-    """Indexes of the lines of ``text`` (line offsets ``starts``) where ``pattern`` matches (one pass)."""
+    """Indexes of the lines of ``text`` (line offsets ``starts``) where ``pattern`` matches (one pass).
+
+    Through RE2's low-level ``Match`` (spans as int tuples: the ``re2`` module's ``finditer`` makes a
+    match object per hit, 6 of the 8 us a hit cost; a short Quick-Open term hits thousands of paths),
+    and once a line matched the search goes on at the next line."""
+    compiled = _compile(pattern)
     bisect_right = bisect.bisect_right
-    return {bisect_right(starts, m.start()) - 1 for m in _compile(pattern).finditer(text)}
+    if _re2 is None:  # pragma: no cover - google-re2 is a runtime dependency
+        return {bisect_right(starts, m.start()) - 1 for m in compiled.finditer(text)}
+    match = compiled._regexp.Match
+    found: set[int] = set()
+    pos, end, last = 0, len(text), len(starts) - 1
+    while pos <= end:
+        start = match(_UNANCHORED, text, pos, end)[0][0]
+        if start < 0:
+            break
+        line = bisect_right(starts, start) - 1
+        found.add(line)
+        if line >= last:
+            break
+        pos = starts[line + 1]
+    return found
 
 
 def _names_and_stems(base_lows: list[str]) -> tuple[dict[str, int], dict[str, list[int]]]:
@@ -480,7 +501,7 @@ class PathIndex:
             # the best-placed term decides; every other term found in the file name lifts a path a tier
             return best - sum(1 for t in tiers if t < 6) + 1 - (i in boost)
 
-        if len(pool) > 8000:  # too many to tier one by one: first the few the blobs say are strong
+        if len(pool) > TIER_POOL:  # too many to tier one by one: first the few the blobs say are strong
             strong = set(exact)
             if len(key_name) >= 3:
                 _, marked_blob, marked_starts = self._marked("names")
@@ -488,7 +509,7 @@ class PathIndex:
                 strong |= {bisect.bisect_right(prep.base_starts, m.start()) - 1
                            for m in re.finditer(re.escape(key_name.encode("utf-8", "surrogatepass")), prep.bases)}
             pool_head = list(strong & pool) + heapq.nsmallest(
-                8000, pool - strong, key=lambda i: (not base_lows[i].startswith(key_name), len(base_lows[i]), lengths[i]))
+                TIER_POOL, pool - strong, key=lambda i: (not base_lows[i].startswith(key_name), len(base_lows[i]), lengths[i]))
         else:
             pool_head = list(pool)
         keyed = [((level(i), len(base_lows[i]), lengths[i], i), i) for i in pool_head]

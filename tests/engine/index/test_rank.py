@@ -158,3 +158,16 @@ def test_named_lookup_is_the_file_name_or_its_stem(paths: list[str], name: str) 
         if name in (base, stem):
             expected.add(i)
     assert index._named(name) == expected
+
+
+@given(st.lists(st.text(alphabet="abc_/.\x01", max_size=8), min_size=1, max_size=15), st.text(alphabet="abc_", min_size=1, max_size=3))
+def test_matching_lines_equal_every_match_found(lines: list[str], term: str) -> None:
+    """``_lines`` (one low-level RE2 search per matching line) finds the lines a full ``finditer`` does."""
+    import bisect
+
+    from sleuth.engine.rank import _compile, _joined, _lines, _subsequence, _word_aligned
+
+    text, starts = _joined(lines)
+    for pattern in (_subsequence(term), _word_aligned(term), term):
+        every = {bisect.bisect_right(starts, m.start()) - 1 for m in _compile(pattern).finditer(text)}
+        assert _lines(pattern, text, starts) == every
