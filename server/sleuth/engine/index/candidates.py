@@ -9,14 +9,13 @@ a plain :class:`FileEntry` to a searcher that ignores them).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable
 
 from sleuth.engine.index.catalogue import FileRecord
 from sleuth.engine.index.pieces import Pieces
 from sleuth.engine.types import FileEntry
 from sleuth.engine.workspace import sort_key
 
-__all__ = ["RangedEntry", "CandidateSet", "merge_ranges"]
+__all__ = ["RangedEntry", "CandidateSet"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,16 +28,6 @@ class RangedEntry(FileEntry):
     @property
     def ranges(self) -> tuple[tuple[int, int], ...]:
         return self.pieces.ranges if self.pieces is not None else ()
-
-
-def merge_ranges(spans: Iterable[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
-    out: list[tuple[int, int]] = []
-    for start, end in spans:
-        if out and out[-1][1] == start:
-            out[-1] = (out[-1][0], end)
-        else:
-            out.append((start, end))
-    return tuple(out)
 
 
 @dataclass

@@ -7,7 +7,6 @@ re-reading) and the file list for fuzzy Quick-Open without touching the disk.
 
 from __future__ import annotations
 
-import bisect
 import sqlite3
 from dataclasses import dataclass
 from typing import Iterable, Iterator
@@ -59,17 +58,23 @@ class FileRecord:
     def entry(self) -> FileEntry:
         return FileEntry(self.path, self.display, self.size, self.mtime_ns / 1e9)
 
-    def chunk_range(self, row: int) -> tuple[int, int]:
-        """The byte range ``[start, end)`` of chunk ``row`` (end -1 = end of file)."""
-        k = row - self.first_row
-        offsets = self.offsets
-        return (offsets[k - 1] if k else 0), (offsets[k] if k < len(offsets) else -1)
-
-    def line_before(self, offset: int) -> int:
-        """Newlines before ``offset``, which must be a chunk start (0 or one of :attr:`offsets`)."""
-        if not offset:
-            return 0
-        return self.lines[bisect.bisect_left(self.offsets, offset)]
+    def spans(self, rows: Iterable[int]) -> tuple[tuple[tuple[int, int], ...], tuple[int, ...]]:
+        """The byte ranges ``[start, end)`` (end -1 = end of file) of chunk ``rows``, adjacent chunks
+        merged, and the newlines before each range (its first line number, minus one)."""
+        first, offsets, lines = self.first_row, self.offsets, self.lines
+        last = len(offsets)
+        ranges: list[tuple[int, int]] = []
+        before: list[int] = []
+        previous = -2
+        for k in sorted(row - first for row in rows):
+            end = offsets[k] if k < last else -1
+            if k == previous + 1:
+                ranges[-1] = (ranges[-1][0], end)
+            else:
+                ranges.append((offsets[k - 1] if k else 0, end))
+                before.append(lines[k - 1] if k else 0)
+            previous = k
+        return tuple(ranges), tuple(before)
 
 
 class Catalogue:

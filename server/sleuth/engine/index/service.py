@@ -22,7 +22,7 @@ from typing import Any, Callable, Iterable, Sequence
 
 from sleuth.engine.cancel import CancelToken, NullProgress, ProgressSink
 from sleuth.engine.index import store
-from sleuth.engine.index.candidates import CandidateSet, RangedEntry, merge_ranges
+from sleuth.engine.index.candidates import CandidateSet, RangedEntry
 from sleuth.engine.index.catalogue import Catalogue, FileRecord
 from sleuth.engine.index.maintenance import Maintenance
 from sleuth.engine.index.pieces import Pieces
@@ -259,9 +259,8 @@ class IndexService(Maintenance):
                 if rec.size >= PIECES_MIN_BYTES and rec.plain:
                     rows = hits.get(rec.id)
                     if rows and len(rows) <= len(rec.offsets):
-                        spans = merge_ranges([rec.chunk_range(r) for r in sorted(rows)])
-                        ranges[rec.path] = Pieces(spans, tuple(rec.line_before(start) for start, _ in spans),
-                                                  rec.size, rec.mtime_ns)
+                        spans, before = rec.spans(rows)
+                        ranges[rec.path] = Pieces(spans, before, rec.size, rec.mtime_ns)
         pending = [e for e in (self._entry(p) for p in sorted(pending_paths)) if e is not None]
         keep = self._filter(targets, options, -1 if pending else largest)
         if keep is not None:
