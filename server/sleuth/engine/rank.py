@@ -27,6 +27,7 @@ from __future__ import annotations
 import bisect
 import heapq
 import itertools
+import operator
 import re
 import threading
 from collections.abc import Collection, Iterable, Sequence
@@ -241,8 +242,9 @@ class _Prepared:
 
 
 def _offsets(lengths: list[int]) -> list[int]:
-    """Where each of lines of these lengths starts once they are joined by newlines."""
-    return [0, *itertools.accumulate(n + 1 for n in lengths[:-1])] if lengths else []
+    """Where each of lines of these lengths starts once they are joined by newlines (C-level iteration:
+    a generator expression made this a third of preparing the Linux tree's paths)."""
+    return [0, *itertools.accumulate(map(operator.add, lengths[:-1], itertools.repeat(1)))] if lengths else []
 
 
 def _joined(lines: list[str]) -> tuple[bytes, list[int]]:
@@ -342,8 +344,7 @@ def _names_and_stems(base_lows: list[str]) -> tuple[dict[str, int], dict[str, tu
     first: dict[str, int] = {}
     more: dict[str, list[int]] = {}
     for i, base in enumerate(base_lows):
-        keys = (base, base.rsplit(".", 1)[0]) if "." in base[1:] else (base,)
-        for key in keys:
+        for key in _keys_of(base):
             if key not in first:
                 first[key] = i
             elif key in more:
@@ -352,6 +353,41 @@ def _names_and_stems(base_lows: list[str]) -> tuple[dict[str, int], dict[str, tu
                 more[key] = [i]
     # tuples of ints: the garbage collector stops tracking them (lists would slow every full collection)
     return first, {key: tuple(ids) for key, ids in more.items()}
+
+
+def _keys_of(base: str) -> tuple[str, ...]:
+    return (base, base.rsplit(".", 1)[0]) if "." in base[1:] else (base,)
+
+
+def _shifted(names: tuple[dict[str, int], dict[str, tuple[int, ...]]], at: int, grown: int,
+             base: str) -> tuple[dict[str, int], dict[str, tuple[int, ...]]]:
+    """:func:`_names_and_stems` after the path named ``base`` was inserted at ``at`` (``grown`` 1) or
+    removed from there (``grown`` -1): only that name's keys change, every later index moves by one."""
+    first, more = dict(names[0]), dict(names[1])
+
+    def put(key: str, ids: list[int]) -> None:
+        first.pop(key, None)
+        more.pop(key, None)
+        if ids:
+            ids.sort()
+            first[key] = ids[0]
+            if len(ids) > 1:
+                more[key] = tuple(ids[1:])
+
+    def held(key: str) -> list[int]:
+        return [first[key], *more.get(key, ())] if key in first else []
+
+    if grown < 0:
+        for key in _keys_of(base):
+            put(key, [i for i in held(key) if i != at])
+    edge = at if grown > 0 else at + 1
+    first = {key: i + grown if i >= edge else i for key, i in first.items()}
+    more = {key: tuple(i + grown if i >= edge else i for i in ids) if ids[-1] >= edge else ids
+            for key, ids in more.items()}
+    if grown > 0:
+        for key in _keys_of(base):
+            put(key, [*held(key), at])
+    return first, more
 
 
 class PathIndex:
@@ -363,15 +399,49 @@ class PathIndex:
             lows = joined.lower().split("\n") if displays else []  # a newline as the end of a word)
         else:
             lows = [d.lower() for d in displays]
-        base_lows = [low[low.rfind("/") + 1:] for low in lows]
+        self._fill(displays, lows, [low[low.rfind("/") + 1:] for low in lows], {}, None)
+
+    def _fill(self, displays: Sequence[str], lows: list[str], base_lows: list[str],
+              marked: dict[str, list[str]], names: "tuple[dict[str, int], dict[str, tuple[int, ...]]] | None") -> None:
         blob, starts = _joined(lows)
         bases, base_starts = _joined(base_lows)
         self.prepared = _Prepared(displays, lows, blob, starts, bases, base_starts, base_lows,
                                   [len(d) for d in displays])
-        self._marked_cache: dict[str, tuple[list[str], bytes, list[int]]] = {}
-        self._names: tuple[dict[str, int], dict[str, tuple[int, ...]]] | None = None  # see _names_and_stems
+        self._marked_cache: dict[str, tuple[list[str], bytes, list[int]]] = {
+            which: (texts, *_joined(texts)) for which, texts in marked.items()}
+        self._names: tuple[dict[str, int], dict[str, tuple[int, ...]]] | None = names  # see _names_and_stems
         self._bonus: dict[int, bytes] = {}
         self._lock = threading.Lock()
+
+    def spliced(self, displays: Sequence[str]) -> "PathIndex | None":
+        """This index for ``displays`` when they are this index's paths with one path added or removed
+        (a file created or deleted), made by splicing the prepared lists: ~0.05 s on the Linux tree
+        where preparing from scratch takes ~0.45 s. None for any other difference."""
+        old = self.prepared.displays
+        grown = len(displays) - len(old)
+        if grown not in (1, -1):
+            return None
+        at = next((i for i, (a, b) in enumerate(zip(old, displays)) if a != b), min(len(old), len(displays)))
+        if grown == 1 and list(displays[at + 1:]) != list(old[at:]) or grown == -1 and list(displays[at:]) != list(old[at + 1:]):
+            return None
+
+        def splice(items: list, item: object = None) -> list:
+            return [*items[:at], item, *items[at:]] if grown == 1 else [*items[:at], *items[at + 1:]]
+
+        prep = self.prepared
+        low = displays[at].lower() if grown == 1 else ""
+        base = low[low.rfind("/") + 1:] if grown == 1 else prep.base_lows[at]
+        with self._lock:
+            cached = {which: texts for which, (texts, _blob, _starts) in self._marked_cache.items()}
+            names = self._names
+        marked = {which: splice(texts, _mark_word_starts([displays[at] if which == "paths" else
+                                                           displays[at][displays[at].rfind("/") + 1:]])[0]
+                                    if grown == 1 else None)
+                  for which, texts in cached.items()}
+        index = PathIndex.__new__(PathIndex)
+        index._fill(displays, splice(prep.lows, low), splice(prep.base_lows, base), marked,
+                    None if names is None else _shifted(names, at, grown, base))
+        return index
 
     def _marked(self, which: str) -> tuple[list[str], bytes, list[int]]:
         """File names (``names``) or paths (``paths``) lower-cased with ``\\x01`` before each word start:
@@ -562,7 +632,9 @@ def _prepared(displays: Sequence[str]) -> PathIndex:
     with _build_lock:
         index = _cached(displays)  # built meanwhile by another query
         if index is None:
-            index = PathIndex(list(displays))
+            with _cache_lock:
+                latest = _cache[0] if _cache else None
+            index = (latest.spliced(list(displays)) if latest is not None else None) or PathIndex(list(displays))
             with _cache_lock:
                 _cache.insert(0, index)
                 del _cache[2:]

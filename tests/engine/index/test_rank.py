@@ -171,3 +171,43 @@ def test_matching_lines_equal_every_match_found(lines: list[str], term: str) -> 
     for pattern in (_subsequence(term), _word_aligned(term), term):
         every = {bisect.bisect_right(starts, m.start()) - 1 for m in _compile(pattern).finditer(text)}
         assert _lines(pattern, text, starts) == every
+
+
+path_lists = st.lists(st.text(alphabet="ab/._Zé", min_size=1, max_size=8), min_size=1, max_size=15, unique=True)
+
+
+@given(path_lists, st.text(alphabet="ab/._Zé", min_size=1, max_size=8), st.integers(0, 20), st.booleans(),
+       st.booleans())
+def test_a_spliced_index_equals_one_prepared_from_scratch(paths: list[str], extra: str, where: int, add: bool,
+                                                          warm: bool) -> None:
+    """One path created or deleted: the cached index is spliced, not prepared again; every prepared
+    list, word-start marking and exact-name table equals a fresh index's."""
+    from sleuth.engine.rank import PathIndex
+
+    paths = sorted(paths)
+    old = PathIndex(paths)
+    if warm:  # the lazily made parts exist only after queries used them
+        old._marked("names"), old._marked("paths"), old._named("a")
+    if add:
+        if extra in paths:
+            return
+        new = sorted(paths + [extra])
+    else:
+        new = [p for i, p in enumerate(paths) if i != where % len(paths)]
+    spliced = old.spliced(new)
+    assert spliced is not None
+    fresh = PathIndex(new)
+    assert spliced.prepared == fresh.prepared
+    for which in ("names", "paths"):
+        assert spliced._marked(which) == fresh._marked(which)
+    spliced._named("a"), fresh._named("a")  # shifted from the old table when it was made, else made now
+    assert spliced._names == fresh._names
+
+
+def test_other_changes_are_prepared_again() -> None:
+    from sleuth.engine.rank import PathIndex
+
+    index = PathIndex(["a/b.c", "a/c.c", "b/d.c"])
+    assert index.spliced(["a/b.c", "x.c", "y.c", "a/c.c", "b/d.c"]) is None  # two added
+    assert index.spliced(["a/b.c", "a/x.c", "b/d.c"]) is None  # one renamed: same length
+    assert index.spliced(["a/b.c", "b/d.c", "z.c", "w.c"]) is None
