@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import pathlib
 import random
+import shutil
 
 import pytest
 from harness import make_tree
@@ -113,16 +114,23 @@ async def test_open_buffers_are_searched_as_their_unsaved_text(start, tmp_path: 
     assert len((await session.execute("sleuth.grep", {"pattern": "on disk"}))["matches"]) == 1
 
 
-def slow_tree(root: pathlib.Path, files: int = 400) -> pathlib.Path:
-    """Files on which a back-reference pattern (run by the backtracking engine) is slow."""
-    return word_tree(root, files=files, lines=200)
+def slow_tree(root: pathlib.Path, files: int = 400, copies: int = 1) -> pathlib.Path:
+    """Files on which a back-reference pattern (run by the backtracking engine) is slow; ``copies``
+    repeats them in more folders (copying is much cheaper than drawing more random words)."""
+    word_tree(root, files=files, lines=200)
+    for k in range(1, copies):
+        for folder in sorted(root.glob("d*")):
+            shutil.copytree(folder, root / f"copy{k}" / folder.name)
+    return root
 
 
-SLOW = {"pattern": r"(\w+) \1 \1", "max_results": 10000}
+# Slow per file in the backtracking engine, and rare: ~75 matches in 400 files (``(\w+) \1 \1`` found
+# 6,728, so on more files max_results ended the search early)
+SLOW = {"pattern": r"(\w+) \1 \1 \1 \1", "max_results": 10000}
 
 
 async def test_cancelling_a_real_grep_stops_the_scan(start, tmp_path: pathlib.Path) -> None:
-    root = slow_tree(tmp_path / "ws")
+    root = slow_tree(tmp_path / "ws", copies=6)  # seconds of work: the cancel surely arrives before the end
     session = await start([root])
     msg_id = session.next_id()
     pending = session.send("sleuth/grep", {**SLOW, "partialResultToken": "slow"}, msg_id)
@@ -133,13 +141,16 @@ async def test_cancelling_a_real_grep_stops_the_scan(start, tmp_path: pathlib.Pa
     assert caught.value.code == -32800
     state = await session.until_idle()  # the worker thread is free again
     scanned = state["last_progress"].get("sleuth.grep")
-    assert scanned is None or scanned < 400  # it stopped early: not every file was searched
+    assert scanned is None or scanned < 2400  # it stopped early: not every file was searched
     sent = [event for value in session.progress["slow"] for event in value["matches"]]
     assert sent and sent == sorted(sent, key=lambda e: (e["path"].encode(), e["line"], e.get("column", 0)))
 
 
 async def test_status_is_answered_while_a_long_grep_runs(start, tmp_path: pathlib.Path) -> None:
-    root = slow_tree(tmp_path / "ws")
+    # 2,400 slow files and a pattern that matches rarely (no max_results cut): the grep takes seconds,
+    # so it surely still runs when the status and the quick grep are answered (400 files took ~0.5 s,
+    # and a loaded machine once saw that grep end first)
+    root = slow_tree(tmp_path / "ws", copies=6)
     session = await start([root])
     msg_id = session.next_id()
     pending = session.send("sleuth/grep", {**SLOW, "partialResultToken": "slow"}, msg_id)
