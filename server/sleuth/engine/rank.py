@@ -27,18 +27,15 @@ from __future__ import annotations
 import bisect
 import heapq
 import itertools
-import operator
 import re
 import threading
 from collections.abc import Collection, Iterable, Sequence
 from typing import Any
 from dataclasses import dataclass
 
-try:  # linear time and ~10x faster than re for subsequence patterns on megabytes of paths
-    import re2 as _re2
-except ImportError:  # pragma: no cover - google-re2 is a runtime dependency
-    _re2 = None
-_UNANCHORED = _re2._re2.RE2.Anchor.UNANCHORED if _re2 is not None else None
+
+from sleuth.engine.path_lines import (WORD_START, join_lines, mark_word_starts, matching_lines, names_and_stems,
+                                      shifted_names)
 
 __all__ = ["score_path", "rank_paths", "rank_paths_counted", "PathIndex"]
 
@@ -59,7 +56,6 @@ ABBREV = 32  # times the fraction of the name's words a term abbreviates, word b
 PATH_LENGTH = 0.05  # per character of the path
 RERANK = 240  # candidates that get the full dynamic-programming score
 TIER_POOL = 8000  # matching paths tiered one by one; beyond, the strong ones and the shortest names
-_WORD_START = re.compile(r"(?<![A-Za-z0-9])(?=[A-Za-z0-9])|(?<=[a-z])(?=[A-Z])|(?<=[A-Za-z])(?=[0-9])")
 
 
 def _bonuses(path: str) -> bytes:
@@ -182,7 +178,7 @@ def score_path(query: str, path: str, boost: bool = False, bonus: bytes | None =
 
 def _words(name: str) -> list[str]:
     """Lower-cased words of a file name: split at separators, camelCase humps and letter/digit boundaries."""
-    return [w for w in _WORD_START.sub("\x01", name).lower().split("\x01") if w]
+    return [w for w in WORD_START.sub("\x01", name).lower().split("\x01") if w]
 
 
 def _abbreviates(term: str, words: list[str]) -> int:
@@ -241,23 +237,6 @@ class _Prepared:
     lengths: list[int]
 
 
-def _offsets(lengths: list[int]) -> list[int]:
-    """Where each of lines of these lengths starts once they are joined by newlines (C-level iteration:
-    a generator expression made this a third of preparing the Linux tree's paths)."""
-    return [0, *itertools.accumulate(map(operator.add, lengths[:-1], itertools.repeat(1)))] if lengths else []
-
-
-def _joined(lines: list[str]) -> tuple[bytes, list[int]]:
-    """The lines joined by newlines as UTF-8, and each line's byte offset. ASCII text (nearly every
-    tree) is encoded in one call, its offsets read off the character lengths."""
-    text = "\n".join(lines)
-    blob = text.encode("utf-8", "surrogatepass")
-    if len(blob) == len(text):
-        return blob, _offsets([len(line) for line in lines])
-    raw = [line.encode("utf-8", "surrogatepass") for line in lines]
-    return blob, _offsets([len(r) for r in raw])
-
-
 def _subsequence(term: str) -> str:
     return "[^\n]*?".join(re.escape(c) for c in term) + "[^\n]*"
 
@@ -267,127 +246,9 @@ def _is_subsequence(small: str, big: str) -> bool:
     return all(c in rest for c in small)
 
 
-_NUMPY_MARKING = 200_000  # characters of joined text from which word starts are found with numpy
-
-
-def _mark_word_starts(texts: list[str]) -> list[str]:
-    """Each text lower-cased with ``\x01`` before each word start (:data:`_WORD_START`'s positions).
-
-    All texts at once, joined by newlines (which look like the start and end of a text to the rule):
-    the word starts are found by comparing each character's class with the previous one's over the
-    whole array (numpy), and the markers inserted in one call. As 157,000 regex substitutions this
-    cost 0.84 s for the Linux tree's names and paths, as one substitution over the joined text
-    0.69 s — the first Quick-Open query's main cost. A text holding a newline itself is marked on
-    its own."""
-    if not texts:
-        return []
-    joined = "\n".join(texts)
-    if joined.count("\n") != len(texts) - 1:
-        return [_WORD_START.sub("\x01", t).lower() for t in texts]
-    if len(joined) < _NUMPY_MARKING:  # a small list: not worth importing numpy for (~0.1 s in a CLI run)
-        return _WORD_START.sub("\x01", joined).lower().split("\n")
-    import numpy as np  # the server has it loaded already
-
-    codes = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), np.uint32)
-    lower = (codes >= 0x61) & (codes <= 0x7A)
-    upper = (codes >= 0x41) & (codes <= 0x5A)
-    digit = (codes >= 0x30) & (codes <= 0x39)
-    letter = lower | upper
-    alnum = letter | digit
-    start = alnum.copy()
-    start[1:] &= ~alnum[:-1]  # an alphanumeric after anything else (or first)
-    start[1:] |= lower[:-1] & upper[1:]  # camelCase
-    start[1:] |= letter[:-1] & digit[1:]  # a number after letters
-    marked = np.insert(codes, np.flatnonzero(start), 1)
-    return marked.tobytes().decode("utf-32-le", "surrogatepass").lower().split("\n")
-
-
 def _word_aligned(term: str) -> str:
     """Each character either continues the previous one or starts a word (``\\x01`` marks word starts)."""
     return "\x01" + "(?:[^\n]*\x01)?".join(re.escape(c) for c in term) + "[^\n]*"
-
-
-def _compile(pattern: str) -> re.Pattern[bytes]:
-    raw = pattern.encode("utf-8", "surrogatepass")
-    return _re2.compile(raw) if _re2 is not None else re.compile(raw)  # type: ignore[no-any-return]
-
-
-def _lines(pattern: str, text: bytes, starts: list[int]) -> set[int]:
-    """Indexes of the lines of ``text`` (line offsets ``starts``) where ``pattern`` matches (one pass).
-
-    Through RE2's low-level ``Match`` (spans as int tuples: the ``re2`` module's ``finditer`` makes a
-    match object per hit, 6 of the 8 us a hit cost; a short Quick-Open term hits thousands of paths),
-    and once a line matched the search goes on at the next line."""
-    compiled = _compile(pattern)
-    bisect_right = bisect.bisect_right
-    if _re2 is None:  # pragma: no cover - google-re2 is a runtime dependency
-        return {bisect_right(starts, m.start()) - 1 for m in compiled.finditer(text)}
-    match = compiled._regexp.Match
-    found: set[int] = set()
-    pos, end, last = 0, len(text), len(starts) - 1
-    while pos <= end:
-        start = match(_UNANCHORED, text, pos, end)[0][0]
-        if start < 0:
-            break
-        line = bisect_right(starts, start) - 1
-        found.add(line)
-        if line >= last:
-            break
-        pos = starts[line + 1]
-    return found
-
-
-def _names_and_stems(base_lows: list[str]) -> tuple[dict[str, int], dict[str, tuple[int, ...]]]:
-    """Each file name and stem -> the first path holding it, and -> the others for the few that
-    repeat. Most names are unique, so no tuple per name: 0.11 s for the Linux tree's 78,000 paths
-    where a dict of index tuples took 0.23 s of the first query."""
-    first: dict[str, int] = {}
-    more: dict[str, list[int]] = {}
-    for i, base in enumerate(base_lows):
-        for key in _keys_of(base):
-            if key not in first:
-                first[key] = i
-            elif key in more:
-                more[key].append(i)
-            else:
-                more[key] = [i]
-    # tuples of ints: the garbage collector stops tracking them (lists would slow every full collection)
-    return first, {key: tuple(ids) for key, ids in more.items()}
-
-
-def _keys_of(base: str) -> tuple[str, ...]:
-    return (base, base.rsplit(".", 1)[0]) if "." in base[1:] else (base,)
-
-
-def _shifted(names: tuple[dict[str, int], dict[str, tuple[int, ...]]], at: int, grown: int,
-             base: str) -> tuple[dict[str, int], dict[str, tuple[int, ...]]]:
-    """:func:`_names_and_stems` after the path named ``base`` was inserted at ``at`` (``grown`` 1) or
-    removed from there (``grown`` -1): only that name's keys change, every later index moves by one."""
-    first, more = dict(names[0]), dict(names[1])
-
-    def put(key: str, ids: list[int]) -> None:
-        first.pop(key, None)
-        more.pop(key, None)
-        if ids:
-            ids.sort()
-            first[key] = ids[0]
-            if len(ids) > 1:
-                more[key] = tuple(ids[1:])
-
-    def held(key: str) -> list[int]:
-        return [first[key], *more.get(key, ())] if key in first else []
-
-    if grown < 0:
-        for key in _keys_of(base):
-            put(key, [i for i in held(key) if i != at])
-    edge = at if grown > 0 else at + 1
-    first = {key: i + grown if i >= edge else i for key, i in first.items()}
-    more = {key: tuple(i + grown if i >= edge else i for i in ids) if ids[-1] >= edge else ids
-            for key, ids in more.items()}
-    if grown > 0:
-        for key in _keys_of(base):
-            put(key, [*held(key), at])
-    return first, more
 
 
 class PathIndex:
@@ -403,13 +264,13 @@ class PathIndex:
 
     def _fill(self, displays: Sequence[str], lows: list[str], base_lows: list[str],
               marked: dict[str, list[str]], names: "tuple[dict[str, int], dict[str, tuple[int, ...]]] | None") -> None:
-        blob, starts = _joined(lows)
-        bases, base_starts = _joined(base_lows)
+        blob, starts = join_lines(lows)
+        bases, base_starts = join_lines(base_lows)
         self.prepared = _Prepared(displays, lows, blob, starts, bases, base_starts, base_lows,
                                   [len(d) for d in displays])
         self._marked_cache: dict[str, tuple[list[str], bytes, list[int]]] = {
-            which: (texts, *_joined(texts)) for which, texts in marked.items()}
-        self._names: tuple[dict[str, int], dict[str, tuple[int, ...]]] | None = names  # see _names_and_stems
+            which: (texts, *join_lines(texts)) for which, texts in marked.items()}
+        self._names: tuple[dict[str, int], dict[str, tuple[int, ...]]] | None = names  # see names_and_stems
         self._bonus: dict[int, bytes] = {}
         self._lock = threading.Lock()
 
@@ -434,13 +295,13 @@ class PathIndex:
         with self._lock:
             cached = {which: texts for which, (texts, _blob, _starts) in self._marked_cache.items()}
             names = self._names
-        marked = {which: splice(texts, _mark_word_starts([displays[at] if which == "paths" else
+        marked = {which: splice(texts, mark_word_starts([displays[at] if which == "paths" else
                                                            displays[at][displays[at].rfind("/") + 1:]])[0]
                                     if grown == 1 else None)
                   for which, texts in cached.items()}
         index = PathIndex.__new__(PathIndex)
         index._fill(displays, splice(prep.lows, low), splice(prep.base_lows, base), marked,
-                    None if names is None else _shifted(names, at, grown, base))
+                    None if names is None else shifted_names(names, at, grown, base))
         return index
 
     def _marked(self, which: str) -> tuple[list[str], bytes, list[int]]:
@@ -451,15 +312,15 @@ class PathIndex:
             if found is None:
                 displays = self.prepared.displays
                 texts = displays if which == "paths" else [d[d.rfind("/") + 1:] for d in displays]
-                marked = _mark_word_starts(texts)
-                found = self._marked_cache[which] = (marked, *_joined(marked))
+                marked = mark_word_starts(texts)
+                found = self._marked_cache[which] = (marked, *join_lines(marked))
             return found
 
     def _named(self, name: str) -> set[int]:
         """Paths whose file name, or its stem (the name without its last extension), is ``name``."""
         with self._lock:
             if self._names is None:
-                self._names = _names_and_stems(self.prepared.base_lows)
+                self._names = names_and_stems(self.prepared.base_lows)
         first, more = self._names
         at = first.get(name)
         if at is None:
@@ -473,8 +334,8 @@ class PathIndex:
         prep = self.prepared
         if among is None and len(term) >= 3:
             if names:
-                return _lines(_subsequence(term), prep.bases, prep.base_starts)
-            return _lines(_subsequence(term), prep.blob, prep.starts)
+                return matching_lines(_subsequence(term), prep.bases, prep.base_starts)
+            return matching_lines(_subsequence(term), prep.blob, prep.starts)
         search = re.compile(".*?".join(re.escape(c) for c in term), re.S).search
         texts = prep.base_lows if names else prep.lows
         return {i for i in (range(len(texts)) if among is None else among) if search(texts[i])}
@@ -490,7 +351,7 @@ class PathIndex:
         if len(unique) >= 2:
             longest = sorted(unique, key=len, reverse=True)
             orders = itertools.permutations([_subsequence(t)[:-len("[^\n]*")] for t in longest[:3]])
-            found = _lines("(?:" + "|".join("[^\n]*?".join(order) for order in orders) + ")[^\n]*",
+            found = matching_lines("(?:" + "|".join("[^\n]*?".join(order) for order in orders) + ")[^\n]*",
                            prep.blob, prep.starts)
             for term in longest[3:]:  # a fourth term and more: checked per path on what is left
                 found = self._matching(term, found)
@@ -537,7 +398,7 @@ class PathIndex:
             if len(whole) >= 4 or len(in_names) < RERANK:
                 # folder + name abbreviations at word starts (``netlint``: netlink/intro.rst): a selective pass
                 _, marked_blob, marked_starts = self._marked("paths")
-                pool = in_names | _lines(_word_aligned(whole), marked_blob, marked_starts)
+                pool = in_names | matching_lines(_word_aligned(whole), marked_blob, marked_starts)
             else:
                 pool = in_names
             if len(pool) < RERANK:  # few strong matches: every path holding the term
@@ -576,7 +437,7 @@ class PathIndex:
             strong = set(exact)
             if len(key_name) >= 3:
                 _, marked_blob, marked_starts = self._marked("names")
-                strong |= _lines(_word_aligned(key_name), marked_blob, marked_starts) & pool
+                strong |= matching_lines(_word_aligned(key_name), marked_blob, marked_starts) & pool
                 strong |= {bisect.bisect_right(prep.base_starts, m.start()) - 1
                            for m in re.finditer(re.escape(key_name.encode("utf-8", "surrogatepass")), prep.bases)}
             pool_head = list(strong & pool) + heapq.nsmallest(

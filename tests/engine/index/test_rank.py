@@ -131,16 +131,16 @@ def test_counted_reports_every_match_while_the_list_is_cut() -> None:
 @given(st.lists(st.text(alphabet="aZ9_.-/é Σς\nIİ@[`{:0Azb\ud800", max_size=10), max_size=20))
 def test_word_starts_are_marked_as_text_by_text(texts: list[str]) -> None:
     """Marking all texts in one pass (joined by newlines) gives what marking each one alone gives."""
-    from sleuth.engine import rank
-    from sleuth.engine.rank import _WORD_START, _mark_word_starts
+    from sleuth.engine import path_lines
+    from sleuth.engine.path_lines import WORD_START, mark_word_starts
 
-    expected = [_WORD_START.sub("\x01", t).lower() for t in texts]
-    assert _mark_word_starts(texts) == expected  # small: one regex substitution
-    threshold, rank._NUMPY_MARKING = rank._NUMPY_MARKING, 0
+    expected = [WORD_START.sub("\x01", t).lower() for t in texts]
+    assert mark_word_starts(texts) == expected  # small: one regex substitution
+    threshold, path_lines.NUMPY_MARKING = path_lines.NUMPY_MARKING, 0
     try:
-        assert _mark_word_starts(texts) == expected  # large: character classes compared with numpy
+        assert mark_word_starts(texts) == expected  # large: character classes compared with numpy
     finally:
-        rank._NUMPY_MARKING = threshold
+        path_lines.NUMPY_MARKING = threshold
 
 
 @given(st.lists(st.text(alphabet="ab.Σ-_/\\", max_size=6), min_size=1, max_size=12), st.text(alphabet="ab.Σ-_", max_size=4))
@@ -162,15 +162,16 @@ def test_named_lookup_is_the_file_name_or_its_stem(paths: list[str], name: str) 
 
 @given(st.lists(st.text(alphabet="abc_/.\x01", max_size=8), min_size=1, max_size=15), st.text(alphabet="abc_", min_size=1, max_size=3))
 def test_matching_lines_equal_every_match_found(lines: list[str], term: str) -> None:
-    """``_lines`` (one low-level RE2 search per matching line) finds the lines a full ``finditer`` does."""
+    """``matching_lines`` (one low-level RE2 search per matching line) finds the lines a full ``finditer`` does."""
     import bisect
 
-    from sleuth.engine.rank import _compile, _joined, _lines, _subsequence, _word_aligned
+    from sleuth.engine.path_lines import compile_bytes, join_lines, matching_lines
+    from sleuth.engine.rank import _subsequence, _word_aligned
 
-    text, starts = _joined(lines)
+    text, starts = join_lines(lines)
     for pattern in (_subsequence(term), _word_aligned(term), term):
-        every = {bisect.bisect_right(starts, m.start()) - 1 for m in _compile(pattern).finditer(text)}
-        assert _lines(pattern, text, starts) == every
+        every = {bisect.bisect_right(starts, m.start()) - 1 for m in compile_bytes(pattern).finditer(text)}
+        assert matching_lines(pattern, text, starts) == every
 
 
 path_lists = st.lists(st.text(alphabet="ab/._Zé", min_size=1, max_size=8), min_size=1, max_size=15, unique=True)
