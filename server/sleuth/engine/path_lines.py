@@ -128,11 +128,12 @@ def names_and_stems(base_lows: list[str]) -> tuple[dict[str, int], dict[str, tup
 
 
 def name_keys(base: str) -> tuple[str, ...]:
+    """What a file name is found by exactly: itself and, unless it is a dot file's whole name, its stem."""
     return (base, base.rsplit(".", 1)[0]) if "." in base[1:] else (base,)
 
 
 def shifted_names(names: tuple[dict[str, int], dict[str, tuple[int, ...]]], at: int, grown: int,
-             base: str) -> tuple[dict[str, int], dict[str, tuple[int, ...]]]:
+                  base: str) -> tuple[dict[str, int], dict[str, tuple[int, ...]]]:
     """:func:`names_and_stems` after the path named ``base`` was inserted at ``at`` (``grown`` 1) or
     removed from there (``grown`` -1): only that name's keys change, every later index moves by one."""
     first, more = dict(names[0]), dict(names[1])
