@@ -251,6 +251,11 @@ def _word_aligned(term: str) -> str:
     return "\x01" + "(?:[^\n]*\x01)?".join(re.escape(c) for c in term) + "[^\n]*"
 
 
+def _markable(which: str, displays: Sequence[str]) -> Sequence[str]:
+    """The texts whose word starts :meth:`PathIndex._marked` marks: the paths, or their file names."""
+    return displays if which == "paths" else [d[d.rfind("/") + 1:] for d in displays]
+
+
 class PathIndex:
     """A path list prepared for repeated queries (joined, lower-cased blobs for the candidate passes)."""
 
@@ -295,9 +300,7 @@ class PathIndex:
         with self._lock:
             cached = {which: texts for which, (texts, _blob, _starts) in self._marked_cache.items()}
             names = self._names
-        marked = {which: splice(texts, mark_word_starts([displays[at] if which == "paths" else
-                                                           displays[at][displays[at].rfind("/") + 1:]])[0]
-                                    if grown == 1 else None)
+        marked = {which: splice(texts, mark_word_starts(_markable(which, [displays[at]]))[0] if grown == 1 else None)
                   for which, texts in cached.items()}
         index = PathIndex.__new__(PathIndex)
         index._fill(displays, splice(prep.lows, low), splice(prep.base_lows, base), marked,
@@ -310,9 +313,7 @@ class PathIndex:
         with self._lock:
             found = self._marked_cache.get(which)
             if found is None:
-                displays = self.prepared.displays
-                texts = displays if which == "paths" else [d[d.rfind("/") + 1:] for d in displays]
-                marked = mark_word_starts(texts)
+                marked = mark_word_starts(_markable(which, self.prepared.displays))
                 found = self._marked_cache[which] = (marked, *join_lines(marked))
             return found
 

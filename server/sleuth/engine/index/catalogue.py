@@ -183,11 +183,9 @@ class Catalogue:
     # -- keeping the derived views current ----------------------------------------------------
     def _position(self, rec: FileRecord) -> int | None:
         """Where ``rec`` stands in the cached result order, or None (no cache, or not there)."""
-        if self._sorted is None:
+        if self._sorted is None or self._keys is None:
             return None
-        pos = self._order.get(rec.id) if self._order is not None else None
-        if pos is None:
-            pos = next((i for i, r in enumerate(self._sorted) if r is rec), None)
+        pos = self.order().get(rec.id)  # redone after an insert or removal: the next search wants it too
         return pos if pos is not None and self._sorted[pos] is rec else None
 
     def _cached_replace(self, old: FileRecord, rec: FileRecord) -> None:
@@ -196,42 +194,43 @@ class Catalogue:
         if pos is None:
             self._invalidate()
             return
-        self._sorted = [*self._sorted[:pos], rec, *self._sorted[pos + 1:]]
-        if self._entries is not None:
-            self._entries = [*self._entries[:pos], rec.entry(), *self._entries[pos + 1:]]
-        if self._entry_by_id is not None:
-            self._entry_by_id.pop(rec.id, None)
+        self._splice(pos, old, rec)
         self._resize(old.size, rec.size)
 
     def _cached_insert(self, rec: FileRecord) -> None:
-        """A new file: placed by its sort key; positions after it move, so the id -> position map is redone."""
+        """A new file, placed by its sort key."""
         if self._sorted is None or self._keys is None:
             self._invalidate()
             return
         key = sort_key(rec.display)
-        pos = bisect.bisect_right(self._keys, key)
-        self._keys = [*self._keys[:pos], key, *self._keys[pos:]]
-        self._sorted = [*self._sorted[:pos], rec, *self._sorted[pos:]]
-        if self._entries is not None:
-            self._entries = [*self._entries[:pos], rec.entry(), *self._entries[pos:]]
-        if self._entry_by_id is not None:
-            self._entry_by_id.pop(rec.id, None)
-        self._order = None
+        self._splice(bisect.bisect_right(self._keys, key), None, rec, key)
         self._resize(0, rec.size)
 
     def _cached_remove(self, rec: FileRecord) -> None:
         pos = self._position(rec)
-        if pos is None or self._keys is None:
+        if pos is None:
             self._invalidate()
             return
-        self._keys = [*self._keys[:pos], *self._keys[pos + 1:]]
-        self._sorted = [*self._sorted[:pos], *self._sorted[pos + 1:]]
-        if self._entries is not None:
-            self._entries = [*self._entries[:pos], *self._entries[pos + 1:]]
-        if self._entry_by_id is not None:
-            self._entry_by_id.pop(rec.id, None)
-        self._order = None
+        self._splice(pos, rec, None)
         self._resize(rec.size, 0)
+
+    def _splice(self, pos: int, leaving: FileRecord | None, coming: FileRecord | None,
+                key: bytes | None = None) -> None:
+        """Put ``coming`` where ``leaving`` stood at ``pos`` in the cached lists (either may be None: an
+        insert, with the new sort ``key``, or a removal). New lists, never edited in place."""
+        assert self._sorted is not None and self._keys is not None
+        drop, new = (1 if leaving is not None else 0), ((coming,) if coming is not None else ())
+        self._sorted = [*self._sorted[:pos], *new, *self._sorted[pos + drop:]]
+        if (leaving is None) != (coming is None):  # one file more or less: keys and positions move
+            self._keys = [*self._keys[:pos], *((key,) if key is not None else ()), *self._keys[pos + drop:]]
+            self._order = None
+        if self._entries is not None:
+            entries = (coming.entry(),) if coming is not None else ()
+            self._entries = [*self._entries[:pos], *entries, *self._entries[pos + drop:]]
+        if self._entry_by_id is not None:
+            for record in (leaving, coming):
+                if record is not None:
+                    self._entry_by_id.pop(record.id, None)
 
     def _resize(self, before: int, after: int) -> None:
         """Keep the cached largest size right when a file of ``before`` bytes now has ``after``."""

@@ -27,7 +27,7 @@ from sleuth.engine.index.catalogue import Catalogue, FileRecord
 from sleuth.engine.index.maintenance import Maintenance
 from sleuth.engine.index.pieces import Pieces
 from sleuth.engine.index.evaluate import evaluate
-from sleuth.engine.index.postings import Postings, flat_path
+from sleuth.engine.index.postings import Postings
 from sleuth.engine.index.trigram import ALL, Lit, Query, adapt, simplify
 from sleuth.engine.types import FileEntry, WalkOptions
 from sleuth.engine.workspace import Target, Workspace, canonicalize, sort_key
@@ -367,11 +367,7 @@ class IndexService(Maintenance):
     # -- internals ------------------------------------------------------------------------------
     def _eval(self, query: Query, line_mode: bool = False) -> dict[int, set[int]]:
         """File id -> the chunk rows that may hold a match of ``query`` (see :func:`evaluate`); lock held."""
-        assert self._cat is not None
-        if len(self._postings) != len(self._shards):
-            assert self._gen is not None
-            self._postings = [Postings(conn, flat_path(os.path.join(self._gen, f"shard-{i}.db")))
-                              for i, conn in enumerate(self._shards)]
+        assert self._cat is not None  # an open store: its posting readers were made with it (``_open``)
         return evaluate(self._postings, self._cat, query, line_mode)
 
     def _filter(self, targets: Sequence[Target] | None, options: WalkOptions | None,

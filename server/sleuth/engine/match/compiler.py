@@ -29,7 +29,7 @@ import sleuth.engine.literals as _literals  # module import: literals imports ma
 from sleuth.engine.match import Matcher
 from sleuth.engine.match.emit import Unsupported, check_line_mode, to_re2, to_regex, word_lookaround, word_wrap
 from sleuth.engine.match.engines import FuzzyMatcher, Re2Matcher, RegexMatcher, re2_compile
-from sleuth.engine.match.prefilter import Prefilter, compile_prefilter, rare_substring
+from sleuth.engine.match.prefilter import compile_prefilter, program_check, rare_substring
 from sleuth.engine.match.syntax import Alt, Group, Node, ParseError, Parsed, escape, parse
 from sleuth.engine.types import MatchOptions
 
@@ -139,24 +139,12 @@ def compile_matcher(options: MatchOptions, *, deadline_token: CancelToken | None
     engine = "re2-ascii+regex" if unicode_wb else "re2+re2-ascii" if ascii_pair else "re2"
     anchor = _line_anchor(_literals.required_literals(options)) if line_mode else None
     if prefilter is None and any_pair is not None and any_pair[1] is None:
-        prefilter = _has_match(any_pair[0])
+        # No required literal: "does the DFA match at all" is the check. A non-matching file costs that
+        # one pass anyway, and asked on the read buffer it spares copying the file and the per-line
+        # machinery (the no_literal scan reads 78,000 files, 400 match); a match costs a second pass.
+        prefilter = program_check(any_pair[0])
     return Re2Matcher(any_pair[:2] if any_pair else None, ascii_pair[:2] if ascii_pair else None,
                       fallback, prefilter, f"{engine}: {label}", anchor)
-
-
-def _has_match(prog) -> Prefilter:  # type: ignore[no-untyped-def]
-    """``may_match`` for a pattern without required literals: whether the program matches at all.
-
-    One DFA pass is what a non-matching file costs anyway; asking it on the read buffer first lets
-    the searcher skip such a file without copying it into a ``bytes`` or entering the per-line
-    machinery (the ``no_literal`` scan reads 78,000 files of which 400 match). A matching file pays
-    a second pass up to its first match."""
-    match = prog.Match
-
-    def has(data: bytes) -> bool:
-        return match(_UNANCHORED, data, 0, len(data))[0][0] >= 0
-
-    return has
 
 
 def _line_anchor(query: "_literals.LiteralQuery") -> bytes | None:

@@ -38,7 +38,7 @@ try:  # optional: a compiled extension with x86-64 wheels; without it RE2 scans 
 except ImportError:  # pragma: no cover - exercised where the wheel is absent
     _hs = None
 
-__all__ = ["Prefilter", "compile_prefilter", "rare_substring", "hyperscan_available"]
+__all__ = ["Prefilter", "compile_prefilter", "program_check", "rare_substring", "hyperscan_available"]
 
 Prefilter = Callable[[bytes], bool]
 _UNANCHORED = re2._re2.RE2.Anchor.UNANCHORED
@@ -124,26 +124,26 @@ def _stop(_id: int, _start: int, _end: int, _flags: int, _context: object) -> bo
     return True  # the first match settles it: stop scanning
 
 
-def _re2_literal(lit: bytes, casefold: bool) -> Prefilter:
-    # Case-insensitive scans cannot memchr a first byte, so a rare start buys nothing there.
-    text = (lit if casefold else rare_substring(lit)).decode("utf-8", "surrogateescape")
-    match = re2_compile(text, literal=True, case_sensitive=not casefold).Match
+def program_check(prog) -> Prefilter:  # type: ignore[no-untyped-def]
+    """Whether a low-level RE2 program matches anywhere in a buffer (any bytes-like object)."""
+    match = prog.Match
 
     def has(data: bytes) -> bool:
         return match(_UNANCHORED, data, 0, len(data))[0][0] >= 0
 
     return has
+
+
+def _re2_literal(lit: bytes, casefold: bool) -> Prefilter:
+    # Case-insensitive scans cannot memchr a first byte, so a rare start buys nothing there.
+    text = (lit if casefold else rare_substring(lit)).decode("utf-8", "surrogateescape")
+    return program_check(re2_compile(text, literal=True, case_sensitive=not casefold))
 
 
 def _re2_alternation(leaves: Sequence[tuple[bytes, bool]]) -> Prefilter:
     ci = any(casefold for _, casefold in leaves)
     text = "|".join(re2.escape(lit.decode("utf-8", "surrogateescape")) for lit, _ in leaves)
-    match = re2_compile(text, case_sensitive=not ci).Match
-
-    def has(data: bytes) -> bool:
-        return match(_UNANCHORED, data, 0, len(data))[0][0] >= 0
-
-    return has
+    return program_check(re2_compile(text, case_sensitive=not ci))
 
 
 def _re2_any(leaves: Sequence[tuple[bytes, bool]]) -> Prefilter:
