@@ -16,8 +16,10 @@ operation = st.tuples(st.sampled_from(["put", "remove", "look"]), st.sampled_fro
 
 
 def _views(cat: Catalogue) -> tuple:
+    ranks = cat.rank()
     return ([r.path for r in cat.sorted_records()], [(e.path, e.size, e.mtime) for e in cat.sorted_entries()],
-            cat.order(), {r.id: cat.entry_of(r.id) for r in cat.sorted_records()}, cat.largest())
+            cat.order(), {r.id: cat.entry_of(r.id) for r in cat.sorted_records()}, cat.largest(),
+            {fid: int(ranks[fid]) for fid in cat.by_id})
 
 
 def _fresh(cat: Catalogue) -> tuple:

@@ -1,19 +1,23 @@
 """What the index hands to grep: candidate files, and for files of several chunks the chunks that may match.
 
 :class:`CandidateSet` is the result of :meth:`IndexService.candidates`; :meth:`CandidateSet.entries`
-turns it into walk entries in result order, those files as :class:`RangedEntry` whose ``pieces`` a
-range-aware searcher reads instead of the whole file (:func:`sleuth.engine.index.pieces.search_pieces`;
-a plain :class:`FileEntry` to a searcher that ignores them).
+gives its walk entries in result order, a file narrowed to some chunks as a :class:`RangedEntry` whose
+``pieces`` a range-aware searcher reads instead of the whole file
+(:func:`sleuth.engine.index.pieces.search_pieces`; a plain :class:`FileEntry` to a searcher that
+ignores them).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from sleuth.engine.index.catalogue import FileRecord
 from sleuth.engine.index.pieces import Pieces
 from sleuth.engine.types import FileEntry
 from sleuth.engine.workspace import sort_key
+
+if TYPE_CHECKING:  # the catalogue needs numpy, which a cold grep (importing RangedEntry) never loads
+    from sleuth.engine.index.catalogue import FileRecord
 
 __all__ = ["RangedEntry", "CandidateSet"]
 
@@ -32,32 +36,20 @@ class RangedEntry(FileEntry):
 
 @dataclass
 class CandidateSet:
-    """Files that may match (``indexed``: the index says so) plus ``pending`` ones to read whatever;
-    ``ranges``: for indexed files of several chunks, the only pieces a line-mode match may lie in."""
+    """Files that may match (``indexed``: the index says so; ``ordered``: their walk entries in result
+    order, a :class:`RangedEntry` for each file of which only some chunks may match) plus ``pending``
+    ones to read whatever."""
 
     indexed: list[FileRecord]
+    ordered: list[FileEntry]
     pending: list[FileEntry] = field(default_factory=list)
-    ranges: dict[str, Pieces] = field(default_factory=dict)
-    ordered: list[FileEntry] | None = None  # walk entries of ``indexed`` when it is already in result order
 
     def entries(self) -> list[FileEntry]:
-        """All of them as walk entries, in result order (display path, bytewise); files with
-        :attr:`ranges` as :class:`RangedEntry` (a plain :class:`FileEntry` to callers that ignore it)."""
-        ranged = self.ranges
-        if self.ordered is not None:
-            merged = list(self.ordered)
-            if ranged:
-                for i, rec in enumerate(self.indexed):
-                    pieces = ranged.get(rec.path)
-                    if pieces is not None:
-                        merged[i] = RangedEntry(rec.path, rec.display, rec.size, rec.mtime_ns / 1e9, pieces)
-            if not self.pending:
-                return merged
-        else:
-            merged = [RangedEntry(r.path, r.display, r.size, r.mtime_ns / 1e9, ranged[r.path]) if r.path in ranged
-                      else r.entry() for r in self.indexed]
+        """All of them as walk entries, in result order (display path, bytewise)."""
+        if not self.pending:
+            return list(self.ordered)
         seen = {r.path for r in self.indexed}
-        merged += [e for e in self.pending if e.path not in seen]
+        merged = self.ordered + [e for e in self.pending if e.path not in seen]
         merged.sort(key=lambda e: sort_key(e.display))
         return merged
 

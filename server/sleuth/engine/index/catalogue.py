@@ -12,6 +12,9 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Iterable, Iterator
 
+import numpy as np
+
+from sleuth.engine.index.rowmap import RowMap
 from sleuth.engine.types import FileEntry
 from sleuth.engine.workspace import sort_key
 
@@ -59,32 +62,15 @@ class FileRecord:
     def entry(self) -> FileEntry:
         return FileEntry(self.path, self.display, self.size, self.mtime_ns / 1e9)
 
-    def spans(self, rows: Iterable[int]) -> tuple[tuple[tuple[int, int], ...], tuple[int, ...]]:
-        """The byte ranges ``[start, end)`` (end -1 = end of file) of chunk ``rows``, adjacent chunks
-        merged, and the newlines before each range (its first line number, minus one)."""
-        first, offsets, lines = self.first_row, self.offsets, self.lines
-        last = len(offsets)
-        ranges: list[tuple[int, int]] = []
-        before: list[int] = []
-        previous = -2
-        for k in sorted(row - first for row in rows):
-            end = offsets[k] if k < last else -1
-            if k == previous + 1:
-                ranges[-1] = (ranges[-1][0], end)
-            else:
-                ranges.append((offsets[k - 1] if k else 0, end))
-                before.append(lines[k - 1] if k else 0)
-            previous = k
-        return tuple(ranges), tuple(before)
-
 
 class Catalogue:
-    """Files by id and by path, plus per-shard row -> file id maps. Not thread-safe: the service locks."""
+    """Files by id and by path, plus per-shard row maps (:class:`RowMap`). Not thread-safe: the service locks."""
 
     def __init__(self, shards: int) -> None:
         self.by_id: dict[int, FileRecord] = {}
         self.by_path: dict[str, FileRecord] = {}
-        self.row_owner: list[dict[int, int]] = [dict() for _ in range(shards)]
+        self.live_rows = 0  # chunk rows of the current versions (the rest of a shard's rows are garbage)
+        self._row_maps: list[RowMap | None] = [None] * shards  # built on first use, then kept current
         self.shard_bytes = [0] * shards
         self.next_id = 1
         self.unindexed_ids: set[int] = set()
@@ -98,6 +84,7 @@ class Catalogue:
         self._order: dict[int, int] | None = None
         self._entry_by_id: dict[int, FileEntry] | None = None
         self._largest: int | None = None
+        self._rank: tuple[dict[int, int], np.ndarray] | None = None  # order() as an array, and the dict it is of
 
     # -- loading and persistence ------------------------------------------------------------
     @classmethod
@@ -118,9 +105,10 @@ class Catalogue:
     def _add(self, rec: FileRecord) -> None:
         self.by_id[rec.id] = rec
         self.by_path[rec.path] = rec
-        owner = self.row_owner[rec.shard]
-        for row in rec.rows:
-            owner[row] = rec.id
+        self.live_rows += len(rec.rows)
+        row_map = self._row_maps[rec.shard]
+        if row_map is not None:
+            row_map.put(rec)
         self.shard_bytes[rec.shard] += rec.size
         self.next_id = max(self.next_id, rec.id + 1)
         if not rec.indexed:
@@ -132,9 +120,10 @@ class Catalogue:
         self.by_id.pop(rec.id, None)
         if self.by_path.get(rec.path) is rec:
             del self.by_path[rec.path]
-        owner = self.row_owner[rec.shard]
-        for row in rec.rows:
-            owner.pop(row, None)
+        self.live_rows -= len(rec.rows)
+        row_map = self._row_maps[rec.shard]
+        if row_map is not None:
+            row_map.clear(rec)
         self.shard_bytes[rec.shard] -= rec.size
         self.unindexed_ids.discard(rec.id)
         self.wide_ids.discard(rec.id)
@@ -177,8 +166,9 @@ class Catalogue:
 
     def add_loaded(self, rec: FileRecord) -> None:
         """Add a record the caller has already written (full builds insert in bulk)."""
-        self._add(rec)
         self._invalidate()
+        self._row_maps = [None] * len(self._row_maps)  # rebuilt in bulk on first use, not patched per file
+        self._add(rec)
 
     # -- keeping the derived views current ----------------------------------------------------
     def _position(self, rec: FileRecord) -> int | None:
@@ -249,13 +239,28 @@ class Catalogue:
     def total_bytes(self) -> int:
         return sum(self.shard_bytes)
 
+    def row_map(self, shard: int) -> RowMap:
+        """Shard ``shard``'s :class:`RowMap`: built from the records on first use, then patched by put/remove."""
+        found = self._row_maps[shard]
+        if found is None:
+            found = self._row_maps[shard] = RowMap.of([r for r in self.by_id.values() if r.shard == shard])
+        return found
+
     def owners(self, shard: int, rows: Iterable[int]) -> Iterator[tuple[int, int]]:
         """``(file id, row)`` for the live rows among ``rows`` (rows of replaced versions are garbage)."""
-        owner = self.row_owner[shard]
-        for row in rows:
-            fid = owner.get(row)
-            if fid is not None:
+        rows = list(rows)
+        for fid, row in zip(self.row_map(shard).owners(rows).tolist(), rows):
+            if fid:
                 yield fid, row
+
+    def rank(self) -> np.ndarray:
+        """:meth:`order` as an array indexed by file id (-1: no such file), for sorting candidates in numpy."""
+        order = self.order()
+        if self._rank is None or self._rank[0] is not order:
+            ranks = np.full(max(self.next_id, 1), -1, np.int64)
+            ranks[np.fromiter(order.keys(), np.int64, len(order))] = np.fromiter(order.values(), np.int64, len(order))
+            self._rank = (order, ranks)
+        return self._rank[1]
 
     def sorted_records(self) -> list[FileRecord]:
         """All records in result order (display path, bytewise); cached until the next change."""

@@ -17,10 +17,11 @@ from typing import Sequence
 import numpy as np
 
 from sleuth.engine.index.catalogue import Catalogue
-from sleuth.engine.index.postings import Postings, distinct
+from sleuth.engine.index.postings import Postings, distinct, union
+from sleuth.engine.index.rowmap import RowHits, gather, join
 from sleuth.engine.index.trigram import And, Grams, Lit, Or, Query, pair_spellings, trigram_groups
 
-__all__ = ["Rows", "evaluate", "choose_groups"]
+__all__ = ["Rows", "evaluate", "line_hits", "choose_groups"]
 
 _EMPTY = np.empty(0, np.uint32)
 
@@ -63,29 +64,50 @@ def _rarest_first(post: Postings, groups: Sequence[Sequence[int]]) -> list[Seque
     return [groups[i] for i in sorted(range(len(groups)), key=counts.__getitem__)]
 
 
-def _all_groups(post: Postings, ordered: Sequence[Sequence[int]]) -> np.ndarray:
-    """Rows holding one trigram of every group, sorted and distinct. The groups come rarest first, so
-    the running set only shrinks; their own rows are neither sorted nor de-duplicated (a case group
-    unites up to 8 lists): membership is read off a table over the row numbers."""
-    rows: np.ndarray | None = None
-    for group in ordered:
-        found = post.any_rows(group, distinct_rows=False)
-        rows = found if rows is None else rows[np.isin(rows, found, kind="table")]
-        if not len(rows):
-            break
-    return distinct(rows) if rows is not None else _EMPTY
+class _Reads:
+    """The posting lists one query reads on one shard, planned first and then fetched at once
+    (:meth:`Postings.lists`): which trigram groups answer each literal (rarest first), and their rows."""
+
+    def __init__(self, post: Postings, query: Query) -> None:
+        self.groups: dict[int, list[Sequence[int]] | None] = {}  # id(node) -> groups (None: a two-byte literal)
+        self._plan(post, query)
+        self.lists = post.lists(c for groups in self.groups.values() if groups for g in groups for c in g)
+
+    def _plan(self, post: Postings, node: Query) -> None:
+        if isinstance(node, (And, Or)):
+            for item in node.items:
+                self._plan(post, item)
+        elif isinstance(node, Lit):
+            groups = trigram_groups(node)
+            self.groups[id(node)] = choose_groups(groups, _group_counts(post, groups)) if groups else None
+        elif isinstance(node, Grams):
+            self.groups[id(node)] = _rarest_first(post, node.groups)
+
+    def all_groups(self, node: Lit | Grams) -> np.ndarray | None:
+        """Rows holding one trigram of every group of ``node``, sorted and distinct (None: a two-byte
+        literal, which no trigram group answers). The groups come rarest first, so the running set
+        only shrinks; their own rows are neither sorted nor de-duplicated (a case group unites up to 8
+        lists): membership is read off a table over the row numbers."""
+        groups = self.groups[id(node)]
+        if groups is None:
+            return None
+        lists = self.lists
+        rows: np.ndarray | None = None
+        for group in groups:
+            found = union([lists[c] for c in group if c in lists], distinct_rows=False)
+            rows = found if rows is None else rows[np.isin(rows, found, kind="table")]
+            if not len(rows):
+                break
+        return distinct(rows) if rows is not None else _EMPTY
 
 
 def _to_files(rows: np.ndarray, shard: int, cat: Catalogue, out: Rows) -> Rows:
-    owner = cat.row_owner[shard]
-    for row in rows.tolist():
-        fid = owner.get(row)
-        if fid is not None:
-            mine = out.get(fid)
-            if mine is None:
-                out[fid] = {row}
-            else:
-                mine.add(row)
+    for fid, row in cat.owners(shard, rows.tolist()):
+        mine = out.get(fid)
+        if mine is None:
+            out[fid] = {row}
+        else:
+            mine.add(row)
     return out
 
 
@@ -96,10 +118,10 @@ def _wide_rows(shard: int, cat: Catalogue) -> np.ndarray:
     return np.array(sorted(rows), np.uint32)
 
 
-def _literal_rows(post: Postings, shard: int, cat: Catalogue, lit: Lit) -> np.ndarray:
-    groups = trigram_groups(lit)
-    if groups:
-        return _all_groups(post, choose_groups(groups, _group_counts(post, groups)))  # rarest first
+def _literal_rows(post: Postings, shard: int, cat: Catalogue, lit: Lit, reads: _Reads) -> np.ndarray:
+    found = reads.all_groups(lit)
+    if found is not None:
+        return found
     pairs = pair_spellings(lit)
     if pairs is None:
         raise ValueError("a literal that cannot narrow must be simplified to ALL first")
@@ -109,24 +131,25 @@ def _literal_rows(post: Postings, shard: int, cat: Catalogue, lit: Lit) -> np.nd
     return distinct(np.concatenate((found, wide))) if len(wide) else found
 
 
-def _rows(post: Postings, shard: int, cat: Catalogue, query: Query) -> np.ndarray:
+def _rows(post: Postings, shard: int, cat: Catalogue, query: Query, reads: _Reads) -> np.ndarray:
     """Line mode on one shard, in row space: every literal of an AND lies on the matching line, hence
     in one chunk, so ANDs intersect rows and ORs unite them; rows become files only at the end (a
     common word's rows are many, the rows holding all words few)."""
     if isinstance(query, Lit):
-        return _literal_rows(post, shard, cat, query)
+        return _literal_rows(post, shard, cat, query, reads)
     if isinstance(query, Grams):
-        return _all_groups(post, _rarest_first(post, query.groups))
+        found = reads.all_groups(query)
+        return found if found is not None else _EMPTY
     if isinstance(query, And):
         rows: np.ndarray | None = None
         for item in query.items:
-            part = _rows(post, shard, cat, item)
+            part = _rows(post, shard, cat, item, reads)
             rows = part if rows is None else rows[np.isin(rows, part, assume_unique=True)]
             if not len(rows):
                 break
         return rows if rows is not None else _EMPTY
     if isinstance(query, Or):
-        parts = [_rows(post, shard, cat, item) for item in query.items]
+        parts = [_rows(post, shard, cat, item, reads) for item in query.items]
         return distinct(np.concatenate(parts)) if parts else _EMPTY
     raise ValueError("ALL cannot be evaluated")
 
@@ -134,7 +157,7 @@ def _rows(post: Postings, shard: int, cat: Catalogue, query: Query) -> np.ndarra
 def _shard(post: Postings, shard: int, cat: Catalogue, query: Query, line_mode: bool) -> Rows:
     """:func:`evaluate` on one shard (a file's rows all live in its shard, so shards are independent)."""
     if line_mode or isinstance(query, (Lit, Grams)):
-        return _to_files(_rows(post, shard, cat, query), shard, cat, {})
+        return _to_files(_rows(post, shard, cat, query, _Reads(post, query)), shard, cat, {})
     if isinstance(query, And):  # multiline: the literals may lie in different chunks of one file
         result: Rows | None = None
         for item in query.items:
@@ -157,6 +180,13 @@ def _shard(post: Postings, shard: int, cat: Catalogue, query: Query, line_mode: 
                     mine |= rows
         return union
     raise ValueError("ALL cannot be evaluated")
+
+
+def line_hits(postings: Sequence[Postings], cat: Catalogue, query: Query) -> RowHits:
+    """Line mode, as arrays: the live chunk rows that may hold a match of ``query`` (not ALL), grouped by
+    file, with their chunks' byte ranges (see :mod:`sleuth.engine.index.rowmap`)."""
+    return join([gather(cat.row_map(shard), _rows(post, shard, cat, query, _Reads(post, query)))
+                 for shard, post in enumerate(postings)])
 
 
 def evaluate(postings: Sequence[Postings], cat: Catalogue, query: Query, line_mode: bool = False) -> Rows:

@@ -8,6 +8,7 @@ swaps it in when complete (queries use the old one meanwhile).
 
 from __future__ import annotations
 
+import gc
 import os
 import sqlite3
 import threading
@@ -212,7 +213,7 @@ class Maintenance:
                 catalog.execute("COMMIT")
                 if self._pending.get(path) == stamp:
                     del self._pending[path]
-                live = sum(len(o) for o in cat.row_owner)
+                live = cat.live_rows
                 if self._garbage > REBUILD_GARBAGE_RATIO * max(live, 1) and live > 1000:
                     self._want_rebuild = True
 
@@ -225,6 +226,7 @@ class Maintenance:
                     self._state = "ready"
             else:
                 self._full_build()
+            _settle_heap()
             self._build_done.set()
             while True:
                 with self._lock:
@@ -237,6 +239,7 @@ class Maintenance:
                     self._want_rebuild = self._want_rescan = False
                 if rebuild:
                     self._full_build()
+                    _settle_heap()
                 elif rescan:
                     self._catch_up()
                 else:
@@ -251,6 +254,20 @@ class Maintenance:
                 self._error = f"{type(exc).__name__}: {exc}"
         finally:
             self._build_done.set()
+
+
+def _settle_heap() -> None:
+    """Collect once, then move every object alive into the collector's permanent generation.
+
+    The catalogue and its views are ~100,000 container objects that live as long as the store, and
+    every search allocates tens of thousands of short-lived ones: without this each collection of
+    the older generations walks the whole catalogue again. Measured in-process on the Linux tree,
+    30 indexed ``-i PM_RESUME`` searches: the collector's time 153 -> 64 ms. Done after each build or
+    load (``unfreeze`` first, so the collection finds a replaced catalogue's cycles; ~25 ms).
+    """
+    gc.unfreeze()
+    gc.collect()
+    gc.freeze()
 
 
 def _iso(stamp: float) -> str | None:

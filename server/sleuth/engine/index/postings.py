@@ -35,6 +35,7 @@ __all__ = [
     "flat_path",
     "trigram_codes",
     "distinct",
+    "union",
     "SegmentWriter",
     "Postings",
 ]
@@ -83,25 +84,36 @@ def distinct(codes: np.ndarray) -> np.ndarray:
     return ordered[keep]
 
 
+def union(lists: list[np.ndarray], distinct_rows: bool = True) -> np.ndarray:
+    """Rows in any of ``lists`` (each sorted), sorted and distinct unless ``distinct_rows`` is False
+    (then unordered, and a row in two lists repeats)."""
+    if not lists:
+        return _EMPTY
+    if len(lists) == 1:
+        return lists[0]
+    rows = np.concatenate(lists)
+    return distinct(rows) if distinct_rows else rows
+
+
 def _decode(gaps: list[np.ndarray], exceptions: list[np.ndarray]) -> np.ndarray:
     """Rows from posting lists given as their gap bytes (each list's first gap is its first row) and
-    exceptions, in one pass whatever their number: values are summed across all lists, then each list's
-    running sum is taken back to zero at its start. Rows of each list ascend; the lists are concatenated."""
-    if len(gaps) == 1:
-        values = gaps[0].astype(np.uint64)
-        if len(exceptions[0]):
-            values[gaps[0] == _ESCAPE] = exceptions[0]
-        return np.cumsum(values).astype(np.uint32)
-    joined = np.concatenate(gaps)
-    values = joined.astype(np.uint64)
-    escaped = np.concatenate(exceptions)
+    exceptions, in one pass whatever their number: each list's first value is lowered by the previous
+    list's sum (its last row), so one running sum over the concatenation restarts at every list. Rows of
+    each list ascend; the lists are concatenated. In uint32 throughout (rows are uint32, and the
+    running sum is exact modulo 2**32): a case-insensitive query decodes millions of rows, and 64-bit
+    temporaries doubled the memory traffic that dominates it."""
+    joined = gaps[0] if len(gaps) == 1 else np.concatenate(gaps)
+    values = joined.astype(np.uint32)
+    escaped = exceptions[0] if len(exceptions) == 1 else np.concatenate(exceptions)
     if len(escaped):
         values[joined == _ESCAPE] = escaped
-    sums = np.cumsum(values)
-    lengths = np.array([len(g) for g in gaps], np.int64)
-    ends = np.cumsum(lengths)
-    sums -= np.repeat(np.concatenate(([0], sums[ends[:-1] - 1])), lengths).astype(np.uint64)
-    return sums.astype(np.uint32)
+    if len(gaps) > 1:
+        lengths = np.fromiter(map(len, gaps), np.int64, len(gaps))
+        starts = np.cumsum(lengths) - lengths
+        totals = np.add.reduceat(values, starts, dtype=np.uint32)  # every list holds one row or more
+        values[starts[1:]] -= totals[:-1]
+    np.cumsum(values, out=values)
+    return values
 
 
 class SegmentWriter:
@@ -236,28 +248,45 @@ class Postings:
         return self.conn.execute(f"SELECT tri, n, {what} FROM grams WHERE tri IN ({marks}) ORDER BY seg",
                                  codes).fetchall()
 
-    def any_rows(self, codes: Iterable[int], distinct_rows: bool = True) -> np.ndarray:
-        """Chunk rows holding any of ``codes`` (live or garbage: the catalogue decides), sorted and
-        distinct unless ``distinct_rows`` is False (then a row holding two of them may repeat)."""
+    def lists(self, codes: Iterable[int]) -> dict[int, np.ndarray]:
+        """The rows of each of ``codes`` that some chunk holds (sorted; live or garbage: the catalogue
+        decides). One directory search per segment and one decoding pass serve all of them: a query
+        reads tens of lists (a case-insensitive alternation: ~40 groups of up to 8 spellings), and
+        per-list numpy calls cost more than the decoding."""
         wanted = sorted(set(codes))
         if not wanted:
-            return _EMPTY
+            return {}
         keys = np.array(wanted, np.uint32)
+        owners: list[int] = []  # per list read: its code
         gaps: list[np.ndarray] = []
         exceptions: list[np.ndarray] = []
         for segment in self._segments:
-            for i in segment.find(keys).tolist():
-                if i >= 0:
-                    g, x = segment.slices(i)
-                    gaps.append(g)
-                    exceptions.append(x)
-        for _code, n, blob in self._updates(wanted, "rows"):
+            at = segment.find(keys)
+            for k in np.flatnonzero(at >= 0).tolist():
+                g, x = segment.slices(int(at[k]))
+                owners.append(wanted[k])
+                gaps.append(g)
+                exceptions.append(x)
+        for code, n, blob in self._updates(wanted, "rows"):  # update segments come after the build's
+            owners.append(code)
             gaps.append(np.frombuffer(blob, np.uint8, count=n))
             exceptions.append(np.frombuffer(blob, np.uint32, offset=n))
         if not gaps:
-            return _EMPTY
+            return {}
         rows = _decode(gaps, exceptions)
-        return distinct(rows) if len(wanted) > 1 and distinct_rows else rows  # one trigram: ascending
+        if len(gaps) == 1:
+            return {owners[0]: rows}
+        pieces: dict[int, list[np.ndarray]] = {}
+        at = 0
+        for code, g in zip(owners, gaps):  # a code's lists in segment order: its rows ascend
+            pieces.setdefault(code, []).append(rows[at:at + len(g)])
+            at += len(g)
+        return {code: part[0] if len(part) == 1 else np.concatenate(part) for code, part in pieces.items()}
+
+    def any_rows(self, codes: Iterable[int], distinct_rows: bool = True) -> np.ndarray:
+        """Chunk rows holding any of ``codes`` (live or garbage: the catalogue decides), sorted and
+        distinct unless ``distinct_rows`` is False (then a row holding two of them may repeat)."""
+        return union(list(self.lists(codes).values()), distinct_rows)
 
     def rows(self, code: int) -> np.ndarray:
         """Chunk rows holding trigram ``code``, sorted."""

@@ -20,14 +20,17 @@ import threading
 import time
 from typing import Any, Callable, Iterable, Sequence
 
+import numpy as np
+
 from sleuth.engine.cancel import CancelToken, NullProgress, ProgressSink
 from sleuth.engine.index import store
 from sleuth.engine.index.candidates import CandidateSet, RangedEntry
 from sleuth.engine.index.catalogue import Catalogue, FileRecord
 from sleuth.engine.index.maintenance import Maintenance
 from sleuth.engine.index.pieces import Pieces
-from sleuth.engine.index.evaluate import evaluate
+from sleuth.engine.index.evaluate import evaluate, line_hits
 from sleuth.engine.index.postings import Postings
+from sleuth.engine.index.rowmap import files_and_spans
 from sleuth.engine.index.trigram import ALL, Lit, Query, adapt, simplify
 from sleuth.engine.types import FileEntry, WalkOptions
 from sleuth.engine.workspace import Target, Workspace, canonicalize, sort_key
@@ -226,7 +229,7 @@ class IndexService(Maintenance):
         """Files under ``targets`` that may satisfy ``literal_query`` (see the module docstring).
 
         ``line_mode`` (grep without ``multiline``): every match lies on one line, which sharpens ANDs
-        and yields :attr:`CandidateSet.ranges` — the chunks of a big file that may hold a match.
+        and narrows a big file to the chunks that may hold a match (a :class:`RangedEntry`).
         """
         query = simplify(adapt(literal_query))
         if query is ALL or not self.compatible(options):
@@ -236,38 +239,39 @@ class IndexService(Maintenance):
             if cat is None or not self.ready:
                 return None
             try:
-                hits = self._eval(query, line_mode)
+                if line_mode:
+                    found, spans = files_and_spans(line_hits(self._postings, cat, query))
+                else:
+                    found, spans = list(self._eval(query)), {}
             except sqlite3.Error:
                 self._want_rebuild = True
                 self._wake.notify_all()
                 return None
+            # Result order without a string sort: each file's position in the sorted catalogue.
+            ids = np.array(found + list(cat.unindexed_ids), np.int64)  # unindexed files: always candidates
             by_id = cat.by_id
-            records = [by_id[f] for f in hits if f in by_id]
-            records += [r for r in cat.unindexed() if r.id not in hits]
+            records = [by_id[f] for f in ids[np.argsort(cat.rank()[ids], kind="stable")].tolist()]
             pending_paths = set(self._pending) | set(self._buffers)
             if pending_paths:
                 records = [r for r in records if r.path not in pending_paths]
             largest = cat.largest()
-            order = cat.order()  # result order without a string sort, and cached walk entries
-            records.sort(key=lambda r: order[r.id])
-            entries = [cat.entry_of(r.id) for r in records]
-        ranges: dict[str, Pieces] = {}
-        if line_mode:
+            entry_of = cat.entry_of
+            entries = [entry_of(r.id) for r in records]
+        if spans:
             # Files of a few chunks or more whose candidate chunks are not all of them: the searcher
             # reads only those (plain files only, whose bytes on disk are the indexed text; pieces.py).
-            for rec in records:
-                if rec.size >= PIECES_MIN_BYTES and rec.plain:
-                    rows = hits.get(rec.id)
-                    if rows and len(rows) <= len(rec.offsets):
-                        spans, before = rec.spans(rows)
-                        ranges[rec.path] = Pieces(spans, before, rec.size, rec.mtime_ns)
+            for i, rec in enumerate(records):
+                narrowed = spans.get(rec.id)
+                if narrowed is not None and rec.size >= PIECES_MIN_BYTES and rec.plain:
+                    entries[i] = RangedEntry(rec.path, rec.display, rec.size, rec.mtime_ns / 1e9,
+                                             Pieces(*narrowed, rec.size, rec.mtime_ns))
         pending = [e for e in (self._entry(p) for p in sorted(pending_paths)) if e is not None]
         keep = self._filter(targets, options, -1 if pending else largest)
         if keep is not None:
             kept = [i for i, r in enumerate(records) if keep(r.path, r.size)]
             records, entries = [records[i] for i in kept], [entries[i] for i in kept]
             pending = [e for e in pending if keep(e.path, e.size)]
-        return CandidateSet(records, pending, ranges, entries)
+        return CandidateSet(records, entries, pending)
 
     def candidate_entries(self, workspace: Workspace, request: Any) -> list[FileEntry] | None:
         """The lead's grep hook: candidate files of a ``GrepRequest`` in result order, or None to scan."""
@@ -321,7 +325,7 @@ class IndexService(Maintenance):
         if query is ALL:
             return None
         with self._lock:
-            return self._eval(query) if self._cat is not None else set()
+            return self._files(query)
 
     def files_matching(self, query: Query) -> set[int]:
         """Ids of indexed files with a chunk satisfying the trigram ``query`` (each AND holds in one chunk)."""
@@ -329,7 +333,7 @@ class IndexService(Maintenance):
         if query is ALL:
             return set(self.all_ids())
         with self._lock:
-            return set(self._eval(query, line_mode=True)) if self._cat is not None else set()
+            return self._files(query)
 
     def definers(self, key: str, prefix: bool = False) -> set[int]:
         """Ids of files with a definition whose key (see :func:`identifier_key`) is ``key`` (or starts with it)."""
@@ -365,10 +369,16 @@ class IndexService(Maintenance):
         return [e for e in (self._entry(p) for p in paths) if e is not None]
 
     # -- internals ------------------------------------------------------------------------------
-    def _eval(self, query: Query, line_mode: bool = False) -> dict[int, set[int]]:
-        """File id -> the chunk rows that may hold a match of ``query`` (see :func:`evaluate`); lock held."""
+    def _eval(self, query: Query) -> dict[int, set[int]]:
+        """File id -> the chunk rows that may hold a (multiline) match of ``query`` (see :func:`evaluate`); lock held."""
         assert self._cat is not None  # an open store: its posting readers were made with it (``_open``)
-        return evaluate(self._postings, self._cat, query, line_mode)
+        return evaluate(self._postings, self._cat, query)
+
+    def _files(self, query: Query) -> set[int]:
+        """Ids of files with a chunk satisfying ``query`` (each AND holds in one chunk); lock held."""
+        if self._cat is None:
+            return set()
+        return set(np.unique(line_hits(self._postings, self._cat, query).fids).tolist())
 
     def _filter(self, targets: Sequence[Target] | None, options: WalkOptions | None,
                 largest: int = -1) -> Callable[[str, int], bool] | None:

@@ -141,9 +141,11 @@ def _re2_literal(lit: bytes, casefold: bool) -> Prefilter:
 
 
 def _re2_alternation(leaves: Sequence[tuple[bytes, bool]]) -> Prefilter:
-    ci = any(casefold for _, casefold in leaves)
-    text = "|".join(re2.escape(lit.decode("utf-8", "surrogateescape")) for lit, _ in leaves)
-    return program_check(re2_compile(text, case_sensitive=not ci))
+    """Each literal keeps its own case mode: a caseless flag over the whole alternation made a
+    case-sensitive fold trigger (LONG S) match any ``s``."""
+    text = "|".join(("(?i:%s)" if casefold else "%s") % re2.escape(lit.decode("utf-8", "surrogateescape"))
+                    for lit, casefold in leaves)
+    return program_check(re2_compile(text))
 
 
 def _re2_any(leaves: Sequence[tuple[bytes, bool]]) -> Prefilter:
