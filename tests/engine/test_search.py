@@ -161,3 +161,31 @@ def test_search_files_equals_searching_each_file_alone(tmp_path_factory, content
         if result.matched_lines:
             alone[result.display] = [e["line"] for e in result.events]
     assert found == alone
+
+
+class _CountingChecks:
+    """The real matcher, counting ``may_match`` calls."""
+
+    def __init__(self, pattern: str) -> None:
+        self.real = compile_matcher(MatchOptions((pattern,)))
+        self.checked: list[int] = []
+
+    def may_match(self, data: bytes) -> bool:
+        self.checked.append(len(data))
+        return self.real.may_match(data)
+
+    def __getattr__(self, name: str):  # type: ignore[no-untyped-def]
+        return getattr(self.real, name)
+
+
+def test_a_file_that_may_match_is_prefiltered_once(tmp_path) -> None:
+    """The scan asks ``may_match`` and then searches; the search does not ask again (a second pass
+    over every matching file)."""
+    from sleuth.engine.search import BatchStats, search_files
+
+    path = tmp_path / "a.c"
+    path.write_bytes(b"int x;\nif (PM_RESUME) {}\nint y;\n" * 50)
+    matcher = _CountingChecks("PM_RESUME")
+    results: list = []
+    search_files([(str(path), "a.c", None, None)], matcher, SearchOptions(), None, lambda: False, results, BatchStats())
+    assert results[0].matched_lines == 50 and len(matcher.checked) == 1

@@ -168,10 +168,15 @@ def _all_lines(data: bytes) -> Iterator[tuple[int, int, int]]:
         pos = end + 1
 
 
-def search_buffer(data: bytes, matcher: Matcher, options: SearchOptions, display: str) -> FileResult:
-    """Events for one decoded buffer (see :func:`decode_buffer`), honouring invert, context and caps."""
+def search_buffer(data: bytes, matcher: Matcher, options: SearchOptions, display: str,
+                  checked: bool = False) -> FileResult:
+    """Events for one decoded buffer (see :func:`decode_buffer`), honouring invert, context and caps.
+
+    ``checked``: the caller has just seen ``may_match(data)`` say yes, so it is not asked again (a
+    second prefilter pass over every file that may match: ~9 ms of worker CPU over the 909 files of
+    an indexed ``[A-Z]+_RESUME`` on the Linux tree)."""
     result = FileResult(display)
-    if not options.invert and not matcher.may_match(data):
+    if not options.invert and not checked and not matcher.may_match(data):
         return result
     cap = options.max_matches_per_file
     matches: list[tuple[int, int, int, list[Span]]] = []
@@ -279,12 +284,14 @@ def search_path(path: str, display: str, matcher: Matcher, options: SearchOption
     return _search_data(data, display, matcher, options)
 
 
-def _search_data(data: bytes, display: str, matcher: Matcher, options: SearchOptions) -> FileResult:
+def _search_data(data: bytes, display: str, matcher: Matcher, options: SearchOptions,
+                 checked: bool = False) -> FileResult:
+    """``checked``: ``may_match(data)`` said yes (it still holds if decoding left the bytes as they are)."""
     decoded = decode_buffer(data)
     if decoded is None:
         return FileResult(display, skipped=BINARY)
     try:
-        return search_buffer(decoded, matcher, options, display)
+        return search_buffer(decoded, matcher, options, display, checked and decoded is data)
     except SearchTimeout as exc:  # a pathological pattern on this one file: report it, search the rest
         return FileResult(display, error=f"{exc.message} {exc.hint}")
 
@@ -374,13 +381,15 @@ def search_files(files: Iterable[tuple[str, str, str | None, RangeHint | None]],
             elif hint is not None and plain and size == hint[1] and st.st_mtime_ns / 1e9 == hint[2] \
                     and length and held[0] not in _BOM_FIRST:
                 result = search_ranges(bytes(data), hint[0], display, matcher, options)
-            elif not invert and (not length or held[0] not in _UTF16_FIRST) and not may_match(data):
+            elif invert or (length and held[0] in _UTF16_FIRST):
+                result = _search_data(bytes(data), display, matcher, options)
+            elif not may_match(data):
                 # No match possible (dropping a UTF-8 BOM cannot create one); only binary-ness is left to count.
                 if held.find(b"\x00", 0, length) >= 0:
                     stats.binary += 1
                 continue
             else:
-                result = _search_data(bytes(data), display, matcher, options)
+                result = _search_data(bytes(data), display, matcher, options, checked=True)
         if result.skipped == BINARY:
             stats.binary += 1
         elif result.skipped == TOO_LARGE:
@@ -407,7 +416,7 @@ def search_ranges(data: bytes, ranges: Ranges, display: str, matcher: Matcher, o
         if not matcher.may_match(piece):
             continue
         try:
-            found = search_buffer(piece, matcher, options, display)
+            found = search_buffer(piece, matcher, options, display, checked=True)
         except SearchTimeout as exc:
             return FileResult(display, error=f"{exc.message} {exc.hint}")
         for event in found.events:

@@ -60,7 +60,7 @@ def search_pieces(path: str, display: str, pieces: Pieces, matcher: Matcher,
             if not may_match(piece):
                 continue
             try:
-                found = search_buffer(piece, matcher, options, display)
+                found = search_buffer(piece, matcher, options, display, checked=True)
             except SearchTimeout as exc:
                 return FileResult(display, error=f"{exc.message} {exc.hint}")
             if not found.matched_lines:
