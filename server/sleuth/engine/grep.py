@@ -30,7 +30,7 @@ from sleuth.engine.collect import Collector
 from sleuth.engine.errors import Cancelled
 from sleuth.engine.match import Matcher
 from sleuth.engine.index.candidates import RangedEntry
-from sleuth.engine.index.pieces import Pieces, search_pieces
+from sleuth.engine.index.pieces import Pieces, pack, search_pieces, unpack
 from sleuth.engine.search import BatchStats, FileResult, search_files
 from sleuth.engine.types import FileEntry, FileError, MatchOptions, SearchOptions, SkipCounts, WalkOptions
 from sleuth.engine.walk import Subtree, walk
@@ -91,14 +91,16 @@ FileItem = tuple[str, str, "str | None", int, "Pieces | None"]
 
 
 class Listed(NamedTuple):
-    """A unit of plain files (no open buffer, no candidate pieces, no subtree): their paths and
-    display paths, each joined by NUL, which no path holds. The catalogue's 78,000 files shipped as
-    5-tuples cost the server ~50 ms of pickling a scan and the workers ~50 ms of unpickling; two
-    strings a unit cost about a third of that, and half the bytes through the pipe."""
+    """A unit of files without open buffers or subtrees: their paths and display paths, each joined
+    by NUL, which no path holds, and the index's candidate pieces of some of them, packed
+    (:func:`sleuth.engine.index.pieces.pack`, keyed by position in the unit). The catalogue's 78,000
+    files shipped as 5-tuples cost the server ~50 ms of pickling a scan and the workers ~50 ms of
+    unpickling; two strings a unit cost about a third of that, and half the bytes through the pipe."""
 
     paths: str
     displays: str
     count: int
+    pieces: bytes = b""
 
 
 Unit = Union[list[Union[FileItem, Subtree]], Listed]  # consecutive files and subtrees, in final order
@@ -171,7 +173,13 @@ def _search_files(files: Iterable[FileItem] | Listed, match: MatchOptions, searc
     # Pieces serve line-mode searches without context or invert (their matches never leave a piece).
     pieces_ok = not match.multiline and not search.invert and not search.before and not search.after
     items: Iterable[tuple[str, str, str | None, None]]
-    if type(files) is Listed:
+    if type(files) is Listed and files.pieces:
+        ranged = unpack(files.pieces)
+        items = _whole_files(((path, display, None, ranged[i].size if i in ranged else -1, ranged.get(i))
+                              for i, (path, display) in enumerate(zip(files.paths.split("\0"),
+                                                                       files.displays.split("\0")))),
+                             matcher, search, size_cap, pieces_ok, results, stats)
+    elif type(files) is Listed:
         items = zip(files.paths.split("\0"), files.displays.split("\0"), itertools.repeat(None),
                     itertools.repeat(None))
     elif isinstance(files, list) and not any(item[4] is not None for item in files):
@@ -333,10 +341,9 @@ def _list_units(items: list[FileEntry], most: int, token: CancelToken, line_mode
         stop = min(len(items), start + most, bisect.bisect_left(ends, (ends[start - 1] if start else 0) + CHUNK_BYTES,
                                                                  start) + 1)
         part = items[start:stop]
-        if line_mode and any(type(e) is RangedEntry for e in part):
-            yield [(e.path, e.display, None, e.size, e.pieces if type(e) is RangedEntry else None) for e in part]
-        else:
-            yield Listed("\0".join([e.path for e in part]), "\0".join([e.display for e in part]), len(part))
+        pieces = pack((i, e.pieces) for i, e in enumerate(part)
+                      if type(e) is RangedEntry and e.pieces is not None) if line_mode else b""
+        yield Listed("\0".join([e.path for e in part]), "\0".join([e.display for e in part]), len(part), pieces)
         start = stop
         if token.should_stop():
             return

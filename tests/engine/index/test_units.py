@@ -7,7 +7,7 @@ import random
 from sleuth.engine import grep
 from sleuth.engine.cancel import CancelToken
 from sleuth.engine.index.candidates import RangedEntry
-from sleuth.engine.index.pieces import Pieces
+from sleuth.engine.index.pieces import Pieces, pack, unpack
 from sleuth.engine.types import FileEntry
 
 
@@ -17,7 +17,9 @@ def _entries(seed: int) -> list[FileEntry]:
     for i in range(rng.randrange(1, 3000)):
         size = rng.choice([0, 10, 5_000, 40_000, 3 << 20, 17 << 20])
         if rng.random() < 0.1:
-            out.append(RangedEntry(f"/r/f{i}", f"f{i}", size, 1.0, Pieces(((0, 16),), (0,), size, 1)))
+            ranges = tuple((k * 4096, k * 4096 + 100) for k in range(rng.randrange(1, 4)))
+            pieces = Pieces(ranges, tuple(range(len(ranges))), size, rng.randrange(1 << 62))
+            out.append(RangedEntry(f"/r/f{i}", f"f{i}", size, 1.0, pieces))
         else:
             out.append(FileEntry(f"/r/f{i}", f"f{i}", size, 1.0))
     return out
@@ -28,7 +30,8 @@ def _files(unit: grep.Unit) -> list[tuple[str, str, object]]:
     if type(unit) is grep.Listed:
         paths, displays = unit.paths.split("\0"), unit.displays.split("\0")
         assert len(paths) == len(displays) == unit.count
-        return [(path, display, None) for path, display in zip(paths, displays)]
+        ranged = unpack(unit.pieces)
+        return [(path, display, ranged.get(i)) for i, (path, display) in enumerate(zip(paths, displays))]
     return [(item[0], item[1], item[4]) for item in unit]
 
 
@@ -48,12 +51,18 @@ def test_list_units_equal_the_general_packing() -> None:
             assert all(item[2] is None for unit in fast for item in unit) or line_mode
 
 
-def test_units_without_pieces_travel_as_two_strings() -> None:
+def test_list_units_travel_as_two_strings_and_packed_pieces() -> None:
     entries = _entries(3)
     for line_mode in (True, False):
-        for unit in grep._units(entries, None, CancelToken(), line_mode):
-            has_pieces = type(unit) is not grep.Listed and any(item[4] is not None for item in unit)
-            assert (type(unit) is grep.Listed) == (not has_pieces)
+        units = list(grep._units(entries, None, CancelToken(), line_mode))
+        assert all(type(unit) is grep.Listed for unit in units)
+        assert any(unit.pieces for unit in units) == line_mode  # pieces serve line mode only
+
+
+def test_packed_pieces_come_back_equal() -> None:
+    numbered = [(i, e.pieces) for i, e in enumerate(_entries(7)) if type(e) is RangedEntry]
+    assert numbered and unpack(pack(numbered)) == dict(numbered)
+    assert unpack(pack([])) == {}
 
 
 def test_a_plain_scan_packs_big_units_and_candidates_several_per_core() -> None:
