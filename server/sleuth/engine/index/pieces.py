@@ -39,12 +39,12 @@ def pack(numbered: Iterable[tuple[int, Pieces]]) -> bytes:
     """``(index in its unit, pieces)`` pairs as one flat int64 array: how a pool unit carries them.
     An indexed ``-i`` search ships ~1,300 of these; as nested tuples they were the bulk of the
     pickling the pool's feeder thread did, under the interpreter lock the search thread needs."""
-    flat = array("q")
+    flat: list[int] = []
     for index, pieces in numbered:
-        flat.extend((index, pieces.size, pieces.mtime_ns, len(pieces.ranges)))
+        flat += (index, pieces.size, pieces.mtime_ns, len(pieces.ranges))
         for (start, end), before in zip(pieces.ranges, pieces.lines):
-            flat.extend((start, end, before))
-    return flat.tobytes()
+            flat += (start, end, before)
+    return array("q", flat).tobytes()
 
 
 def unpack(blob: bytes) -> dict[int, Pieces]:
