@@ -46,4 +46,7 @@ from hypothesis import HealthCheck, settings as _hypothesis_settings  # noqa: E4
 
 _hypothesis_settings.register_profile(
     "sleuth", deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-_hypothesis_settings.load_profile("sleuth")
+# SLEUTH_HYPOTHESIS_PROFILE=hunt: ten times the examples, to look for the rare failure a CI run would
+# otherwise meet by chance (examples are random in every run).
+_hypothesis_settings.register_profile("hunt", parent=_hypothesis_settings.get_profile("sleuth"), max_examples=1000)
+_hypothesis_settings.load_profile(os.environ.get("SLEUTH_HYPOTHESIS_PROFILE", "sleuth"))

@@ -31,7 +31,7 @@ from sleuth.engine.index.pieces import Pieces
 from sleuth.engine.index.evaluate import evaluate, line_hits
 from sleuth.engine.index.postings import Postings
 from sleuth.engine.index.rowmap import files_and_spans
-from sleuth.engine.index.trigram import ALL, Lit, Query, adapt, simplify
+from sleuth.engine.index.trigram import ALL, Query, adapt, simplify
 from sleuth.engine.types import FileEntry, WalkOptions
 from sleuth.engine.workspace import Target, Workspace, canonicalize, sort_key
 
@@ -319,14 +319,6 @@ class IndexService(Maintenance):
         return [e for e in entries if keep(e.path, e.size)]
 
     # -- text-search helpers (used by sleuth.engine.index.text) ------------------------------------
-    def files_with(self, literal: str) -> set[int] | None:
-        """Ids of indexed files containing ``literal`` ignoring ASCII case; None when it cannot narrow."""
-        query = simplify(Lit(literal.encode("utf-8"), True))
-        if query is ALL:
-            return None
-        with self._lock:
-            return self._files(query)
-
     def files_matching(self, query: Query) -> set[int]:
         """Ids of indexed files with a chunk satisfying the trigram ``query`` (each AND holds in one chunk)."""
         query = simplify(query)
