@@ -202,3 +202,16 @@ async def test_native_commands_are_not_rate_limited_by_default(start, tmp_path: 
     session = await start([make_tree(tmp_path / "ws", {"a.txt": "needle\n"})], profile="minimal")
     for _ in range(40):
         assert "rate_limit" not in await session.execute("sleuth.grep", {"pattern": "needle"})
+
+
+async def test_non_ascii_answers_arrive_whole_over_stdio(start, tmp_path: pathlib.Path) -> None:
+    """Answers go out as UTF-8 (orjson, sleuth/lsp/wire.py), not \\u escapes: the header's
+    Content-Length must count bytes, or the client would cut the message or read into the next one."""
+    text = "naïve café — 日本語 needle 🙂\n"
+    root = make_tree(tmp_path / "ws", {"ü/é.txt": text * 3, "plain.txt": "needle\n"})
+    session = await start([root])
+    for _ in range(2):  # two answers in a row: the second starts where the first one's bytes end
+        result = await session.execute("sleuth.grep", {"pattern": "café"})
+        assert [(m["path"], m["line"], m["text"]) for m in result["matches"]] == [
+            ("ü/é.txt", n, text.rstrip("\n")) for n in (1, 2, 3)]
+    assert (await session.execute("sleuth.grep", {"pattern": "needle"}))["count"] == 4

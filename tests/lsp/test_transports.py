@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import pathlib
+import re
 import socket
 import subprocess
 import sys
@@ -84,7 +85,7 @@ async def test_server_exits_when_the_client_vanishes_mid_search(tmp_path: pathli
                              "params": {"partialResultToken": "p"}}))
     await proc.stdin.drain()
     seen = b""
-    while b'"token": "p"' not in seen:  # the endless command is streaming: it runs
+    while not re.search(rb'"token":\s*"p"', seen):  # the endless command is streaming: it runs
         chunk = await asyncio.wait_for(proc.stdout.read(4096), 60)
         assert chunk, "server closed its output early"
         seen += chunk

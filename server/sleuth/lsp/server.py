@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import inspect
 import itertools
 import logging
 import os
@@ -29,6 +30,7 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 from lsprotocol import converters
+from pygls.exceptions import JsonRpcInternalError
 from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCRequestMessage, JsonRPCResponseMessage, MsgId
 
 from sleuth import __version__
@@ -36,7 +38,7 @@ from sleuth.commands.config import Settings
 from sleuth.commands.context import Services
 from sleuth.engine.ratelimit import RateLimiter
 from sleuth.engine.workspace import Workspace
-from sleuth.lsp import invocation_log
+from sleuth.lsp import invocation_log, wire
 from sleuth.lsp.cancellation import CancelRegistry
 from sleuth.lsp.config import ConfigLayers
 from sleuth.lsp.documents import OpenBuffers
@@ -81,6 +83,24 @@ class SleuthProtocol(LanguageServerProtocol):
     """pygls' LSP protocol with cancellation that reaches the work."""
 
     _server: "SleuthServer"
+
+    def _send_data(self, data: Any) -> None:
+        """pygls' own, encoding with orjson (:mod:`sleuth.lsp.wire`) when it can; pygls' path otherwise."""
+        body = wire.dumps(data, self._serialize_message) if data and self.writer is not None else None
+        if body is None:
+            super()._send_data(data)
+            return
+        try:
+            res = self.writer.write(wire.frame(body, self.CONTENT_TYPE, self.CHARSET) if self._include_headers
+                                    else body)
+            if inspect.isawaitable(res):
+                asyncio.ensure_future(res)
+        except BrokenPipeError:
+            logger.exception("Error sending data. BrokenPipeError", exc_info=True)
+            raise
+        except Exception as error:  # as pygls: report the failure to the client, keep serving
+            logger.exception("Error sending data", exc_info=True)
+            self._server._report_server_error(error, JsonRpcInternalError)
 
     def _handle_cancel_notification(self, msg_id: MsgId) -> None:
         if self._server.cancels.cancel_request(msg_id):
