@@ -140,6 +140,7 @@ def worker_main(argv: list[str]) -> int:
     conn.execute("INSERT OR REPLACE INTO meta VALUES('post_bytes', ?)", (str(os.path.getsize(flat.name)),))
     conn.execute("COMMIT")
     conn.execute("INSERT INTO defs(defs) VALUES('optimize')")
+    conn.execute("VACUUM")  # 'optimize' leaves the merged segments' pages free: ~6 MB a shard on the Linux tree
     store.mark_complete(conn)
     conn.close()
     out.write(json.dumps(["done"]) + "\n")

@@ -41,7 +41,7 @@ __all__ = [
     "remove_stale_builds",
 ]
 
-SCHEMA = "sleuth-index-13"  # 10: "wide" = no final newline or a NUL; 11: 16/4 KiB chunks; 12: lines, plain; 13: byte trigram postings
+SCHEMA = "sleuth-index-14"  # 10: "wide" = no final newline or a NUL; 11: 16/4 KiB chunks; 12: lines, plain; 13: byte trigram postings; 14: 8 KiB chunks in files over 16 KiB
 SHARDS = 2  # one per core: each build worker owns one shard database
 
 

@@ -2,14 +2,18 @@
 
 The store keeps the trigrams of every *chunk* (see :mod:`sleuth.engine.index.postings`), not of
 every file: a few generated headers of the Linux tree are 14-24 MB and contain nearly every
-trigram, so at file level they would be candidates for almost every query. A chunk is about
-:data:`CHUNK_BYTES` (16 KiB; :data:`SMALL_CHUNK_BYTES`, 4 KiB, in files from 256 KiB on) cut at a
-line end, so a line — and every line-mode match — lies in one chunk, and the searcher reads only
-the candidate chunks of a file (:mod:`sleuth.engine.index.pieces`). Measured on the Linux tree
-against 64 KiB chunks: store 20.5% -> 25.2% of the corpus, and far fewer bytes to match — the four
-alternates of the benchsuite 115 MB -> 8 MB in 918 -> 499 files, ``PM_RESUME -i`` 88 MB -> 36 MB
-(every 1 KiB would still leave 1,331 files: its trigrams are everywhere in ``pm_runtime_*`` code,
-which only positions could tell apart).
+trigram, so at file level they would be candidates for almost every query. A file of up to
+:data:`WHOLE_FILE_BYTES` (16 KiB) is one chunk; a bigger one is cut at line ends into chunks of about
+:data:`CHUNK_BYTES` (8 KiB; :data:`SMALL_CHUNK_BYTES`, 4 KiB, from 256 KiB on), so a line — and every
+line-mode match — lies in one chunk, and the searcher reads only the candidate chunks of a file
+(:mod:`sleuth.engine.index.pieces`). Measured on the Linux tree against 64 KiB chunks: store 20.5% ->
+25.2% of the corpus, and far fewer bytes to match — the four alternates of the benchsuite 115 MB ->
+8 MB in 918 -> 499 files, ``PM_RESUME -i`` 88 MB -> 36 MB. Then 8 KiB instead of 16 KiB chunks in
+files of 16-256 KiB: store 27.5% -> 29.0% (with the shards vacuumed after the build, -12 MB), the
+``-i`` alternation 43 -> 19 MB read in 2,529 -> 1,888 files, ``PM_RESUME -i`` 36 -> 23 MB; 4 KiB there
+would have read 11 and 16 MB but put the store at ~31.6%. (Every 1 KiB would still leave
+``PM_RESUME -i`` 1,331 files: its trigrams are everywhere in ``pm_runtime_*`` code, which only
+positions could tell apart.)
 
 A trigram is three consecutive *bytes* of the file as the searcher sees it (:func:`normalize`),
 case-sensitive: a case-sensitive literal is the AND of its byte trigrams, a case-insensitive one
@@ -44,7 +48,8 @@ __all__ = [
     "adapt",
 ]
 
-CHUNK_BYTES = 1 << 14
+WHOLE_FILE_BYTES = 1 << 14  # files up to this size are one chunk
+CHUNK_BYTES = 1 << 13
 BIG_FILE_BYTES = 1 << 18  # files from this size on are cut into SMALL_CHUNK_BYTES chunks
 SMALL_CHUNK_BYTES = 1 << 12
 
@@ -115,6 +120,8 @@ def indexed_variants(chunk: bytes) -> list[bytes]:
 
 def chunk_bytes(size: int) -> int:
     """The chunk size for a file of ``size`` bytes (see the module docstring for the measurements)."""
+    if size <= WHOLE_FILE_BYTES:
+        return WHOLE_FILE_BYTES
     return SMALL_CHUNK_BYTES if size >= BIG_FILE_BYTES else CHUNK_BYTES
 
 
