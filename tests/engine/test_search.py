@@ -189,3 +189,27 @@ def test_a_file_that_may_match_is_prefiltered_once(tmp_path) -> None:
     results: list = []
     search_files([(str(path), "a.c", None, None)], matcher, SearchOptions(), None, lambda: False, results, BatchStats())
     assert results[0].matched_lines == 50 and len(matcher.checked) == 1
+
+
+class _WithoutLineShortcut:
+    """The real matcher with its ``matched_lines`` shortcut hidden: the generic per-match path."""
+
+    def __init__(self, real) -> None:  # type: ignore[no-untyped-def]
+        self.real = real
+        self.may_match = real.may_match
+
+    def find_iter(self, data: bytes, start: int = 0, end: int | None = None):  # type: ignore[no-untyped-def]
+        return self.real.find_iter(data, start, end)
+
+
+@given(st.sampled_from(["[A-Z]+_RES", "x_RES[a-z]*", "_RES", "_RES(?:ab|c)+", r"\w+_RES\b", "a*_RES"]),
+       st.lists(st.sampled_from(list("AZxab _RESc\n") + ["é", "_RES", "_RES\n"]), max_size=60).map("".join))
+def test_lines_found_by_the_anchor_equal_the_generic_path(pattern: str, text: str) -> None:
+    """A matcher with a line anchor hands over whole lines (``matched_lines``); what the search makes
+    of them is exactly what it makes of the same matches found one by one."""
+    from sleuth.engine.search import _matched_lines
+
+    matcher = compile_matcher(MatchOptions((pattern,), case="sensitive"))
+    data = text.encode()
+    assert matcher.matched_lines(data) is not None  # the shortcut is really taken
+    assert list(_matched_lines(data, matcher)) == list(_matched_lines(data, _WithoutLineShortcut(matcher)))

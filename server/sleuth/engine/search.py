@@ -126,9 +126,16 @@ def _matched_lines(data: bytes, matcher: Matcher) -> Iterator[tuple[int, int, in
     """(line number, line start, line end, spans in that line) for every line with a match.
 
     A match spanning several lines (multiline mode) marks each line it touches, as ``rg -n`` prints them;
-    its span is clipped to each line.
+    its span is clipped to each line. A matcher that finds matches line by line says so with
+    ``matched_lines`` (see :meth:`sleuth.engine.match.engines.Re2Matcher.matched_lines`).
     """
     lines = _Lines(data)
+    by_line = getattr(matcher, "matched_lines", None)
+    found = by_line(data) if by_line is not None else None
+    if found is not None:
+        for lo, hi, spans in found:
+            yield lines.number(lo), lo, hi, spans
+        return
     current: tuple[int, int, int, list[Span]] | None = None
     for span in matcher.find_iter(data):
         start, end = span.start, span.end

@@ -120,6 +120,30 @@ class Re2Matcher:
             yield from self._find_iter(data, line_start, line_end)
             pos = line_end + 1
 
+    def matched_lines(self, data: bytes) -> Iterator[tuple[int, int, list[Span]]] | None:
+        """``(line start, line end, spans)`` for each line with a match, when this matcher finds them
+        line by line anyway (line mode with an anchor, see :meth:`find_iter`); else None. The searcher
+        then takes the lines as they are found instead of locating each match's line again (an indexed
+        ``[A-Z]+_RESUME``: 2,161 matching lines, a bound search and a clipped copy of every span fewer)."""
+        anchor = self._anchor
+        return None if anchor is None else self._anchored_lines(data, anchor)
+
+    def _anchored_lines(self, data: bytes, anchor: bytes) -> Iterator[tuple[int, int, list[Span]]]:
+        n = len(data)
+        find, rfind = data.find, data.rfind
+        pos = 0
+        while pos <= n:
+            at = find(anchor, pos)
+            if at < 0:
+                return
+            line_start = rfind(b"\n", 0, at) + 1
+            line_end = find(b"\n", at)
+            line_end = n if line_end < 0 else line_end
+            spans = list(self._find_iter(data, line_start, line_end))
+            if spans:
+                yield line_start, line_end, spans
+            pos = line_end + 1
+
     def _find_iter(self, data: bytes, start: int = 0, end: int | None = None) -> Iterator[Span]:
         n = len(data)
         end = n if end is None else min(end, n)
