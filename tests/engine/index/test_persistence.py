@@ -113,3 +113,26 @@ def test_stopping_during_the_first_build_publishes_nothing(tmp_path: Path, kit: 
     assert not service.ready and service.candidates(None, Lit(b"symbol_1")) is None
     base = Path(service.base)
     assert not (base / "CURRENT").exists() and not list(base.glob("build-*")) and not list(base.glob("gen-*"))
+
+
+def test_a_store_of_an_older_schema_is_rebuilt_not_read(tmp_path: Path, kit: SimpleNamespace) -> None:
+    """A store written by an older Sleuth (other chunking, other posting format) is never read: the
+    next start builds a new generation, and its answers are the new build's."""
+    root, cache = tmp_path / "ws", tmp_path / "cache"
+    body = "".join(f"int filler_{i};\n" for i in range(3000)) + "int old_schema_needle;\n"  # several chunks
+    kit.write_tree(root, {"big.c": body, "small.c": "int other;\n"})
+    service = kit.start(root, cache)
+    old = service.status()["store_path"]
+    service.stop()
+    for name in ("catalog.db", "shard-0.db", "shard-1.db"):
+        conn = sqlite3.connect(os.path.join(old, name))
+        conn.execute("UPDATE meta SET value = 'sleuth-index-13' WHERE key = 'schema'")
+        conn.commit()
+        conn.close()
+    service = kit.start(root, cache)
+    try:
+        assert service.status()["store_path"] != old
+        got = service.candidates(None, Lit(b"old_schema_needle"), line_mode=True)
+        assert got is not None and [Path(p).name for p in got.paths] == ["big.c"]
+    finally:
+        service.stop()
