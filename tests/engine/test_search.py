@@ -109,7 +109,7 @@ def _search_files(paths, pattern: str, **opts):
 
     matcher = compile_matcher(MatchOptions(patterns=(pattern,), case="sensitive"))
     results, stats = [], BatchStats()
-    assert search_files(((p, os.path.basename(p), None, None) for p in paths), matcher, SearchOptions(**opts),
+    assert search_files(((p, os.path.basename(p), None) for p in paths), matcher, SearchOptions(**opts),
                         None, lambda: False, results, stats)
     return {r.display: [e["line"] for e in r.events] for r in results}, stats
 
@@ -187,7 +187,7 @@ def test_a_file_that_may_match_is_prefiltered_once(tmp_path) -> None:
     path.write_bytes(b"int x;\nif (PM_RESUME) {}\nint y;\n" * 50)
     matcher = _CountingChecks("PM_RESUME")
     results: list = []
-    search_files([(str(path), "a.c", None, None)], matcher, SearchOptions(), None, lambda: False, results, BatchStats())
+    search_files([(str(path), "a.c", None)], matcher, SearchOptions(), None, lambda: False, results, BatchStats())
     assert results[0].matched_lines == 50 and len(matcher.checked) == 1
 
 

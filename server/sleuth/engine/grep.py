@@ -151,7 +151,7 @@ class _WorkerToken(CancelToken):
 
 
 def _whole_files(files: Iterable[FileItem], matcher: Matcher, search: SearchOptions, size_cap: int | None,
-                 pieces_ok: bool, results: list[FileResult], stats: BatchStats) -> Iterator[tuple[str, str, None, None]]:
+                 pieces_ok: bool, results: list[FileResult], stats: BatchStats) -> Iterator[tuple[str, str, str | None]]:
     """Search the files the index gave candidate pieces of here, yield the others (and those whose
     pieces no longer hold) for :func:`search_files`, keeping the order of ``results``."""
     for path, display, text, size, pieces in files:
@@ -162,7 +162,7 @@ def _whole_files(files: Iterable[FileItem], matcher: Matcher, search: SearchOpti
                 if result.matched_lines or result.error:
                     results.append(result)
                 continue
-        yield path, display, text, None  # type: ignore[misc]
+        yield path, display, text
 
 
 def _search_files(files: Iterable[FileItem] | Listed, match: MatchOptions, search: SearchOptions,
@@ -172,7 +172,7 @@ def _search_files(files: Iterable[FileItem] | Listed, match: MatchOptions, searc
     matcher = _matcher_for(match)
     # Pieces serve line-mode searches without context or invert (their matches never leave a piece).
     pieces_ok = not match.multiline and not search.invert and not search.before and not search.after
-    items: Iterable[tuple[str, str, str | None, None]]
+    items: Iterable[tuple[str, str, str | None]]
     if type(files) is Listed and files.pieces:
         ranged = unpack(files.pieces)
         items = _whole_files(((path, display, None, ranged[i].size if i in ranged else -1, ranged.get(i))
@@ -180,10 +180,9 @@ def _search_files(files: Iterable[FileItem] | Listed, match: MatchOptions, searc
                                                                        files.displays.split("\0")))),
                              matcher, search, size_cap, pieces_ok, results, stats)
     elif type(files) is Listed:
-        items = zip(files.paths.split("\0"), files.displays.split("\0"), itertools.repeat(None),
-                    itertools.repeat(None))
+        items = zip(files.paths.split("\0"), files.displays.split("\0"), itertools.repeat(None))
     elif isinstance(files, list) and not any(item[4] is not None for item in files):
-        items = [(path, display, text, None) for path, display, text, _size, _pieces in files]  # a plain scan
+        items = [(path, display, text) for path, display, text, _size, _pieces in files]  # a plain scan
     else:
         items = _whole_files(files, matcher, search, size_cap, pieces_ok, results, stats)
     if not search_files(items, matcher, search, size_cap, token.should_stop, results, stats):

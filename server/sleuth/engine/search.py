@@ -21,8 +21,8 @@ from sleuth.engine.errors import SearchTimeout, describe_os_error
 from sleuth.engine.match import Matcher, Span
 from sleuth.engine.types import SearchOptions
 
-__all__ = ["FileResult", "BatchStats", "RangeHint", "decode_buffer", "read_file", "search_buffer", "search_path",
-           "search_files", "search_ranges", "BINARY", "TOO_LARGE", "ELLIPSIS"]
+__all__ = ["FileResult", "BatchStats", "decode_buffer", "read_file", "search_buffer", "search_path",
+           "search_files", "BINARY", "TOO_LARGE", "ELLIPSIS"]
 
 BINARY = "binary"
 TOO_LARGE = "too_large"
@@ -313,13 +313,6 @@ class BatchStats:
 
 
 _UTF16_FIRST = (0xFE, 0xFF)  # first byte of a UTF-16 BOM: such files must be transcoded before matching
-_BOM_FIRST = (0xEF, 0xFE, 0xFF)  # ... or of any BOM: offsets then differ from the indexed bytes
-
-
-Ranges = tuple[tuple[int, int], ...]
-# What an index knows of a big file: the line-aligned byte ranges that can hold a line-mode match,
-# valid only while the file still has this size and mtime (see :func:`search_ranges`).
-RangeHint = tuple[Ranges, int, float]
 
 
 READ_BUFFER_BYTES = 1 << 20  # files smaller than this are read into a buffer reused file after file
@@ -335,7 +328,7 @@ def _read_buffer() -> tuple[bytearray, memoryview]:
     return held
 
 
-def search_files(files: Iterable[tuple[str, str, str | None, RangeHint | None]], matcher: Matcher,
+def search_files(files: Iterable[tuple[str, str, str | None]], matcher: Matcher,
                  options: SearchOptions, max_size: int | None, should_stop: Callable[[], bool],
                  results: list[FileResult], stats: BatchStats) -> bool:
     """Search many files, appending to ``results`` only those with matches or errors; False when stopped.
@@ -346,17 +339,16 @@ def search_files(files: Iterable[tuple[str, str, str | None, RangeHint | None]],
     ``READ_BUFFER_BYTES`` is read into this thread's reused buffer and ``may_match`` sees a view of
     it: only a file that may match is copied out. (A fresh ``bytes`` per file cost a third of the
     reading's CPU on the Linux tree: allocating and first-touching memory, not copying it.)
-    ``should_stop`` is polled every few files. Items are ``(path, display, open-buffer text or None,
-    range hint or None)``.
+    ``should_stop`` is polled every few files. Items are ``(path, display, open-buffer text or None)``;
+    an index's candidate pieces are searched before, by :func:`sleuth.engine.index.pieces.search_pieces`.
     """
     may_match = matcher.may_match
     invert = options.invert
     open_, fstat, read, readv, close = os.open, os.fstat, os.read, os.readv, os.close
     flags = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0)
-    plain = not invert and not options.before and not options.after
     buffer, view = _read_buffer()
     fits = len(buffer) - 1
-    for path, display, text, hint in files:
+    for path, display, text in files:
         if not stats.scanned & 15 and should_stop():
             return False
         stats.scanned += 1
@@ -385,9 +377,6 @@ def search_files(files: Iterable[tuple[str, str, str | None, RangeHint | None]],
                 continue
             if length > size or not size:  # grew while read, or a size-0 pseudo-file: the careful way
                 result = search_path(path, display, matcher, options, None, max_size)
-            elif hint is not None and plain and size == hint[1] and st.st_mtime_ns / 1e9 == hint[2] \
-                    and length and held[0] not in _BOM_FIRST:
-                result = search_ranges(bytes(data), hint[0], display, matcher, options)
             elif invert or (length and held[0] in _UTF16_FIRST):
                 result = _search_data(bytes(data), display, matcher, options)
             elif not may_match(data):
@@ -404,34 +393,3 @@ def search_files(files: Iterable[tuple[str, str, str | None, RangeHint | None]],
         elif result.matched_lines or result.error:
             results.append(result)
     return True
-
-
-def search_ranges(data: bytes, ranges: Ranges, display: str, matcher: Matcher, options: SearchOptions) -> FileResult:
-    """Search only ``ranges`` of a file an index vouched for (unchanged since; line mode, no context,
-    no invert): a 24 MB generated header with one candidate chunk is matched over 4 KiB, not 24 MB.
-    Line numbers count the newlines before each range; a NUL anywhere still makes the file binary."""
-    if b"\x00" in data:
-        return FileResult(display, skipped=BINARY)
-    result = FileResult(display)
-    cap = options.max_matches_per_file
-    line_base = counted = 0
-    for start, end in ranges:
-        end = len(data) if end < 0 else end
-        line_base += data.count(b"\n", counted, start)
-        counted = start
-        piece = data[start:end]
-        if not matcher.may_match(piece):
-            continue
-        try:
-            found = search_buffer(piece, matcher, options, display, checked=True)
-        except SearchTimeout as exc:
-            return FileResult(display, error=f"{exc.message} {exc.hint}")
-        for event in found.events:
-            event["line"] += line_base
-        result.events.extend(found.events)
-        result.matched_lines += found.matched_lines
-        if cap is not None and result.matched_lines >= cap:
-            del result.events[cap:]
-            result.matched_lines = cap
-            break
-    return result

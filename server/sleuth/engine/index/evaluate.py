@@ -1,4 +1,5 @@
-"""Evaluating a trigram query (:mod:`sleuth.engine.index.trigram`) against the shards: file id -> chunk rows.
+"""Evaluating a trigram query (:mod:`sleuth.engine.index.trigram`) against the shards: the chunk rows
+(line mode, :func:`line_hits`) or the files (multiline, :func:`evaluate`) that may hold a match.
 
 Kept apart from the service's lifecycle code: this is the query side only, called with the service
 lock held (the shard connections and the catalogue are not thread-safe on their own).
@@ -21,11 +22,9 @@ from sleuth.engine.index.postings import Postings, distinct, union
 from sleuth.engine.index.rowmap import RowHits, gather, join
 from sleuth.engine.index.trigram import And, Grams, Lit, Or, Query, pair_spellings, trigram_groups
 
-__all__ = ["Rows", "evaluate", "line_hits", "choose_groups"]
+__all__ = ["evaluate", "line_hits", "choose_groups"]
 
 _EMPTY = np.empty(0, np.uint32)
-
-Rows = dict[int, set[int]]  # file id -> chunk rows that may hold a match
 
 MIN_GROUPS = 5
 RARITY_SPAN = 8
@@ -101,16 +100,6 @@ class _Reads:
         return distinct(rows) if rows is not None else _EMPTY
 
 
-def _to_files(rows: np.ndarray, shard: int, cat: Catalogue, out: Rows) -> Rows:
-    for fid, row in cat.owners(shard, rows.tolist()):
-        mine = out.get(fid)
-        if mine is None:
-            out[fid] = {row}
-        else:
-            mine.add(row)
-    return out
-
-
 def _wide_rows(shard: int, cat: Catalogue) -> np.ndarray:
     """Every row of this shard's *wide* files (text that may end in a two-byte literal), sorted."""
     by_id = cat.by_id
@@ -154,49 +143,35 @@ def _rows(post: Postings, shard: int, cat: Catalogue, query: Query, reads: _Read
     raise ValueError("ALL cannot be evaluated")
 
 
-def _shard(post: Postings, shard: int, cat: Catalogue, query: Query, line_mode: bool) -> Rows:
+def _shard_files(post: Postings, shard: int, cat: Catalogue, query: Query) -> set[int]:
     """:func:`evaluate` on one shard (a file's rows all live in its shard, so shards are independent)."""
-    if line_mode or isinstance(query, (Lit, Grams)):
-        return _to_files(_rows(post, shard, cat, query, _Reads(post, query)), shard, cat, {})
+    if isinstance(query, (Lit, Grams)):  # one literal lies in one chunk, even in multiline mode
+        return set(gather(cat.row_map(shard), _rows(post, shard, cat, query, _Reads(post, query))).fids.tolist())
     if isinstance(query, And):  # multiline: the literals may lie in different chunks of one file
-        result: Rows | None = None
+        result: set[int] | None = None
         for item in query.items:
-            part = _shard(post, shard, cat, item, line_mode)
-            if result is None:
-                result = part
-                continue
-            result = {fid: rows | part[fid] for fid, rows in result.items() if fid in part}
+            part = _shard_files(post, shard, cat, item)
+            result = part if result is None else result & part
             if not result:
-                return {}
-        return result or {}
+                return set()
+        return result or set()
     if isinstance(query, Or):
-        union: Rows = {}
-        for item in query.items:
-            for fid, rows in _shard(post, shard, cat, item, line_mode).items():
-                mine = union.get(fid)
-                if mine is None:
-                    union[fid] = rows
-                else:
-                    mine |= rows
-        return union
+        return set().union(*(_shard_files(post, shard, cat, item) for item in query.items))
     raise ValueError("ALL cannot be evaluated")
 
 
 def line_hits(postings: Sequence[Postings], cat: Catalogue, query: Query) -> RowHits:
     """Line mode, as arrays: the live chunk rows that may hold a match of ``query`` (not ALL), grouped by
-    file, with their chunks' byte ranges (see :mod:`sleuth.engine.index.rowmap`)."""
+    file, with their chunks' byte ranges (see :mod:`sleuth.engine.index.rowmap`). Every literal of an
+    AND lies on the matching line, hence in one chunk: the AND intersects chunk rows."""
     return join([gather(cat.row_map(shard), _rows(post, shard, cat, query, _Reads(post, query)))
                  for shard, post in enumerate(postings)])
 
 
-def evaluate(postings: Sequence[Postings], cat: Catalogue, query: Query, line_mode: bool = False) -> Rows:
-    """File id -> the chunk rows that may hold a match of ``query`` (which must not be ALL).
-
-    In line mode every literal of an AND lies on the matching line, hence in one chunk: the AND
-    intersects chunk rows (sharper than files). Otherwise (multiline) it intersects files. A file's
-    rows all live in its shard, so each shard is evaluated on its own.
-    """
-    out: Rows = {}
+def evaluate(postings: Sequence[Postings], cat: Catalogue, query: Query) -> set[int]:
+    """Multiline: ids of the files that may hold a match of ``query`` (which must not be ALL). The
+    literals of an AND may lie in different chunks, so it intersects files, not chunk rows."""
+    out: set[int] = set()
     for shard, post in enumerate(postings):
-        out.update(_shard(post, shard, cat, query, line_mode))  # disjoint file ids
+        out |= _shard_files(post, shard, cat, query)  # disjoint file ids
     return out

@@ -242,7 +242,7 @@ class IndexService(Maintenance):
                 if line_mode:
                     found, spans = files_and_spans(line_hits(self._postings, cat, query))
                 else:
-                    found, spans = list(self._eval(query)), {}
+                    found, spans = list(evaluate(self._postings, cat, query)), {}
             except sqlite3.Error:
                 self._want_rebuild = True
                 self._wake.notify_all()
@@ -361,11 +361,6 @@ class IndexService(Maintenance):
         return [e for e in (self._entry(p) for p in paths) if e is not None]
 
     # -- internals ------------------------------------------------------------------------------
-    def _eval(self, query: Query) -> dict[int, set[int]]:
-        """File id -> the chunk rows that may hold a (multiline) match of ``query`` (see :func:`evaluate`); lock held."""
-        assert self._cat is not None  # an open store: its posting readers were made with it (``_open``)
-        return evaluate(self._postings, self._cat, query)
-
     def _files(self, query: Query) -> set[int]:
         """Ids of files with a chunk satisfying ``query`` (each AND holds in one chunk); lock held."""
         if self._cat is None:

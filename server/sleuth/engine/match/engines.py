@@ -106,19 +106,8 @@ class Re2Matcher:
         if anchor is None:
             yield from self._find_iter(data, start, end)
             return
-        n = len(data)
-        end = n if end is None else min(end, n)
-        find, rfind = data.find, data.rfind
-        pos = start
-        while pos <= end:
-            at = find(anchor, pos, end)
-            if at < 0:
-                return
-            line_start = max(rfind(b"\n", 0, at) + 1, pos)
-            line_end = find(b"\n", at, end)
-            line_end = end if line_end < 0 else line_end
+        for line_start, line_end in _anchor_lines(data, anchor, start, end):
             yield from self._find_iter(data, line_start, line_end)
-            pos = line_end + 1
 
     def matched_lines(self, data: bytes) -> Iterator[tuple[int, int, list[Span]]] | None:
         """``(line start, line end, spans)`` for each line with a match, when this matcher finds them
@@ -129,20 +118,10 @@ class Re2Matcher:
         return None if anchor is None else self._anchored_lines(data, anchor)
 
     def _anchored_lines(self, data: bytes, anchor: bytes) -> Iterator[tuple[int, int, list[Span]]]:
-        n = len(data)
-        find, rfind = data.find, data.rfind
-        pos = 0
-        while pos <= n:
-            at = find(anchor, pos)
-            if at < 0:
-                return
-            line_start = rfind(b"\n", 0, at) + 1
-            line_end = find(b"\n", at)
-            line_end = n if line_end < 0 else line_end
+        for line_start, line_end in _anchor_lines(data, anchor, 0, None):
             spans = list(self._find_iter(data, line_start, line_end))
             if spans:
                 yield line_start, line_end, spans
-            pos = line_end + 1
 
     def _find_iter(self, data: bytes, start: int = 0, end: int | None = None) -> Iterator[Span]:
         n = len(data)
@@ -179,6 +158,21 @@ class Re2Matcher:
             else:
                 yield Span(s, e)
                 last_end = pos = e
+
+
+def _anchor_lines(data: bytes, anchor: bytes, start: int, end: int | None) -> Iterator[tuple[int, int]]:
+    """``[start, end)`` of each line of ``data[start:end]`` holding ``anchor`` (clipped to the window)."""
+    end = len(data) if end is None else min(end, len(data))
+    find, rfind = data.find, data.rfind
+    pos = start
+    while pos <= end:
+        at = find(anchor, pos, end)
+        if at < 0:
+            return
+        line_end = find(b"\n", at, end)
+        line_end = end if line_end < 0 else line_end
+        yield max(rfind(b"\n", 0, at) + 1, pos), line_end
+        pos = line_end + 1
 
 
 def _word_find(match, anchored_match, data: bytes, pos: int, end: int) -> tuple[int, int]:  # type: ignore[no-untyped-def]
