@@ -94,6 +94,8 @@ def queries(draw: st.DrawFn) -> LiteralQuery:
 @given(queries(), st.text(_ALPHABET, max_size=40))
 @example(LiteralQuery.any_of([lit("II", False), lit("IKS", True), lit("I", False), lit("K", False)]), "S")  # 7 leaves
 # with the fold triggers: one RE2 alternation, which once went caseless as a whole, so LONG S matched "S"
+@example(LiteralQuery.any_of([lit("I", False), lit("ÉI", True)]), "Éİ")  # a non-ASCII caseless literal once
+# got no fold triggers, and RE2's caseless scan does not fold İ: a false "no" for regex-module patterns
 def test_scanners_agree_with_the_reference_evaluation(query: LiteralQuery, text: str) -> None:
     """No false "no" ever; on text without the fold-only characters both scanners are exact."""
     data = text.encode()
@@ -110,6 +112,7 @@ def test_scanners_agree_with_the_reference_evaluation(query: LiteralQuery, text:
 @pytest.mark.parametrize("pattern, case, text", [
     ("LINK_REQ_RST|ERR_SYS", "insensitive", "x = lin\u212a_req_rst;\n"),
     ("(?=x)?pin", "insensitive", "P\u0130N\n"),  # the regex module (look-around) folds İ to i
+    ("(?=x)?\u00e9in", "insensitive", "\u00c9\u0130N\n"),  # ... in a non-ASCII literal too
     ("PM_RESUME", "insensitive", "pm_re\u017fume\n"),
 ])
 def test_matcher_finds_unicode_case_variants(pattern: str, case: str, text: str) -> None:

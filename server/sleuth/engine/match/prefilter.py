@@ -160,8 +160,11 @@ def _hyperscan_can(lit: bytes, casefold: bool) -> bool:
 
 
 def _fold_triggers(leaves: Sequence[tuple[bytes, bool]]) -> list[tuple[bytes, bool]]:
-    """The non-ASCII case variants of the ASCII letters in caseless literals, as literals of their own."""
-    letters = {ch for lit, casefold in leaves if casefold and lit.isascii() for ch in lit.decode("ascii").lower()}
+    """The non-ASCII case variants of the ASCII letters k, s, i in caseless literals, as literals of their own."""
+    # Every caseless literal, not only ASCII ones: RE2 scans the others, and its caseless mode does not
+    # fold İ (which the regex module does), so "ÉI" must let a buffer holding "Éİ" through too.
+    letters = {ch for lit, casefold in leaves if casefold
+               for ch in lit.decode("utf-8", "surrogateescape").lower()}
     return [(_FOLDS_INTO_ASCII[ch].encode("utf-8"), False) for ch in sorted(letters) if ch in _FOLDS_INTO_ASCII]
 
 
