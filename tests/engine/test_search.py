@@ -143,6 +143,43 @@ def test_files_larger_than_the_read_buffer_are_searched_whole(tmp_path, monkeypa
         assert found == {"big.txt": [21], "small.txt": [1]}
 
 
+def test_a_file_handed_over_in_pieces_is_searched_whole(tmp_path, monkeypatch):
+    """Some network file systems (9p, FUSE) answer a read with less than the file: the searcher
+    must not take the first piece for the whole file."""
+    real_readv = os.readv
+    monkeypatch.setattr(os, "readv", lambda fd, buffers: real_readv(fd, [memoryview(buffers[0])[:7]]))
+    (tmp_path / "a.txt").write_bytes(b"0123456789\n" * 50 + b"the needle\n")
+    (tmp_path / "b.txt").write_bytes(b"needle\n")
+    found, stats = _search_files([str(tmp_path / "a.txt"), str(tmp_path / "b.txt")], "needle")
+    assert found == {"a.txt": [51], "b.txt": [1]} and stats.scanned == 2
+
+
+def test_the_size_cap_counts_files_under_and_over_the_read_buffer(tmp_path, monkeypatch):
+    import sleuth.engine.search as search
+    from sleuth.engine.search import BatchStats, search_files
+
+    monkeypatch.setattr(search, "READ_BUFFER_BYTES", 64)
+    monkeypatch.setattr(search, "_LOCAL", threading.local())
+    files = {"fits.txt": b"needle\n", "over_cap.txt": b"needle " * 5 + b"\n",
+             "over_cap_and_buffer.txt": b"needle\n" * 20, "empty.txt": b""}
+    for name, data in files.items():
+        (tmp_path / name).write_bytes(data)
+    matcher = compile_matcher(MatchOptions(patterns=("needle",)))
+    results, stats = [], BatchStats()
+    items = [(str(tmp_path / name), name, None) for name in sorted(files)]
+    assert search_files(items, matcher, SearchOptions(), 20, lambda: False, results, stats)
+    assert [r.display for r in results] == ["fits.txt"]
+    assert stats.scanned == 4 and stats.too_large == 2
+
+
+def test_a_file_that_cannot_be_opened_is_an_error_and_the_next_one_is_searched(tmp_path):
+    (tmp_path / "ok").mkdir()
+    (tmp_path / "ok" / "b.txt").write_bytes(b"needle\n")
+    found, stats = _search_files([str(tmp_path / "gone" / "a.txt"), str(tmp_path / "ok" / "gone.txt"),
+                                  str(tmp_path / "ok" / "b.txt")], "needle")
+    assert found == {"a.txt": [], "gone.txt": [], "b.txt": [1]} and stats.scanned == 3
+
+
 @given(st.lists(st.binary(max_size=200), min_size=1, max_size=6), st.sampled_from(["ab", r"a\w*b", r"\d{2}", "^$"]))
 def test_search_files_equals_searching_each_file_alone(tmp_path_factory, contents, pattern):
     from sleuth.engine.search import search_path
@@ -150,7 +187,8 @@ def test_search_files_equals_searching_each_file_alone(tmp_path_factory, content
     folder = tmp_path_factory.mktemp("files")
     paths = []
     for i, data in enumerate(contents):
-        path = folder / f"f{i}.txt"
+        path = folder / f"d{i % 3 // 2}" / f"f{i}.txt"  # files of two folders, the folder changing between them
+        path.parent.mkdir(exist_ok=True)
         path.write_bytes(data)
         paths.append(str(path))
     found, _ = _search_files(paths, pattern)

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from sleuth.engine.cancel import CancelToken
+from sleuth.engine.ignore import Filter
 from sleuth.engine.types import FileEntry, FileError, SkipCounts, WalkOptions
 from sleuth.engine.walk import walk
 from sleuth.engine.workspace import Workspace
@@ -269,7 +270,9 @@ def test_expanding_subtrees_in_place_reproduces_the_walk(tmp_path: Path, split_d
     ws = Workspace([root])
     whole = [e.display for e in run(ws, **options)[0]]
     opts = WalkOptions(**options)  # type: ignore[arg-type]
+    shared = Filter(ws, opts)  # as a pool worker walks every subtree of one search
     pieces: list[str] = []
+    pieces_shared: list[str] = []
     subtrees = 0
     for item in walk(ws, ws.resolve(None), opts, CancelToken(), SkipCounts(), [], split_depth):
         if isinstance(item, Subtree):
@@ -277,9 +280,13 @@ def test_expanding_subtrees_in_place_reproduces_the_walk(tmp_path: Path, split_d
             assert item.depth == split_depth
             sub_opts = opts if opts.max_depth is None else replace(opts, max_depth=opts.max_depth - item.depth)
             pieces.extend(e.display for e in walk(ws, [item.target], sub_opts, CancelToken(), SkipCounts(), []))  # type: ignore[union-attr]
+            pieces_shared.extend(e.display for e in walk(ws, [item.target], sub_opts, CancelToken(), SkipCounts(), [],  # type: ignore[union-attr]
+                                                         ignore=shared))
         else:
             pieces.append(item.display)
+            pieces_shared.append(item.display)
     assert pieces == whole
+    assert pieces_shared == whole
     assert subtrees > 0 or opts.max_depth is not None or not opts.recursive
 
 

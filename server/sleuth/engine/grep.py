@@ -33,6 +33,7 @@ from sleuth.engine.index.candidates import RangedEntry
 from sleuth.engine.index.pieces import Pieces, pack, search_pieces, unpack
 from sleuth.engine.search import BatchStats, FileResult, search_files
 from sleuth.engine.types import FileEntry, FileError, MatchOptions, SearchOptions, SkipCounts, WalkOptions
+from sleuth.engine.ignore import Filter
 from sleuth.engine.walk import Subtree, walk
 from sleuth.engine.workspace import Target, Workspace
 
@@ -46,6 +47,7 @@ IN_PROCESS_FILES = 256  # a search over fewer files than this never starts the p
 SPLIT_DEPTH = 2  # folders this deep below a target are handed to workers whole in a big scan
 SUBTREE_WEIGHT = 12  # a subtree counts as this many files when packing units (8 subtrees a unit)
 _SLOTS = 128  # concurrent searches that can have their own cancel flag
+_SEARCH_IDS = itertools.count(1)  # tells workers which units belong to one search
 _LAST_TOTALS: dict[tuple[Any, ...], int] = {}  # (targets, walk options) -> files the last full scan searched
 
 
@@ -109,6 +111,7 @@ Unit = Union[list[Union[FileItem, Subtree]], Listed]  # consecutive files and su
 # ---------------------------------------------------------------- worker side
 
 _MATCHERS: dict[MatchOptions, Matcher] = {}
+_FILTERS: dict[int, Filter] = {}  # search id -> the ignore filter of its subtree walks in this process
 _CANCEL: Any = None  # shared byte array, one flag per search slot (set in workers by _init_worker)
 
 
@@ -148,6 +151,21 @@ class _WorkerToken(CancelToken):
             self.timed_out = True
             return True
         return False
+
+
+def _filter_for(search_id: int | None, workspace: Workspace, options: WalkOptions) -> Filter:
+    """One ignore filter per search in each process: its subtrees share the ignore files they read
+    (the Linux tree's top-level ``.gitignore`` was parsed again for each of ~700 subtrees, and their
+    ancestors probed for ignore files each time). Per search, not per process: a long-lived pool
+    must see an ignore file edited between two searches. Without an id, a filter of its own."""
+    if search_id is None:
+        return Filter(workspace, options)
+    found = _FILTERS.get(search_id)
+    if found is None:
+        if len(_FILTERS) >= 8:
+            _FILTERS.pop(next(iter(_FILTERS)))
+        found = _FILTERS[search_id] = Filter(workspace, options)
+    return found
 
 
 def _whole_files(files: Iterable[FileItem], matcher: Matcher, search: SearchOptions, size_cap: int | None,
@@ -195,7 +213,8 @@ def _search_files(files: Iterable[FileItem] | Listed, match: MatchOptions, searc
 
 
 def _run_unit(unit: Unit, workspace: Workspace, request: GrepRequest, buffers: Mapping[str, str] | None,
-              slot: int | None, deadline: float | None, token: CancelToken | None = None) -> UnitResult:
+              slot: int | None, deadline: float | None, token: CancelToken | None = None,
+              search_id: int | None = None) -> UnitResult:
     """Search one unit: in a worker (polling the search's shared flag and deadline), or in-process
     for small searches (polling the caller's ``token`` itself)."""
     token = token or _WorkerToken(slot, deadline)
@@ -219,7 +238,8 @@ def _run_unit(unit: Unit, workspace: Workspace, request: GrepRequest, buffers: M
         options = request.walk
         if options.max_depth is not None:
             options = replace(options, max_depth=max(options.max_depth - item.depth, 0))
-        entries = walk(workspace, [item.target], options, token, out.skipped, out.errors, stat=False)
+        entries = walk(workspace, [item.target], options, token, out.skipped, out.errors, stat=False,
+                       ignore=_filter_for(search_id, workspace, request.walk))
         walked = ((e.path, e.display, buffers.get(e.path) if buffers else None, e.size, None) for e in entries)
         _search_files(walked, request.match, request.search, cap, token, out)
     if files:
@@ -434,6 +454,7 @@ def run_grep(workspace: Workspace, request: GrepRequest, token: CancelToken,
 
     pool = _pool()
     slot = _take_slot()
+    search_id = next(_SEARCH_IDS)
     source = itertools.chain(head, units)
     in_flight: dict[Future[UnitResult], int] = {}
     done: dict[int, UnitResult] = {}
@@ -447,7 +468,7 @@ def run_grep(workspace: Workspace, request: GrepRequest, token: CancelToken,
                 if unit is None:
                     break
                 future = pool.submit(_run_unit, unit, workspace, request, _subtree_buffers(unit, buffers), slot,
-                                     deadline)
+                                     deadline, None, search_id)
                 in_flight[future] = submitted
                 submitted += 1
             if not in_flight or token.should_stop():

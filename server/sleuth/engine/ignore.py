@@ -192,6 +192,7 @@ class Filter:
         self.deny = glob_file(options.deny_globs, override=False)
         self.types = TypeMatcher(options.file_types) if options.file_types else None
         self._files: dict[str, IgnoreFile | None] = {}
+        self._starts: dict[tuple[str, str], DirState | None] = {}  # (workspace folder, folder) -> start()
         self._global: IgnoreFile | None = None
         if self.use_ignore:
             path = global_excludes_path()
@@ -208,6 +209,7 @@ class Filter:
     def forget(self) -> None:
         """Drop every loaded ignore file (an ignore file changed on disk)."""
         self._files.clear()
+        self._starts.clear()
 
     def enter(self, parent: DirState | None, name: str, path: str, names: Iterable[str] | None,
               root: Root | None = None) -> DirState:
@@ -258,7 +260,28 @@ class Filter:
     def start(self, root: Root, target_dir: str) -> DirState | None:
         """The state of a target folder inside ``root``, with the ignore files of its ancestors (up
         to the repository root when the workspace folder is inside one). None when the target or
-        one of its ancestors below the workspace folder is denied."""
+        one of its ancestors below the workspace folder is denied. Remembered per folder: a big
+        scan's workers walk hundreds of subtrees with one filter, and each subtree's ancestors
+        (their ignore files probed and parsed) would otherwise be entered again for every one."""
+        starts = self._starts
+        key = (root.path, root.path)
+        if key not in starts:
+            starts[key] = self._root_state(root)
+        state = starts[key]
+        rel = os.path.relpath(target_dir, root.path)
+        if rel == ".":
+            return state
+        path = root.path
+        for part in rel.split(os.sep):
+            path = os.path.join(path, part)
+            key = (root.path, path)
+            if key not in starts:
+                denied = state is None or (state.deny is not None and state.deny.match(part, True))
+                starts[key] = None if denied else self.enter(state, part, path, None)  # type: ignore[arg-type]
+            state = starts[key]
+        return state
+
+    def _root_state(self, root: Root) -> DirState:
         chain: list[str] = []
         if self.use_ignore:
             d = root.path
@@ -274,17 +297,7 @@ class Filter:
         state: DirState | None = None
         for d in reversed(chain):
             state = self.enter(state, os.path.basename(d), d, None)
-        state = self.enter(state, os.path.basename(root.path), root.path, None, root=root)
-        rel = os.path.relpath(target_dir, root.path)
-        if rel == ".":
-            return state
-        path = root.path
-        for part in rel.split(os.sep):
-            if state.deny is not None and state.deny.match(part, True):
-                return None
-            path = os.path.join(path, part)
-            state = self.enter(state, part, path, None)
-        return state
+        return self.enter(state, os.path.basename(root.path), root.path, None, root=root)
 
     def quick(self, state: DirState) -> tuple[Quick | None, Quick | None] | None:
         """(files, folders) fast-reject sets of ``state``; None when globs or deny rules are in force

@@ -48,13 +48,14 @@ class _Walker:
     """One call of :func:`walk`: the compiled filter plus the counters it fills."""
 
     def __init__(self, workspace: Workspace, options: WalkOptions, token: CancelToken,
-                 skipped: SkipCounts, errors: list[FileError], targets: list[Target], stat: bool = True) -> None:
+                 skipped: SkipCounts, errors: list[FileError], targets: list[Target], stat: bool = True,
+                 ignore: Filter | None = None) -> None:
         self.workspace = workspace
         self.options = options
         self.token = token
         self.skipped = skipped
         self.errors = errors
-        self.filter = Filter(workspace, options)
+        self.filter = ignore if ignore is not None else Filter(workspace, options)
         self.max_depth = options.depth_limit
         self.follow = options.follow
         self.stat = stat
@@ -285,7 +286,7 @@ class _Walker:
 
 def walk(workspace: Workspace, targets: list[Target], options: WalkOptions, token: CancelToken,
          skipped: SkipCounts, errors: list[FileError], split_depth: int | None = None, *,
-         stat: bool = True) -> Iterator[FileEntry | Subtree]:
+         stat: bool = True, ignore: Filter | None = None) -> Iterator[FileEntry | Subtree]:
     """Yield the files to search under ``targets``, in final result order (see the module doc).
 
     With ``split_depth``, a folder that deep below its target is yielded as a :class:`Subtree`
@@ -301,8 +302,11 @@ def walk(workspace: Workspace, targets: list[Target], options: WalkOptions, toke
     files found in folders then carry ``size=-1, mtime=-1.0`` and ``max_file_size_bytes`` is *not*
     applied, so a caller that opens the files anyway applies it (``fstat`` after ``open``) and counts
     ``too_large`` itself. Named files (targets that are files) are always stat'ed and capped.
+
+    ``ignore``: a :class:`~sleuth.engine.ignore.Filter` made for the same workspace and options by an
+    earlier walk of the same search, whose loaded ignore files and target states it reuses.
     """
-    walker = _Walker(workspace, options, token, skipped, errors, targets, stat)
+    walker = _Walker(workspace, options, token, skipped, errors, targets, stat, ignore)
     # A subtree walked on its own would not see the parent's loop guard or file budget.
     split = split_depth if not (options.follow or options.max_files is not None) else None
     budget = [options.max_files if options.max_files is not None else -1]
