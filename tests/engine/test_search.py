@@ -136,11 +136,13 @@ def test_files_larger_than_the_read_buffer_are_searched_whole(tmp_path, monkeypa
     monkeypatch.setattr(search, "_LOCAL", threading.local())
     big = tmp_path / "big.txt"
     big.write_bytes(b"filler line\n" * 20 + b"the needle\n")
+    shorter = tmp_path / "big_shorter.txt"  # read into the same big-file buffer after big.txt
+    shorter.write_bytes(b"filler line\n" * 10)
     small = tmp_path / "small.txt"
     small.write_bytes(b"needle\n")
     for pattern in ("needle", r"\w+dle$"):
-        found, _ = _search_files([str(big), str(small)], pattern)
-        assert found == {"big.txt": [21], "small.txt": [1]}
+        found, stats = _search_files([str(big), str(shorter), str(small)], pattern)
+        assert found == {"big.txt": [21], "small.txt": [1]} and stats.scanned == 3
 
 
 def test_a_file_handed_over_in_pieces_is_searched_whole(tmp_path, monkeypatch):

@@ -183,15 +183,19 @@ def _whole_files(files: Iterable[FileItem], matcher: Matcher, search: SearchOpti
         yield path, display, text
 
 
-def _search_files(files: Iterable[FileItem] | Listed, match: MatchOptions, search: SearchOptions,
-                  size_cap: int | None, token: CancelToken, out: UnitResult) -> None:
+def _search_files(files: Iterable[FileItem] | Listed | Iterator[tuple[str, str, str | None]], match: MatchOptions,
+                  search: SearchOptions, size_cap: int | None, token: CancelToken, out: UnitResult,
+                  plain: bool = False) -> None:
+    """``plain``: ``files`` are already :func:`search_files`' items (a walk's files: no index pieces)."""
     stats = BatchStats()
     results: list[FileResult] = []
     matcher = _matcher_for(match)
     # Pieces serve line-mode searches without context or invert (their matches never leave a piece).
     pieces_ok = not match.multiline and not search.invert and not search.before and not search.after
     items: Iterable[tuple[str, str, str | None]]
-    if type(files) is Listed and files.pieces:
+    if plain:
+        items = files  # type: ignore[assignment]
+    elif type(files) is Listed and files.pieces:
         ranged = unpack(files.pieces)
         items = _whole_files(((path, display, None, ranged[i].size if i in ranged else -1, ranged.get(i))
                               for i, (path, display) in enumerate(zip(files.paths.split("\0"),
@@ -240,8 +244,9 @@ def _run_unit(unit: Unit, workspace: Workspace, request: GrepRequest, buffers: M
             options = replace(options, max_depth=max(options.max_depth - item.depth, 0))
         entries = walk(workspace, [item.target], options, token, out.skipped, out.errors, stat=False,
                        ignore=_filter_for(search_id, workspace, request.walk))
-        walked = ((e.path, e.display, buffers.get(e.path) if buffers else None, e.size, None) for e in entries)
-        _search_files(walked, request.match, request.search, cap, token, out)
+        walked = ((e.path, e.display, buffers.get(e.path)) for e in entries) if buffers else \
+            ((e.path, e.display, None) for e in entries)
+        _search_files(walked, request.match, request.search, cap, token, out, plain=True)
     if files:
         _search_files(files, request.match, request.search, cap, token, out)
     if token.should_stop():
