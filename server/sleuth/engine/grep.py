@@ -31,7 +31,7 @@ from sleuth.engine.errors import Cancelled
 from sleuth.engine.match import Matcher
 from sleuth.engine.index.candidates import RangedEntry
 from sleuth.engine.index.pieces import Pieces, pack, search_pieces, unpack
-from sleuth.engine.search import BatchStats, FileResult, search_files
+from sleuth.engine.search import BatchStats, FileResult, FolderOpener, search_files
 from sleuth.engine.types import FileEntry, FileError, MatchOptions, SearchOptions, SkipCounts, WalkOptions
 from sleuth.engine.ignore import Filter
 from sleuth.engine.walk import Subtree, walk
@@ -172,15 +172,19 @@ def _whole_files(files: Iterable[FileItem], matcher: Matcher, search: SearchOpti
                  pieces_ok: bool, results: list[FileResult], stats: BatchStats) -> Iterator[tuple[str, str, str | None]]:
     """Search the files the index gave candidate pieces of here, yield the others (and those whose
     pieces no longer hold) for :func:`search_files`, keeping the order of ``results``."""
-    for path, display, text, size, pieces in files:
-        if pieces is not None and text is None and pieces_ok and (size_cap is None or size <= size_cap):
-            result = search_pieces(path, display, pieces, matcher, search)
-            if result is not None:
-                stats.scanned += 1
-                if result.matched_lines or result.error:
-                    results.append(result)
-                continue
-        yield path, display, text
+    opener = FolderOpener()
+    try:
+        for path, display, text, size, pieces in files:
+            if pieces is not None and text is None and pieces_ok and (size_cap is None or size <= size_cap):
+                result = search_pieces(path, display, pieces, matcher, search, opener)
+                if result is not None:
+                    stats.scanned += 1
+                    if result.matched_lines or result.error:
+                        results.append(result)
+                    continue
+            yield path, display, text
+    finally:
+        opener.close()
 
 
 def _search_files(files: Iterable[FileItem] | Listed | Iterator[tuple[str, str, str | None]], match: MatchOptions,

@@ -40,10 +40,13 @@ class FileResult:
     error: str | None = None
 
 
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0)
+
+
 def read_file(path: str, max_size: int | None = None) -> bytes | None:
     """The whole file: one open, one fstat, one read of exactly its size (no over-allocation).
     None when the file is larger than ``max_size`` (checked on the open descriptor, so no extra stat)."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    fd = os.open(path, _READ_FLAGS)
     try:
         size = os.fstat(fd).st_size
         if max_size is not None and size > max_size:
@@ -304,6 +307,43 @@ def _search_data(data: bytes, display: str, matcher: Matcher, options: SearchOpt
         return FileResult(display, error=f"{exc.message} {exc.hint}")
 
 
+# A folder descriptor that can only anchor relative opens (Linux's O_PATH needs no read permission).
+_FOLDER_FLAGS = getattr(os, "O_PATH", os.O_RDONLY) | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
+_OPEN_RELATIVE = os.open in os.supports_dir_fd
+
+
+class FolderOpener:
+    """Opens files for reading by name, relative to their folder's descriptor, which it keeps while
+    consecutive files share the folder (a scan visits files folder by folder). The kernel then
+    resolves one path component instead of a dozen, whose lookups miss the caches between two
+    files' reads: 13% of open+close in a tight loop over the Linux tree, more in a real scan. A
+    folder that cannot be opened (or a platform without ``openat``) falls back to full paths.
+    :meth:`close` when done."""
+
+    __slots__ = ("folder", "fd")
+
+    def __init__(self) -> None:
+        self.folder: str | None = None
+        self.fd = -1
+
+    def open(self, path: str) -> int:
+        head, _, name = path.rpartition(os.sep)
+        if head != self.folder:
+            self.close()
+            self.folder = head
+            if _OPEN_RELATIVE and head:
+                try:
+                    self.fd = os.open(head, _FOLDER_FLAGS)
+                except OSError:
+                    pass
+        return os.open(name, _READ_FLAGS, dir_fd=self.fd) if self.fd >= 0 else os.open(path, _READ_FLAGS)
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+        self.fd = -1
+
+
 @dataclass(slots=True)
 class BatchStats:
     """Counters of a :func:`search_files` batch."""
@@ -364,14 +404,11 @@ def search_files(files: Iterable[tuple[str, str, str | None]], matcher: Matcher,
     """
     may_match = matcher.may_match
     invert = options.invert
-    open_, fstat, read, readv, pread, close = os.open, os.fstat, os.read, os.readv, os.pread, os.close
-    preadv = os.preadv
-    flags = os.O_RDONLY | _CLOEXEC
+    fstat, read, readv, pread, preadv, close = os.fstat, os.read, os.readv, os.pread, os.preadv, os.close
     buffer, view = _read_buffer()
     fits = len(buffer) - 1
-    sep = os.sep
-    folder: str | None = None
-    folder_fd = -1
+    opener = FolderOpener()
+    open_file = opener.open
     try:
         for path, display, text in files:
             if not stats.scanned & 15 and should_stop():
@@ -380,13 +417,8 @@ def search_files(files: Iterable[tuple[str, str, str | None]], matcher: Matcher,
             if text is not None:
                 result = search_path(path, display, matcher, options, text, max_size)
             else:
-                head, _, name = path.rpartition(sep)
                 try:
-                    if head != folder:
-                        if folder_fd >= 0:
-                            close(folder_fd)
-                        folder, folder_fd = head, _open_folder(head)
-                    fd = open_(name, flags, dir_fd=folder_fd) if folder_fd >= 0 else open_(path, flags)
+                    fd = open_file(path)
                     try:
                         length = readv(fd, [view])
                         if length <= fits and not (length and read(fd, 1)):
@@ -431,22 +463,5 @@ def search_files(files: Iterable[tuple[str, str, str | None]], matcher: Matcher,
             elif result.matched_lines or result.error:
                 results.append(result)
     finally:
-        if folder_fd >= 0:
-            close(folder_fd)
+        opener.close()
     return True
-
-
-_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
-# A folder descriptor that can only anchor relative opens (Linux's O_PATH needs no read permission).
-_FOLDER_FLAGS = getattr(os, "O_PATH", os.O_RDONLY) | getattr(os, "O_DIRECTORY", 0) | _CLOEXEC
-_OPEN_RELATIVE = os.open in os.supports_dir_fd
-
-
-def _open_folder(path: str) -> int:
-    """A descriptor of ``path`` for opening its files by name, or -1 (they are then opened by full path)."""
-    if not _OPEN_RELATIVE or not path:
-        return -1
-    try:
-        return os.open(path, _FOLDER_FLAGS)
-    except OSError:
-        return -1

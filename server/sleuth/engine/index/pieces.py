@@ -17,7 +17,7 @@ from typing import Iterable, NamedTuple
 
 from sleuth.engine.errors import SearchTimeout
 from sleuth.engine.match import Matcher
-from sleuth.engine.search import FileResult, search_buffer
+from sleuth.engine.search import FileResult, FolderOpener, search_buffer
 from sleuth.engine.types import SearchOptions
 
 __all__ = ["Pieces", "search_pieces", "pack", "unpack"]
@@ -62,14 +62,15 @@ def unpack(blob: bytes) -> dict[int, Pieces]:
 
 
 def search_pieces(path: str, display: str, pieces: Pieces, matcher: Matcher,
-                  options: SearchOptions) -> FileResult | None:
+                  options: SearchOptions, opener: FolderOpener | None = None) -> FileResult | None:
     """Match only ``pieces`` of ``path`` (line mode, no context, no invert: the caller checks).
+    ``opener``: the caller's, when it searches many files folder by folder.
 
     Returns None when the file is not the one indexed (or cannot be read): search it whole, which
     also reports any error properly.
     """
     try:
-        fd = os.open(path, _FLAGS)
+        fd = opener.open(path) if opener is not None else os.open(path, _FLAGS)
     except OSError:
         return None
     try:
