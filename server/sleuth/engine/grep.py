@@ -29,7 +29,7 @@ from sleuth.engine.cancel import CancelToken, NullProgress, ProgressSink
 from sleuth.engine.collect import Collector
 from sleuth.engine.errors import Cancelled
 from sleuth.engine.match import Matcher
-from sleuth.engine.index.candidates import RangedEntry
+from sleuth.engine.index.candidates import CandidateList
 from sleuth.engine.index.pieces import Pieces, pack, search_pieces, unpack
 from sleuth.engine.search import BatchStats, FileResult, FolderOpener, search_files
 from sleuth.engine.types import FileEntry, FileError, MatchOptions, SearchOptions, SkipCounts, WalkOptions
@@ -336,17 +336,19 @@ def _units(items: Iterable[FileEntry | Subtree], buffers: Mapping[str, str] | No
     The caller's token is polled between units.
     """
     most = _unit_files(items)
+    # An index's candidate chunks, by position (line mode only: a multiline match may leave a chunk).
+    table = items.pieces if line_mode and type(items) is CandidateList else None
     if isinstance(items, list) and not buffers:  # a list never holds subtrees (only a walk yields them)
-        yield from _list_units(items, most, token, line_mode)
+        yield from _list_units(items, most, token, table)
         return
     unit: Unit = []
     weight = size = 0
-    for item in items:
+    for position, item in enumerate(items):
         if isinstance(item, Subtree):
             unit.append(item)
             weight += SUBTREE_WEIGHT
         else:
-            pieces = getattr(item, "pieces", None) if line_mode else None  # an index's candidate chunks
+            pieces = table.get(position) if table else None
             unit.append((item.path, item.display, buffers.get(item.path) if buffers else None, item.size, pieces))
             weight += 1
             size += max(item.size, 0)
@@ -359,9 +361,11 @@ def _units(items: Iterable[FileEntry | Subtree], buffers: Mapping[str, str] | No
         yield unit
 
 
-def _list_units(items: list[FileEntry], most: int, token: CancelToken, line_mode: bool) -> Iterator[Unit]:
+def _list_units(items: list[FileEntry], most: int, token: CancelToken,
+                table: Mapping[int, Pieces] | None) -> Iterator[Unit]:
     """:func:`_units` for a known list of files and no open buffers (the catalogue, index candidates):
-    the same cuts, found on running sizes, and each unit built by one comprehension."""
+    the same cuts, found on running sizes, and each unit built by one comprehension; ``table``: the
+    index's pieces of some of the files, by position."""
     sizes = [e.size for e in items]
     if sizes and min(sizes) < 0:
         sizes = [max(size, 0) for size in sizes]
@@ -371,8 +375,7 @@ def _list_units(items: list[FileEntry], most: int, token: CancelToken, line_mode
         stop = min(len(items), start + most, bisect.bisect_left(ends, (ends[start - 1] if start else 0) + CHUNK_BYTES,
                                                                  start) + 1)
         part = items[start:stop]
-        pieces = pack((i, e.pieces) for i, e in enumerate(part)
-                      if type(e) is RangedEntry and e.pieces is not None) if line_mode else b""
+        pieces = pack((i - start, table[i]) for i in range(start, stop) if i in table) if table else b""
         yield Listed("\0".join([e.path for e in part]), "\0".join([e.display for e in part]), len(part), pieces)
         start = stop
         if token.should_stop():

@@ -166,8 +166,6 @@ def test_utf16_and_case_folding_oddities_are_found(tmp_path: Path, kit: SimpleNa
 
 
 def test_line_mode_narrows_big_files_to_chunk_ranges(tmp_path: Path, kit: SimpleNamespace) -> None:
-    from sleuth.engine.index.service import RangedEntry
-
     root, cache = tmp_path / "ws", tmp_path / "cache"
     filler = "".join(f"filler line number {i}\n" for i in range(20000))  # ~460 KB: several chunks
     text = "alpha_needle\n" + filler + "beta_needle here\n" + filler + "alpha_needle beta_needle\n"
@@ -175,18 +173,19 @@ def test_line_mode_narrows_big_files_to_chunk_ranges(tmp_path: Path, kit: Simple
     service = kit.start(root, cache)
     try:
         data = (root / "big.txt").read_bytes()
-        got = service.candidates(None, Lit(b"beta_needle"), line_mode=True)
-        big = next(e for e in got.entries() if e.path.endswith("big.txt"))
-        assert isinstance(big, RangedEntry)
-        covered = [(s, len(data) if e == -1 else e) for s, e in big.ranges]
+        got = service.candidates(None, Lit(b"beta_needle"), line_mode=True).entries()
+        big = next(i for i, e in enumerate(got) if e.path.endswith("big.txt"))
+        assert big in got.pieces and len(got.pieces) == 1  # small.txt is one chunk: read whole
+        covered = [(s, len(data) if e == -1 else e) for s, e in got.pieces[big].ranges]
         for at in (data.index(b"beta_needle"), data.rindex(b"beta_needle")):
             assert any(s <= at < e for s, e in covered)
         assert sum(e - s for s, e in covered) < len(data) / 2
         assert all(data[s - 1:s] == b"\n" for s, _ in covered if s)  # line-aligned
         both = And((Lit(b"alpha_needle"), Lit(b"beta_needle")))
         in_line = service.candidates(None, both, line_mode=True)
-        big = next(e for e in in_line.entries() if e.path.endswith("big.txt"))
-        assert isinstance(big, RangedEntry) and len(big.ranges) == 1  # only the last chunk has both
+        entries = in_line.entries()
+        big = next(i for i, e in enumerate(entries) if e.path.endswith("big.txt"))
+        assert len(entries.pieces[big].ranges) == 1  # only the last chunk has both
         assert {Path(p).name for p in service.candidates(None, both).paths} == {"big.txt", "small.txt"}
         assert {Path(p).name for p in in_line.paths} == {"big.txt", "small.txt"}
     finally:

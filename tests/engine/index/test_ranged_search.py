@@ -13,7 +13,6 @@ from sleuth.commands import get_command
 from sleuth.commands.args import parse_args
 from sleuth.commands.context import CommandContext, Services
 from sleuth.commands.grep import GREP_ARGS, build_request
-from sleuth.engine.index.candidates import RangedEntry
 from sleuth.engine.workspace import Workspace
 
 grep = get_command("sleuth.grep")
@@ -63,8 +62,8 @@ def test_candidate_chunks_of_a_big_file_give_the_full_scans_lines(tmp_path: Path
                      {"pattern": "[A-Z]+_SHIFT"}):
             request = build_request(parse_args("sleuth.grep", args, GREP_ARGS, indexed.settings), indexed)
             entries = service.candidate_entries(service.workspace, request)
-            big = [e for e in entries if e.display == "big_sh_mask.h"]
-            assert big and isinstance(big[0], RangedEntry) and big[0].ranges, args  # the index narrowed the file
+            big = [i for i, e in enumerate(entries) if e.display == "big_sh_mask.h"]
+            assert big and entries.pieces[big[0]].ranges, args  # the index narrowed the file
             reads.clear()
             assert _lines(grep(args, indexed)) == _lines(grep(args, plain)), args
             assert reads and sum(reads) < size / 4, args  # only candidate pieces were read
@@ -114,8 +113,8 @@ def test_files_that_are_not_plain_are_searched_whole(tmp_path: Path, kit: Simple
     service = kit.start(root, tmp_path / "cache")
     try:
         indexed, plain = _contexts(root, service)
-        got = service.candidates(None, _literal(b"beta_needle"), line_mode=True)
-        narrowed = {e.path for e in got.entries() if isinstance(e, RangedEntry)}
+        got = service.candidates(None, _literal(b"beta_needle"), line_mode=True).entries()
+        narrowed = {got[i].path for i in got.pieces}
         assert narrowed == {str((root / "plain.txt").resolve())}
         result = _lines(grep({"pattern": "beta_needle"}, indexed))
         assert result == _lines(grep({"pattern": "beta_needle"}, plain))

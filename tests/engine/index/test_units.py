@@ -6,22 +6,20 @@ import random
 
 from sleuth.engine import grep
 from sleuth.engine.cancel import CancelToken
-from sleuth.engine.index.candidates import RangedEntry
+from sleuth.engine.index.candidates import CandidateList
 from sleuth.engine.index.pieces import Pieces, pack, unpack
 from sleuth.engine.types import FileEntry
 
 
-def _entries(seed: int) -> list[FileEntry]:
+def _entries(seed: int) -> CandidateList:
     rng = random.Random(seed)
-    out: list[FileEntry] = []
+    out = CandidateList()
     for i in range(rng.randrange(1, 3000)):
         size = rng.choice([0, 10, 5_000, 40_000, 3 << 20, 17 << 20])
         if rng.random() < 0.1:
             ranges = tuple((k * 4096, k * 4096 + 100) for k in range(rng.randrange(1, 4)))
-            pieces = Pieces(ranges, tuple(range(len(ranges))), size, rng.randrange(1 << 62))
-            out.append(RangedEntry(f"/r/f{i}", f"f{i}", size, 1.0, pieces))
-        else:
-            out.append(FileEntry(f"/r/f{i}", f"f{i}", size, 1.0))
+            out.pieces[i] = Pieces(ranges, tuple(range(len(ranges))), size, rng.randrange(1 << 62))
+        out.append(FileEntry(f"/r/f{i}", f"f{i}", size, 1.0))
     return out
 
 
@@ -41,7 +39,8 @@ def test_list_units_equal_the_general_packing() -> None:
         size = {e.path: e.size for e in entries}
         for line_mode in (True, False):
             fast = [_files(u) for u in grep._units(entries, None, CancelToken(), line_mode)]
-            general = [_files(u) for u in grep._units(iter(entries), None, CancelToken(), line_mode)]  # the loop
+            elsewhere = {"/elsewhere": "an open buffer none of them is"}  # takes the general loop
+            general = [_files(u) for u in grep._units(entries, elsewhere, CancelToken(), line_mode)]
             assert [len(u) for u in general] == [len(u) for u in fast] or grep._unit_files(entries) != grep.CHUNK_FILES
             assert [item for unit in fast for item in unit] == [item for unit in general for item in unit]
             most = grep._unit_files(entries)
@@ -49,6 +48,9 @@ def test_list_units_equal_the_general_packing() -> None:
                 assert len(unit) == most or sum(size[item[0]] for item in unit) >= grep.CHUNK_BYTES
                 assert sum(size[item[0]] for item in unit[:-1]) < grep.CHUNK_BYTES
             assert all(item[2] is None for unit in fast for item in unit) or line_mode
+            if line_mode:
+                flat = [item[2] for unit in fast for item in unit]
+                assert {i: p for i, p in enumerate(flat) if p is not None} == entries.pieces
 
 
 def test_list_units_travel_as_two_strings_and_packed_pieces() -> None:
@@ -60,7 +62,7 @@ def test_list_units_travel_as_two_strings_and_packed_pieces() -> None:
 
 
 def test_packed_pieces_come_back_equal() -> None:
-    numbered = [(i, e.pieces) for i, e in enumerate(_entries(7)) if type(e) is RangedEntry]
+    numbered = sorted(_entries(7).pieces.items())
     assert numbered and unpack(pack(numbered)) == dict(numbered)
     assert unpack(pack([])) == {}
 
@@ -70,3 +72,16 @@ def test_a_plain_scan_packs_big_units_and_candidates_several_per_core() -> None:
     assert grep._unit_files([FileEntry("/a", "a", 1, 1.0)] * 78_000) == high
     assert low <= grep._unit_files([FileEntry("/a", "a", 1, 1.0)] * 2_400) < 2_400 // 2
     assert grep._unit_files(iter([])) == grep.CHUNK_FILES
+
+
+def test_pieces_follow_their_files_when_pending_files_are_merged_in() -> None:
+    from types import SimpleNamespace
+
+    from sleuth.engine.index.candidates import CandidateSet
+
+    a, c, e = (FileEntry(f"/r/{n}", n, 10, 1.0) for n in "ace")
+    narrowed = {0: Pieces(((0, 4),), (0,), 10, 1), 2: Pieces(((4, 8),), (1,), 10, 2)}
+    pending = [FileEntry("/r/b", "b", 5, 1.0), FileEntry("/r/d", "d", 5, 1.0), FileEntry("/r/e", "e", 5, 1.0)]
+    got = CandidateSet([SimpleNamespace(path=x.path) for x in (a, c, e)], [a, c, e], pending, narrowed).entries()
+    assert [x.display for x in got] == ["a", "b", "c", "d", "e"]  # e, indexed, is not repeated
+    assert got.pieces == {0: narrowed[0], 4: narrowed[2]}

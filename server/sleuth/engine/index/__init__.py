@@ -12,17 +12,17 @@ Public entry points: :class:`IndexService` (lifecycle and the narrowing contract
 
 from typing import TYPE_CHECKING, Any
 
-from sleuth.engine.index.candidates import CandidateSet, RangedEntry
+from sleuth.engine.index.candidates import CandidateList, CandidateSet
 
 if TYPE_CHECKING:
     from sleuth.engine.index.service import IndexService
 
-__all__ = ["IndexService", "CandidateSet", "RangedEntry"]
+__all__ = ["IndexService", "CandidateList", "CandidateSet"]
 
 
 def __getattr__(name: str) -> Any:
     """``IndexService`` on first use: it brings numpy and SQLite, which a cold ``sleuth grep`` (it only
-    needs :class:`RangedEntry`) should not pay for at every start (numpy alone: ~130 ms here)."""
+    needs :class:`CandidateList`) should not pay for at every start (numpy alone: ~130 ms here)."""
     if name == "IndexService":
         from sleuth.engine.index.service import IndexService
 

@@ -24,7 +24,7 @@ import numpy as np
 
 from sleuth.engine.cancel import CancelToken, NullProgress, ProgressSink
 from sleuth.engine.index import store
-from sleuth.engine.index.candidates import CandidateSet, RangedEntry
+from sleuth.engine.index.candidates import CandidateList, CandidateSet
 from sleuth.engine.index.catalogue import Catalogue, FileRecord
 from sleuth.engine.index.maintenance import Maintenance
 from sleuth.engine.index.pieces import Pieces
@@ -35,7 +35,7 @@ from sleuth.engine.index.trigram import ALL, Query, adapt, simplify
 from sleuth.engine.types import FileEntry, WalkOptions
 from sleuth.engine.workspace import Target, Workspace, canonicalize, sort_key
 
-__all__ = ["IndexService", "CandidateSet", "RangedEntry", "PIECES_MIN_BYTES"]
+__all__ = ["IndexService", "CandidateSet", "PIECES_MIN_BYTES"]
 
 # Below this size a file is read whole even when only some of its chunks are candidates: one read
 # of a few chunks costs no more than a few preads, and the main process skips the bookkeeping.
@@ -229,7 +229,7 @@ class IndexService(Maintenance):
         """Files under ``targets`` that may satisfy ``literal_query`` (see the module docstring).
 
         ``line_mode`` (grep without ``multiline``): every match lies on one line, which sharpens ANDs
-        and narrows a big file to the chunks that may hold a match (a :class:`RangedEntry`).
+        and narrows a big file to the chunks that may hold a match (its :class:`Pieces`).
         """
         query = simplify(adapt(literal_query))
         if query is ALL or not self.compatible(options):
@@ -257,23 +257,24 @@ class IndexService(Maintenance):
             largest = cat.largest()
             entry_of = cat.entry_of
             entries = [entry_of(r.id) for r in records]
+        pieces: dict[int, Pieces] = {}
         if spans:
             # Files of a few chunks or more whose candidate chunks are not all of them: the searcher
             # reads only those (plain files only, whose bytes on disk are the indexed text; pieces.py).
             for i, rec in enumerate(records):
                 narrowed = spans.get(rec.id)
                 if narrowed is not None and rec.size >= PIECES_MIN_BYTES and rec.plain:
-                    entries[i] = RangedEntry(rec.path, rec.display, rec.size, rec.mtime_ns / 1e9,
-                                             Pieces(*narrowed, rec.size, rec.mtime_ns))
+                    pieces[i] = Pieces(*narrowed, rec.size, rec.mtime_ns)
         pending = [e for e in (self._entry(p) for p in sorted(pending_paths)) if e is not None]
         keep = self._filter(targets, options, -1 if pending else largest)
         if keep is not None:
             kept = [i for i, r in enumerate(records) if keep(r.path, r.size)]
             records, entries = [records[i] for i in kept], [entries[i] for i in kept]
+            pieces = {new: pieces[old] for new, old in enumerate(kept) if old in pieces}
             pending = [e for e in pending if keep(e.path, e.size)]
-        return CandidateSet(records, entries, pending)
+        return CandidateSet(records, entries, pending, pieces)
 
-    def candidate_entries(self, workspace: Workspace, request: Any) -> list[FileEntry] | None:
+    def candidate_entries(self, workspace: Workspace, request: Any) -> CandidateList | list[FileEntry] | None:
         """The lead's grep hook: candidate files of a ``GrepRequest`` in result order, or None to scan."""
         if not self.ready or workspace.roots != self.workspace.roots:
             return None
