@@ -23,19 +23,22 @@ import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Iterable, Iterator, Mapping, NamedTuple, Union
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, NamedTuple, Union
 
 from sleuth.engine.cancel import CancelToken, NullProgress, ProgressSink
 from sleuth.engine.collect import Collector
 from sleuth.engine.errors import Cancelled
 from sleuth.engine.match import Matcher
 from sleuth.engine.index.candidates import CandidateList
-from sleuth.engine.index.pieces import Pieces, pack, search_pieces, unpack
+from sleuth.engine.index.pieces import Pieces, search_pieces, unpack
 from sleuth.engine.search import BatchStats, FileResult, FolderOpener, search_files
 from sleuth.engine.types import FileEntry, FileError, MatchOptions, SearchOptions, SkipCounts, WalkOptions
 from sleuth.engine.ignore import Filter
 from sleuth.engine.walk import Subtree, walk
 from sleuth.engine.workspace import Target, Workspace
+
+if TYPE_CHECKING:  # numpy: only an index's candidates carry a table, and a cold grep never loads numpy
+    from sleuth.engine.index.rowmap import PieceTable
 
 __all__ = ["GrepRequest", "GrepOutcome", "run_grep", "shutdown_pool"]
 
@@ -95,7 +98,7 @@ FileItem = tuple[str, str, "str | None", int, "Pieces | None"]
 class Listed(NamedTuple):
     """A unit of files without open buffers or subtrees: their paths and display paths, each joined
     by NUL, which no path holds, and the index's candidate pieces of some of them, packed
-    (:func:`sleuth.engine.index.pieces.pack`, keyed by position in the unit). The catalogue's 78,000
+    (:meth:`sleuth.engine.index.rowmap.PieceTable.blob`, keyed by position in the unit). The catalogue's 78,000
     files shipped as 5-tuples cost the server ~50 ms of pickling a scan and the workers ~50 ms of
     unpickling; two strings a unit cost about a third of that, and half the bytes through the pipe."""
 
@@ -341,6 +344,7 @@ def _units(items: Iterable[FileEntry | Subtree], buffers: Mapping[str, str] | No
     if isinstance(items, list) and not buffers:  # a list never holds subtrees (only a walk yields them)
         yield from _list_units(items, most, token, table)
         return
+    lookup = dict(table.items()) if table is not None else {}
     unit: Unit = []
     weight = size = 0
     for position, item in enumerate(items):
@@ -348,7 +352,7 @@ def _units(items: Iterable[FileEntry | Subtree], buffers: Mapping[str, str] | No
             unit.append(item)
             weight += SUBTREE_WEIGHT
         else:
-            pieces = table.get(position) if table else None
+            pieces = lookup.get(position)
             unit.append((item.path, item.display, buffers.get(item.path) if buffers else None, item.size, pieces))
             weight += 1
             size += max(item.size, 0)
@@ -361,8 +365,7 @@ def _units(items: Iterable[FileEntry | Subtree], buffers: Mapping[str, str] | No
         yield unit
 
 
-def _list_units(items: list[FileEntry], most: int, token: CancelToken,
-                table: Mapping[int, Pieces] | None) -> Iterator[Unit]:
+def _list_units(items: list[FileEntry], most: int, token: CancelToken, table: PieceTable | None) -> Iterator[Unit]:
     """:func:`_units` for a known list of files and no open buffers (the catalogue, index candidates):
     the same cuts, found on running sizes, and each unit built by one comprehension; ``table``: the
     index's pieces of some of the files, by position."""
@@ -375,7 +378,7 @@ def _list_units(items: list[FileEntry], most: int, token: CancelToken,
         stop = min(len(items), start + most, bisect.bisect_left(ends, (ends[start - 1] if start else 0) + CHUNK_BYTES,
                                                                  start) + 1)
         part = items[start:stop]
-        pieces = pack((i - start, table[i]) for i in range(start, stop) if i in table) if table else b""
+        pieces = table.blob(start, stop) if table is not None else b""
         yield Listed("\0".join([e.path for e in part]), "\0".join([e.display for e in part]), len(part), pieces)
         start = stop
         if token.should_stop():

@@ -11,7 +11,7 @@ from hypothesis import given, settings, strategies as st
 
 from sleuth.engine.index import store
 from sleuth.engine.index.catalogue import Catalogue, FileRecord, Indexed
-from sleuth.engine.index.rowmap import RowMap, files_and_spans, gather, join
+from sleuth.engine.index.rowmap import RowMap, SpanColumns, files_and_spans, gather, join
 
 
 def _reference(rec: FileRecord, rows: list[int]) -> tuple[tuple[tuple[int, int], ...], tuple[int, ...]]:
@@ -52,13 +52,24 @@ def test_files_and_spans_equal_the_row_by_row_reference(records: list[FileRecord
     files, spans = files_and_spans(join([gather(RowMap.of(records), np.array(rows, np.uint32))]))
     hit = {rec.id: [r for r in rows if r in rec.rows] for rec in records}
     assert files == [rec.id for rec in records if hit[rec.id]]  # row order, which is file order here
-    assert spans == {rec.id: _reference(rec, hit[rec.id]) for rec in records
-                     if hit[rec.id] and len(hit[rec.id]) < len(rec.rows)}  # only partly candidate files
+    assert _as_dict(spans) == {rec.id: _reference(rec, hit[rec.id]) for rec in records
+                               if hit[rec.id] and len(hit[rec.id]) < len(rec.rows)}  # only partly candidate files
+
+
+def _as_dict(spans: SpanColumns) -> dict[int, tuple[tuple[tuple[int, int], ...], tuple[int, ...]]]:
+    out, at = {}, 0
+    for fid, count in zip(spans.fids.tolist(), spans.count.tolist()):
+        ranges = tuple(zip(spans.start[at:at + count].tolist(), spans.end[at:at + count].tolist()))
+        out[fid] = (ranges, tuple(spans.before[at:at + count].tolist()))
+        at += count
+    assert at == len(spans.start) == len(spans.end) == len(spans.before)
+    return out
 
 
 def test_no_rows_no_files() -> None:
-    assert files_and_spans(join([gather(RowMap(), np.empty(0, np.uint32))])) == ([], {})
-    assert files_and_spans(join([])) == ([], {})
+    for hits in (join([gather(RowMap(), np.empty(0, np.uint32))]), join([])):
+        files, spans = files_and_spans(hits)
+        assert files == [] and _as_dict(spans) == {}
 
 
 operation = st.tuples(st.sampled_from(["put", "remove", "search"]), st.sampled_from(["a", "b", "c/d", "e"]),

@@ -7,20 +7,27 @@ import random
 from sleuth.engine import grep
 from sleuth.engine.cancel import CancelToken
 from sleuth.engine.index.candidates import CandidateList
-from sleuth.engine.index.pieces import Pieces, pack, unpack
+from sleuth.engine.index.pieces import Pieces, unpack
+from sleuth.engine.index.rowmap import PieceTable
 from sleuth.engine.types import FileEntry
 
 
-def _entries(seed: int) -> CandidateList:
+def _pieces(seed: int) -> tuple[list[FileEntry], dict[int, Pieces]]:
     rng = random.Random(seed)
-    out = CandidateList()
+    entries: list[FileEntry] = []
+    pieces: dict[int, Pieces] = {}
     for i in range(rng.randrange(1, 3000)):
         size = rng.choice([0, 10, 5_000, 40_000, 3 << 20, 17 << 20])
         if rng.random() < 0.1:
             ranges = tuple((k * 4096, k * 4096 + 100) for k in range(rng.randrange(1, 4)))
-            out.pieces[i] = Pieces(ranges, tuple(range(len(ranges))), size, rng.randrange(1 << 62))
-        out.append(FileEntry(f"/r/f{i}", f"f{i}", size, 1.0))
-    return out
+            pieces[i] = Pieces(ranges, tuple(range(len(ranges))), size, rng.randrange(1 << 62))
+        entries.append(FileEntry(f"/r/f{i}", f"f{i}", size, 1.0))
+    return entries, pieces
+
+
+def _entries(seed: int) -> CandidateList:
+    entries, pieces = _pieces(seed)
+    return CandidateList(entries, PieceTable.of(pieces) if pieces else None)
 
 
 def _files(unit: grep.Unit) -> list[tuple[str, str, object]]:
@@ -50,7 +57,7 @@ def test_list_units_equal_the_general_packing() -> None:
             assert all(item[2] is None for unit in fast for item in unit) or line_mode
             if line_mode:
                 flat = [item[2] for unit in fast for item in unit]
-                assert {i: p for i, p in enumerate(flat) if p is not None} == entries.pieces
+                assert {i: p for i, p in enumerate(flat) if p is not None} == _pieces(seed)[1]
 
 
 def test_list_units_travel_as_two_strings_and_packed_pieces() -> None:
@@ -62,9 +69,20 @@ def test_list_units_travel_as_two_strings_and_packed_pieces() -> None:
 
 
 def test_packed_pieces_come_back_equal() -> None:
-    numbered = sorted(_entries(7).pieces.items())
-    assert numbered and unpack(pack(numbered)) == dict(numbered)
-    assert unpack(pack([])) == {}
+    _, pieces = _pieces(7)
+    table = PieceTable.of(pieces)
+    assert pieces and dict(table.items()) == pieces
+    last = max(pieces) + 1
+    for low, high in ((0, last), (3, 900), (last - 1, last), (last, last + 5)):
+        assert unpack(table.blob(low, high)) == {i - low: p for i, p in pieces.items() if low <= i < high}
+    assert unpack(b"") == {}
+
+
+def test_a_piece_table_follows_its_files_when_some_are_dropped() -> None:
+    _, pieces = _pieces(11)
+    kept = [i for i in range(max(pieces) + 1) if i % 3 != 1]
+    renumbered = {kept.index(i): p for i, p in pieces.items() if i in kept}
+    assert dict(PieceTable.of(pieces).take(kept).items()) == renumbered
 
 
 def test_a_plain_scan_packs_big_units_and_candidates_several_per_core() -> None:
@@ -80,8 +98,9 @@ def test_pieces_follow_their_files_when_pending_files_are_merged_in() -> None:
     from sleuth.engine.index.candidates import CandidateSet
 
     a, c, e = (FileEntry(f"/r/{n}", n, 10, 1.0) for n in "ace")
-    narrowed = {0: Pieces(((0, 4),), (0,), 10, 1), 2: Pieces(((4, 8),), (1,), 10, 2)}
+    narrowed = {0: Pieces(((0, 4),), (0,), 10, 1), 2: Pieces(((4, 8), (12, -1)), (1, 3), 10, 2)}
     pending = [FileEntry("/r/b", "b", 5, 1.0), FileEntry("/r/d", "d", 5, 1.0), FileEntry("/r/e", "e", 5, 1.0)]
-    got = CandidateSet([SimpleNamespace(path=x.path) for x in (a, c, e)], [a, c, e], pending, narrowed).entries()
+    indexed = [SimpleNamespace(path=x.path) for x in (a, c, e)]
+    got = CandidateSet(indexed, [a, c, e], pending, PieceTable.of(narrowed)).entries()  # type: ignore[arg-type]
     assert [x.display for x in got] == ["a", "b", "c", "d", "e"]  # e, indexed, is not repeated
-    assert got.pieces == {0: narrowed[0], 4: narrowed[2]}
+    assert got.pieces is not None and dict(got.pieces.items()) == {0: narrowed[0], 4: narrowed[2]}

@@ -11,27 +11,28 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterable
 
-from sleuth.engine.index.pieces import Pieces
 from sleuth.engine.types import FileEntry
 from sleuth.engine.workspace import sort_key
 
 if TYPE_CHECKING:  # the catalogue needs numpy, which a cold grep (importing CandidateList) never loads
     from sleuth.engine.index.catalogue import FileRecord
+    from sleuth.engine.index.rowmap import PieceTable
 
 __all__ = ["CandidateList", "CandidateSet"]
 
 
 class CandidateList(list):  # type: ignore[type-arg]  # list[FileEntry]
-    """Walk entries in result order, with the index's :class:`Pieces` of the files narrowed to some
-    chunks, by position (``pieces``). A list, so grep cuts it into pool units like any known file
-    list; the pieces ride beside the entries rather than in a frozen entry subclass per narrowed file,
-    whose construction cost an ``-i PM_RESUME`` search 3.4 ms (1,300 files) before any file was read."""
+    """Walk entries in result order, with the index's pieces of the files narrowed to some chunks, by
+    position (``pieces``, a :class:`~sleuth.engine.index.rowmap.PieceTable`, or None). A list, so grep
+    cuts it into pool units like any known file list; the pieces ride beside the entries as columns
+    rather than in an entry object per narrowed file, whose making cost an ``-i PM_RESUME`` search
+    3.4 ms (1,300 files) before any file was read."""
 
     __slots__ = ("pieces",)
 
-    def __init__(self, entries: Iterable[FileEntry] = (), pieces: dict[int, Pieces] | None = None) -> None:
+    def __init__(self, entries: Iterable[FileEntry] = (), pieces: PieceTable | None = None) -> None:
         super().__init__(entries)
-        self.pieces: dict[int, Pieces] = pieces if pieces is not None else {}
+        self.pieces = pieces if pieces is not None and len(pieces) else None
 
 
 @dataclass
@@ -43,17 +44,19 @@ class CandidateSet:
     indexed: list[FileRecord]
     ordered: list[FileEntry]
     pending: list[FileEntry] = field(default_factory=list)
-    pieces: dict[int, Pieces] = field(default_factory=dict)
+    pieces: PieceTable | None = None
 
     def entries(self) -> CandidateList:
         """All of them as walk entries, in result order (display path, bytewise), with their pieces."""
         if not self.pending:
-            return CandidateList(self.ordered, dict(self.pieces))
+            return CandidateList(self.ordered, self.pieces)
         seen = {r.path for r in self.indexed}
-        ranged = {id(self.ordered[i]): p for i, p in self.pieces.items()}
         merged = self.ordered + [e for e in self.pending if e.path not in seen]
         merged.sort(key=lambda e: sort_key(e.display))
-        return CandidateList(merged, {i: ranged[id(e)] for i, e in enumerate(merged) if id(e) in ranged})
+        if self.pieces is None:
+            return CandidateList(merged)
+        now = {id(e): i for i, e in enumerate(merged)}
+        return CandidateList(merged, self.pieces.moved({i: now[id(e)] for i, e in enumerate(self.ordered)}))
 
     @property
     def paths(self) -> list[str]:

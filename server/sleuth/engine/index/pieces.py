@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import os
 from array import array
-from typing import Iterable, NamedTuple
+from typing import NamedTuple
 
 from sleuth.engine.errors import SearchTimeout
 from sleuth.engine.match import Matcher
 from sleuth.engine.search import FileResult, FolderOpener, search_buffer
 from sleuth.engine.types import SearchOptions
 
-__all__ = ["Pieces", "search_pieces", "pack", "unpack"]
+__all__ = ["Pieces", "search_pieces", "unpack"]
 
 _FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0)
 
@@ -35,29 +35,28 @@ class Pieces(NamedTuple):
     mtime_ns: int
 
 
-def pack(numbered: Iterable[tuple[int, Pieces]]) -> bytes:
-    """``(index in its unit, pieces)`` pairs as one flat int64 array: how a pool unit carries them.
-    An indexed ``-i`` search ships ~1,300 of these; as nested tuples they were the bulk of the
-    pickling the pool's feeder thread did, under the interpreter lock the search thread needs."""
-    flat: list[int] = []
-    for index, pieces in numbered:
-        flat += (index, pieces.size, pieces.mtime_ns, len(pieces.ranges))
-        for (start, end), before in zip(pieces.ranges, pieces.lines):
-            flat += (start, end, before)
-    return array("q", flat).tobytes()
-
-
 def unpack(blob: bytes) -> dict[int, Pieces]:
-    """:func:`pack`'s pairs back, by index."""
+    """The pieces a pool unit carries, by position in the unit. The blob is int64 columns (written by
+    :meth:`sleuth.engine.index.rowmap.PieceTable.blob`, sliced out of the search's table): the file
+    count ``n`` and range count ``k``, then ``n`` positions, sizes, mtimes and range counts, then ``k``
+    range starts, ends and newlines-before. An indexed ``-i`` search ships ~1,300 narrowed files; as
+    nested tuples they were the bulk of the pickling the pool's feeder thread did, under the
+    interpreter lock the search thread needs."""
+    if not blob:
+        return {}
     flat = array("q")
     flat.frombytes(blob)
+    n, k = flat[0], flat[1]
+    at = 2
+    positions, sizes, mtimes, counts = (flat[at + i * n:at + (i + 1) * n].tolist() for i in range(4))
+    at += 4 * n
+    starts, ends, befores = (flat[at + i * k:at + (i + 1) * k].tolist() for i in range(3))
     out: dict[int, Pieces] = {}
-    at = 0
-    while at < len(flat):
-        index, size, mtime_ns, count = flat[at:at + 4]
-        triples = flat[at + 4:at + 4 + 3 * count]
-        out[index] = Pieces(tuple(zip(triples[0::3], triples[1::3])), tuple(triples[2::3]), size, mtime_ns)
-        at += 4 + 3 * count
+    a = 0
+    for position, size, mtime_ns, count in zip(positions, sizes, mtimes, counts):
+        b = a + count
+        out[position] = Pieces(tuple(zip(starts[a:b], ends[a:b])), tuple(befores[a:b]), size, mtime_ns)
+        a = b
     return out
 
 

@@ -18,7 +18,7 @@ import os
 import sqlite3
 import threading
 import time
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -27,10 +27,9 @@ from sleuth.engine.index import store
 from sleuth.engine.index.candidates import CandidateList, CandidateSet
 from sleuth.engine.index.catalogue import Catalogue, FileRecord
 from sleuth.engine.index.maintenance import Maintenance
-from sleuth.engine.index.pieces import Pieces
 from sleuth.engine.index.evaluate import evaluate, line_hits
 from sleuth.engine.index.postings import Postings
-from sleuth.engine.index.rowmap import files_and_spans
+from sleuth.engine.index.rowmap import PieceTable, SpanColumns, files_and_spans
 from sleuth.engine.index.trigram import ALL, Query, adapt, simplify
 from sleuth.engine.types import FileEntry, WalkOptions
 from sleuth.engine.workspace import Target, Workspace, canonicalize, sort_key
@@ -229,7 +228,7 @@ class IndexService(Maintenance):
         """Files under ``targets`` that may satisfy ``literal_query`` (see the module docstring).
 
         ``line_mode`` (grep without ``multiline``): every match lies on one line, which sharpens ANDs
-        and narrows a big file to the chunks that may hold a match (its :class:`Pieces`).
+        and narrows a big file to the chunks that may hold a match (its pieces: :class:`PieceTable`).
         """
         query = simplify(adapt(literal_query))
         if query is ALL or not self.compatible(options):
@@ -242,37 +241,55 @@ class IndexService(Maintenance):
                 if line_mode:
                     found, spans = files_and_spans(line_hits(self._postings, cat, query))
                 else:
-                    found, spans = list(evaluate(self._postings, cat, query)), {}
+                    found, spans = list(evaluate(self._postings, cat, query)), None
             except sqlite3.Error:
                 self._want_rebuild = True
                 self._wake.notify_all()
                 return None
             # Result order without a string sort: each file's position in the sorted catalogue.
             ids = np.array(found + list(cat.unindexed_ids), np.int64)  # unindexed files: always candidates
+            order = ids[np.argsort(cat.rank()[ids], kind="stable")]
             by_id = cat.by_id
-            records = [by_id[f] for f in ids[np.argsort(cat.rank()[ids], kind="stable")].tolist()]
+            records = [by_id[f] for f in order.tolist()]
             pending_paths = set(self._pending) | set(self._buffers)
             if pending_paths:
-                records = [r for r in records if r.path not in pending_paths]
+                fresh = [r.path not in pending_paths for r in records]
+                records = [r for r, ok in zip(records, fresh) if ok]
+                order = order[np.array(fresh, np.bool_)]
             largest = cat.largest()
             entry_of = cat.entry_of
             entries = [entry_of(r.id) for r in records]
-        pieces: dict[int, Pieces] = {}
-        if spans:
-            # Files of a few chunks or more whose candidate chunks are not all of them: the searcher
-            # reads only those (plain files only, whose bytes on disk are the indexed text; pieces.py).
-            for i, rec in enumerate(records):
-                narrowed = spans.get(rec.id)
-                if narrowed is not None and rec.size >= PIECES_MIN_BYTES and rec.plain:
-                    pieces[i] = Pieces(*narrowed, rec.size, rec.mtime_ns)
+            pieces = self._pieces(order, spans, by_id) if spans is not None and len(spans.fids) else None
         pending = [e for e in (self._entry(p) for p in sorted(pending_paths)) if e is not None]
         keep = self._filter(targets, options, -1 if pending else largest)
         if keep is not None:
             kept = [i for i, r in enumerate(records) if keep(r.path, r.size)]
             records, entries = [records[i] for i in kept], [entries[i] for i in kept]
-            pieces = {new: pieces[old] for new, old in enumerate(kept) if old in pieces}
+            pieces = pieces.take(kept) if pieces is not None else None
             pending = [e for e in pending if keep(e.path, e.size)]
         return CandidateSet(records, entries, pending, pieces)
+
+    @staticmethod
+    def _pieces(order: np.ndarray, spans: SpanColumns, by_id: Mapping[int, FileRecord]) -> PieceTable | None:
+        """The candidate chunks of the narrowed files, by position in ``order`` (the candidate files in
+        result order): files of a few chunks or more whose candidate chunks are not all of them, and
+        plain ones only, whose bytes on disk are the indexed text (pieces.py); the searcher reads
+        only those chunks."""
+        if not len(order):
+            return None
+        sorter = np.argsort(order, kind="stable")
+        where = sorter[np.minimum(np.searchsorted(order, spans.fids, sorter=sorter), len(order) - 1)]
+        listed = order[where] == spans.fids  # a file with an update pending is read whole, not listed here
+        records = [by_id[f] if ok else None for f, ok in zip(spans.fids.tolist(), listed.tolist())]
+        narrow = np.fromiter((r is not None and r.size >= PIECES_MIN_BYTES and r.plain for r in records),
+                             np.bool_, len(records))
+        if not narrow.any():
+            return None
+        chosen = [r for r, ok in zip(records, narrow.tolist()) if ok]
+        ranges = np.repeat(narrow, spans.count)
+        return PieceTable(where[narrow], np.fromiter((r.size for r in chosen), np.int64, len(chosen)),
+                          np.fromiter((r.mtime_ns for r in chosen), np.int64, len(chosen)), spans.count[narrow],
+                          spans.start[ranges], spans.end[ranges], spans.before[ranges])
 
     def candidate_entries(self, workspace: Workspace, request: Any) -> CandidateList | list[FileEntry] | None:
         """The lead's grep hook: candidate files of a ``GrepRequest`` in result order, or None to scan."""
