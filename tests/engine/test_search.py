@@ -242,7 +242,8 @@ class _WithoutLineShortcut:
         return self.real.find_iter(data, start, end)
 
 
-@given(st.sampled_from(["[A-Z]+_RES", "x_RES[a-z]*", "_RES", "_RES(?:ab|c)+", r"\w+_RES\b", "a*_RES"]),
+@given(st.sampled_from(["[A-Z]+_RES", "x_RES[a-z]*", "_RES", "_RES(?:ab|c)+", r"\w+_RES\b", "a*_RES",
+                        "_RES|bc a", r"[A-Z]+_RES|x\s+abc"]),
        st.lists(st.sampled_from(list("AZxab _RESc\n") + ["é", "_RES", "_RES\n"]), max_size=60).map("".join))
 def test_lines_found_by_the_anchor_equal_the_generic_path(pattern: str, text: str) -> None:
     """A matcher with a line anchor hands over whole lines (``matched_lines``); what the search makes

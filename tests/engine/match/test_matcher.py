@@ -178,13 +178,39 @@ def test_fuzzy_skipping_to_pieces_finds_what_a_full_scan_finds(word: str, edits:
 @settings(max_examples=300, deadline=None)
 @given(text=st.text(alphabet="ab_RESUMxé \n\t", max_size=80),
        pattern=st.sampled_from([r"[A-Z]+_RES", r"_RES\w*", r"\b_RES", r"(?:^|\s)_RES", r"_RES$",
-                                r"[^\n]*_RES", "_RES"]),
+                                r"[^\n]*_RES", "_RES", "_RES|xab", r"[A-Z]+_RES|Mxé\w*", r"\bab_R|SUM\b|b a",
+                                r"(?:_RE|xab\s+x)S?"]),
        word=st.booleans(), case=st.sampled_from(["sensitive", "smart"]))
 def test_line_anchor_finds_what_the_whole_buffer_search_finds(text: str, pattern: str, word: bool, case: str) -> None:
-    """Matching only the lines holding the required literal (found with bytes.find) gives the same spans."""
+    """Matching only the lines holding the required literal, or one of an alternation's (found with
+    bytes.find), gives the same spans."""
     matcher = compile_matcher(MatchOptions(patterns=(pattern,), word=word, case=case))
     assert getattr(matcher, "_anchor", None) is not None
     data = text.encode("utf-8")
     anchored = list(matcher.find_iter(data))
     matcher._anchor = None  # type: ignore[attr-defined]
     assert anchored == list(matcher.find_iter(data))
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(alphabet="abc_\n", max_size=60), anchors=st.lists(st.sampled_from(["ab", "abc", "c_a", "_", "bca"]),
+       min_size=2, max_size=4, unique=True), window=st.tuples(st.integers(0, 60), st.integers(0, 60)))
+def test_lines_holding_any_anchor_are_found_alike_by_one_pass_and_by_find(text: str, anchors: list[str],
+                                                                         window: tuple[int, int]) -> None:
+    """An alternation's candidate lines: the one-pass Hyperscan finder, the ``bytes.find`` passes and a
+    line-by-line reference agree, inside any window."""
+    from sleuth.engine.match.engines import _anchor_lines
+    from sleuth.engine.match.prefilter import hyperscan_available, literal_ends
+
+    data = text.encode()
+    start, end = min(window), max(window)
+    literals = tuple(a.encode() for a in anchors)
+    expected, pos = [], 0
+    for line in data.split(b"\n"):  # every line, clipped to the window, that holds a literal inside it
+        lo, hi = max(pos, start), min(pos + len(line), end, len(data))
+        if lo <= hi and any(lit in data[lo:hi] for lit in literals):
+            expected.append((lo, hi))
+        pos += len(line) + 1
+    assert list(_anchor_lines(data, literals, start, end)) == expected
+    if hyperscan_available():
+        assert list(_anchor_lines(data, literals, start, end, literal_ends(literals))) == expected

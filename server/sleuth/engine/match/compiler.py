@@ -29,7 +29,7 @@ import sleuth.engine.literals as _literals  # module import: literals imports ma
 from sleuth.engine.match import Matcher
 from sleuth.engine.match.emit import Unsupported, check_line_mode, to_re2, to_regex, word_lookaround, word_wrap
 from sleuth.engine.match.engines import FuzzyMatcher, Re2Matcher, RegexMatcher, re2_compile
-from sleuth.engine.match.prefilter import compile_prefilter, program_check, rare_substring
+from sleuth.engine.match.prefilter import compile_prefilter, literal_ends, program_check, rare_substring
 from sleuth.engine.match.syntax import Alt, Group, Node, ParseError, Parsed, escape, parse
 from sleuth.engine.types import MatchOptions
 
@@ -137,18 +137,29 @@ def compile_matcher(options: MatchOptions, *, deadline_token: CancelToken | None
     if any_pair is not None and ascii_pair[2] == any_pair[2]:
         ascii_pair = None  # nothing Unicode in the pattern: one program serves every buffer
     engine = "re2-ascii+regex" if unicode_wb else "re2+re2-ascii" if ascii_pair else "re2"
-    anchor = _line_anchor(_literals.required_literals(options)) if line_mode else None
+    anchor = _line_anchors(_literals.required_literals(options)) if line_mode else None
     if prefilter is None and any_pair is not None and any_pair[1] is None:
         # No required literal: "does the DFA match at all" is the check. A non-matching file costs that
         # one pass anyway, and asked on the read buffer it spares copying the file and the per-line
         # machinery (the no_literal scan reads 78,000 files, 400 match); a match costs a second pass.
         prefilter = program_check(any_pair[0])
+    ends = literal_ends(anchor) if anchor is not None and len(anchor) > 1 else None
     return Re2Matcher(any_pair[:2] if any_pair else None, ascii_pair[:2] if ascii_pair else None,
-                      fallback, prefilter, f"{engine}: {label}", anchor)
+                      fallback, prefilter, f"{engine}: {label}", anchor, ends)
 
 
-def _line_anchor(query: "_literals.LiteralQuery") -> bytes | None:
-    """The longest case-sensitive literal (3 bytes or more) every match contains, or None."""
+MAX_ANCHORS = 8  # an alternation of more literals is matched whole: a find pass per literal adds up
+
+
+def _line_anchors(query: "_literals.LiteralQuery") -> tuple[bytes, ...] | None:
+    """Case-sensitive literals (3 bytes or more) one of which every match contains: the longest one of
+    a literal or an AND, one per branch of an OR whose every branch has one; or None."""
+    if query.op == "or":
+        found = [_line_anchors(child) for child in query.children]
+        if not found or any(f is None for f in found):
+            return None
+        anchors = tuple(dict.fromkeys(a for f in found for a in f))  # type: ignore[union-attr]
+        return anchors if len(anchors) <= MAX_ANCHORS else None
     if query.op == "lit":
         candidates = [query]
     elif query.op == "and":
@@ -156,7 +167,7 @@ def _line_anchor(query: "_literals.LiteralQuery") -> bytes | None:
     else:
         return None
     found = [c.lit for c in candidates if not c.casefold and len(c.lit) >= 3 and b"\n" not in c.lit]
-    return max(found, key=len) if found else None
+    return (max(found, key=len),) if found else None
 
 
 def _re2_pair(node: Node, options: MatchOptions, line_mode: bool, ascii_text: bool):  # type: ignore[no-untyped-def]

@@ -85,28 +85,32 @@ class Re2Matcher:
     character before the position, so the character before it serves as look-behind context, and
     ``word`` is ``\\W(PAT)(?:\\W|$)`` anchored there for the one case the first cannot settle."""
 
-    __slots__ = ("_any", "_ascii", "_fallback", "may_match", "_anchor", "description")
+    __slots__ = ("_any", "_ascii", "_fallback", "may_match", "_anchor", "_ends", "description")
 
     def __init__(self, any_prog, ascii_prog, fallback: "RegexMatcher | None",  # type: ignore[no-untyped-def]
-                 prefilter: Prefilter | None, description: str, anchor: bytes | None = None) -> None:
+                 prefilter: Prefilter | None, description: str, anchor: tuple[bytes, ...] | None = None,
+                 ends: Callable[[bytes | memoryview], list[int]] | None = None) -> None:
         self._any = any_prog  # (prog, word_prog | None) exact on any UTF-8 buffer, or None
         self._ascii = ascii_prog  # the same pair exact (and smaller, faster) on ASCII buffers, or None
         self._fallback = fallback
         self.may_match: Prefilter = prefilter or _anything  # the prefilter itself: one call per file of a scan
-        self._anchor = anchor  # line mode: bytes every match contains (see find_iter)
+        self._anchor = anchor  # line mode: literals one of which every match contains (see find_iter)
+        self._ends = ends  # several anchors: where their occurrences end, in one pass (prefilter.literal_ends)
         self.description = description
 
     def find_iter(self, data: bytes, start: int = 0, end: int | None = None) -> Iterator[Span]:
         """Matches in ``data[start:end]``, leftmost first.
 
-        With an anchor (line mode, a case-sensitive literal every match contains), only the lines
-        holding it are matched, found by ``bytes.find`` as ripgrep finds candidate lines: a pattern
-        led by a class (``[A-Z]+_RESUME``) otherwise runs the DFA over every byte of the file."""
+        With anchors (line mode: case-sensitive literals one of which every match contains), only
+        the lines holding one are matched, found by ``bytes.find`` as ripgrep finds candidate lines:
+        a pattern led by a class (``[A-Z]+_RESUME``) otherwise runs the DFA over every byte of the
+        file, and so does an alternation of literals from its first match on (in the kernel's big
+        generated headers, 0.13 of the 1.45 CPU-s a cold ``ERR_SYS|PME_TURN_OFF|...`` scan took)."""
         anchor = self._anchor
         if anchor is None:
             yield from self._find_iter(data, start, end)
             return
-        for line_start, line_end in _anchor_lines(data, anchor, start, end):
+        for line_start, line_end in _anchor_lines(data, anchor, start, end, self._ends):
             yield from self._find_iter(data, line_start, line_end)
 
     def matched_lines(self, data: bytes) -> Iterator[tuple[int, int, list[Span]]] | None:
@@ -117,8 +121,8 @@ class Re2Matcher:
         anchor = self._anchor
         return None if anchor is None else self._anchored_lines(data, anchor)
 
-    def _anchored_lines(self, data: bytes, anchor: bytes) -> Iterator[tuple[int, int, list[Span]]]:
-        for line_start, line_end in _anchor_lines(data, anchor, 0, None):
+    def _anchored_lines(self, data: bytes, anchor: tuple[bytes, ...]) -> Iterator[tuple[int, int, list[Span]]]:
+        for line_start, line_end in _anchor_lines(data, anchor, 0, None, self._ends):
             spans = list(self._find_iter(data, line_start, line_end))
             if spans:
                 yield line_start, line_end, spans
@@ -160,19 +164,50 @@ class Re2Matcher:
                 last_end = pos = e
 
 
-def _anchor_lines(data: bytes, anchor: bytes, start: int, end: int | None) -> Iterator[tuple[int, int]]:
-    """``[start, end)`` of each line of ``data[start:end]`` holding ``anchor`` (clipped to the window)."""
+def _anchor_lines(data: bytes, anchors: tuple[bytes, ...], start: int, end: int | None,
+                  ends: Callable[[bytes | memoryview], list[int]] | None = None) -> Iterator[tuple[int, int]]:
+    """``[start, end)`` of each line of ``data[start:end]`` holding one of ``anchors`` (clipped to the
+    window), in order. ``ends``: a one-pass finder of where the anchors' occurrences end (several
+    anchors); without it, one ``bytes.find`` pass per anchor."""
     end = len(data) if end is None else min(end, len(data))
     find, rfind = data.find, data.rfind
-    pos = start
-    while pos <= end:
-        at = find(anchor, pos, end)
-        if at < 0:
-            return
-        line_end = find(b"\n", at, end)
-        line_end = end if line_end < 0 else line_end
-        yield max(rfind(b"\n", 0, at) + 1, pos), line_end
-        pos = line_end + 1
+    if len(anchors) == 1:
+        anchor = anchors[0]
+        pos = start
+        while pos <= end:
+            at = find(anchor, pos, end)
+            if at < 0:
+                return
+            line_end = find(b"\n", at, end)
+            line_end = end if line_end < 0 else line_end
+            yield max(rfind(b"\n", 0, at) + 1, pos), line_end
+            pos = line_end + 1
+        return
+    if ends is not None:  # occurrences by where they end, ascending: a line per new line reached
+        line_end = -1
+        for stop in ends(memoryview(data)[start:end]):
+            stop += start
+            if stop <= line_end:
+                continue  # another occurrence on the line just taken
+            line_end = find(b"\n", stop, end)  # an anchor holds no newline: its line ends at or after it
+            line_end = end if line_end < 0 else line_end
+            yield max(rfind(b"\n", 0, stop) + 1, start), line_end
+        return
+    lines: dict[int, int] = {}  # line start -> end, for each literal's occurrences in turn
+    for anchor in anchors:
+        pos = start
+        while pos <= end:
+            at = find(anchor, pos, end)
+            if at < 0:
+                break
+            line_start = max(rfind(b"\n", 0, at) + 1, start)
+            line_end = lines.get(line_start)
+            if line_end is None:
+                line_end = find(b"\n", at, end)
+                line_end = lines[line_start] = end if line_end < 0 else line_end
+            pos = line_end + 1
+    for line_start in sorted(lines):
+        yield line_start, lines[line_start]
 
 
 def _word_find(match, anchored_match, data: bytes, pos: int, end: int) -> tuple[int, int]:  # type: ignore[no-untyped-def]

@@ -120,6 +120,32 @@ def _hyperscan_set(leaves: Sequence[tuple[bytes, bool]]) -> Prefilter:
     return has
 
 
+def literal_ends(literals: Sequence[bytes]) -> Callable[[bytes | memoryview], list[int]] | None:
+    """Where each occurrence of any of ``literals`` (case-sensitive) ends in a buffer, ascending, found
+    in one Hyperscan pass; None without Hyperscan. Finding an alternation's candidate lines with one
+    ``bytes.find`` pass per literal cost a cold ``ERR_SYS|PME_TURN_OFF|LINK_REQ_RST|CFG_BME_EVT`` scan
+    0.12 CPU-s in the big generated headers that hold one of them."""
+    if not literals or not hyperscan_available():
+        return None
+    db = _hs.Database(mode=_hs.HS_MODE_BLOCK)
+    db.compile(expressions=list(literals), ids=list(range(len(literals))), elements=len(literals),
+               flags=[0] * len(literals), literal=True)
+    local = threading.local()
+    scan = db.scan
+
+    def ends(data: bytes | memoryview) -> list[int]:
+        try:
+            scratch = local.scratch
+        except AttributeError:
+            scratch = local.scratch = _hs.Scratch(db)
+        found: list[int] = []
+        add = found.append
+        scan(data, match_event_handler=lambda _id, _start, end, _flags, _context: add(end), scratch=scratch)
+        return found
+
+    return ends
+
+
 def _stop(_id: int, _start: int, _end: int, _flags: int, _context: object) -> bool:
     return True  # the first match settles it: stop scanning
 
