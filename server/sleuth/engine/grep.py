@@ -28,12 +28,12 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, Na
 from sleuth.engine.cancel import CancelToken, NullProgress, ProgressSink
 from sleuth.engine.collect import Collector
 from sleuth.engine.errors import Cancelled
+from sleuth.engine.ignore import Filter
 from sleuth.engine.match import Matcher
 from sleuth.engine.index.candidates import CandidateList
 from sleuth.engine.index.pieces import Pieces, search_pieces, unpack
 from sleuth.engine.search import BatchStats, FileResult, FolderOpener, search_files
 from sleuth.engine.types import FileEntry, FileError, MatchOptions, SearchOptions, SkipCounts, WalkOptions
-from sleuth.engine.ignore import Filter
 from sleuth.engine.walk import Subtree, walk
 from sleuth.engine.workspace import Target, Workspace
 
