@@ -214,3 +214,13 @@ def test_lines_holding_any_anchor_are_found_alike_by_one_pass_and_by_find(text: 
     assert list(_anchor_lines(data, literals, start, end)) == expected
     if hyperscan_available():
         assert list(_anchor_lines(data, literals, start, end, literal_ends(literals))) == expected
+
+
+def test_an_alternation_of_literals_with_a_nul_byte_is_anchored_by_find() -> None:
+    from sleuth.engine.match.prefilter import literal_ends
+
+    assert literal_ends((b"a\x00b", b"xyz")) is None  # Hyperscan's literal mode would stop at the NUL
+    matcher = compile_matcher(MatchOptions(patterns=("a\\x00b|xyz",), case="sensitive"))
+    assert matcher._anchor == (b"a\x00b", b"xyz")  # type: ignore[attr-defined]  # lines found by bytes.find
+    data = b"one a\x00b here\nnothing\nxyz\n"
+    assert [(s.start, s.end) for s in matcher.find_iter(data)] == [(4, 7), (21, 24)]

@@ -125,8 +125,8 @@ def literal_ends(literals: Sequence[bytes]) -> Callable[[bytes | memoryview], li
     in one Hyperscan pass; None without Hyperscan. Finding an alternation's candidate lines with one
     ``bytes.find`` pass per literal cost a cold ``ERR_SYS|PME_TURN_OFF|LINK_REQ_RST|CFG_BME_EVT`` scan
     0.12 CPU-s in the big generated headers that hold one of them."""
-    if not literals or not hyperscan_available():
-        return None
+    if not literals or not hyperscan_available() or any(b"\x00" in lit for lit in literals):
+        return None  # the binding's literal mode stops a pattern at a NUL byte
     db = _hs.Database(mode=_hs.HS_MODE_BLOCK)
     db.compile(expressions=list(literals), ids=list(range(len(literals))), elements=len(literals),
                flags=[0] * len(literals), literal=True)
