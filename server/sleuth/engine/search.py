@@ -396,9 +396,7 @@ def search_files(files: Iterable[tuple[str, str, str | None]], matcher: Matcher,
     file that fills the buffer is ``fstat``-ed (and read into a second reused buffer, see
     :func:`_big_buffer`). (A fresh ``bytes`` per file cost a third of the
     reading's CPU on the Linux tree, allocating and first-touching memory; the ``fstat`` another
-    ~10%, more than the read that finds the end.) Files are opened by name relative to their
-    folder's descriptor, kept while consecutive files share the folder: the kernel then resolves
-    one path component instead of a dozen, whose lookups miss the caches between two files' reads.
+    ~10%, more than the read that finds the end.) Files are opened by a :class:`FolderOpener`.
     ``should_stop`` is polled every few files. Items are ``(path, display, open-buffer text or None)``;
     an index's candidate pieces are searched before, by :func:`sleuth.engine.index.pieces.search_pieces`.
     """
@@ -423,6 +421,9 @@ def search_files(files: Iterable[tuple[str, str, str | None]], matcher: Matcher,
                         length = readv(fd, [view])
                         if length <= fits and not (length and read(fd, 1)):
                             size = length  # all of it: the next read found the end
+                            if max_size is not None and size > max_size:
+                                stats.too_large += 1
+                                continue
                             held: bytes | bytearray = buffer
                             data: bytes | memoryview = view[:length]
                         else:  # bigger than the buffer, or handed over in pieces
@@ -441,9 +442,6 @@ def search_files(files: Iterable[tuple[str, str, str | None]], matcher: Matcher,
                         close(fd)
                 except OSError as exc:
                     results.append(FileResult(display, error=describe_os_error(exc)))
-                    continue
-                if max_size is not None and size > max_size:
-                    stats.too_large += 1
                     continue
                 if length != size:  # changed while read, or a pseudo-file whose size says 0: the careful way
                     result = search_path(path, display, matcher, options, None, max_size)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
+
 from sleuth.engine import grep
 from sleuth.engine.cancel import CancelToken
 from sleuth.engine.index.candidates import CandidateList
@@ -25,9 +27,21 @@ def _pieces(seed: int) -> tuple[list[FileEntry], dict[int, Pieces]]:
     return entries, pieces
 
 
+def _table(pieces: dict[int, Pieces]) -> PieceTable:
+    """A table of Python :class:`Pieces` by position (the index builds its tables from arrays)."""
+    items = sorted(pieces.items())
+
+    def ints(values) -> np.ndarray:  # type: ignore[no-untyped-def]
+        return np.array(list(values), np.int64)
+
+    return PieceTable(ints(i for i, _ in items), ints(p.size for _, p in items), ints(p.mtime_ns for _, p in items),
+                      ints(len(p.ranges) for _, p in items), ints(s for _, p in items for s, _ in p.ranges),
+                      ints(e for _, p in items for _, e in p.ranges), ints(b for _, p in items for b in p.lines))
+
+
 def _entries(seed: int) -> CandidateList:
     entries, pieces = _pieces(seed)
-    return CandidateList(entries, PieceTable.of(pieces) if pieces else None)
+    return CandidateList(entries, _table(pieces) if pieces else None)
 
 
 def _files(unit: grep.Unit) -> list[tuple[str, str, object]]:
@@ -70,7 +84,7 @@ def test_list_units_travel_as_two_strings_and_packed_pieces() -> None:
 
 def test_packed_pieces_come_back_equal() -> None:
     _, pieces = _pieces(7)
-    table = PieceTable.of(pieces)
+    table = _table(pieces)
     assert pieces and dict(table.items()) == pieces
     last = max(pieces) + 1
     for low, high in ((0, last), (3, 900), (last - 1, last), (last, last + 5)):
@@ -82,7 +96,7 @@ def test_a_piece_table_follows_its_files_when_some_are_dropped() -> None:
     _, pieces = _pieces(11)
     kept = [i for i in range(max(pieces) + 1) if i % 3 != 1]
     renumbered = {kept.index(i): p for i, p in pieces.items() if i in kept}
-    assert dict(PieceTable.of(pieces).take(kept).items()) == renumbered
+    assert dict(_table(pieces).take(kept).items()) == renumbered
 
 
 def test_a_plain_scan_packs_big_units_and_candidates_several_per_core() -> None:
@@ -101,6 +115,6 @@ def test_pieces_follow_their_files_when_pending_files_are_merged_in() -> None:
     narrowed = {0: Pieces(((0, 4),), (0,), 10, 1), 2: Pieces(((4, 8), (12, -1)), (1, 3), 10, 2)}
     pending = [FileEntry("/r/b", "b", 5, 1.0), FileEntry("/r/d", "d", 5, 1.0), FileEntry("/r/e", "e", 5, 1.0)]
     indexed = [SimpleNamespace(path=x.path) for x in (a, c, e)]
-    got = CandidateSet(indexed, [a, c, e], pending, PieceTable.of(narrowed)).entries()  # type: ignore[arg-type]
+    got = CandidateSet(indexed, [a, c, e], pending, _table(narrowed)).entries()  # type: ignore[arg-type]
     assert [x.display for x in got] == ["a", "b", "c", "d", "e"]  # e, indexed, is not repeated
     assert got.pieces is not None and dict(got.pieces.items()) == {0: narrowed[0], 4: narrowed[2]}

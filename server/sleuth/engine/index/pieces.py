@@ -22,8 +22,6 @@ from sleuth.engine.types import SearchOptions
 
 __all__ = ["Pieces", "search_pieces", "unpack"]
 
-_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0)
-
 
 class Pieces(NamedTuple):
     """Line-aligned byte ranges ``[start, end)`` (``end`` -1 = end of file) that may hold every match,
@@ -61,15 +59,15 @@ def unpack(blob: bytes) -> dict[int, Pieces]:
 
 
 def search_pieces(path: str, display: str, pieces: Pieces, matcher: Matcher,
-                  options: SearchOptions, opener: FolderOpener | None = None) -> FileResult | None:
-    """Match only ``pieces`` of ``path`` (line mode, no context, no invert: the caller checks).
-    ``opener``: the caller's, when it searches many files folder by folder.
+                  options: SearchOptions, opener: FolderOpener) -> FileResult | None:
+    """Match only ``pieces`` of ``path`` (line mode, no context, no invert: the caller checks),
+    opened with the caller's ``opener`` (it searches many files, folder by folder).
 
     Returns None when the file is not the one indexed (or cannot be read): search it whole, which
     also reports any error properly.
     """
     try:
-        fd = opener.open(path) if opener is not None else os.open(path, _FLAGS)
+        fd = opener.open(path)
     except OSError:
         return None
     try:

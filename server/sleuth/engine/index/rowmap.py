@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
 __all__ = ["RowMap", "RowHits", "SpanColumns", "PieceTable", "gather", "join", "files_and_spans"]
 
+
 class RowMap:
     """Per-row arrays of one shard: owning file id (0: no live file), the chunk's byte ``start`` and
     ``end`` in that file (-1: end of file), the newlines ``before`` it, and how many ``chunks`` the
@@ -180,23 +181,12 @@ class PieceTable:
                  start: np.ndarray, end: np.ndarray, before: np.ndarray) -> None:
         """Columns in any order of ``positions`` (distinct); ranges flat in that order."""
         order = np.argsort(positions, kind="stable")
-        offsets = np.cumsum(count) - count
+        take = _ranges_of(np.cumsum(count)[order] - count[order], count[order])
         count = count[order]
-        total = int(count.sum())
-        take = np.repeat(offsets[order] - (np.cumsum(count) - count), count) + np.arange(total)
         self.positions = positions[order].astype(np.int64)
         self.size, self.mtime_ns, self.count = size[order].astype(np.int64), mtime_ns[order].astype(np.int64), count
         self.first = np.concatenate(([0], np.cumsum(count))).astype(np.int64)
         self.start, self.end, self.before = (column[take].astype(np.int64) for column in (start, end, before))
-
-    @classmethod
-    def of(cls, pieces: Mapping[int, Pieces]) -> "PieceTable":
-        """A table of Python :class:`Pieces` by position."""
-        items = sorted(pieces.items())
-        ints = lambda values: np.array(list(values), np.int64)  # noqa: E731
-        return cls(ints(i for i, _ in items), ints(p.size for _, p in items), ints(p.mtime_ns for _, p in items),
-                   ints(len(p.ranges) for _, p in items), ints(s for _, p in items for s, _ in p.ranges),
-                   ints(e for _, p in items for _, e in p.ranges), ints(b for _, p in items for b in p.lines))
 
     def __len__(self) -> int:
         return len(self.positions)
@@ -222,8 +212,7 @@ class PieceTable:
         inside = where < len(kept_at)
         inside[inside] = kept_at[where[inside]] == self.positions[inside]
         rows = np.flatnonzero(inside)
-        count = self.count[rows]
-        take = np.repeat(self.first[rows] - (np.cumsum(count) - count), count) + np.arange(int(count.sum()))
+        take = _ranges_of(self.first[rows], self.count[rows])
         return PieceTable(where[rows], self.size[rows], self.mtime_ns[rows], self.count[rows],
                           self.start[take], self.end[take], self.before[take])
 
@@ -231,3 +220,9 @@ class PieceTable:
         """The table with each position ``p`` renumbered ``new_positions[p]`` (an order-keeping map)."""
         return PieceTable(np.array([new_positions[p] for p in self.positions.tolist()], np.int64), self.size,
                           self.mtime_ns, self.count, self.start, self.end, self.before)
+
+
+def _ranges_of(first: np.ndarray, count: np.ndarray) -> np.ndarray:
+    """Indexes into flat range columns of the groups starting at ``first`` with ``count`` ranges each,
+    group after group: one gather instead of a slice per group."""
+    return np.repeat(first - (np.cumsum(count) - count), count) + np.arange(int(count.sum()))

@@ -168,7 +168,8 @@ def _anchor_lines(data: bytes, anchors: tuple[bytes, ...], start: int, end: int 
                   ends: Callable[[bytes | memoryview], list[int]] | None = None) -> Iterator[tuple[int, int]]:
     """``[start, end)`` of each line of ``data[start:end]`` holding one of ``anchors`` (clipped to the
     window), in order. ``ends``: a one-pass finder of where the anchors' occurrences end (several
-    anchors); without it, one ``bytes.find`` pass per anchor."""
+    anchors, :func:`~sleuth.engine.match.prefilter.literal_ends`); without it, a ``bytes.find`` pass
+    per anchor."""
     end = len(data) if end is None else min(end, len(data))
     find, rfind = data.find, data.rfind
     if len(anchors) == 1:
@@ -183,31 +184,24 @@ def _anchor_lines(data: bytes, anchors: tuple[bytes, ...], start: int, end: int 
             yield max(rfind(b"\n", 0, at) + 1, pos), line_end
             pos = line_end + 1
         return
-    if ends is not None:  # occurrences by where they end, ascending: a line per new line reached
-        line_end = -1
-        for stop in ends(memoryview(data)[start:end]):
-            stop += start
-            if stop <= line_end:
-                continue  # another occurrence on the line just taken
-            line_end = find(b"\n", stop, end)  # an anchor holds no newline: its line ends at or after it
-            line_end = end if line_end < 0 else line_end
-            yield max(rfind(b"\n", 0, stop) + 1, start), line_end
-        return
-    lines: dict[int, int] = {}  # line start -> end, for each literal's occurrences in turn
-    for anchor in anchors:
-        pos = start
-        while pos <= end:
-            at = find(anchor, pos, end)
-            if at < 0:
-                break
-            line_start = max(rfind(b"\n", 0, at) + 1, start)
-            line_end = lines.get(line_start)
-            if line_end is None:
-                line_end = find(b"\n", at, end)
-                line_end = lines[line_start] = end if line_end < 0 else line_end
-            pos = line_end + 1
-    for line_start in sorted(lines):
-        yield line_start, lines[line_start]
+    # Several literals: where their occurrences end, ascending (one Hyperscan pass, or a find pass each).
+    stops = [start + stop for stop in ends(memoryview(data)[start:end])] if ends is not None else \
+        sorted(at + len(anchor) for anchor in anchors for at in _occurrences(find, anchor, start, end))
+    line_end = -1
+    for stop in stops:
+        if stop <= line_end:
+            continue  # another occurrence on the line just taken
+        line_end = find(b"\n", stop, end)  # an anchor holds no newline: its line ends at or after it
+        line_end = end if line_end < 0 else line_end
+        yield max(rfind(b"\n", 0, stop) + 1, start), line_end
+
+
+def _occurrences(find: Callable[[bytes, int, int], int], anchor: bytes, start: int, end: int) -> Iterator[int]:
+    """Where each occurrence of ``anchor`` inside ``[start, end)`` starts (overlapping ones too)."""
+    at = find(anchor, start, end)
+    while at >= 0:
+        yield at
+        at = find(anchor, at + 1, end)
 
 
 def _word_find(match, anchored_match, data: bytes, pos: int, end: int) -> tuple[int, int]:  # type: ignore[no-untyped-def]
