@@ -351,24 +351,6 @@ class Filter:
             return HIDDEN
         return TAKE
 
-    def path_denied(self, root: Root, path: str, is_dir: bool) -> bool:
-        """True when a deny glob covers ``path`` or one of its folders below ``root``."""
-        if self.deny is None:
-            return False
-        rel = os.path.relpath(path, root.path)
-        if rel == "." or rel.startswith(".."):
-            return False
-        view: FileView | None = self.deny.view()
-        parts = rel.split(os.sep)
-        last = len(parts) - 1
-        for i, part in enumerate(parts):
-            if view is None:
-                return False
-            if view.match(part, is_dir if i == last else True):
-                return True
-            view = view.child(part)
-        return False
-
 
 # ---------------------------------------------------------------------------------------------
 # Path-at-a-time checks for the index
