@@ -30,12 +30,13 @@ from typing import Iterable, Sequence
 
 from sleuth.engine.filetypes import TypeMatcher
 from sleuth.engine.ignore_rules import FileView, IgnoreFile, NameRules, glob_file, read_ignore_file
+from sleuth.engine.path_rule import PathRule
 from sleuth.engine.types import WalkOptions
 from sleuth.engine.workspace import Root, Target, Workspace
 
 __all__ = [
     "TAKE", "IGNORED", "HIDDEN", "DENIED",
-    "DirState", "Filter", "IgnoreOracle",
+    "DirState", "Filter", "IgnoreOracle", "child_views",
     "IGNORE_FILE_NAMES", "global_excludes_path", "git_exclude_path",
 ]
 
@@ -106,7 +107,8 @@ def git_exclude_path(folder: str) -> str:
 # Per-folder stacks
 
 
-def _children(views: tuple[FileView, ...], name: str) -> tuple[FileView, ...]:
+def child_views(views: tuple[FileView, ...], name: str) -> tuple[FileView, ...]:
+    """The views inside sub-folder ``name`` (a view none of whose rules can match below is dropped)."""
     if not views:
         return views
     out = []
@@ -190,6 +192,7 @@ class Filter:
         self.override = glob_file(globs, override=True)
         self.override_whitelist = bool(self.override and self.override.has_whitelist)
         self.deny = glob_file(options.deny_globs, override=False)
+        self.rule = PathRule(workspace, self.deny)  # what links may reach (real paths, folder by folder)
         self.types = TypeMatcher(options.file_types) if options.file_types else None
         self._files: dict[str, IgnoreFile | None] = {}
         self._starts: dict[tuple[str, str], DirState | None] = {}  # (workspace folder, folder) -> start()
@@ -210,6 +213,7 @@ class Filter:
         """Drop every loaded ignore file (an ignore file changed on disk)."""
         self._files.clear()
         self._starts.clear()
+        self.rule.forget()
 
     def enter(self, parent: DirState | None, name: str, path: str, names: Iterable[str] | None,
               root: Root | None = None) -> DirState:
@@ -222,8 +226,8 @@ class Filter:
             any_git = not self.require_git
             depth = 0
         else:
-            custom, dot = _children(parent.custom, name), _children(parent.dot, name)
-            git, exclude = _children(parent.git, name), _children(parent.exclude, name)
+            custom, dot = child_views(parent.custom, name), child_views(parent.dot, name)
+            git, exclude = child_views(parent.git, name), child_views(parent.exclude, name)
             glob = parent.glob.child(name) if parent.glob is not None else None
             override = parent.override.child(name) if parent.override is not None else None
             deny = parent.deny.child(name) if parent.deny is not None else None
@@ -347,24 +351,6 @@ class Filter:
             return HIDDEN
         return TAKE
 
-    def path_denied(self, root: Root, path: str, is_dir: bool) -> bool:
-        """True when a deny glob covers ``path`` or one of its folders below ``root``."""
-        if self.deny is None:
-            return False
-        rel = os.path.relpath(path, root.path)
-        if rel == "." or rel.startswith(".."):
-            return False
-        view: FileView | None = self.deny.view()
-        parts = rel.split(os.sep)
-        last = len(parts) - 1
-        for i, part in enumerate(parts):
-            if view is None:
-                return False
-            if view.match(part, is_dir if i == last else True):
-                return True
-            view = view.child(part)
-        return False
-
 
 # ---------------------------------------------------------------------------------------------
 # Path-at-a-time checks for the index
@@ -400,6 +386,7 @@ class IgnoreOracle:
             stale = [k for k in self._states if k[1] == path or k[1].startswith(path + os.sep)]
             for key in stale:
                 del self._states[key]
+            self.filter.rule.forget()  # a folder may have become a link: resolve again
 
     def invalidate_all(self) -> None:
         with self._lock:
@@ -442,36 +429,36 @@ class IgnoreOracle:
         if not self.options.follow:
             return False
         real = os.path.realpath(d)
-        return os.path.isdir(real) and self.workspace.root_of(real) is not None
+        return os.path.isdir(real) and self.filter.rule.folder(real) is not None
 
     def is_searchable(self, abs_path: str) -> bool:
-        """True when the walk of the targets with these options would yield ``abs_path``."""
+        """True when the walk of the targets with these options would yield ``abs_path``: the
+        ignore rules as the walk reaches it, and the path rule (:mod:`sleuth.engine.path_rule`) on
+        its real path, resolved once per folder."""
         path = os.path.abspath(abs_path)
         target = self._target_of(path)
         if target is None:
             return False
-        if not target.is_dir:
-            if self.filter.path_denied(target.root, path, False):
+        with self._lock:
+            if not self.filter.rule.allows(path):
                 return False
-        else:
-            up, name = os.path.split(path)
-            with self._lock:
+            verdict = TAKE
+            if target.is_dir:
+                up, name = os.path.split(path)
                 found = self._dir_state(target, up)
                 if found is None:
                     return False
                 if self._max_depth is not None and found[1] + 1 > self._max_depth:
                     return False
                 verdict = self.filter.classify(found[0], name, False)
-            if verdict != TAKE:
-                return False
+        if verdict != TAKE:
+            return False
         try:
             st = os.lstat(path)
             if stat_mod.S_ISLNK(st.st_mode):
                 if target.is_dir and not self.options.follow:
                     return False
-                if self.workspace.root_of(os.path.realpath(path)) is None:
-                    return False
-                st = os.stat(path)
+                st = os.stat(path)  # where it points was checked above (the path rule)
         except OSError:
             return False
         if not stat_mod.S_ISREG(st.st_mode):

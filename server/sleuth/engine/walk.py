@@ -10,6 +10,13 @@ only with ``follow`` and only into the sandbox, loops detected), size caps, per-
 
 Explicitly named files are taken as ripgrep takes them (ignore rules, hidden, globs and types do not
 apply to a path the user named) but deny globs and the size cap still do.
+
+Every file yielded passes :mod:`sleuth.engine.path_rule`: its real path lies inside a workspace
+folder and neither it nor the path as reached matches a deny glob. Inside a followed folder link
+the two differ, so each frame carries, besides its ignore state (the path as reached), the deny
+views of the other paths the folder has (``alts``: its real path, or the path a request named);
+an entry must pass them all. They are found once per link, so ``follow`` costs a ``realpath`` per
+link as before, and nothing per file.
 """
 
 from __future__ import annotations
@@ -22,7 +29,8 @@ from typing import Iterator, NamedTuple
 
 from sleuth.engine.cancel import CancelToken
 from sleuth.engine.errors import describe_os_error
-from sleuth.engine.ignore import HIDDEN, IGNORED, TAKE, DirState, Filter
+from sleuth.engine.ignore import HIDDEN, IGNORED, TAKE, DirState, Filter, child_views
+from sleuth.engine.ignore_rules import FileView
 from sleuth.engine.types import FileEntry, FileError, SkipCounts, WalkOptions
 from sleuth.engine.workspace import Target, Workspace, lossy, sort_key
 
@@ -64,10 +72,11 @@ class _Walker:
 
     # -- one folder's listing ---------------------------------------------------------------------
     def listing(self, state: DirState, scanned: list[os.DirEntry[str]], base: str, prefix: str,
-                depth: int) -> list[tuple]:
+                depth: int, alts: tuple[FileView, ...] = ()) -> list[tuple]:
         """Taken entries of folder ``base`` (ending in ``/``) at ``depth``, from its ``scanned``
         listing, sorted for popping from the end. Items: ``(sort name, path, display, is_dir,
-        DirEntry, stat or None)``."""
+        DirEntry, stat or None, real path of a followed link or None)``. ``alts``: deny views of the
+        folder's other paths (see the module doc); an entry one of them matches is left out."""
         flt = self.filter
         classify = flt.classify
         skipped = self.skipped
@@ -93,7 +102,7 @@ class _Walker:
         append = items.append
         for entry in scanned:
             name = entry.name
-            st = None
+            st = real = None
             try:
                 is_dir = entry.is_dir(follow_symlinks=False)
                 if not is_dir and not entry.is_file(follow_symlinks=False):
@@ -102,9 +111,11 @@ class _Walker:
                     resolved = self._follow(state, entry, base + name, prefix)
                     if resolved is None:
                         continue
-                    is_dir, st = resolved
+                    is_dir, st, real = resolved
             except OSError:
                 continue
+            if alts and any(v.match(name, is_dir) for v in alts):
+                continue  # denied by its real path (inside a followed link) or as a request named it
             if is_dir:
                 if not descend:
                     continue
@@ -123,7 +134,7 @@ class _Walker:
                         skipped.hidden += 1
                     continue
             key = name if name.isascii() else lossy(name)
-            append((key + "/" if is_dir else key, base + name, prefix + key, is_dir, entry, st))
+            append((key + "/" if is_dir else key, base + name, prefix + key, is_dir, entry, st, real))
         items.sort(key=_first, reverse=True)
         return items
 
@@ -149,8 +160,9 @@ class _Walker:
             return [], None
 
     def _follow(self, state: DirState, entry: os.DirEntry[str], path: str,
-                prefix: str) -> tuple[bool, os.stat_result] | None:
-        """Resolve a symlink under ``follow``: its kind and target stat, or None (skipped/reported)."""
+                prefix: str) -> tuple[bool, os.stat_result, str] | None:
+        """Resolve a symlink under ``follow``: its kind, target stat and real path, or None
+        (skipped/reported). The path rule applies to the real path: inside a folder, not denied."""
         display = prefix + lossy(entry.name)
         real = os.path.realpath(path)
         root = self.workspace.root_of(real)
@@ -170,9 +182,10 @@ class _Walker:
         is_dir = stat_mod.S_ISDIR(st.st_mode)
         if not is_dir and not stat_mod.S_ISREG(st.st_mode):
             return None
-        if self.filter.path_denied(root, real, is_dir):
+        rule = self.filter.rule
+        if rule.folder(real) is None if is_dir else not rule.real_file_ok(real):
             return None
-        return is_dir, st
+        return is_dir, st, real
 
     # -- traversal -----------------------------------------------------------------------------------
     def run(self, target: Target, budget: list[int], split_depth: int | None = None) -> Iterator[FileEntry | Subtree]:
@@ -182,6 +195,12 @@ class _Walker:
         state = self.filter.start(target.root, target.path)
         if state is None:
             return
+        alts: tuple[FileView, ...] = ()
+        if target.named is not None:  # named through a link: the path as named must pass too
+            denied, view = self.filter.rule.reached_view(target.named, True)
+            if denied:
+                return
+            alts = (view,) if view is not None else ()
         display = self.workspace.display(target.path, target.root)
         prefix = display + "/" if display else ""
         size_cap = self.size_cap
@@ -195,7 +214,7 @@ class _Walker:
             return
         base = target.path if target.path.endswith(os.sep) else target.path + os.sep
         scanned, fd = self._scan(target.path, prefix)
-        frames = [(self.listing(state, scanned, base, prefix, 0), state, 0, fd)]
+        frames = [(self.listing(state, scanned, base, prefix, 0, alts), state, 0, fd, alts)]
         errors = self.errors
         skipped = self.skipped
         other_targets = self.other_targets
@@ -204,10 +223,10 @@ class _Walker:
         seen = 0
         try:
             while frames:
-                items, state, depth, fd = frames[-1]
+                items, state, depth, fd, alts = frames[-1]
                 pop = items.pop
                 while items:
-                    _, path, display, is_dir, entry, st = pop()
+                    _, path, display, is_dir, entry, st, real = pop()
                     seen += 1
                     if not seen % _POLL_EVERY and token.should_stop():
                         return
@@ -216,7 +235,11 @@ class _Walker:
                             continue  # a nested workspace folder searched on its own
                         if follow:
                             if st is None:
-                                st = entry.stat(follow_symlinks=False)
+                                try:
+                                    st = entry.stat(follow_symlinks=False)
+                                except OSError as exc:  # e.g. a path longer than PATH_MAX
+                                    errors.append(FileError(display, describe_os_error(exc)))
+                                    continue
                             ident = (st.st_dev, st.st_ino)
                             # As rg: only a symbolic link is checked against its ancestors. A real
                             # folder reached through a followed link may repeat an ancestor's inode
@@ -227,13 +250,19 @@ class _Walker:
                                 continue
                             ancestors.append(ident)
                         if split_depth is not None and depth + 1 >= split_depth:
-                            yield Subtree(Target(target.root, path, True), display, depth + 1)
+                            named = target.named + path[len(target.path):] if target.named is not None else None
+                            yield Subtree(Target(target.root, path, True, named), display, depth + 1)
                             continue
+                        sub_alts = child_views(alts, entry.name) if alts else alts
+                        if real is not None:  # a followed folder link: its real path's deny view joins
+                            where = self.filter.rule.folder(real)
+                            if where is not None and where.deny is not None:
+                                sub_alts = sub_alts + (where.deny,)
                         sub_prefix = display + "/"
                         scanned, sub_fd = self._scan(path, sub_prefix, depth + 1)
                         sub = self.filter.enter(state, entry.name, path, [e.name for e in scanned])
-                        frames.append((self.listing(sub, scanned, path + os.sep, sub_prefix, depth + 1), sub,
-                                       depth + 1, sub_fd))
+                        frames.append((self.listing(sub, scanned, path + os.sep, sub_prefix, depth + 1, sub_alts),
+                                       sub, depth + 1, sub_fd, sub_alts))
                         break
                     if not want_stat:
                         yield entry_type(path, display, -1, -1.0)
@@ -267,7 +296,10 @@ class _Walker:
 
     def _explicit_file(self, target: Target, budget: list[int]) -> Iterator[FileEntry]:
         display = self.workspace.display(target.path, target.root)
-        if self.filter.path_denied(target.root, target.path, False):
+        rule = self.filter.rule
+        if not rule.real_file_ok(target.path):
+            return
+        if target.named is not None and rule.reached_view(target.named, False)[0]:
             return
         try:
             st = os.stat(target.path)

@@ -30,11 +30,14 @@ class Root:
 
 @dataclass(frozen=True, slots=True)
 class Target:
-    """A resolved search target inside ``root``."""
+    """A resolved search target inside ``root``. ``path`` is canonical (links resolved); ``named`` is
+    the path as the request named it (lexically normalised, inside a folder) when a link made the two
+    differ: the deny globs apply to both, and answers never echo the real path behind the link."""
 
     root: Root
     path: str
     is_dir: bool
+    named: str | None = None
 
 
 def lossy(name: str) -> str:
@@ -152,7 +155,8 @@ class Workspace:
                         return [Target(r, r.path, True)]
                     break
         anchor = (base or self.roots[0]).path
-        candidate = canonicalize(os.path.join(anchor, os.path.expanduser(path)) if not os.path.isabs(path) else path)
+        lexical = os.path.normpath(os.path.join(anchor, os.path.expanduser(path)))  # join keeps an absolute path
+        candidate = canonicalize(lexical)
         owner = self.root_of(candidate)
         if owner is None:
             raise SandboxViolation(
@@ -162,7 +166,8 @@ class Workspace:
             )
         if not os.path.exists(candidate):
             raise NotFound(f"Path {path!r} does not exist in the workspace.", path=path)
-        return [Target(owner, candidate, os.path.isdir(candidate))]
+        named = lexical if lexical != candidate and self.root_of(lexical) is not None else None
+        return [Target(owner, candidate, os.path.isdir(candidate), named)]
 
     def display(self, path: str, root: Root | None = None) -> str:
         """The result form of an absolute path: relative to its folder, ``/``-separated, lossy, NFC."""

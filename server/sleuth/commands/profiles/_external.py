@@ -3,8 +3,16 @@
 Arguments are validated and the path sandbox-checked by the native command's own code
 (:func:`sleuth.commands.grep.build_request`), so every backend refuses exactly what the native
 one refuses. The process runs without a shell; a watchdog kills it on cancel or timeout (then
-``timed_out``). Events are parsed, filtered to the sandbox, sorted into the native order (path
-bytes, line) and cut at ``max_results`` with one more observed for ``truncated``.
+``timed_out``). Events are parsed, sorted into the native order (path bytes, line) and cut at
+``max_results`` with one more observed for ``truncated``.
+
+A backend never follows a link (issue 23): given ``-L``/``-R`` it walked wherever a repository's
+links pointed (``procroot -> /proc/self/root``: the whole file system) and only its output was
+filtered. Without ``follow`` it walks the targets itself with no follow flag, which cannot leave
+them. With ``follow``, Sleuth's own walk (ignore rules, globs, links, sandbox, deny globs) lists the
+files and the backend searches exactly those, named as reached, in batches that fit the argument
+limit. Either way every path it prints — results and the per-file complaints on stderr — passes
+the path rule (:mod:`sleuth.engine.path_rule`) before it leaves the server.
 """
 
 from __future__ import annotations
@@ -17,12 +25,15 @@ from typing import Any, Iterable
 from sleuth.commands.args import parse_args
 from sleuth.commands.context import CommandContext
 from sleuth.commands.grep import GREP_ARGS, build_request
-from sleuth.commands.profiles._proc import Counter, Proc, decode_field, inside, line_text
+from sleuth.commands.profiles._proc import Counter, Proc, admit, decode_field, line_text
 from sleuth.commands.profiles._ugrep import UG_FORMAT, parse_ugrep
 from sleuth.engine.errors import BadArgs, BackendUnavailable, Cancelled
 from sleuth.engine.filetypes import type_globs
-from sleuth.engine.ignore import Filter
-from sleuth.engine.workspace import sort_key
+from sleuth.engine.ignore_rules import glob_file
+from sleuth.engine.path_rule import PathRule
+from sleuth.engine.types import FileError, SkipCounts
+from sleuth.engine.walk import walk
+from sleuth.engine.workspace import Target, sort_key
 
 __all__ = ["run", "ascii_case"]
 
@@ -47,8 +58,6 @@ def _walk_flags(backend: str, request: Any) -> list[str]:
         flags.append("--no-config")
         if walk.hidden:
             flags += ["--hidden", "-g", "!.git"]  # the walk never enters .git, hidden or not
-        if walk.follow:
-            flags.append("-L")
         if walk.no_ignore:
             flags.append("--no-ignore")
         if walk.no_require_git:
@@ -67,7 +76,7 @@ def _walk_flags(backend: str, request: Any) -> list[str]:
         if globs:
             flags += ["-t", "sleuthx"]
         return flags
-    flags.append("-R" if walk.follow else "-r")
+    flags.append("-r")  # links on the command line only: the targets are canonical, so none
     if walk.hidden:
         flags += ["--hidden", "--exclude-dir=.git"]
     if not walk.no_ignore:
@@ -125,9 +134,14 @@ def _rg_list(path: str, request: Any, targets: list[str], cwd: str, token: Any, 
     return sorted(files, key=lambda f: sort_key(ctx.workspace.display(f)))
 
 
-def _parse_rg(proc: Proc, ctx: CommandContext, state: dict[str, Any], cwd: str) -> list[dict[str, Any]]:
+def _parse_rg(proc: Proc, ctx: CommandContext, state: dict[str, Any], cwd: str, rule: PathRule,
+              explicit: bool = False) -> list[dict[str, Any]]:
+    """Events of ``rg --json``. ``explicit``: the files were named on the command line, which rg
+    searches even when binary (it only reports ``binary_offset`` at the file's end); those files'
+    events are dropped, as the native search and rg's own walk skip binary files."""
     events: list[dict[str, Any]] = []
     seen: dict[str, bool] = {}
+    start = 0  # where the current file's events begin
     for raw in proc.lines():
         try:
             msg = json.loads(raw)
@@ -135,11 +149,14 @@ def _parse_rg(proc: Proc, ctx: CommandContext, state: dict[str, Any], cwd: str) 
             state["parse_error"] = f"unparseable rg output: {exc}"
             continue
         kind, data = msg.get("type"), msg.get("data", {})
+        if kind == "begin":
+            start = len(events)
+        elif kind == "end" and explicit and data.get("binary_offset") is not None:
+            del events[start:]
         if kind not in ("match", "context"):
             continue
         path = os.path.normpath(os.path.join(cwd, os.fsdecode(decode_field(data.get("path")))))
-        if not inside(ctx, path, seen):
-            state["outside"].add(path)
+        if not admit(rule, path, seen):
             continue
         display = ctx.workspace.display(path)
         line = decode_field(data.get("lines"))
@@ -160,20 +177,38 @@ def _parse_rg(proc: Proc, ctx: CommandContext, state: dict[str, Any], cwd: str) 
     return events
 
 
-def _stderr_errors(stderr: str, backend: str, ctx: CommandContext) -> tuple[list[dict[str, str]], list[str]]:
-    """Per-file complaints (``rg: PATH: message``) as ``errors``; the rest stays stderr."""
+_UG_PATH_LEAD = ("cannot open directory ", "cannot open file ", "cannot open ", "cannot read ")
+
+
+def _stderr_errors(stderr: str, backend: str, cwd: str, rule: PathRule,
+                   ctx: CommandContext) -> tuple[list[dict[str, str]], list[str]]:
+    """Per-file complaints (``rg: PATH: message``, ``ugrep: warning: cannot read PATH: message``)
+    as ``errors`` when PATH passes the path rule, dropped when it does not; the rest stays stderr."""
     errors: list[dict[str, str]] = []
     rest: list[str] = []
+    seen: dict[str, bool] = {}
     for line in stderr.splitlines():
         body = line.split(": ", 1)[1] if line.startswith(f"{backend}: ") else line
         if body.startswith("warning: "):
             body = body[len("warning: "):]
-        path, sep, message = body.partition(": ")
-        if sep and os.path.isabs(path) and ctx.workspace.contains(path):
-            errors.append({"path": ctx.workspace.display(path), "error": message})
-        else:
-            rest.append(line)
+        for lead in _UG_PATH_LEAD:
+            if backend == "ugrep" and body.startswith(lead):
+                body = body[len(lead):]
+                break
+        path, sep, message = body.rpartition(": ") if backend == "ugrep" else body.partition(": ")
+        full = os.path.normpath(os.path.join(cwd, path)) if sep and path else ""
+        if not full or not os.path.lexists(full):
+            rest.append(line)  # not about a file (a bad pattern, a usage error)
+        elif admit(rule, full, seen) or os.path.isdir(full) and rule.folder(rule.realpath(full)) is not None:
+            errors.append({"path": ctx.workspace.display(full), "error": message})
     return errors, rest
+
+
+def _target_ok(rule: PathRule, target: Target) -> bool:
+    """A named target passes the rule: a binary searches a file it is named whatever its globs say."""
+    if target.named is not None and rule.reached_view(target.named, target.is_dir)[0]:
+        return False
+    return rule.folder(target.path) is not None if target.is_dir else rule.real_file_ok(target.path)
 
 
 def run(backend: str, binary: str, raw: dict[str, Any], ctx: CommandContext) -> dict[str, Any]:
@@ -184,25 +219,24 @@ def run(backend: str, binary: str, raw: dict[str, Any], ctx: CommandContext) -> 
         raise BadArgs(f"The '{backend}' backend only produces content output.", argument="output")
     request = build_request(args, ctx)
     token = ctx.token.with_deadline(args["timeout_ms"] or None)
-    state: dict[str, Any] = {"files_scanned": 0, "outside": set(), "errors": [], "listed": []}
-    groups: dict[str, list[str]] = {}
-    deny = Filter(ctx.workspace, request.walk) if request.walk.deny_globs else None
+    state: dict[str, Any] = {"files_scanned": 0, "errors": [], "listed": []}
+    rule = PathRule(ctx.workspace, glob_file(request.walk.deny_globs, override=False))
+    groups: dict[str, list[Target]] = {}
     for target in request.targets:  # globs are relative to the process's cwd: one run per folder
-        if deny is not None and deny.path_denied(target.root, target.path, target.is_dir):
-            continue  # a binary searches a file it is named whatever its globs say: never name a denied one
-        groups.setdefault(target.root.path, []).append(target.path)
+        if _target_ok(rule, target):
+            groups.setdefault(target.root.path, []).append(target)
     events: list[dict[str, Any]] = []
     codes: list[int] = []
     stderr_parts: list[str] = []
     killed = False
-    for cwd, paths in groups.items():
-        found, code, stderr, was_killed = _run_group(backend, binary, request, cwd, paths, token, ctx, state)
+    for cwd, targets in groups.items():
+        found, code, stderr, was_killed = _run_group(backend, binary, request, cwd, targets, token, ctx, state, rule)
         events += found
         codes.append(code)
-        stderr_parts.append(stderr)
+        stderr_parts += stderr
         killed = killed or was_killed
     code = 0 if 0 in codes else (1 if all(c == 1 for c in codes) else max(codes))
-    stderr = "".join(stderr_parts)
+    stderr = "\n".join(stderr_parts)
     if token.cancelled:
         raise Cancelled("The search was cancelled.")
     if classify(code) == "backend_error" and not events and not killed:
@@ -212,45 +246,111 @@ def run(backend: str, binary: str, raw: dict[str, Any], ctx: CommandContext) -> 
         raise BackendUnavailable(f"{backend} failed (exit status {code}): {message}", backend=backend)
     if state.get("parse_error") and not events:
         raise BackendUnavailable(f"{backend} output could not be parsed: {state['parse_error']}", backend=backend)
-    return _shape(events, state, code, stderr, token, request, started, backend, ctx, killed)
+    return _shape(events, state, code, stderr, token, request, started, killed)
 
 
-def _run_group(backend: str, binary: str, request: Any, cwd: str, paths: list[str], token: Any,
-               ctx: CommandContext, state: dict[str, Any]) -> tuple[list[dict[str, Any]], int, str, bool]:
-    """One backend run over the targets inside one workspace folder, with that folder as cwd."""
-    rel = [os.path.relpath(p, cwd) for p in paths]
+_ARG_BYTES = 1 << 20  # of the 2 MiB Linux allows for arguments and environment together
+
+
+def _batches(paths: list[str]) -> list[list[str]]:
+    """``paths`` cut into command lines that fit the kernel's argument limit (each argument costs
+    its bytes, a NUL and a pointer)."""
+    out: list[list[str]] = [[]]
+    used = 0
+    for path in paths:
+        cost = len(os.fsencode(path)) + 9
+        if out[-1] and used + cost > _ARG_BYTES:
+            out.append([])
+            used = 0
+        out[-1].append(path)
+        used += cost
+    return out
+
+
+def _walked(request: Any, targets: list[Target], cwd: str, token: Any, ctx: CommandContext,
+            state: dict[str, Any]) -> list[str]:
+    """The files Sleuth's own walk takes under ``targets`` (relative to ``cwd``, as reached), in
+    result order, at most ``max_files``; the walk's per-entry problems join ``errors``. Sizes are
+    not checked here: a file over the cap is skipped by the backend yet counts as scanned."""
+    errors: list[FileError] = []
+    entries = list(walk(ctx.workspace, targets, request.walk, token, SkipCounts(), errors, stat=False))
+    state["errors"] += [e.to_dict() for e in errors]
+    state["files_scanned"] += len(entries)
+    state["listed"] += [e.display for e in entries]
+    return [os.path.relpath(e.path, cwd) for e in entries]
+
+
+def _run_group(backend: str, binary: str, request: Any, cwd: str, targets: list[Target], token: Any,
+               ctx: CommandContext, state: dict[str, Any],
+               rule: PathRule) -> tuple[list[dict[str, Any]], int, list[str], bool]:
+    """The backend over the targets inside one workspace folder, with that folder as cwd: its
+    events, exit status, stderr lines that name no file, and whether it was killed."""
+    rel = [os.path.relpath(t.path, cwd) for t in targets]
     walk_flags = _walk_flags(backend, request)
     before, after = request.search.before, request.search.after
     counter: Counter | None = None
-    if backend == "rg" and request.walk.max_files:
+    explicit = False
+    if request.walk.follow:  # links are followed by Sleuth's walk, never by the backend
+        rel = _walked(request, targets, cwd, token, ctx, state)
+        walk_flags = _explicit_flags(backend, request)
+        explicit = True
+    elif backend == "rg" and request.walk.max_files:
         listed = _rg_list(binary, request, rel, cwd, token, ctx)[: request.walk.max_files]
         state["files_scanned"] += len(listed)
-        if not listed:
-            return [], 1, "", False
         rel = [os.path.relpath(p, cwd) for p in listed]
         walk_flags = _strip_globs(walk_flags)  # explicit files: the listing already applied the globs
+        explicit = True
     elif backend == "rg":
         # rg's JSON stats count only files with matches; the eligible set comes from a parallel listing
         counter = Counter([binary, "--files", *_without_size_cap(walk_flags), "--", *rel], cwd, token)
-    if backend == "rg":
-        cmd = [binary, "--json", *walk_flags, *_match_flags("rg", request)]
-        if before:
-            cmd += ["-B", str(before)]
-        if after:
-            cmd += ["-A", str(after)]
-        proc = Proc([*cmd, "--", *rel], cwd, token)
-        events = _parse_rg(proc, ctx, state, cwd)
-    else:
-        cmd = [binary, "-n", "-k", "--stats", f"--format={UG_FORMAT}", "-I", *walk_flags,
-               *_ancestor_ignores(request, cwd, rel), *_match_flags("ugrep", request)]
-        proc = Proc([*cmd, "--", *rel], cwd, token)
-        events = parse_ugrep(proc, ctx, state, cwd, before, after, request.walk.max_file_size_bytes)
-    code = proc.finish()
+    if not rel:
+        return [], 1, [], False
+    events: list[dict[str, Any]] = []
+    codes: list[int] = []
+    stderr_lines: list[str] = []
+    killed = False
+    for batch in _batches(rel) if explicit else [rel]:
+        if token.should_stop():
+            break
+        if backend == "rg":
+            cmd = [binary, "--json", *walk_flags, *_match_flags("rg", request)]
+            if before:
+                cmd += ["-B", str(before)]
+            if after:
+                cmd += ["-A", str(after)]
+            proc = Proc([*cmd, "--", *batch], cwd, token)
+            events += _parse_rg(proc, ctx, state, cwd, rule, explicit)
+        else:
+            ignores = [] if explicit else _ancestor_ignores(request, cwd, batch)
+            cmd = [binary, "-n", "-k", "-H", "--stats", f"--format={UG_FORMAT}", "-I", *walk_flags, *ignores,
+                   *_match_flags("ugrep", request)]
+            proc = Proc([*cmd, "--", *batch], cwd, token)
+            scanned = state["files_scanned"]
+            events += parse_ugrep(proc, ctx, state, cwd, before, after, request.walk.max_file_size_bytes, rule)
+            if explicit:
+                state["files_scanned"] = scanned  # counted from the walk's list
+        codes.append(proc.finish())
+        killed = killed or proc.killed
+        file_errors, rest = _stderr_errors(proc.stderr.decode("utf-8", "replace"), backend, cwd, rule, ctx)
+        state["errors"] += file_errors
+        stderr_lines += rest
     if counter is not None:
         listed_paths = counter.result()
-        state["files_scanned"] += len(listed_paths)
-        state["listed"] += [ctx.workspace.display(os.path.normpath(os.path.join(cwd, p))) for p in listed_paths]
-    return events, code, proc.stderr.decode("utf-8", "replace"), proc.killed
+        seen: dict[str, bool] = {}
+        kept = [p for p in (os.path.normpath(os.path.join(cwd, q)) for q in listed_paths) if admit(rule, p, seen)]
+        state["files_scanned"] += len(kept)
+        state["listed"] += [ctx.workspace.display(p) for p in kept]
+    code = 0 if 0 in codes else (1 if all(c == 1 for c in codes) else max(codes))
+    return events, code, stderr_lines, killed
+
+
+def _explicit_flags(backend: str, request: Any) -> list[str]:
+    """Flags for a backend handed the exact files: nothing that walks or filters names, only the
+    size cap (a file over it is still counted as scanned, so the backend skips it)."""
+    if backend == "rg":
+        cap = request.walk.max_file_size_bytes
+        return ["--no-config", *(["--max-filesize", str(cap)] if cap else [])]
+    return []
 
 
 def _ancestor_ignores(request: Any, cwd: str, rel: list[str]) -> list[str]:
@@ -290,8 +390,7 @@ def classify(code: int) -> str:
 
 
 def _shape(events: list[dict[str, Any]], state: dict[str, Any], code: int, stderr: str, token: Any, request: Any,
-           started: float, backend: str = "rg", ctx: CommandContext | None = None,
-           killed: bool = False) -> dict[str, Any]:
+           started: float, killed: bool = False) -> dict[str, Any]:
     events.sort(key=lambda e: (sort_key(e["path"]), e["line"], e["type"] != "context"))
     limit = request.search.max_results
     truncated = len(events) > limit or (killed and token.timed_out)
@@ -302,12 +401,6 @@ def _shape(events: list[dict[str, Any]], state: dict[str, Any], code: int, stder
         stop = sort_key(events[limit]["path"])
         scanned = sum(1 for p in state["listed"] if sort_key(p) <= stop)
     errors = list(state["errors"])
-    rest: list[str] = []
-    if ctx is not None:
-        file_errors, rest = _stderr_errors(stderr, backend, ctx)
-        errors += file_errors
-    errors += [{"path": ctx.workspace.display(p) if ctx else p,
-                "error": "symbolic link target is outside the workspace; skipped"} for p in sorted(state["outside"])]
     result: dict[str, Any] = {
         "matches": kept,
         "count": sum(1 for e in kept if e["type"] == "match"),
@@ -321,6 +414,6 @@ def _shape(events: list[dict[str, Any]], state: dict[str, Any], code: int, stder
         "elapsed_ms": round((time.perf_counter() - started) * 1000, 1),
         "exit_code": code,
     }
-    if rest:
-        result["stderr"] = "\n".join(rest)
+    if stderr:
+        result["stderr"] = stderr
     return result

@@ -10,10 +10,10 @@ import threading
 import time
 from typing import Any, Iterable
 
-from sleuth.commands.context import CommandContext
 from sleuth.engine.errors import BackendUnavailable
+from sleuth.engine.path_rule import PathRule
 
-__all__ = ["Proc", "Counter", "decode_field", "line_text", "inside"]
+__all__ = ["Proc", "Counter", "decode_field", "line_text", "admit"]
 
 
 def decode_field(field: dict[str, Any] | None) -> bytes:
@@ -91,7 +91,9 @@ class Counter:
         return self._paths
 
 
-def inside(ctx: CommandContext, path: str, cache: dict[str, bool]) -> bool:
+def admit(rule: PathRule, path: str, cache: dict[str, bool]) -> bool:
+    """The path rule for a path a backend printed (absolute, as reached). Sleuth's own walk decided
+    what the backend reads, so a path failing it is dropped unnamed: a defence, not a filter."""
     if path not in cache:
-        cache[path] = ctx.workspace.contains(os.path.realpath(path))
+        cache[path] = rule.allows(path)
     return cache[path]

@@ -12,7 +12,8 @@ import re
 from typing import Any
 
 from sleuth.commands.context import CommandContext
-from sleuth.commands.profiles._proc import Proc, inside, line_text
+from sleuth.commands.profiles._proc import Proc, admit, line_text
+from sleuth.engine.path_rule import PathRule
 
 __all__ = ["UG_FORMAT", "parse_ugrep"]
 
@@ -39,7 +40,8 @@ def _byte_column(line: str, line_bytes: bytes, char_column: int, found: bytes) -
 
 
 def parse_ugrep(proc: Proc, ctx: CommandContext, state: dict[str, Any], cwd: str, before: int,
-                 after: int, max_size: int | None = None) -> list[dict[str, Any]]:
+                after: int, max_size: int | None, rule: PathRule) -> list[dict[str, Any]]:
+    """Events of one ugrep run; a path failing the path rule is dropped unnamed."""
     by_line: dict[tuple[str, int], dict[str, Any]] = {}
     files: dict[str, str] = {}
     too_large: set[str] = set()
@@ -57,8 +59,7 @@ def parse_ugrep(proc: Proc, ctx: CommandContext, state: dict[str, Any], cwd: str
             state["parse_error"] = f"unparseable ugrep output: {exc}"
             continue
         path = os.path.normpath(os.path.join(cwd, msg["f"]))
-        if not inside(ctx, path, seen):
-            state["outside"].add(path)
+        if not admit(rule, path, seen):
             continue
         if path not in files:
             if max_size is not None and _size(path) > max_size:

@@ -129,8 +129,13 @@ def _content(events: list[dict[str, Any]], truncated: bool, timed_out: bool, lim
 
 
 def _root(args: dict[str, Any], ctx: CommandContext) -> str:
+    """The effective search root (FR-LS-05b) as the request named it: a link's real path is never
+    echoed (a link to a denied file would name it), only the path inside the folder that holds it."""
     targets = ctx.workspace.resolve(args.get("path"))
-    return targets[0].path.replace("\\", "/") if len(targets) == 1 else targets[0].root.path.replace("\\", "/")
+    if len(targets) != 1:
+        return targets[0].root.path.replace("\\", "/")
+    target = targets[0]
+    return (target.named or target.path).replace("\\", "/")
 
 
 def search(raw: Any, ctx: CommandContext) -> dict[str, Any]:
