@@ -444,26 +444,31 @@ class IgnoreOracle:
         real = os.path.realpath(d)
         return os.path.isdir(real) and self.workspace.root_of(real) is not None
 
+    def rules_allow(self, abs_path: str, target: Target | None = None) -> bool:
+        """The rules part of :meth:`is_searchable` (targets, deny globs, ignore files, hidden, globs,
+        depth) without looking at the file itself: for an editor buffer never saved to disk."""
+        path = os.path.abspath(abs_path)
+        target = target or self._target_of(path)
+        if target is None:
+            return False
+        if not target.is_dir:
+            return not self.filter.path_denied(target.root, path, False)
+        up, name = os.path.split(path)
+        with self._lock:
+            found = self._dir_state(target, up)
+            if found is None:
+                return False
+            if self._max_depth is not None and found[1] + 1 > self._max_depth:
+                return False
+            verdict = self.filter.classify(found[0], name, False)
+        return verdict == TAKE
+
     def is_searchable(self, abs_path: str) -> bool:
         """True when the walk of the targets with these options would yield ``abs_path``."""
         path = os.path.abspath(abs_path)
         target = self._target_of(path)
-        if target is None:
+        if target is None or not self.rules_allow(path, target):
             return False
-        if not target.is_dir:
-            if self.filter.path_denied(target.root, path, False):
-                return False
-        else:
-            up, name = os.path.split(path)
-            with self._lock:
-                found = self._dir_state(target, up)
-                if found is None:
-                    return False
-                if self._max_depth is not None and found[1] + 1 > self._max_depth:
-                    return False
-                verdict = self.filter.classify(found[0], name, False)
-            if verdict != TAKE:
-                return False
         try:
             st = os.lstat(path)
             if stat_mod.S_ISLNK(st.st_mode):
