@@ -247,6 +247,7 @@ class Maintenance:
     def _run(self) -> None:
         try:
             store.remove_stale_builds(self.base)
+            store.remove_unused_generations(self.base)  # left by processes that had them open
             if self._open():
                 self._catch_up()
                 with self._lock:
