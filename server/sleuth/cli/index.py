@@ -10,7 +10,7 @@ import argparse
 import sys
 from typing import Any
 
-from sleuth.cli.common import EXIT_FOUND, ProgressBar, make_context, print_json, run_command
+from sleuth.cli.common import EXIT_ERROR, EXIT_FOUND, ProgressBar, make_context, print_json, run_command
 
 __all__ = ["add_parser", "index_context"]
 
@@ -59,4 +59,7 @@ def _show(status: dict[str, Any], as_json: bool) -> int:
         print_json(status)
     else:
         _render_status(status)
+    if status.get("state") == "error":  # a failed build is a failure, for scripts too
+        sys.stderr.write(f"sleuth: the index failed: {status.get('error')}\n")
+        return EXIT_ERROR
     return EXIT_FOUND

@@ -92,6 +92,7 @@ def _entries(args: dict[str, Any], ctx: CommandContext, token: CancelToken, skip
     if index is not None and args["query"]:
         listed = index.catalogue_entries(ctx.workspace, targets, options)
         if listed is not None:
+            errors.extend(listed.errors)  # the folders the index could not read, as the walk reports them
             return listed
     return walk(ctx.workspace, targets, options, token, skipped, errors)
 

@@ -78,6 +78,10 @@ def run(raw: Any, ctx: CommandContext) -> dict[str, Any]:
     if index is None:
         raise IndexNotReady("sleuth.text needs the index, which is disabled.",
                             hint="Enable it (setting index.enabled: true) or use sleuth.grep, which scans.")
+    if not index.ready and index.status().get("state") == "error":
+        raise IndexNotReady(f"The index failed ({index.status().get('error')}); sleuth.text needs it.",
+                            hint="Fix the cause, then run sleuth.index.build; sleuth.grep scans meanwhile.",
+                            status="error")
     if not index.ready:
         raise IndexNotReady("The index is still being built; sleuth.text needs it.",
                             hint="Retry when sleuth.index.status says 'ready', or use sleuth.grep meanwhile.",

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import atexit
 import bisect
+import heapq
 import itertools
 import multiprocessing
 import os
@@ -25,6 +26,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, NamedTuple, Union
 
+from sleuth.engine.buffers import unsaved_entries
 from sleuth.engine.cancel import CancelToken, NullProgress, ProgressSink
 from sleuth.engine.collect import Collector
 from sleuth.engine.errors import Cancelled
@@ -35,7 +37,7 @@ from sleuth.engine.index.pieces import Pieces, search_pieces, unpack
 from sleuth.engine.search import BatchStats, FileResult, FolderOpener, search_files
 from sleuth.engine.types import FileEntry, FileError, MatchOptions, SearchOptions, SkipCounts, WalkOptions
 from sleuth.engine.walk import Subtree, walk
-from sleuth.engine.workspace import Target, Workspace
+from sleuth.engine.workspace import Target, Workspace, sort_key
 
 if TYPE_CHECKING:  # numpy: only an index's candidates carry a table, and a cold grep never loads numpy
     from sleuth.engine.index.rowmap import PieceTable
@@ -422,11 +424,15 @@ def run_grep(workspace: Workspace, request: GrepRequest, token: CancelToken,
         split = SPLIT_DEPTH
     items: Iterable[FileEntry | Subtree]
     if entries is None:
+        unsaved = unsaved_entries(workspace, request.targets, walk_options, buffers) if buffers else []
         # The size cap is applied by the searcher (from fstat, in the workers), not by a stat here.
-        items = walk(workspace, list(request.targets), walk_options, token, skipped, errors, split,
-                     stat=request.search.sort == "modified")
+        items = walk(workspace, list(request.targets), walk_options, token, skipped, errors,
+                     None if unsaved else split, stat=request.search.sort == "modified")
+        if unsaved:  # never-saved buffers, merged into the walk's order (whole files only: no subtrees)
+            items = heapq.merge(items, unsaved, key=lambda e: sort_key(e.display))  # type: ignore[type-var]
     else:
         items = entries
+        errors.extend(getattr(entries, "errors", ()))  # an index's: the folders its walk could not read
     if request.search.sort == "modified":
         items = sorted(items, key=lambda e: -e.mtime)  # type: ignore[union-attr]  # newest first, stable
     collector = Collector(request.search.max_results, request.search.output, sink)

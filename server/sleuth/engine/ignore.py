@@ -431,27 +431,34 @@ class IgnoreOracle:
         real = os.path.realpath(d)
         return os.path.isdir(real) and self.filter.rule.folder(real) is not None
 
+    def rules_allow(self, abs_path: str, target: Target | None = None) -> bool:
+        """The rules part of :meth:`is_searchable` (targets, deny globs, ignore files, hidden, globs,
+        depth) without looking at the file itself: for an editor buffer never saved to disk."""
+        path = os.path.abspath(abs_path)
+        target = target or self._target_of(path)
+        if target is None:
+            return False
+        with self._lock:
+            if not self.filter.rule.allows(path):
+                return False
+            if not target.is_dir:
+                return True
+            up, name = os.path.split(path)
+            found = self._dir_state(target, up)
+            if found is None:
+                return False
+            if self._max_depth is not None and found[1] + 1 > self._max_depth:
+                return False
+            verdict = self.filter.classify(found[0], name, False)
+        return verdict == TAKE
+
     def is_searchable(self, abs_path: str) -> bool:
         """True when the walk of the targets with these options would yield ``abs_path``: the
         ignore rules as the walk reaches it, and the path rule (:mod:`sleuth.engine.path_rule`) on
         its real path, resolved once per folder."""
         path = os.path.abspath(abs_path)
         target = self._target_of(path)
-        if target is None:
-            return False
-        with self._lock:
-            if not self.filter.rule.allows(path):
-                return False
-            verdict = TAKE
-            if target.is_dir:
-                up, name = os.path.split(path)
-                found = self._dir_state(target, up)
-                if found is None:
-                    return False
-                if self._max_depth is not None and found[1] + 1 > self._max_depth:
-                    return False
-                verdict = self.filter.classify(found[0], name, False)
-        if verdict != TAKE:
+        if target is None or not self.rules_allow(path, target):
             return False
         try:
             st = os.lstat(path)

@@ -27,7 +27,11 @@ from sleuth.engine.index import store
 from sleuth.engine.index.catalogue import Catalogue, FileRecord
 from sleuth.engine.types import FileEntry
 
-__all__ = ["BuildResult", "full_build"]
+__all__ = ["BuildResult", "IndexBuildError", "full_build"]
+
+
+class IndexBuildError(RuntimeError):
+    """A build failed for a reason a person must hear (a worker's error text, e.g. a full disk)."""
 
 
 @dataclass
@@ -74,6 +78,7 @@ def full_build(base: str, entries: Sequence[FileEntry], token: CancelToken, prog
     outbox: "queue.Queue[tuple[int, Any]]" = queue.Queue()
     procs: list[subprocess.Popen[str]] = []
     try:
+        open(os.path.join(build, store.READERS), "wb").close()
         catalog = store.connect(os.path.join(build, "catalog.db"), building=True)
         store.create_catalog(catalog)
         for s, items in enumerate(_deal(entries, store.SHARDS)):
@@ -105,11 +110,13 @@ def full_build(base: str, entries: Sequence[FileEntry], token: CancelToken, prog
             if message is None:
                 finished += 1
                 if not completed[shard]:
-                    raise RuntimeError(f"index worker {shard} exited with {procs[shard].wait()} before finishing")
+                    raise IndexBuildError(f"index worker {shard} exited with {procs[shard].wait()} before finishing")
                 continue
             if message[0] == "done":
                 completed[shard] = True
                 continue
+            if message[0] == "error":  # the worker's own words (e.g. "No space left on device"), not just its status
+                raise IndexBuildError(f"index worker {shard} failed: {message[1]}")
             rows = []
             for fid, size, mtime_ns, first_row, offsets, _error, wide, lines, plain in message[1]:
                 entry = entries[fid - 1]
@@ -122,7 +129,7 @@ def full_build(base: str, entries: Sequence[FileEntry], token: CancelToken, prog
             progress(done, total, f"indexed {done} of {total} files")
         for proc in procs:
             if proc.wait(timeout=60) != 0:
-                raise RuntimeError(f"index worker exited with {proc.returncode}")
+                raise IndexBuildError(f"index worker exited with {proc.returncode}")
         store.mark_complete(catalog, built_at=str(time.time()), seconds=f"{time.monotonic() - started:.2f}",
                             **meta)
         catalog.execute("COMMIT")

@@ -105,8 +105,22 @@ def worker_main(argv: list[str]) -> int:
 
     Writes one JSON line per batch to stdout, ``["batch", [[file_id, size, mtime_ns, first_row,
     offsets, error, wide, lines, plain], ...], bytes]``, then ``["done"]`` once the shard is optimized and marked
-    complete. Any failure exits non-zero: the parent abandons the build, never publishes it.
+    complete. Any failure exits non-zero after ``["error", "<type>: <message>"]``, so the parent can
+    say why (a full disk is "No space left on device", not an exit status); the parent abandons the
+    build, never publishes it.
     """
+    try:
+        return _index_shard(argv)
+    except Exception as exc:  # noqa: BLE001 - reported to the parent, which fails the build with it
+        try:
+            sys.stdout.write(json.dumps(["error", f"{type(exc).__name__}: {exc}"]) + "\n")
+            sys.stdout.flush()
+        except OSError:
+            pass
+        raise
+
+
+def _index_shard(argv: list[str]) -> int:
     db_path, list_path, max_arg, _shard = argv
     max_bytes = int(max_arg) if int(max_arg) >= 0 else None
     out = sys.stdout

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterable
 
-from sleuth.engine.types import FileEntry
+from sleuth.engine.types import FileEntry, FileError
 from sleuth.engine.workspace import sort_key
 
 if TYPE_CHECKING:  # the catalogue needs numpy, which a cold grep (importing CandidateList) never loads
@@ -28,35 +28,40 @@ class CandidateList(list):  # type: ignore[type-arg]  # list[FileEntry]
     rather than in an entry object per narrowed file, whose making cost an ``-i PM_RESUME`` search
     3.4 ms (1,300 files) before any file was read."""
 
-    __slots__ = ("pieces",)
+    __slots__ = ("pieces", "errors")
 
-    def __init__(self, entries: Iterable[FileEntry] = (), pieces: PieceTable | None = None) -> None:
+    def __init__(self, entries: Iterable[FileEntry] = (), pieces: PieceTable | None = None,
+                 errors: Iterable[FileError] = ()) -> None:
         super().__init__(entries)
         self.pieces = pieces if pieces is not None and len(pieces) else None
+        self.errors: list[FileError] = list(errors)  # what the walk would have reported: unreadable folders
 
 
 @dataclass
 class CandidateSet:
     """Files that may match (``indexed``: the index says so; ``ordered``: their walk entries in result
     order, and ``pieces``: by position in ``ordered``, the chunks that may match of the files only some
-    of whose chunks may) plus ``pending`` ones to read whatever."""
+    of whose chunks may) plus ``pending`` ones to read whatever, and the ``errors`` a walk of the same
+    targets would report (folders the index could not read)."""
 
     indexed: list[FileRecord]
     ordered: list[FileEntry]
     pending: list[FileEntry] = field(default_factory=list)
     pieces: PieceTable | None = None
+    errors: list[FileError] = field(default_factory=list)
 
     def entries(self) -> CandidateList:
         """All of them as walk entries, in result order (display path, bytewise), with their pieces."""
         if not self.pending:
-            return CandidateList(self.ordered, self.pieces)
+            return CandidateList(self.ordered, self.pieces, self.errors)
         seen = {r.path for r in self.indexed}
         merged = self.ordered + [e for e in self.pending if e.path not in seen]
         merged.sort(key=lambda e: sort_key(e.display))
         if self.pieces is None:
-            return CandidateList(merged)
+            return CandidateList(merged, errors=self.errors)
         now = {id(e): i for i, e in enumerate(merged)}
-        return CandidateList(merged, self.pieces.moved({i: now[id(e)] for i, e in enumerate(self.ordered)}))
+        return CandidateList(merged, self.pieces.moved({i: now[id(e)] for i, e in enumerate(self.ordered)}),
+                             self.errors)
 
     @property
     def paths(self) -> list[str]:

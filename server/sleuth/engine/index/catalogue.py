@@ -8,6 +8,7 @@ re-reading) and the file list for fuzzy Quick-Open without touching the disk.
 from __future__ import annotations
 
 import bisect
+import os
 import sqlite3
 from dataclasses import dataclass
 from typing import Iterable, Iterator
@@ -93,6 +94,7 @@ class Catalogue:
         for fid, path, display, size, mtime_ns, shard, first_row, offsets, wide, lines, plain in conn.execute(
             "SELECT id, path, display, size, mtime_ns, shard, first_row, offsets, wide, lines, plain FROM files"
         ):
+            path = os.fsdecode(path)  # stored as bytes: a name that is not UTF-8 round-trips
             offs = tuple(map(int, offsets.split(","))) if offsets else ()
             counts = tuple(map(int, lines.split(","))) if lines else ()
             cat._add(FileRecord(fid, path, display, size, mtime_ns, shard, first_row, offs, bool(wide), counts,
@@ -132,7 +134,7 @@ class Catalogue:
 
     @staticmethod
     def row_values(rec: FileRecord) -> tuple[object, ...]:
-        return (rec.id, rec.path, rec.display, rec.size, rec.mtime_ns, rec.shard, rec.first_row,
+        return (rec.id, os.fsencode(rec.path), rec.display, rec.size, rec.mtime_ns, rec.shard, rec.first_row,
                 ",".join(map(str, rec.offsets)), int(rec.wide), ",".join(map(str, rec.lines)), int(rec.plain))
 
     def put(self, conn: sqlite3.Connection, fid: int | None, path: str, display: str, shard: int,

@@ -61,14 +61,22 @@ class Maintenance:
         _wake: threading.Condition
         _oracle: Any
         _rebuilding: bool
+        _hold: Any
+        _unreadable: list[FileError]
+        _on_error: Callable[[str], None] | None
         worker_pids: list[int]
 
     def _walk(self, token: CancelToken) -> Iterator[FileEntry]:
+        """The index's file list; the folders it could not read are kept (:attr:`_unreadable`) and
+        reported by every search the index answers, as the walk reports them (rg does too)."""
         from sleuth.engine.walk import walk
 
         targets = [Target(r, r.path, True) for r in self.workspace.roots]
         errors: list[FileError] = []
         yield from walk(self.workspace, targets, self.options, token, SkipCounts(), errors)
+        if not token.should_stop():
+            with self._lock:
+                self._unreadable = errors
 
     def _searchable(self, path: str) -> bool:
         if not os.path.isfile(path) or not self.workspace.contains(path):
@@ -90,19 +98,23 @@ class Maintenance:
         for post in self._postings:
             post.close()
         self._postings = []
+        if self._hold is not None:
+            self._hold.close()  # another process may now delete the generation, once it is not current
+            self._hold = None
 
     def _meta(self) -> dict[str, str]:
-        return {"roots": "\0".join(r.path for r in self.workspace.roots), "options": repr(self.options)}
+        return {"roots": ascii("\0".join(r.path for r in self.workspace.roots)), "options": repr(self.options)}
 
     def _open(self) -> bool:
         opened = store.open_current(self.base)
         if opened is None:
             return False
-        gen, catalog, shards = opened
+        gen, catalog, shards, hold = opened
         meta = dict(catalog.execute("SELECT key, value FROM meta").fetchall())
         if any(meta.get(k) != v for k, v in self._meta().items()):
             for conn in [catalog, *shards]:
                 conn.close()
+            hold.close()
             return False
         cat = Catalogue.load(catalog, len(shards))
         # The posting readers (segment directories: ~0.15 s on the Linux tree) are made here, before
@@ -111,35 +123,49 @@ class Maintenance:
         with self._lock:
             self._close()
             self._gen, self._catalog_db, self._shards, self._cat = gen, catalog, shards, cat
+            self._hold = hold
             self._postings = postings  # a new generation: its own posting readers and statistics
             self._writers = [store.connect(os.path.join(gen, f"shard-{i}.db")) for i in range(len(shards))]
             self._garbage = int(meta.get("garbage", "0"))
             self._last_build = {"at": _iso(float(meta.get("built_at", "0"))), "seconds": float(meta.get("seconds", "0"))}
         return True
 
-    def _full_build(self) -> None:
+    def _full_build(self, adopt: bool = False) -> None:
+        """Build and publish a new generation, holding the store's writer lock (one builder per store).
+
+        ``adopt`` (the first open found no usable store): when another process published one while
+        this one waited for the lock, open it and catch up instead of building the same again.
+        """
         with self._lock:
             progress, token = self._progress, self._token
             if self._cat is None:
                 self._state = "building"
             self._rebuilding = True
         started_at = time.monotonic()
-        progress(0, None, "listing files")
         try:
-            entries = sorted(self._lister(token), key=lambda e: sort_key(e.display))
-            if token.should_stop():
-                raise Cancelled("The index build was cancelled.")
-            result = full_build(self.base, entries, token, progress, self.max_bytes, self._meta(),
-                                on_worker_start=self._set_workers)
+            with store.build_lock(self.base, token.should_stop):
+                if adopt and self._open():
+                    self._rebuilding = False
+                    self._catch_up()
+                    with self._lock:
+                        self._state = "ready"
+                    return
+                progress(0, None, "listing files")
+                entries = sorted(self._lister(token), key=lambda e: sort_key(e.display))
+                if token.should_stop():
+                    raise Cancelled("The index build was cancelled.")
+                result = full_build(self.base, entries, token, progress, self.max_bytes, self._meta(),
+                                    on_worker_start=self._set_workers)
+                with self._lock:
+                    if not self._open():
+                        raise RuntimeError("the index just built could not be opened")
+                    # Changes notified during the build may be missing from it: they stay pending and are re-applied.
+                    self._pending = {p: t for p, t in self._pending.items() if t >= started_at - 1.0}
+                    self._last_build = {"at": _iso(time.time()), "seconds": round(result.seconds, 2)}
+                    self._state = "ready"
         finally:
             self._rebuilding = False
-        with self._lock:
-            if not self._open():
-                raise RuntimeError("the index just built could not be opened")
-            # Changes notified during the build may be missing from it: they stay pending and are re-applied.
-            self._pending = {p: t for p, t in self._pending.items() if t >= started_at - 1.0}
-            self._last_build = {"at": _iso(time.time()), "seconds": round(result.seconds, 2)}
-            self._state = "ready"
+        store.remove_unused_generations(self.base)  # the one this process just let go of, if no one else holds it
 
     def _set_workers(self, pids: list[int]) -> None:
         self.worker_pids = pids
@@ -195,7 +221,8 @@ class Maintenance:
                     conn.execute("UPDATE meta SET value=? WHERE key='next_row'", (str(row),))
                     conn.execute("COMMIT")
                 except BaseException:
-                    conn.execute("ROLLBACK")
+                    if conn.in_transaction:  # SQLite rolls back by itself on some errors (a full disk)
+                        conn.execute("ROLLBACK")
                     raise
             with self._lock:
                 if self._gen != gen or self._cat is not cat or self._catalog_db is None:
@@ -220,12 +247,13 @@ class Maintenance:
     def _run(self) -> None:
         try:
             store.remove_stale_builds(self.base)
+            store.remove_unused_generations(self.base)  # left by processes that had them open
             if self._open():
                 self._catch_up()
                 with self._lock:
                     self._state = "ready"
             else:
-                self._full_build()
+                self._full_build(adopt=True)
             _settle_heap()
             self._build_done.set()
             while True:
@@ -251,7 +279,10 @@ class Maintenance:
         except Exception as exc:  # noqa: BLE001 - the server keeps running on plain scans
             with self._lock:
                 self._state = "error"
-                self._error = f"{type(exc).__name__}: {exc}"
+                self._error = _describe(exc)
+                on_error = self._on_error
+            if on_error is not None:
+                on_error(self._error)
         finally:
             self._build_done.set()
 
@@ -268,6 +299,15 @@ def _settle_heap() -> None:
     gc.unfreeze()
     gc.collect()
     gc.freeze()
+
+
+def _describe(exc: BaseException) -> str:
+    """An index failure as a person should read it: the OS's words when there are any
+    ("No space left on device", "Read-only file system"), with the path."""
+    if isinstance(exc, OSError) and exc.strerror:
+        where = f" ({exc.filename})" if exc.filename else ""
+        return f"{type(exc).__name__}: {exc.strerror}{where}"
+    return f"{type(exc).__name__}: {exc}"
 
 
 def _iso(stamp: float) -> str | None:

@@ -7,7 +7,12 @@ walk, then applies changes as they are notified. Queries never wait for it:
 - :meth:`IndexService.candidates` / :meth:`candidate_entries` — the files that *may* contain a
   match of a grep (the index only narrows; the searcher confirms), or None when the index cannot
   narrow (not ready, incompatible walk options, no usable literal). A file whose update is pending,
-  an open buffer, or a file the index could not read is always included: never a stale miss.
+  an open buffer, or a file the index could not read is always included: never a stale miss. A
+  pending *folder* (a folder moved, deleted, recreated) covers everything under it: its indexed
+  records are not trusted and its files are listed from disk until the index caught up. Pending
+  files, folders and buffers pass the same path rule as the walk (the request's ignore, hidden and
+  deny rules: :class:`~sleuth.engine.ignore.IgnoreOracle`), and the folders the index's walk could
+  not read come back as the search's ``errors``.
 - :meth:`catalogue_entries` — the file list for fuzzy Quick-Open without a walk.
 - :meth:`status`, :meth:`build`, :meth:`notify_changed`, :meth:`notify_buffer`, :meth:`stop`.
 """
@@ -18,6 +23,7 @@ import os
 import sqlite3
 import threading
 import time
+from dataclasses import replace
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
@@ -31,7 +37,7 @@ from sleuth.engine.index.evaluate import evaluate, line_hits
 from sleuth.engine.index.postings import Postings
 from sleuth.engine.index.rowmap import PieceTable, SpanColumns, files_and_spans
 from sleuth.engine.index.trigram import ALL, Query, adapt, simplify
-from sleuth.engine.types import FileEntry, WalkOptions
+from sleuth.engine.types import FileEntry, FileError, SkipCounts, WalkOptions
 from sleuth.engine.workspace import Target, Workspace, canonicalize, sort_key
 
 __all__ = ["IndexService", "CandidateSet", "PIECES_MIN_BYTES"]
@@ -47,7 +53,9 @@ class IndexService(Maintenance):
     """The index of one workspace; see the module docstring. All public methods are thread-safe."""
 
     def __init__(self, workspace: Workspace, settings: Any = None, *, cache_dir: str | None = None,
-                 lister: Lister | None = None) -> None:
+                 lister: Lister | None = None, on_error: Callable[[str], None] | None = None) -> None:
+        """``on_error(message)``: called once (on the index thread) when the index stops on an error —
+        a full disk, a read-only cache — so the transport can tell the person, not only the log."""
         self.workspace = workspace
         self.settings = settings
         self.options = WalkOptions(
@@ -83,6 +91,9 @@ class IndexService(Maintenance):
         self.worker_pids: list[int] = []
         self._oracle: Any = None
         self._rebuilding = False
+        self._hold: Any = None  # the open generation's readers.lock (store.open_current)
+        self._unreadable: list[FileError] = []  # folders the last walk could not read
+        self._on_error = on_error
 
     # -- lifecycle ------------------------------------------------------------------------------
     def start(self, progress: ProgressSink = NullProgress, token: CancelToken | None = None) -> None:
@@ -134,7 +145,19 @@ class IndexService(Maintenance):
 
     def build(self, full: bool = False, progress: ProgressSink = NullProgress,
               token: CancelToken | None = None, wait: bool = True) -> dict[str, Any]:
-        """Incremental catch-up (rescan by size/mtime) or, with ``full``, a rebuild; returns :meth:`status`."""
+        """Incremental catch-up (rescan by size/mtime) or, with ``full``, a rebuild; returns :meth:`status`.
+
+        After an error (the index thread has ended) this starts over: the cause may be gone (disk
+        space freed), and if not, the new attempt fails the same way and the status says so.
+        """
+        with self._lock:
+            thread = self._thread
+            if thread is not None and not thread.is_alive() and not self._stopping:
+                self._thread = None
+                self._build_done.clear()
+                self._error = None
+                if self._token.should_stop():
+                    self._token = CancelToken()
         if self._thread is None:
             self.start(progress, token)
             if wait:
@@ -153,6 +176,8 @@ class IndexService(Maintenance):
             while not self._build_done.wait(0.1):
                 if token is not None and token.should_stop():
                     break
+                if self._thread is None or not self._thread.is_alive():
+                    break  # the index thread ended (an error): nothing will finish this build
         return self.status()
 
     # -- change notifications -------------------------------------------------------------------
@@ -251,23 +276,23 @@ class IndexService(Maintenance):
             order = ids[np.argsort(cat.rank()[ids], kind="stable")]
             by_id = cat.by_id
             records = [by_id[f] for f in order.tolist()]
-            pending_paths = set(self._pending) | set(self._buffers)
-            if pending_paths:
-                fresh = [r.path not in pending_paths for r in records]
+            changed = self._changed()
+            if changed.paths:
+                fresh = [not changed.covers(r.path) for r in records]
                 records = [r for r, ok in zip(records, fresh) if ok]
                 order = order[np.array(fresh, np.bool_)]
             largest = cat.largest()
             entry_of = cat.entry_of
             entries = [entry_of(r.id) for r in records]
             pieces = self._pieces(order, spans, by_id) if spans is not None and len(spans.fids) else None
-        pending = [e for e in (self._entry(p) for p in sorted(pending_paths)) if e is not None]
+        pending, errors = self._from_disk(changed, targets, options)
         keep = self._filter(targets, options, -1 if pending else largest)
         if keep is not None:
             kept = [i for i, r in enumerate(records) if keep(r.path, r.size)]
             records, entries = [records[i] for i in kept], [entries[i] for i in kept]
             pieces = pieces.take(kept) if pieces is not None else None
             pending = [e for e in pending if keep(e.path, e.size)]
-        return CandidateSet(records, entries, pending, pieces)
+        return CandidateSet(records, entries, pending, pieces, errors + self._walk_errors(targets))
 
     @staticmethod
     def _pieces(order: np.ndarray, spans: SpanColumns, by_id: Mapping[int, FileRecord]) -> PieceTable | None:
@@ -306,12 +331,14 @@ class IndexService(Maintenance):
                                  line_mode=not match.multiline)
         if result is None:
             # No usable literal: every file is read anyway, but the catalogue still saves the walk.
-            return self.catalogue_entries(workspace, list(request.targets), request.walk)
+            return self.catalogue_entries(workspace, list(request.targets), request.walk, buffers=True)
         return result.entries()
 
     def catalogue_entries(self, workspace: Workspace, targets: Sequence[Target] | None,
-                          options: WalkOptions | None) -> list[FileEntry] | None:
-        """Every indexed file under ``targets`` passing ``options``' filters, or None (walk instead)."""
+                          options: WalkOptions | None, buffers: bool = False) -> CandidateList | None:
+        """Every indexed file under ``targets`` passing ``options``' filters, or None (walk instead).
+        Pending files and folders are taken from disk (and, with ``buffers``, open buffers never
+        saved are added); ``errors`` of the result: the folders the index could not read."""
         if not self.ready or workspace.roots != self.workspace.roots or not self.compatible(options):
             return None
         with self._lock:
@@ -320,21 +347,18 @@ class IndexService(Maintenance):
                 return None
             entries = cat.sorted_entries()
             largest = cat.largest()
-            pending = list(self._pending)
-        if pending:
+            changed = self._changed(buffers)
+        errors: list[FileError] = []
+        if changed.paths:
             largest = -1  # a pending file may be of any size: check each one
-            by_path = {e.path: e for e in entries}
-            for path in pending:
-                entry = self._entry(path)
-                if entry is None:
-                    by_path.pop(path, None)
-                else:
-                    by_path[path] = entry
+            fresh, errors = self._from_disk(changed, targets, options)
+            by_path = {e.path: e for e in entries if not changed.covers(e.path)}
+            by_path.update((e.path, e) for e in fresh)
             entries = sorted(by_path.values(), key=lambda e: sort_key(e.display))
         keep = self._filter(targets, options, largest)
-        if keep is None:
-            return list(entries)
-        return [e for e in entries if keep(e.path, e.size)]
+        listed = CandidateList(entries if keep is None else [e for e in entries if keep(e.path, e.size)])
+        listed.errors = errors + self._walk_errors(targets)
+        return listed
 
     # -- text-search helpers (used by sleuth.engine.index.text) ------------------------------------
     def files_matching(self, query: Query) -> set[int]:
@@ -374,9 +398,11 @@ class IndexService(Maintenance):
             return self._cat.by_id.get(fid) if self._cat else None
 
     def pending_entries(self) -> list[FileEntry]:
+        """Pending files, the files under pending folders and open buffers, under the index's own path
+        rule (its deny globs, ignore files, no hidden files): what ``sleuth.text`` reads besides the index."""
         with self._lock:
-            paths = sorted(set(self._pending) | set(self._buffers))
-        return [e for e in (self._entry(p) for p in paths) if e is not None]
+            changed = self._changed()
+        return sorted(self._from_disk(changed, None, None)[0], key=lambda e: sort_key(e.display))
 
     # -- internals ------------------------------------------------------------------------------
     def _files(self, query: Query) -> set[int]:
@@ -415,6 +441,61 @@ class IndexService(Maintenance):
 
         return keep
 
+    def _changed(self, buffers: bool = True) -> "_Changed":
+        """What the index cannot vouch for right now (lock held): pending paths and open buffers."""
+        cat = self._cat
+        paths = set(self._pending)
+        texts = dict(self._buffers) if buffers else {}
+        paths.update(texts)
+        known = {p for p in paths if cat is not None and p in cat.by_path}
+        return _Changed(paths, texts, known)
+
+    def _from_disk(self, changed: "_Changed", targets: Sequence[Target] | None,
+                   options: WalkOptions | None) -> tuple[list[FileEntry], list[FileError]]:
+        """The changed paths as the search must see them now, under the request's path rule: a
+        pending file from disk, a pending folder walked from disk, an open buffer (never saved to
+        disk or not) as its text. Returns (entries, errors of the folder walks)."""
+        if not changed.paths:
+            return [], []
+        from sleuth.engine.buffers import unsaved_entries
+        from sleuth.engine.ignore import IgnoreOracle
+        from sleuth.engine.walk import walk
+
+        options = options or self.options
+        oracle = IgnoreOracle(self.workspace, options, list(targets) if targets else None)
+        scopes = list(targets) if targets else [Target(r, r.path, True) for r in self.workspace.roots]
+        entries: dict[str, FileEntry] = {}
+        errors: list[FileError] = []
+        for folder in changed.folders():
+            walked = [Target(t.root, folder, True) if _under(folder, t.path) else t
+                      for t in scopes if t.is_dir and (_under(folder, t.path) or _under(t.path, folder))]
+            walked = [t for t in walked if os.path.isdir(t.path)]
+            if not walked:
+                continue
+            for entry in walk(self.workspace, walked, replace(options, max_files=None), CancelToken(),
+                              SkipCounts(), errors):
+                if oracle.is_searchable(entry.path):
+                    entries[entry.path] = entry
+        for entry in unsaved_entries(self.workspace, targets, options, changed.texts, oracle):
+            entries[entry.path] = entry  # buffers never saved to disk
+        for path in sorted(changed.paths):
+            if os.path.isfile(path) and oracle.is_searchable(path):
+                entry = self._entry(path)
+                if entry is not None:
+                    entries[path] = entry
+        return list(entries.values()), errors
+
+    def _walk_errors(self, targets: Sequence[Target] | None) -> list[FileError]:
+        """The index walk's errors (unreadable folders) inside ``targets``."""
+        with self._lock:
+            errors = list(self._unreadable)
+        if not errors or not targets:
+            return errors
+        scopes = [self.workspace.display(t.path, t.root) for t in targets]
+        if any(s == "" for s in scopes):
+            return errors
+        return [e for e in errors if any(e.path == s or e.path.startswith(s + "/") for s in scopes)]
+
     def _entry(self, path: str) -> FileEntry | None:
         try:
             st = os.stat(path)
@@ -423,3 +504,28 @@ class IndexService(Maintenance):
         if not os.path.isfile(path) or not self.workspace.contains(path):
             return None
         return FileEntry(path, self.workspace.display(path), st.st_size, st.st_mtime)
+
+
+def _under(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+class _Changed:
+    """Paths the index cannot vouch for: pending files and folders, open buffers (``texts``).
+
+    A pending path that is a folder now, or that is gone and was no indexed file (a folder deleted
+    or moved away), covers everything under it: ``covers`` is true for those files too.
+    """
+
+    def __init__(self, paths: set[str], texts: Mapping[str, str], known_files: set[str]) -> None:
+        self.paths = paths
+        self.texts = texts
+        self._folders = tuple(p for p in paths if p not in texts and p not in known_files
+                              and (os.path.isdir(p) or not os.path.lexists(p)))
+        self._prefixes = tuple(f.rstrip(os.sep) + os.sep for f in self._folders)
+
+    def folders(self) -> tuple[str, ...]:
+        return self._folders
+
+    def covers(self, path: str) -> bool:
+        return path in self.paths or (bool(self._prefixes) and path.startswith(self._prefixes))

@@ -4,7 +4,9 @@ Layout under the cache directory (never inside a workspace folder)::
 
     <cache>/sleuth/<hash of the roots>/
         CURRENT              name of the live generation, replaced atomically (temp file + rename)
+        build.lock           held (flock, exclusive) while a process builds and publishes: one writer at a time
         gen-<stamp>/         catalog.db (files, meta) + shard-<i>.db (trigram postings of chunks, definition keys)
+                             + readers.lock, held shared by every process that has the generation open
         build-<stamp>-<pid>/ a build in progress: never opened for queries, removed when found stale
 
 A build writes a private ``build-*`` directory with journaling off (fast; it is disposable), sets
@@ -13,18 +15,31 @@ then points ``CURRENT`` at it. A reader trusts a generation only when ``CURRENT`
 database has the current :data:`SCHEMA` and ``complete=1``, and the catalogue passes
 ``PRAGMA quick_check``; anything else is discarded and rebuilt. Incremental updates then run on
 the live generation in WAL mode, one SQLite transaction per change.
+
+Several processes (two editor windows, the CLI) may share a store. Building and publishing take
+``build.lock``, so two servers starting on an empty cache build once: the second waits, then
+opens what the first published. A generation is deleted only when no process holds its
+``readers.lock`` (a reader keeps the generation it opened until it closes it), so publishing never
+pulls the files from under another process's queries. File paths are stored as bytes
+(``os.fsencode``): a name that is not UTF-8 round-trips.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import shutil
 import sqlite3
 import time
-from typing import Iterable
+from typing import IO, Callable, Iterable, Iterator
 
 from sleuth.engine.index import postings
+
+try:
+    import fcntl
+except ImportError:  # Windows: no advisory locks; one process per store is assumed there
+    fcntl = None  # type: ignore[assignment]
 
 __all__ = [
     "SCHEMA",
@@ -37,12 +52,16 @@ __all__ = [
     "mark_complete",
     "publish",
     "open_current",
+    "build_lock",
+    "READERS",
+    "remove_unused_generations",
     "directory_size",
     "remove_stale_builds",
 ]
 
-SCHEMA = "sleuth-index-14"  # 10: "wide" = no final newline or a NUL; 11: 16/4 KiB chunks; 12: lines, plain; 13: byte trigram postings; 14: 8 KiB chunks in files over 16 KiB
+SCHEMA = "sleuth-index-15"  # 10: "wide" = no final newline or a NUL; 11: 16/4 KiB chunks; 12: lines, plain; 13: byte trigram postings; 14: 8 KiB chunks in files over 16 KiB; 15: paths as bytes, readers.lock
 SHARDS = 2  # one per core: each build worker owns one shard database
+READERS = "readers.lock"  # in every generation: held shared while a process has it open
 
 
 def default_cache_dir() -> str:
@@ -85,7 +104,7 @@ def create_catalog(conn: sqlite3.Connection) -> None:
     """Files (one row per file, its chunk rows) and meta. ``first_row`` -1 = known but not indexed."""
     _meta(conn)
     conn.execute(
-        "CREATE TABLE files(id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, display TEXT NOT NULL,"
+        "CREATE TABLE files(id INTEGER PRIMARY KEY, path BLOB NOT NULL UNIQUE, display TEXT NOT NULL,"
         " size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, shard INTEGER NOT NULL,"
         " first_row INTEGER NOT NULL, offsets TEXT NOT NULL, wide INTEGER NOT NULL, lines TEXT NOT NULL,"
         " plain INTEGER NOT NULL)"
@@ -123,7 +142,8 @@ def publish(base: str, build: str) -> str:
     """Make the finished ``build`` directory the live generation; returns its new path.
 
     Order matters for crash safety: files fsynced, directory renamed, CURRENT replaced atomically,
-    then older generations removed. A crash at any step leaves either the old or the new one live.
+    then older generations no process has open removed. A crash at any step leaves either the old
+    or the new one live. The caller holds :func:`build_lock`.
     """
     for name in os.listdir(build):
         with open(os.path.join(build, name), "rb+") as handle:
@@ -138,10 +158,79 @@ def publish(base: str, build: str) -> str:
         os.fsync(handle.fileno())
     os.replace(tmp, os.path.join(base, "CURRENT"))
     _fsync_dir(base)
-    for name in os.listdir(base):
-        if name.startswith("gen-") and name != os.path.basename(gen):
-            shutil.rmtree(os.path.join(base, name), ignore_errors=True)
+    remove_unused_generations(base)
     return gen
+
+
+def _current_name(base: str) -> str | None:
+    try:
+        with open(os.path.join(base, "CURRENT"), encoding="utf-8") as handle:
+            return handle.read().strip()
+    except OSError:
+        return None
+
+
+def _lock(handle: IO[bytes], mode: int) -> bool:
+    """Take flock ``mode`` without waiting; True when taken (always, where there is no flock)."""
+    if fcntl is None:
+        return True
+    try:
+        fcntl.flock(handle.fileno(), mode | fcntl.LOCK_NB)
+    except OSError:
+        return False
+    return True
+
+
+def _hold(gen: str) -> IO[bytes] | None:
+    """A shared hold on ``gen`` (its readers.lock, open): None when the generation is gone or being deleted."""
+    try:
+        handle = open(os.path.join(gen, READERS), "rb")
+    except OSError:
+        return None
+    if not _lock(handle, fcntl.LOCK_SH if fcntl is not None else 0):
+        handle.close()
+        return None
+    return handle
+
+
+def remove_unused_generations(base: str) -> None:
+    """Delete every generation but the current one that no process holds open (a reader's generation
+    stays until it lets go; the next publish or start removes it)."""
+    current = _current_name(base)
+    try:
+        names = os.listdir(base)
+    except OSError:
+        return
+    for name in names:
+        if not name.startswith("gen-") or name == current:
+            continue
+        gen = os.path.join(base, name)
+        try:
+            handle = open(os.path.join(gen, READERS), "rb")
+        except OSError:
+            shutil.rmtree(gen, ignore_errors=True)  # no readers file: an older schema's, or half deleted
+            continue
+        with handle:
+            if _lock(handle, fcntl.LOCK_EX if fcntl is not None else 0):
+                shutil.rmtree(gen, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def build_lock(base: str, should_stop: Callable[[], bool], poll: float = 0.05) -> Iterator[None]:
+    """Hold the store's writer lock (``build.lock``, flock) while building and publishing.
+
+    Waits for another process's build without blocking a cancel: ``should_stop`` is polled, and
+    when it turns true the wait ends with :class:`~sleuth.engine.errors.Cancelled`.
+    """
+    from sleuth.engine.errors import Cancelled
+
+    os.makedirs(base, exist_ok=True)
+    with open(os.path.join(base, "build.lock"), "ab") as handle:
+        while not _lock(handle, fcntl.LOCK_EX if fcntl is not None else 0):
+            if should_stop():
+                raise Cancelled("The index build was cancelled.")
+            time.sleep(poll)
+        yield  # closing the file releases the lock
 
 
 def _check(conn: sqlite3.Connection) -> bool:
@@ -149,15 +238,26 @@ def _check(conn: sqlite3.Connection) -> bool:
     return rows.get("schema") == SCHEMA and rows.get("complete") == "1"
 
 
-def open_current(base: str) -> tuple[str, sqlite3.Connection, list[sqlite3.Connection]] | None:
-    """The live generation's (path, catalogue, shards) when it can be trusted, else None (rebuild)."""
-    try:
-        with open(os.path.join(base, "CURRENT"), encoding="utf-8") as handle:
-            name = handle.read().strip()
-    except OSError:
-        return None
-    gen = os.path.join(base, name)
-    if not name.startswith("gen-") or not os.path.isdir(gen):
+def open_current(base: str) -> tuple[str, sqlite3.Connection, list[sqlite3.Connection], IO[bytes]] | None:
+    """The live generation's (path, catalogue, shards, hold) when it can be trusted, else None (rebuild).
+
+    ``hold`` keeps the generation from being deleted by another process's publish while it is open:
+    close it with the connections. When the generation changes while it is being opened (another
+    process published and removed it), the new one is tried.
+    """
+    for _ in range(5):
+        name = _current_name(base)
+        if name is None or not name.startswith("gen-"):
+            return None
+        opened = _open_generation(os.path.join(base, name))
+        if opened is not None or _current_name(base) == name:
+            return opened
+    return None
+
+
+def _open_generation(gen: str) -> tuple[str, sqlite3.Connection, list[sqlite3.Connection], IO[bytes]] | None:
+    hold = _hold(gen)
+    if hold is None:
         return None
     conns: list[sqlite3.Connection] = []
     try:
@@ -179,11 +279,12 @@ def open_current(base: str) -> tuple[str, sqlite3.Connection, list[sqlite3.Conne
             conn.execute("SELECT tri, seg, n, rows FROM grams LIMIT 1").fetchall()
             conn.execute("SELECT seg, codes, starts, exc_starts, bytes_at, exc_at FROM segs LIMIT 1").fetchall()
             conn.execute("SELECT rowid FROM defs WHERE defs MATCH 'abc' LIMIT 1").fetchall()
-    except sqlite3.Error:
+    except (sqlite3.Error, OSError):
         for conn in conns:
             conn.close()
+        hold.close()
         return None
-    return gen, conns[0], conns[1:]
+    return gen, conns[0], conns[1:], hold
 
 
 def directory_size(path: str) -> int:

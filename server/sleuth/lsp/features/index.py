@@ -61,7 +61,8 @@ def start_index(server: "SleuthServer") -> None:
     try:
         from sleuth.engine.index.service import IndexService  # its SQLite stack loads only when an index runs
 
-        service = IndexService(server.sandbox, server.settings, cache_dir=_cache_dir(server))
+        service = IndexService(server.sandbox, server.settings, cache_dir=_cache_dir(server),
+                               on_error=lambda message: _index_failed(server, message))
         for path, text in server.buffers.snapshot().items():
             service.notify_buffer(path, text)
         token = CancelToken()  # window/workDoneProgress/cancel on the indexing progress stops the build
@@ -89,6 +90,16 @@ def start_index(server: "SleuthServer") -> None:
             server.post(lambda: server.cancels.unregister(None, reporter.token))
 
         threading.Thread(target=finish, name="sleuth-index-progress", daemon=True).start()
+
+
+def _index_failed(server: "SleuthServer", message: str) -> None:
+    """The index stopped on an error (index thread): tell the person once, with the cause (a full disk,
+    a read-only cache), not only the log; searches keep working by scanning."""
+    logger.warning("index failed: %s", message)
+    server.post(lambda: server.window_show_message(types.ShowMessageParams(
+        type=types.MessageType.Warning,
+        message=f"Sleuth: the index failed ({message}); searches scan instead. Run 'Sleuth: Rebuild Index' "
+                "once the cause is fixed.")))
 
 
 def _failed(service: Any) -> bool:
