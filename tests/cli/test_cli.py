@@ -98,3 +98,10 @@ def test_index_build_then_ranked_text_finds_the_definition(tree):
 
 def test_text_exit_code_one_when_nothing_matches(tree):
     assert sleuth(tree, "text", "zzzqqqxxx").returncode == 1
+
+
+def test_grep_json_over_several_paths_keeps_a_later_paths_truncation_reason(tree):
+    """Only the second path is cut: the merged answer says why (it used to keep the first path's None)."""
+    proc = sleuth(tree, "grep", "--json", "--max-results", "1", "-i", "helper", "src/util.py", "src/app.py")
+    result = json.loads(proc.stdout)
+    assert result["truncated"] is True and result["truncated_reason"] is not None

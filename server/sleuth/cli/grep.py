@@ -144,6 +144,8 @@ def _merge(results: list[dict[str, Any]]) -> dict[str, Any]:
         merged[key] = sum(r[key] for r in results)
     for key in ("truncated", "timed_out"):
         merged[key] = any(r[key] for r in results)
+    # The first path's reason only if it was cut; a later path's when only that one was.
+    merged["truncated_reason"] = next((r["truncated_reason"] for r in results if r["truncated_reason"]), None)
     merged["errors"] = [e for r in results for e in r["errors"]]
     merged["skipped"] = {k: sum(r["skipped"][k] for r in results) for k in results[0]["skipped"]}
     return merged
