@@ -444,6 +444,23 @@ class IgnoreOracle:
         real = os.path.realpath(d)
         return os.path.isdir(real) and self.workspace.root_of(real) is not None
 
+    def admits(self, abs_path: str, is_dir: bool = False) -> bool:
+        """Whether the rules alone (ignore files, hidden, globs, deny globs, depth) let the walk yield
+        ``abs_path`` (a folder: enter it), whether or not it exists now: a deleted file's path is
+        judged as it was (the file watcher drops events of ignored paths, gone ones too)."""
+        path = os.path.abspath(abs_path)
+        target = self._target_of(path)
+        if target is None:
+            return path in self._target_dirs and is_dir
+        if not target.is_dir:
+            return not self.filter.path_denied(target.root, path, is_dir)
+        up, name = os.path.split(path)
+        with self._lock:
+            found = self._dir_state(target, up)
+            if found is None or (self._max_depth is not None and found[1] + 1 > self._max_depth):
+                return False
+            return self.filter.classify(found[0], name, is_dir) == TAKE
+
     def is_searchable(self, abs_path: str) -> bool:
         """True when the walk of the targets with these options would yield ``abs_path``."""
         path = os.path.abspath(abs_path)

@@ -83,6 +83,7 @@ class IndexService(Maintenance):
         self.worker_pids: list[int] = []
         self._oracle: Any = None
         self._rebuilding = False
+        self.watcher: Any = None  # the server's file watcher (engine/index/watcher.py), for status only
 
     # -- lifecycle ------------------------------------------------------------------------------
     def start(self, progress: ProgressSink = NullProgress, token: CancelToken | None = None) -> None:
@@ -156,15 +157,19 @@ class IndexService(Maintenance):
         return self.status()
 
     # -- change notifications -------------------------------------------------------------------
-    def notify_changed(self, paths: Iterable[str]) -> None:
-        """Files (or folders) created, changed or deleted on disk: searched from disk until re-indexed."""
+    def notify_changed(self, paths: Iterable[str], files_only: bool = False) -> None:
+        """Files (or folders) created, changed or deleted on disk: searched from disk until re-indexed.
+
+        ``files_only``: the caller knows none of ``paths`` was a folder (the server's own watcher), so
+        a path gone from disk and absent from the catalogue (an editor's temporary file) needs no rescan.
+        """
         now = time.monotonic()
         with self._lock:
             for path in paths:
                 path = self._normal(path)
                 if os.path.basename(path) in (".gitignore", ".ignore", ".rgignore"):
                     self._want_rescan = True
-                if os.path.isdir(path) or (self._cat is not None and path not in self._cat.by_path
+                if os.path.isdir(path) or (not files_only and self._cat is not None and path not in self._cat.by_path
                                            and not os.path.exists(path)):
                     self._want_rescan = True
                 self._pending[path] = now
@@ -211,6 +216,7 @@ class IndexService(Maintenance):
                 "last_build": self._last_build.get("at"),
                 "last_build_seconds": self._last_build.get("seconds"),
                 "error": self._error,
+                "watcher": self.watcher.status() if self.watcher is not None else None,
             }
 
     # -- narrowing ------------------------------------------------------------------------------
