@@ -55,7 +55,10 @@ async def agrees(session: Session, root: pathlib.Path, pattern: str) -> list[tup
 
 
 async def ready(session: Session) -> dict[str, Any]:
-    status = await session.execute("sleuth.index.build", {"wait": True})
+    # Twice: a build request that arrives during the first build queues a rescan that may outlive
+    # the first answer (and would find the changes made next); the second waits for it.
+    for _ in range(2):
+        status = await session.execute("sleuth.index.build", {"wait": True})
     assert status["state"] == "ready", status
     deadline = time.monotonic() + CATCH_UP_S
     while (status.get("watcher") or {"state": "watching"})["state"] != "watching" and time.monotonic() < deadline:
