@@ -71,7 +71,9 @@ def build_filter(args: dict[str, Any]) -> Callable[[str, str], bool] | None:
 
 
 def run(raw: Any, ctx: CommandContext) -> dict[str, Any]:
-    """Rank lines for ``query``; ``{total, results: [{path, line, score, snippet, highlights, context}]}``."""
+    """Rank lines for ``query``; ``{total, results: [{path, line, score, snippet, highlights, context}],
+    complete, truncated, truncated_reason, timed_out, elapsed_ms}``: the same query over the same files
+    gives the same answer; ``truncated`` says when lines were left out, ``truncated_reason`` why."""
     started = time.perf_counter()
     args = parse_args("sleuth.text", raw, TEXT_ARGS, ctx.settings)
     index = ctx.services.index
@@ -95,10 +97,18 @@ def run(raw: Any, ctx: CommandContext) -> dict[str, Any]:
         results: list[dict[str, Any]] = []
     else:
         results = found["results"]
+    shown = len(found["results"])
+    truncated = not found["complete"] or found["total"] > shown
+    # as grep's result says it: "timeout" (timeout_ms), else "scan_budget" (the scan's deterministic
+    # budget of files and bytes left candidates unread: total is a lower bound), else "max_results"
+    reason = ("timeout" if token.timed_out else "scan_budget" if not found["complete"]
+              else "max_results" if found["total"] > shown else None)
     return {
         "total": found["total"],
         "results": results,
         "complete": found["complete"],
+        "truncated": truncated,
+        "truncated_reason": reason,
         "timed_out": token.timed_out,
         "elapsed_ms": round((time.perf_counter() - started) * 1000, 1),
     }

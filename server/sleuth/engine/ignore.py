@@ -431,9 +431,18 @@ class IgnoreOracle:
         real = os.path.realpath(d)
         return os.path.isdir(real) and self.filter.rule.folder(real) is not None
 
+    def _classified(self, target: Target, path: str, is_dir: bool) -> bool:
+        """The ignore part of the verdict (ignore files, hidden, globs, types, depth) for ``path``
+        inside folder target ``target``; the caller holds the lock."""
+        up, name = os.path.split(path)
+        found = self._dir_state(target, up)
+        if found is None or (self._max_depth is not None and found[1] + 1 > self._max_depth):
+            return False
+        return self.filter.classify(found[0], name, is_dir) == TAKE
+
     def rules_allow(self, abs_path: str, target: Target | None = None) -> bool:
-        """The rules part of :meth:`is_searchable` (targets, deny globs, ignore files, hidden, globs,
-        depth) without looking at the file itself: for an editor buffer never saved to disk."""
+        """The rules part of :meth:`is_searchable` (targets, the path rule, ignore files, hidden,
+        globs, depth) without looking at the file itself: for an editor buffer never saved to disk."""
         path = os.path.abspath(abs_path)
         target = target or self._target_of(path)
         if target is None:
@@ -441,16 +450,21 @@ class IgnoreOracle:
         with self._lock:
             if not self.filter.rule.allows(path):
                 return False
-            if not target.is_dir:
-                return True
-            up, name = os.path.split(path)
-            found = self._dir_state(target, up)
-            if found is None:
+            return not target.is_dir or self._classified(target, path, False)
+
+    def admits(self, abs_path: str, is_dir: bool = False) -> bool:
+        """Whether the rules let the walk yield ``abs_path`` (a folder: enter it), whether or not it
+        exists now: a deleted file's path is judged as it was reached (deny globs on the path, not its
+        real path, which may be gone). The file watcher drops events of paths this refuses, so it errs
+        towards admitting: an extra event costs a look, a dropped one a stale answer."""
+        path = os.path.abspath(abs_path)
+        target = self._target_of(path)
+        if target is None:
+            return path in self._target_dirs and is_dir
+        with self._lock:
+            if self.filter.rule.reached_view(path, is_dir)[0]:
                 return False
-            if self._max_depth is not None and found[1] + 1 > self._max_depth:
-                return False
-            verdict = self.filter.classify(found[0], name, False)
-        return verdict == TAKE
+            return not target.is_dir or self._classified(target, path, is_dir)
 
     def is_searchable(self, abs_path: str) -> bool:
         """True when the walk of the targets with these options would yield ``abs_path``: the

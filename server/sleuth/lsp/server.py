@@ -151,6 +151,7 @@ class SleuthServer(LanguageServer):
         self.configured = asyncio.Event()  # set once `initialized` applied every configuration layer
         self._progress_ids = itertools.count(1)
         self.rescan_task: asyncio.Task[None] | None = None  # periodic index rescan without client watchers
+        self.watcher: Any = None  # the server's own file watcher (features/index.py), with the index
         self.index_key: tuple[Any, ...] = ()  # settings the running index was started with
         self.watched_events = 0  # file-change events received (sleuth/debug/workers)
 

@@ -2,8 +2,10 @@
 
 Parsed into a small conjunctive form: a list of *clauses* that must all hold, each a list of
 alternative :class:`Term` (``a OR b``), plus terms that must not occur. Matching is
-case-insensitive and by identifier parts: ``user`` finds ``getUserById``; the adjacent plain words
-``get user by id`` also find the identifiers ``getUserById`` / ``get_user_by_id`` as a whole.
+case-insensitive and by identifier parts, both ways: ``user`` finds ``getUserById``; the adjacent
+plain words ``get user by id`` find the identifiers ``getUserById`` / ``get_user_by_id`` as a whole,
+and so do ``get_user_by_id`` and ``getUserById`` themselves, whichever way the text spells it
+(``getUser`` finds ``get_user_by_id``: a term's words are its identifier parts).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 
 from sleuth.engine.errors import BadArgs
+from sleuth.engine.index.defs import split_identifier
 
 __all__ = ["Term", "TextQuery", "parse_query"]
 
@@ -61,12 +64,22 @@ class TextQuery:
         return bool(self.clauses) and len(self.clauses[-1]) == 1 and self.clauses[-1][0].prefix
 
 
+def _parts(word: str) -> list[str]:
+    """``word``'s identifier parts, lowercased; the word itself when the split would lose characters
+    (the splitter knows ASCII case humps only: ``Größe`` stays whole)."""
+    parts = split_identifier(word)
+    return parts if "".join(parts) == word.lower() else [word.lower()]
+
+
 def _term(token: str) -> Term | None:
     phrase = token.startswith('"')
     text = token.strip('"')
     prefix = not phrase and text.endswith("*")
     text = text.rstrip("*") if prefix else text
-    words = tuple(w.lower() for w in _WORDS.findall(text))
+    if phrase:
+        words = tuple(w.lower() for w in _WORDS.findall(text))
+    else:  # camelCase and snake_case alike: getUser -> (get, user), so it also finds get_user_by_id
+        words = tuple(part for w in _WORDS.findall(text) for part in _parts(w))
     if not text.strip():
         return None
     return Term(text, words or (text.lower(),), phrase, prefix)

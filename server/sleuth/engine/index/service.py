@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import stat as stat_mod
 import threading
 import time
 from dataclasses import replace
@@ -94,6 +95,7 @@ class IndexService(Maintenance):
         self._hold: Any = None  # the open generation's readers.lock (store.open_current)
         self._unreadable: list[FileError] = []  # folders the last walk could not read
         self._on_error = on_error
+        self.watcher: Any = None  # the server's file watcher (engine/index/watcher.py), for status only
 
     # -- lifecycle ------------------------------------------------------------------------------
     def start(self, progress: ProgressSink = NullProgress, token: CancelToken | None = None) -> None:
@@ -181,15 +183,19 @@ class IndexService(Maintenance):
         return self.status()
 
     # -- change notifications -------------------------------------------------------------------
-    def notify_changed(self, paths: Iterable[str]) -> None:
-        """Files (or folders) created, changed or deleted on disk: searched from disk until re-indexed."""
+    def notify_changed(self, paths: Iterable[str], files_only: bool = False) -> None:
+        """Files (or folders) created, changed or deleted on disk: searched from disk until re-indexed.
+
+        ``files_only``: the caller knows none of ``paths`` was a folder (the server's own watcher), so
+        a path gone from disk and absent from the catalogue (an editor's temporary file) needs no rescan.
+        """
         now = time.monotonic()
         with self._lock:
             for path in paths:
                 path = self._normal(path)
                 if os.path.basename(path) in (".gitignore", ".ignore", ".rgignore"):
                     self._want_rescan = True
-                if os.path.isdir(path) or (self._cat is not None and path not in self._cat.by_path
+                if os.path.isdir(path) or (not files_only and self._cat is not None and path not in self._cat.by_path
                                            and not os.path.exists(path)):
                     self._want_rescan = True
                 self._pending[path] = now
@@ -236,6 +242,7 @@ class IndexService(Maintenance):
                 "last_build": self._last_build.get("at"),
                 "last_build_seconds": self._last_build.get("seconds"),
                 "error": self._error,
+                "watcher": self.watcher.status() if self.watcher is not None else None,
             }
 
     # -- narrowing ------------------------------------------------------------------------------
@@ -497,11 +504,14 @@ class IndexService(Maintenance):
         return [e for e in errors if any(e.path == s or e.path.startswith(s + "/") for s in scopes)]
 
     def _entry(self, path: str) -> FileEntry | None:
+        """A pending file as a walk entry, or None (gone, not a regular file). The caller has put it
+        through the request's path rule (``IgnoreOracle.is_searchable``, real paths resolved once per
+        folder), so no ``realpath`` per file here: 1,000 pending files of one folder cost one."""
         try:
             st = os.stat(path)
         except OSError:
             return None
-        if not os.path.isfile(path) or not self.workspace.contains(path):
+        if not stat_mod.S_ISREG(st.st_mode):
             return None
         return FileEntry(path, self.workspace.display(path), st.st_size, st.st_mtime)
 

@@ -6,7 +6,9 @@ definition queries on the Linux tree): score each matching *line* by where the m
 1. Candidates: files defining the query's identifier (the definition keys of the index — exact,
    or by prefix for ``word*``), then files whose trigrams contain every clause's literal.
 2. Scan candidates (open buffers as their unsaved text) for lines where every clause matches and
-   no excluded term occurs; definition files first, then file-name matches, within a time budget.
+   no excluded term occurs; definition files first, then file-name matches, within a budget of
+   files and bytes read — never of time, so the same query over the same files gives the same
+   answer every time (a scan cut short says so: ``complete`` is false).
 3. Score each line: match quality per clause (whole word > identifier part > word start >
    substring), the query's words forming one identifier (``get user by id`` ~ ``getUserById``),
    the line being a definition site of that identifier, the file name containing the words; a
@@ -17,7 +19,6 @@ from __future__ import annotations
 
 import heapq
 import re
-import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -33,8 +34,12 @@ from sleuth.engine.index.trigram import And, Grams, Or, Query, spellings, trigra
 
 __all__ = ["TextHit", "TextOptions", "search_text"]
 
-SCAN_BUDGET_S = 0.04  # wall time for reading candidate files, after definition files
-HARD_BUDGET_S = 0.07  # no file is started after this, and a file's scan stops at it
+# The scan's budget is counted in bytes read, not in time: a time budget cut the scan at a different
+# file on every run ("scheduler tick": totals 13, 14, 16 on three runs, issue 14). About what the
+# former 40/70 ms read on the Linux tree.
+SCAN_BUDGET_BYTES = 8 << 20  # bytes read before other files than definition files are no longer started
+HARD_BUDGET_BYTES = 24 << 20  # no file is started past this once there are hits
+MAX_FILE_MATCHES = 1 << 16  # a file's scan stops after this many pattern matches (a minified megabyte)
 BIG_FILE_CHARS = 256 * 1024  # in a bigger file, lines spelling the identifier are enough
 MAX_SCAN_FILES = 400
 MAX_DEFINITION_FILES = 64  # definition files read whatever the budget
@@ -269,7 +274,7 @@ def _read_file(path: str, buffer: str | None) -> str | None:
 
 
 class _Scan:
-    """The scan's running state: hits, counts and the time budget shared by both stages."""
+    """The scan's running state: hits, counts and the byte budget shared by both stages."""
 
     def __init__(self, compiled: _Compiled, options: TextOptions, token: CancelToken | None,
                  buffer_text: Callable[[str], str | None]) -> None:
@@ -280,8 +285,7 @@ class _Scan:
         self.scanned = 0
         self.complete = True
         self.seen: set[str] = set()
-        began = time.monotonic()
-        self.deadline, self.hard_deadline = began + SCAN_BUDGET_S, began + HARD_BUDGET_S
+        self.read = 0  # bytes (characters) read so far
 
     def run(self, files: list[tuple[bool, str, str, int]]) -> bool:
         """Scan ``(is definition file, path, display, size)`` in order; False when the budget ran out."""
@@ -291,22 +295,20 @@ class _Scan:
                 continue  # -word drops lines containing it and files whose path contains it
             self.seen.add(path)
             if self.token is not None and self.token.should_stop():
-                self.complete = False
-                return False
-            now = time.monotonic()
-            if (not is_def or self.scanned >= MAX_DEFINITION_FILES) and (
-                    self.scanned >= MAX_SCAN_FILES or now > self.deadline):
-                self.complete = False
-                return False
-            if self.hits and (now > self.hard_deadline or (now > self.deadline and size > BIG_FILE_CHARS * 8)):
-                self.complete = False  # a definition file too: past the budget, a few MB cost more than they add
-                return False
+                return self._stop()
+            spent = self.read > SCAN_BUDGET_BYTES
+            if (not is_def or self.scanned >= MAX_DEFINITION_FILES) and (self.scanned >= MAX_SCAN_FILES or spent):
+                return self._stop()
+            if self.hits and (self.read > HARD_BUDGET_BYTES or (spent and size > BIG_FILE_CHARS * 8)):
+                # a definition file too: past the budget, a few MB cost more than they add
+                return self._stop()
             text = _read_file(path, self.buffer_text(path))
             self.scanned += 1
             if text is None:
                 continue
+            self.read += len(text)
             found, count, whole = _scan_file(text, compiled, compiled.score_file(display), path, display,
-                                             options.context_lines, self.hard_deadline)
+                                             options.context_lines, self.token)
             self.hits += found
             self.total += count
             self.complete = self.complete and whole
@@ -315,10 +317,15 @@ class _Scan:
                 del self.hits[options.max_results * 4:]
         return True
 
+    def _stop(self) -> bool:
+        self.complete = False
+        return False
+
 
 def search_text(index: Any, query_text: str, options: TextOptions = TextOptions(),
                 token: CancelToken | None = None) -> dict[str, Any]:
-    """Run a ``sleuth.text`` query over the index; returns ``{total, results, scanned_files, complete}``.
+    """Run a ``sleuth.text`` query over the index; returns ``{total, results, scanned_files, complete}``
+    (``complete``: every candidate was read to its end, so ``total`` is exact).
 
     First the definition files, pending files and files spelling the words as one identifier; then,
     unless a several-word query already has enough lines from those (other files can only add lines
@@ -364,12 +371,13 @@ def search_text(index: Any, query_text: str, options: TextOptions = TextOptions(
 
 
 def _scan_file(text: str, compiled: _Compiled, file_bonus: float, path: str, display: str, context: int,
-               hard_deadline: float) -> tuple[list[TextHit], int, bool]:
+               token: CancelToken | None) -> tuple[list[TextHit], int, bool]:
     """Scored lines of one file: (hits, matching lines counted, whether the file was read to its end).
 
     Lines where the query's words form one identifier are found first (one regex pass); in a big
     file they are enough. Then lines holding the first clause are scored. A file stops after
-    :data:`MAX_LINES_PER_FILE` hits (it ranks by its best lines) or at the hard deadline.
+    :data:`MAX_LINES_PER_FILE` hits (it ranks by its best lines), after :data:`MAX_FILE_MATCHES` pattern
+    matches, or when ``token`` says stop.
     """
     hits: list[TextHit] = []
     total = 0
@@ -382,7 +390,7 @@ def _scan_file(text: str, compiled: _Compiled, file_bonus: float, path: str, dis
             break
         line_no, line_pos = 0, 0
         for k, m in enumerate(driver.finditer(text)):
-            if k & 255 == 255 and time.monotonic() > hard_deadline:
+            if k >= MAX_FILE_MATCHES or (k & 255 == 255 and token is not None and token.should_stop()):
                 return hits, total, False
             start = text.rfind("\n", 0, m.start()) + 1
             if start in seen:
