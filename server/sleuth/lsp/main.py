@@ -37,6 +37,7 @@ def run(transport: str = "stdio", host: str | None = None, port: int | None = No
     server = create_server()
     if transport == "stdio":
         server.start_io()
+        return server.exit_code
     elif transport == "tcp":
         server.start_tcp(host or "127.0.0.1", port or 2087)
     elif transport == "ws":

@@ -24,6 +24,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Callable
 
+from sleuth.commands.args import check_text
 from sleuth.commands.config import Settings
 from sleuth.commands.context import CommandContext
 from sleuth.commands.profiles import ToolDefinition, ToolResult
@@ -104,7 +105,7 @@ def _get(args: dict[str, Any], name: str, kind: type, default: Any = None, requi
         if kind is str:
             if not isinstance(value, str):
                 raise ValueError
-            return value
+            return check_text(name, value, "Parameter ")
     except (TypeError, ValueError):
         pass
     raise BadArgs(f"Parameter '{name}' could not be converted to {kind.__name__}.",
