@@ -36,6 +36,7 @@ from sleuth.engine.search import BatchStats, FileResult, FolderOpener, search_fi
 from sleuth.engine.types import FileEntry, FileError, MatchOptions, SearchOptions, SkipCounts, WalkOptions
 from sleuth.engine.walk import Subtree, walk
 from sleuth.engine.workspace import Target, Workspace
+from sleuth.engine.words import plural
 
 if TYPE_CHECKING:  # numpy: only an index's candidates carry a table, and a cold grep never loads numpy
     from sleuth.engine.index.rowmap import PieceTable
@@ -470,7 +471,8 @@ def run_grep(workspace: Workspace, request: GrepRequest, token: CancelToken,
         if now - last_progress > 0.1:
             last_progress = now
             known = max(total, scanned) if total else None
-            progress(scanned, known, f"{scanned} of {known} files" if known else f"{scanned} files searched")
+            progress(scanned, known, f"{scanned} of {plural(known, 'file')}" if known
+                     else f"{plural(scanned, 'file')} searched")
         return going and unit.complete
 
     units = _units(items, buffers, token, not request.match.multiline)

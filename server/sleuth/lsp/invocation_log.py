@@ -12,6 +12,7 @@ from typing import Any
 from lsprotocol import types
 
 from sleuth.engine.redact import sanitize_query
+from sleuth.engine.words import plural
 
 __all__ = ["sanitise", "query_of", "result_count", "summary", "message_type", "enabled"]
 
@@ -58,7 +59,7 @@ def summary(command: str, args: Any, outcome: str, count: int | None, elapsed_ms
     parts = [command]
     if query is not None:
         parts.append(f'query="{sanitise(query)}"')
-    parts.append(f"-> {count} results" if outcome == "ok" and count is not None else f"-> {outcome}")
+    parts.append(f"-> {plural(count, 'result')}" if outcome == "ok" and count is not None else f"-> {outcome}")
     parts.append(f"in {elapsed_ms:.0f} ms")
     return " ".join(parts)
 

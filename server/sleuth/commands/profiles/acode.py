@@ -31,6 +31,7 @@ from sleuth.commands.profiles import ToolDefinition, ToolResult
 from sleuth.commands.profiles._common import argument_of, byte_len, dumps_spaced, maybe_redact, native
 from sleuth.engine.errors import (BadArgs, IndexNotReady, RateLimited, SearchTimeout, SleuthError,
                                   UnknownTool)
+from sleuth.engine.words import plural
 
 __all__ = ["TOOLS", "ERROR_CODES", "acode_error", "MAX_SNIPPET"]
 
@@ -191,7 +192,7 @@ def _finish(tool: str, output: dict[str, Any], ctx: CommandContext) -> ToolResul
     if total == 0:
         output["message"] = _NO_RESULTS[tool]
     elif total > shown:
-        output["message"] = (f"Showing {shown} of {total} results. Narrow the search (file_type, include_path, "
+        output["message"] = (f"Showing {shown} of {plural(total, 'result')}. Narrow the search (file_type, include_path, "
                              f"a more specific query) or raise max_results to see the rest.")
     text = dumps_spaced(output)
     budget = ctx.settings.max_output_bytes
