@@ -18,7 +18,9 @@ case by case:
   to stderr and exits with status 1, so the client sees a dead server it can restart instead of a
   deaf one. Guessing where the next message starts could run a request cut in two.
 * A length too large with the client still connected cannot be told from a slow client: the server
-  waits for the bytes (a body split across writes is normal), and exits when the input ends.
+  waits for the bytes (a body split across writes is normal), and exits when the input ends; if the
+  client sends on, the body it reads is not JSON and holds the next message's header
+  (:func:`holds_header`), which is the same dead end.
 
 A body that is read whole but is not JSON is not a framing problem: the connection answers it with
 a JSON-RPC parse error and goes on (:meth:`sleuth.lsp.server.SleuthProtocol.receive`).
@@ -30,9 +32,10 @@ import asyncio
 import re
 from typing import Awaitable, Protocol
 
-__all__ = ["FramingError", "read_body", "AsyncReader"]
+__all__ = ["FramingError", "read_body", "holds_header", "AsyncReader"]
 
 _TOKEN = re.compile(rb"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")  # RFC 7230 field-name
+_HEADER_IN_BODY = re.compile(rb"(?i)content-length[ \t]*:[ \t]*\d+\r?\n")
 _MAX_HEADER_LINES = 32  # a real header has one or two: more is a stream out of step
 
 
@@ -86,6 +89,13 @@ async def read_body(reader: AsyncReader) -> bytes | None:
         raise FramingError(f"the input ended {len(body)} bytes into a {length}-byte message body "
                            "(a Content-Length larger than the message?)")
     return body
+
+
+def holds_header(body: bytes) -> bool:
+    """Whether a body that is not JSON swallowed the start of the next message (what a Content-Length
+    too large does while the client goes on sending): the stream is out of step from there on.
+    Only asked of bodies that failed to parse: valid JSON may quote a header in a string."""
+    return _HEADER_IN_BODY.search(body) is not None
 
 
 async def _read_exactly(reader: AsyncReader, length: int) -> bytes:

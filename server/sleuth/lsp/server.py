@@ -108,15 +108,16 @@ class SleuthProtocol(LanguageServerProtocol):
             self._server._report_server_error(error, JsonRpcInternalError)
 
     # -- messages that pygls would drop without an answer ------------------------------------
-    def receive(self, body: bytes) -> None:
-        """One framed message body (:mod:`sleuth.lsp.framing`): decoded and handled, or answered with
-        a parse error (-32700, id null) when it is not JSON — a request is never left unanswered."""
+    def receive(self, body: bytes) -> bool:
+        """One framed message body (:mod:`sleuth.lsp.framing`): decoded and handled (True), or answered
+        with a parse error (-32700, id null) when it is not JSON (False) — never left unanswered."""
         try:
             message = json.loads(body, object_hook=self.structure_message)
         except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError alike
             self._refuse(None, ParseError, f"The message is not valid JSON: {exc}")
-            return
+            return False
         self.handle_message(message)
+        return True
 
     def structure_message(self, data: dict[str, Any]) -> Any:
         """pygls' decoding; a request whose params have the wrong type (``"arguments": 5``) becomes a
@@ -270,7 +271,11 @@ class SleuthServer(LanguageServer):
                 return
             if body is None:  # the client closed the input: the connection is over
                 return
-            self.protocol.receive(body)
+            if not self.protocol.receive(body) and framing.holds_header(body):
+                logger.error("a message body that is not JSON holds the next message's header (a Content-Length "
+                             "larger than its message?): cannot resynchronise; exiting with status 1")
+                self.exit_code = 1
+                return
 
     # -- client capabilities ----------------------------------------------------------------
     def _capability(self, *path: str) -> Any:
