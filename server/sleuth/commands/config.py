@@ -40,7 +40,9 @@ class Settings:
     max_file_size_bytes: int = 100 * 1024 * 1024
     max_depth: int = 256
     max_pattern_length: int = 1000
-    max_patterns: int = 100_000  # a list of patterns (rg's repeated -e); 10,000 compile in well under a second
+    # Patterns in one search (rg's repeated -e): 10,000 compile in well under a second; the cap keeps the
+    # steps no deadline can interrupt (RE2's and Hyperscan's compiles, which hold the GIL) short.
+    max_patterns: int = 20_000
     max_timeout_ms: int = 300_000
     # behaviour
     backend: str = "native"
