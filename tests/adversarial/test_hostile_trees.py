@@ -20,7 +20,7 @@ import socket
 import subprocess
 import sys
 import threading
-from typing import Any
+from typing import Any, Iterator
 
 import pytest
 
@@ -79,7 +79,7 @@ def _make_deep(root: pathlib.Path, depth: int) -> None:
 
 
 @pytest.fixture(scope="module")
-def hostile(tmp_path_factory: pytest.TempPathFactory) -> pathlib.Path:
+def hostile(tmp_path_factory: pytest.TempPathFactory) -> Iterator[pathlib.Path]:
     root = tmp_path_factory.mktemp("hostile") / "ws"
     root.mkdir()
     (root / "plain.txt").write_text(f"{NEEDLE} plain\n")
@@ -101,7 +101,10 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> pathlib.Path:
         fh.write(f"{NEEDLE} in a name that is not UTF-8\n".encode())
     (root / "latin1.txt").write_bytes(f"caf\xe9 {NEEDLE}\n".encode("latin-1"))
     _make_deep(root, 5000)
-    return root
+    yield root
+    # GNU rm walks any depth; Python 3.11's shutil.rmtree (pytest's clean-up of old runs) recurses
+    # and would fail on this chain.
+    subprocess.run(["rm", "-rf", str(root / "deep")], check=False, timeout=300)
 
 
 def test_the_cli_completes_on_a_hostile_tree_and_finds_what_rg_finds(hostile: pathlib.Path) -> None:

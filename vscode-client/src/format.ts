@@ -174,7 +174,7 @@ export function summaryLine(kind: 'grep' | 'files' | 'text', shown: number, summ
     const total = typeof summary.total === 'number' ? summary.total : typeof summary.count === 'number' ? summary.count : shown;
     parts.push(`${total} ${noun}${total === 1 ? '' : noun.endsWith('h') ? 'es' : 's'}`);
     if (typeof summary.files_matched === 'number' && typeof summary.files_scanned === 'number') {
-        parts.push(`in ${summary.files_matched} of ${summary.files_scanned} files`);
+        parts.push(`in ${summary.files_matched} of ${summary.files_scanned} file${summary.files_scanned === 1 ? '' : 's'}`);
     }
     if (summary.truncated) parts.push(`(first ${shown} shown)`);
     if (summary.timed_out) parts.push('(timed out)');
@@ -198,11 +198,11 @@ function humanBytes(n: unknown): string | undefined {
 export function indexStatusLine(status: Record<string, unknown>): string {
     const parts = [`Sleuth index: ${String(status.state ?? 'unknown')}`];
     const files = status.files_indexed ?? status.files;
-    if (typeof files === 'number') parts.push(`${files.toLocaleString('en-US')} files`);
+    if (typeof files === 'number') parts.push(`${files.toLocaleString('en-US')} file${files === 1 ? '' : 's'}`);
     const bytes = humanBytes(status.bytes ?? status.bytes_indexed);
     if (bytes) parts.push(bytes);
     const pending = status.pending_updates ?? status.pending;
-    if (typeof pending === 'number' && pending > 0) parts.push(`${pending} pending updates`);
+    if (typeof pending === 'number' && pending > 0) parts.push(`${pending} pending update${pending === 1 ? '' : 's'}`);
     const built = status.last_build_time ?? status.last_build ?? status.built_at;
     if (built !== undefined && built !== null) parts.push(`built ${String(built)}`);
     const store = status.store_path ?? status.path;

@@ -27,6 +27,7 @@ export const SERVER_KEYS: readonly string[] = [
     'maxFileSizeBytes',
     'maxDepth',
     'maxPatternLength',
+    'maxPatterns',
     'backend',
     'fuzzyThreshold',
     'rateLimit.enabled',

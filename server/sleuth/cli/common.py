@@ -20,6 +20,7 @@ from sleuth.commands.context import CommandContext
 from sleuth.engine.cancel import CancelToken
 from sleuth.engine.errors import SleuthError
 from sleuth.engine.workspace import Workspace
+from sleuth.engine.words import plural
 
 __all__ = ["EXIT_FOUND", "EXIT_NONE", "EXIT_ERROR", "cli_settings", "workspace_settings", "make_context",
            "run_command", "report_error", "print_json", "ProgressBar", "parse_size"]
@@ -91,7 +92,7 @@ class ProgressBar:
         if total:
             width = 30
             filled = int(width * min(done, total) / total)
-            line = f"[{'#' * filled}{'.' * (width - filled)}] {done} of {total} files"
+            line = f"[{'#' * filled}{'.' * (width - filled)}] {done} of {plural(total, 'file')}"
         else:
             line = f"searching… {message}"
         sys.stderr.write("\r\x1b[2K" + line)

@@ -9,7 +9,7 @@ from typing import Any
 from sleuth.cli.common import (EXIT_ERROR, EXIT_FOUND, EXIT_NONE, ProgressBar, make_context, parse_size,
                                print_json, run_command)
 
-__all__ = ["add_parser", "render_human"]
+__all__ = ["add_parser", "render_human", "hoist_patterns"]
 
 _COLOURS = {"path": "\x1b[35m", "line": "\x1b[32m", "match": "\x1b[1;31m", "reset": "\x1b[0m"}
 
@@ -57,6 +57,34 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     p.add_argument("--json", action="store_true", help="print the sleuth.grep result object")
     p.add_argument("--root", action="append", metavar="DIR", help="sandbox folder (repeatable; default: .)")
     p.set_defaults(func=_run)
+
+
+def hoist_patterns(argv: list[str]) -> tuple[list[str], list[str]]:
+    """``argv`` without its ``-e``/``--regexp`` patterns, and those patterns in order.
+
+    argparse's option loop is quadratic in the number of options: 10,000 ``-e`` patterns took it
+    1.6 s before Sleuth saw one. Taking them out first is what argparse would do with them (it
+    refuses an option-like value after ``-e`` anyway); a ``--`` ends the options, as there."""
+    rest: list[str] = []
+    patterns: list[str] = []
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "--":
+            rest.extend(argv[i:])
+            break
+        if arg in ("-e", "--regexp") and i + 1 < len(argv):
+            patterns.append(argv[i + 1])
+            i += 2
+            continue
+        if arg.startswith("--regexp="):
+            patterns.append(arg[len("--regexp="):])
+        elif arg.startswith("-e") and len(arg) > 2:
+            patterns.append(arg[2:])
+        else:
+            rest.append(arg)
+        i += 1
+    return rest, patterns
 
 
 def to_args(ns: argparse.Namespace, path: str | None) -> dict[str, Any]:

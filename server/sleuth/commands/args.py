@@ -15,7 +15,7 @@ from typing import Any, Mapping
 from sleuth.commands.config import Settings
 from sleuth.engine.errors import BadArgs
 
-__all__ = ["Arg", "parse_args", "json_schema", "unwrap_arguments"]
+__all__ = ["Arg", "parse_args", "json_schema", "unwrap_arguments", "check_text"]
 
 _KINDS = {"bool": bool, "int": int, "str": str, "number": (int, float)}
 
@@ -48,6 +48,22 @@ def unwrap_arguments(raw: Any) -> Any:
     return raw
 
 
+def check_text(name: str, value: str, prefix: str = "") -> str:
+    """``value`` unchanged, or :class:`BadArgs` when it is not valid Unicode text.
+
+    JSON may spell a lone surrogate (``"\\ud800needle"`` is valid JSON); Python keeps it in the
+    string, and it failed far away — encoding a literal to UTF-8 — as an internal error. It is a bad
+    argument, named here with where it is (the character itself cannot be shown: it has no UTF-8)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise BadArgs(f"{prefix}'{name}' is not valid Unicode text: it holds a lone surrogate "
+                      f"(U+{ord(value[exc.start]):04X}) at position {exc.start}.",
+                      hint="Send text as UTF-8; in JSON, \\uD800-\\uDFFF escapes must come in high-low pairs.",
+                      argument=name)
+    return value
+
+
 def _type_name(kind: str) -> str:
     return {"str_list": "a list of strings", "str_or_list": "a string or a list of strings",
             "number": "a number", "int": "an integer", "bool": "true or false", "str": "a string"}[kind]
@@ -69,6 +85,9 @@ def _check_type(command: str, name: str, arg: Arg, value: Any) -> Any:
     if not ok:
         raise BadArgs(f"{command}: '{name}' must be {_type_name(arg.kind)}, got {type(value).__name__}.",
                       hint=f"Pass {name} as {_type_name(arg.kind)}.", argument=name)
+    for text in value if isinstance(value, list) else (value,):
+        if isinstance(text, str):
+            check_text(name, text, f"{command}: ")
     return value
 
 

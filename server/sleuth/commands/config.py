@@ -42,6 +42,9 @@ class Settings:
     max_file_size_bytes: int = 100 * 1024 * 1024
     max_depth: int = 256
     max_pattern_length: int = 1000
+    # Patterns in one search (rg's repeated -e): 10,000 compile in well under a second; the cap keeps the
+    # steps no deadline can interrupt (RE2's and Hyperscan's compiles, which hold the GIL) short.
+    max_patterns: int = 20_000
     max_timeout_ms: int = 300_000
     # behaviour
     backend: str = "native"
@@ -71,7 +74,7 @@ _ENUMS: dict[str, tuple[str, ...]] = {
 _MINIMUM: dict[str, float] = {
     "context_lines": 0, "timeout_ms": 1, "max_columns": 0, "default_max_results": 1, "text_default_max_results": 1,
     "max_results": 1, "max_matches_per_file": 1, "max_files": 1, "max_file_size_bytes": 1, "max_depth": 0,
-    "max_pattern_length": 1, "max_timeout_ms": 1, "rate_limit_per_minute": 0, "native_rate_limit_per_minute": 0,
+    "max_pattern_length": 1, "max_patterns": 1, "max_timeout_ms": 1, "rate_limit_per_minute": 0, "native_rate_limit_per_minute": 0,
     "max_output_bytes": 1, "fuzzy_threshold": 0.0,
 }
 # Aliases: seed 004's `.agent/config.yml` keys (under tools.search) and nested spellings.

@@ -14,7 +14,7 @@ from sleuth.commands.budget import fit_to_budget
 from sleuth.commands.context import CommandContext
 from sleuth.engine.cancel import CancelToken
 from sleuth.engine.errors import BadArgs
-from sleuth.engine.grep import GrepOutcome, GrepRequest, run_grep
+from sleuth.engine.grep import GrepOutcome, GrepRequest, prepare, run_grep
 from sleuth.engine.types import MatchOptions, SearchOptions, WalkOptions
 
 __all__ = ["GREP_ARGS", "run", "build_request"]
@@ -68,6 +68,10 @@ def build_request(args: dict[str, Any], ctx: CommandContext) -> GrepRequest:
     """Freeze validated arguments into engine options (the one place flags become behaviour)."""
     settings = ctx.settings
     patterns = tuple(args["pattern"]) if isinstance(args["pattern"], list) else (args["pattern"],)
+    if len(patterns) > settings.max_patterns:
+        raise BadArgs(f"sleuth.grep: {len(patterns)} patterns were given; the limit is {settings.max_patterns} "
+                      "(setting max_patterns).", hint="Search for fewer patterns at a time, or raise max_patterns.",
+                      argument="pattern")
     for p in patterns:
         if len(p) > settings.max_pattern_length:
             raise BadArgs(f"sleuth.grep: the pattern is {len(p)} characters long; the limit is "
@@ -127,8 +131,9 @@ def run(raw: Any, ctx: CommandContext) -> dict[str, Any]:
     request = build_request(args, ctx)
     token: CancelToken = ctx.token.with_deadline(args["timeout_ms"] or None)
     buffers = ctx.services.open_buffers if args["use_open_buffers"] else None
-    outcome = run_grep(ctx.workspace, request, token, ctx.progress, ctx.partial, buffers,
-                       entries=_candidates(request, ctx))
+    # Compiled first, under the deadline: the index's candidates use the same literal query.
+    outcome = prepare(request, token) or run_grep(ctx.workspace, request, token, ctx.progress, ctx.partial,
+                                                  buffers, entries=_candidates(request, ctx))
     result = shape(outcome, (time.perf_counter() - started) * 1000, ctx.partial is not None)
     if args["max_output_bytes"]:
         result = fit_to_budget(result, "matches", args["max_output_bytes"])

@@ -60,7 +60,7 @@ TRUST: dict[str, Rule] = {
     "case": _ANY, "context_lines": _ANY, "respect_gitignore": _ANY, "hidden": _ANY, "follow": _ANY,
     "timeout_ms": _ANY, "max_columns": _ANY, "default_max_results": _ANY, "text_default_max_results": _ANY,
     "max_results": _ANY, "max_matches_per_file": _ANY, "max_files": _ANY, "max_file_size_bytes": _ANY,
-    "max_depth": _ANY, "max_pattern_length": _ANY, "max_timeout_ms": _ANY, "max_output_bytes": _ANY,
+    "max_depth": _ANY, "max_pattern_length": _ANY, "max_patterns": _ANY, "max_timeout_ms": _ANY, "max_output_bytes": _ANY,
     "fuzzy_threshold": _ANY, "index_enabled": _ANY, "log_level": _ANY, "tools_profile": _ANY,
     # rate limits (seed 004 FR-015b-29: configurable in .agent/config.yml); turning them off is not
     "rate_limit_per_minute": _ANY, "rate_limit_per_tool": _ANY, "native_rate_limit_per_minute": _ANY,

@@ -38,11 +38,12 @@ from sleuth.engine.search import BatchStats, FileResult, FolderOpener, search_fi
 from sleuth.engine.types import FileEntry, FileError, MatchOptions, SearchOptions, SkipCounts, WalkOptions
 from sleuth.engine.walk import Subtree, walk
 from sleuth.engine.workspace import Target, Workspace, sort_key
+from sleuth.engine.words import plural
 
 if TYPE_CHECKING:  # numpy: only an index's candidates carry a table, and a cold grep never loads numpy
     from sleuth.engine.index.rowmap import PieceTable
 
-__all__ = ["GrepRequest", "GrepOutcome", "run_grep", "shutdown_pool"]
+__all__ = ["GrepRequest", "GrepOutcome", "run_grep", "prepare", "shutdown_pool"]
 
 CHUNK_FILES = 96  # files per unit of a walked scan
 CHUNK_BYTES = 16 << 20
@@ -125,20 +126,36 @@ def _init_worker(flags: Any) -> None:
     _CANCEL = flags
 
 
-def _compile(options: MatchOptions) -> Matcher:
+def _compile(options: MatchOptions, stop: CancelToken | None = None) -> Matcher:
     from sleuth.engine.match import compile_matcher  # the match layer's single entry point
 
-    return compile_matcher(options)
+    return compile_matcher(options, stop=stop)
 
 
-def _matcher_for(options: MatchOptions) -> Matcher:
-    """Compile once per process: a pool worker sees the same options unit after unit."""
+def _matcher_for(options: MatchOptions, stop: CancelToken | None = None) -> Matcher:
+    """Compile once per process: a pool worker sees the same options unit after unit. ``stop`` bounds
+    the compile (:class:`~sleuth.engine.match.CompileStopped`); a stopped compile is not kept."""
     matcher = _MATCHERS.get(options)
     if matcher is None:
+        matcher = _compile(options, stop)
         if len(_MATCHERS) > 32:
             _MATCHERS.clear()
-        matcher = _MATCHERS[options] = _compile(options)
+        _MATCHERS[options] = matcher
     return matcher
+
+
+def prepare(request: GrepRequest, token: CancelToken) -> GrepOutcome | None:
+    """Compile the request's patterns under its token before anything else: raises ``BadArgs`` for a
+    bad pattern and :class:`Cancelled` on cancel; returns the (empty, timed out) outcome when the
+    deadline passed while compiling, else None (compiled and kept: the search reuses it)."""
+    from sleuth.engine.match import CompileStopped
+
+    try:
+        _matcher_for(request.match, token)
+    except CompileStopped:
+        return _finish(Collector(request.search.max_results, request.search.output, None), token, 0, SkipCounts(),
+                       [], (request.targets, request.walk))
+    return None
 
 
 class _WorkerToken(CancelToken):
@@ -415,7 +432,9 @@ def run_grep(workspace: Workspace, request: GrepRequest, token: CancelToken,
     Returns partial results with ``timed_out`` when the token's deadline passes; raises
     :class:`Cancelled` when the caller cancels. Per-file errors land in ``errors``.
     """
-    _matcher_for(request.match)  # validate here (compiled once): a bad pattern fails before any file is read
+    stopped = prepare(request, token)  # validate here (compiled once): a bad pattern fails before any file is read
+    if stopped is not None:
+        return stopped
     skipped = SkipCounts()
     errors: list[FileError] = []
     walk_options = request.walk
@@ -458,7 +477,8 @@ def run_grep(workspace: Workspace, request: GrepRequest, token: CancelToken,
         if now - last_progress > 0.1:
             last_progress = now
             known = max(total, scanned) if total else None
-            progress(scanned, known, f"{scanned} of {known} files" if known else f"{scanned} files searched")
+            progress(scanned, known, f"{scanned} of {plural(known, 'file')}" if known
+                     else f"{plural(scanned, 'file')} searched")
         return going and unit.complete
 
     units = _units(items, buffers, token, not request.match.multiline)

@@ -26,16 +26,16 @@ disjoint pieces exactly (pigeonhole): the query is the OR of those pieces.
 
 from __future__ import annotations
 
-import functools
+import threading
 from dataclasses import dataclass
-from typing import Iterable, Literal
+from typing import Callable, Iterable, Literal, Sequence
 
 from sleuth.engine.match.syntax import (
     Alt, Assert, Backref, Cls, Concat, Dot, Empty, Group, Lit, Look, Node, ParseError, Repeat, escape, parse,
 )
 from sleuth.engine.types import MatchOptions
 
-__all__ = ["LiteralQuery", "ANY", "required_literals", "query_for_node", "fuzzy_pieces", "literal_text"]
+__all__ = ["LiteralQuery", "ANY", "required_literals", "query_for_patterns", "query_for_node", "fuzzy_pieces", "literal_text"]
 
 Op = Literal["any", "lit", "and", "or"]
 _MAX_EXACT = 16  # the largest exact set kept before it is turned into a query
@@ -58,29 +58,21 @@ class LiteralQuery:
 
     @staticmethod
     def all_of(parts: Iterable["LiteralQuery"]) -> "LiteralQuery":
-        flat: list[LiteralQuery] = []
+        flat: dict[LiteralQuery, None] = {}  # an ordered set: 10,000 -e patterns de-duplicate in linear time
         for part in parts:
             if part.op == "any":
                 continue
-            for child in part.children if part.op == "and" else (part,):
-                if child not in flat:
-                    flat.append(child)
-        if not flat:
-            return ANY
-        return flat[0] if len(flat) == 1 else LiteralQuery("and", children=tuple(flat))
+            flat.update(dict.fromkeys(part.children if part.op == "and" else (part,)))
+        return _combine("and", flat)
 
     @staticmethod
     def any_of(parts: Iterable["LiteralQuery"]) -> "LiteralQuery":
-        flat: list[LiteralQuery] = []
+        flat: dict[LiteralQuery, None] = {}
         for part in parts:
             if part.op == "any":
                 return ANY
-            for child in part.children if part.op == "or" else (part,):
-                if child not in flat:
-                    flat.append(child)
-        if not flat:
-            return ANY
-        return flat[0] if len(flat) == 1 else LiteralQuery("or", children=tuple(flat))
+            flat.update(dict.fromkeys(part.children if part.op == "or" else (part,)))
+        return _combine("or", flat)
 
     def satisfied_by(self, data: bytes) -> bool:
         """The reference evaluation (slow and simple): does ``data`` meet the query?"""
@@ -112,6 +104,14 @@ class LiteralQuery:
 
 
 ANY = LiteralQuery("any")
+
+
+def _combine(op: Op, children: dict[LiteralQuery, None]) -> LiteralQuery:
+    if not children:
+        return ANY
+    if len(children) == 1:
+        return next(iter(children))
+    return LiteralQuery(op, children=tuple(children))
 
 
 class _Folded:
@@ -257,26 +257,48 @@ def literal_text(node: Node) -> str | None:
     return None
 
 
-@functools.lru_cache(maxsize=64)
+_QUERIES: dict[MatchOptions, LiteralQuery] = {}  # the last few searches' queries (the index asks again)
+_QUERIES_KEPT = 64
+_QUERIES_LOCK = threading.Lock()
+
+
 def required_literals(options: MatchOptions) -> LiteralQuery:
     """The :class:`LiteralQuery` any match of ``options`` satisfies (see the module docstring).
     Invalid patterns give :data:`ANY` (compile_matcher reports the error)."""
+    found = _QUERIES.get(options)
+    if found is not None:
+        return found
     from sleuth.engine.match.compiler import resolve_case  # local: the compiler imports this module
 
     try:
         ci = resolve_case(options)
-        queries = []
-        for pattern in options.patterns:
-            text = escape(pattern) if options.fixed_strings else pattern
-            parsed = parse(text, case_insensitive=ci)
-            if options.fuzzy:
-                literal = literal_text(parsed.node)
-                pieces = fuzzy_pieces(literal, options.fuzzy) if literal else []
-                if not pieces:
-                    return ANY
-                queries.append(LiteralQuery.any_of(LiteralQuery.literal(p, ci) for p in pieces))
-            else:
-                queries.append(query_for_node(parsed.node))
-        return LiteralQuery.any_of(queries)
+        nodes = [parse(escape(p) if options.fixed_strings else p, case_insensitive=ci).node for p in options.patterns]
     except ParseError:
         return ANY
+    return query_for_patterns(options, nodes, ci)
+
+
+def query_for_patterns(options: MatchOptions, nodes: Sequence[Node], ci: bool,
+                       poll: Callable[[int], None] | None = None) -> LiteralQuery:
+    """:func:`required_literals` from patterns the caller parsed already (the compiler: each of
+    10,000 ``-e`` patterns is parsed once, not once per step); remembered for ``required_literals``.
+    ``poll(i)`` is called before pattern ``i``: the compiler's deadline check, which may raise."""
+    queries = []
+    for i, node in enumerate(nodes):
+        if poll is not None:
+            poll(i)
+        if options.fuzzy:
+            literal = literal_text(node)
+            pieces = fuzzy_pieces(literal, options.fuzzy) if literal else []
+            if not pieces:
+                queries = [ANY]
+                break
+            queries.append(LiteralQuery.any_of(LiteralQuery.literal(p, ci) for p in pieces))
+        else:
+            queries.append(query_for_node(node))
+    query = LiteralQuery.any_of(queries)
+    with _QUERIES_LOCK:  # searches compile on several threads
+        if len(_QUERIES) >= _QUERIES_KEPT:
+            _QUERIES.pop(next(iter(_QUERIES)))
+        _QUERIES[options] = query
+    return query

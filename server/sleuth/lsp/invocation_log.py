@@ -17,6 +17,7 @@ from typing import Any
 from lsprotocol import types
 
 from sleuth.engine.redact import REDACT_MARGIN, log_string, sanitize_query
+from sleuth.engine.words import plural
 
 __all__ = ["sanitise", "query_of", "result_count", "summary", "message_type", "enabled", "MAX_QUERY_CHARS"]
 
@@ -87,7 +88,7 @@ def summary(command: str, args: Any, outcome: str, count: int | None, elapsed_ms
     parts = [command if _PLAIN_NAME.fullmatch(command) else log_string(command[:_QUERY_SLICE], MAX_QUERY_CHARS)]
     if query is not None:
         parts.append(f"query={log_string(query, MAX_QUERY_CHARS)}")
-    parts.append(f"-> {count} results" if outcome == "ok" and count is not None else f"-> {outcome}")
+    parts.append(f"-> {plural(count, 'result')}" if outcome == "ok" and count is not None else f"-> {outcome}")
     parts.append(f"in {elapsed_ms:.0f} ms")
     return " ".join(parts)
 

@@ -30,13 +30,14 @@ from typing import TYPE_CHECKING, Any, Callable
 from sleuth.commands import COMMAND_NAMES, CommandContext, get_command
 from sleuth.engine.cancel import CancelToken
 from sleuth.engine.errors import BadArgs, Cancelled, RateLimited, SleuthError
+from sleuth.engine.words import plural
 from sleuth.lsp import errors
 from sleuth.lsp.progress import PartialSender, WorkDoneReporter
 
 if TYPE_CHECKING:
     from sleuth.lsp.server import SleuthServer
 
-__all__ = ["Invoker", "Request", "STREAM_KEYS", "QUICK_COMMANDS", "CANCEL_GRACE_S", "load_test_commands",
+__all__ = ["Invoker", "Request", "STREAM_KEYS", "QUICK_COMMANDS", "PROGRESS_COMMANDS", "CANCEL_GRACE_S", "load_test_commands",
            "command_arguments"]
 
 logger = logging.getLogger(__name__)
@@ -46,6 +47,9 @@ CANCEL_GRACE_S = 0.1
 STREAM_KEYS: dict[str, str] = {"sleuth.grep": "matches", "sleuth.files": "items", "sleuth.text": "results"}
 # Cheap commands that must answer while every search worker is busy.
 QUICK_COMMANDS = frozenset({"sleuth.index.status", "sleuth.tools.list", "sleuth.metrics"})
+# Commands that may take a while: only they get a server-created progress token (a status request
+# flashing a progress bar is noise; Neovim showed 26 of them in a short session).
+PROGRESS_COMMANDS = frozenset({"sleuth.grep", "sleuth.files", "sleuth.text", "sleuth.index.build", "sleuth.tools.call"})
 # Native searches under ``native_rate_limit_per_minute`` (tools.call limits its tools itself).
 RATE_LIMITED = frozenset({"sleuth.grep", "sleuth.files", "sleuth.text"})
 TEST_COMMANDS_ENV = "SLEUTH_TEST_COMMANDS"
@@ -55,10 +59,14 @@ Runner = Callable[[dict[str, Any], CommandContext], dict[str, Any]]
 
 def command_arguments(arguments: Any) -> Any:
     """``workspace/executeCommand``'s ``arguments``: ``[ {named args} ]`` -> the object; absent or
-    empty -> ``{}``; several values stay a list (refused by :meth:`Invoker.invoke`)."""
+    empty -> ``{}``, and so is one empty value: Lua has one empty table for ``[]`` and ``{}``, so
+    Neovim's ``arguments = {{}}`` arrives as ``[[]]`` (and ``[null]`` means nothing either);
+    several values stay a list (refused by :meth:`Invoker.invoke`)."""
     if not arguments:
         return {}
-    return arguments[0] if len(arguments) == 1 else list(arguments)
+    if len(arguments) == 1:
+        return {} if arguments[0] in (None, []) else arguments[0]
+    return list(arguments)
 
 
 @dataclass
@@ -145,7 +153,7 @@ class Invoker:
         token = CancelToken()
         server.cancels.register(request.request_id, token)  # first, before any await
         started = time.monotonic()
-        reporter = self._reporter(request, token)
+        reporter: WorkDoneReporter | None = None
         partial: PartialSender | None = None
         if request.partial_token is not None:
             key = STREAM_KEYS.get(request.command, "items")
@@ -155,7 +163,8 @@ class Invoker:
             if not isinstance(request.args, dict):
                 raise errors.to_jsonrpc(BadArgs("Arguments must be one object of named arguments.",
                                                 hint='Pass arguments as [{"pattern": "..."}].'))
-            run = self.resolve(request.command)
+            run = self.resolve(request.command)  # an unknown command is answered without any progress
+            reporter = self._reporter(request, token)
             budget = self._rate_limit(request.command)
             ctx = CommandContext(
                 workspace=server.sandbox, settings=server.settings, token=token,
@@ -256,13 +265,17 @@ class Invoker:
         title = _title(request)
         if request.work_done_token is not None:
             reporter = WorkDoneReporter(server.post, server.notify, request.work_done_token, title)
-        elif server.client_supports_progress and request.command not in QUICK_COMMANDS:  # instant: no UI flicker
+        elif server.client_supports_progress and self._reports_progress(request.command):
             reporter = WorkDoneReporter(server.post, server.notify, server.new_progress_token(), title, ready=False)
             server.create_progress(reporter)
         else:
             return None
         server.cancels.register_progress(reporter.token, token)
         return reporter
+
+    def _reports_progress(self, command: str) -> bool:
+        """Searches and index builds; commands of the test hook too, unless they are quick."""
+        return command in PROGRESS_COMMANDS or (command in self.extra and command not in QUICK_COMMANDS)
 
     def _progress_sink(self, command: str, reporter: WorkDoneReporter | None) -> Callable[[int, int | None, str], None]:
         activity = self.activity
@@ -300,4 +313,4 @@ def _end_message(outcome: str, result: Any, streamed: int) -> str:
     if outcome != "ok":
         return outcome.replace("_", " ")
     count = result_count(result, streamed)
-    return "done" if count is None else f"{count} results"
+    return "done" if count is None else plural(count, "result")

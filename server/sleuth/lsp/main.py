@@ -52,7 +52,7 @@ def run(transport: str = "stdio", host: str | None = None, port: int | None = No
     server = create_server()
     if transport == "stdio":
         server.start_io()
-        return 0
+        return server.exit_code
     from sleuth.lsp import sockets
 
     path = token_file or sockets.default_token_path()

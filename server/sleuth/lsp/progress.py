@@ -22,6 +22,8 @@ from typing import Any, Callable
 
 from lsprotocol import types
 
+from sleuth.engine.words import plural
+
 __all__ = ["WorkDoneReporter", "PartialSender", "Post", "Notify"]
 
 Post = Callable[[Callable[[], None]], None]  # run a callable on the event loop, from any thread
@@ -87,9 +89,9 @@ class WorkDoneReporter:
         if total:
             percentage = max(0, min(100, int(done * 100 / total)))
         if total is not None:  # "N of M files", plus what the engine says it is doing
-            text = f"{done} of {total} files" + (f" · {message}" if message and "files" not in message else "")
+            text = f"{done} of {plural(total, 'file')}" + (f" · {message}" if message and "files" not in message else "")
         else:  # total unknown while the walk runs: the engine's own words, else "N files"
-            text = message or f"{done} files"
+            text = message or plural(done, "file")
         now = time.monotonic()
         with self._lock:
             due = now - self._last_sent >= REPORT_INTERVAL_S

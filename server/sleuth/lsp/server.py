@@ -22,15 +22,20 @@ import dataclasses
 import inspect
 import itertools
 import logging
+import json
 import os
+import sys
+import threading
 import time
 from typing import Any, Callable, Generator
 
+import cattrs
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 from lsprotocol import converters
-from pygls.exceptions import JsonRpcInternalError
+from pygls.exceptions import JsonRpcException, JsonRpcInternalError
+from pygls.io_ import StdinAsyncReader, StdoutWriter
 from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCRequestMessage, JsonRPCResponseMessage, MsgId
 
 from sleuth import __version__
@@ -38,7 +43,7 @@ from sleuth.commands.config import Settings
 from sleuth.commands.context import Services
 from sleuth.engine.ratelimit import RateLimiter
 from sleuth.engine.workspace import Workspace
-from sleuth.lsp import invocation_log, wire
+from sleuth.lsp import framing, invocation_log, wire
 from sleuth.lsp.cancellation import CancelRegistry
 from sleuth.lsp.config import ConfigLayers
 from sleuth.lsp.documents import OpenBuffers
@@ -102,6 +107,63 @@ class SleuthProtocol(LanguageServerProtocol):
             logger.exception("Error sending data", exc_info=True)
             self._server._report_server_error(error, JsonRpcInternalError)
 
+    # -- messages that pygls would drop without an answer ------------------------------------
+    def receive(self, body: bytes) -> bool:
+        """One framed message body (:mod:`sleuth.lsp.framing`): decoded and handled (True), or answered
+        with a parse error (-32700, id null) when it is not JSON (False) — never left unanswered."""
+        try:
+            message = json.loads(body, object_hook=self.structure_message)
+        except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError alike
+            self._refuse(None, ParseError, f"The message is not valid JSON: {exc}")
+            return False
+        self.handle_message(message)
+        return True
+
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        """pygls' decoding; a request whose params have the wrong type (``"arguments": 5``) becomes a
+        :class:`_Refused` that :meth:`handle_message` answers with InvalidParams. pygls raises from
+        inside ``json.loads``, where the request id is lost, and the client waited forever."""
+        try:
+            return super().structure_message(data)
+        except JsonRpcException as exc:
+            if "method" in data and "id" in data:
+                reason = exc.__cause__ or exc
+                return _Refused(_msg_id(data["id"]), exc.code,
+                                f"Invalid params for {data['method']}: {_first_line(reason)}")
+            raise
+
+    def handle_message(self, message: Any) -> None:
+        """pygls' dispatch, answering what it would only log: undecodable params (InvalidParams), a
+        message that is not a JSON-RPC 2.0 object (InvalidRequest) and any request after ``shutdown``
+        (InvalidRequest, as the LSP specification says)."""
+        if isinstance(message, _Refused):
+            self._refuse(message.id, message.code, message.message)
+            return
+        if not hasattr(message, "jsonrpc") or getattr(message, "jsonrpc", None) != self.VERSION:
+            raw_id = message.get("id") if isinstance(message, dict) else getattr(message, "id", None)
+            self._refuse(_msg_id(raw_id), InvalidRequest, "Not a JSON-RPC 2.0 message (an object with "
+                         '"jsonrpc": "2.0" and a "method" or a response "id").')
+            return
+        method = getattr(message, "method", None)
+        if self._shutdown and method is not None and method != types.EXIT and hasattr(message, "id"):
+            self._refuse(message.id, InvalidRequest, f"{method}: the server is shutting down (shutdown was "
+                         "received); only the exit notification is accepted now.")
+            return
+        super().handle_message(message)
+
+    def _refuse(self, msg_id: MsgId | None, code: int, message: str) -> None:
+        """An error response as plain JSON: ``id`` stays ``null`` when unknown (lsprotocol's
+        converter would leave the member out, which JSON-RPC does not allow)."""
+        logger.warning("answered %s: %s", code, message)
+        self._send_data({"jsonrpc": self.VERSION, "id": msg_id, "error": {"code": code, "message": message}})
+
+    @lsp_method(types.EXIT)
+    def lsp_exit(self, *args: Any) -> Generator[Any, Any, None]:
+        """pygls' exit raises SystemExit(0 or 1), which its stdio loop swallows: the process always
+        exited 0. The status is kept on the server for :func:`sleuth.lsp.main.run` to return."""
+        self._server.exit_code = 0 if self._shutdown else 1
+        yield from super().lsp_exit(*args)
+
     def _handle_cancel_notification(self, msg_id: MsgId) -> None:
         if self._server.cancels.cancel_request(msg_id):
             return  # the invocation answers RequestCancelled once its worker stopped
@@ -129,6 +191,31 @@ class SleuthProtocol(LanguageServerProtocol):
             logger.debug("workDoneProgress/cancel for unknown token %r", params.token)
 
 
+ParseError, InvalidRequest = -32700, -32600
+
+
+@dataclasses.dataclass(frozen=True)
+class _Refused:
+    """A request pygls could not decode: answered with ``code`` (see SleuthProtocol.structure_message)."""
+
+    id: MsgId | None
+    code: int
+    message: str
+
+
+def _msg_id(value: Any) -> MsgId | None:
+    """A request id to echo: JSON-RPC ids are strings or numbers (anything else is answered with null)."""
+    return value if isinstance(value, (str, int)) and not isinstance(value, bool) else None
+
+
+def _first_line(error: BaseException) -> str:
+    """What was wrong, in cattrs' words where it can say where (``... @ $.params.arguments``)."""
+    if isinstance(error, cattrs.BaseValidationError):
+        return "; ".join(cattrs.transform_error(error))[:300]
+    text = str(error).strip().splitlines()
+    return text[0][:300] if text else type(error).__name__
+
+
 class SleuthServer(LanguageServer):
     """Shared state of one connection; see the module docstring."""
 
@@ -154,6 +241,42 @@ class SleuthServer(LanguageServer):
         self.watcher: Any = None  # the server's own file watcher (features/index.py), with the index
         self.index_key: tuple[Any, ...] = ()  # settings the running index was started with
         self.watched_events = 0  # file-change events received (sleuth/debug/workers)
+        self.exit_code = 0  # the process status: 1 after `exit` without `shutdown` or broken framing
+
+    # -- the stdio transport --------------------------------------------------------------------
+    def start_io(self, stdin: Any = None, stdout: Any = None) -> None:  # type: ignore[override]
+        """pygls' stdio server with Sleuth's reader (:mod:`sleuth.lsp.framing`): lenient where the
+        framing is unambiguous, and exiting with status 1 (said on stderr) where it cannot resynchronise."""
+        self._stop_event = threading.Event()
+        reader = StdinAsyncReader(stdin or sys.stdin.buffer, self.thread_pool)
+        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+        try:
+            asyncio.run(self._serve_stream(reader))
+        except BrokenPipeError:
+            logger.error("the connection to the client is lost; shutting down")
+            self.exit_code = 1
+        except (KeyboardInterrupt, SystemExit):
+            pass  # `exit` raises SystemExit; its status is in self.exit_code
+        finally:
+            self.shutdown()
+
+    async def _serve_stream(self, reader: framing.AsyncReader) -> None:
+        assert self._stop_event is not None
+        while not self._stop_event.is_set():
+            try:
+                body = await framing.read_body(reader)
+            except framing.FramingError as exc:
+                logger.error("unreadable LSP framing on the input, cannot resynchronise: %s; exiting "
+                             "with status 1 so that the client can restart the server", exc)
+                self.exit_code = 1
+                return
+            if body is None:  # the client closed the input: the connection is over
+                return
+            if not self.protocol.receive(body) and framing.holds_header(body):
+                logger.error("a message body that is not JSON holds the next message's header (a Content-Length "
+                             "larger than its message?): cannot resynchronise; exiting with status 1")
+                self.exit_code = 1
+                return
 
     # -- client capabilities ----------------------------------------------------------------
     def _capability(self, *path: str) -> Any:

@@ -14,6 +14,7 @@ import os
 from typing import Any, Callable, Mapping
 
 from sleuth.commands import get_command
+from sleuth.commands.args import check_text
 from sleuth.commands.context import CommandContext
 from sleuth.engine.errors import BadArgs, SleuthError
 from sleuth.engine.redact import redact
@@ -60,6 +61,8 @@ def _check(name: str, schema: Mapping[str, Any], value: Any) -> Any:
             raise BadArgs(f"'{name}' must be >= {schema['minimum']}; got {value}.", argument=name)
         if "maximum" in schema and value > schema["maximum"]:
             raise BadArgs(f"'{name}' must be <= {schema['maximum']}; got {value}.", argument=name)
+    if isinstance(value, str):
+        check_text(name, value)
     if isinstance(value, str) and len(value) < schema.get("minLength", 0):
         raise BadArgs(f"'{name}' must not be empty.", argument=name)
     if isinstance(value, list) and "items" in schema:

@@ -24,12 +24,14 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Callable
 
+from sleuth.commands.args import check_text
 from sleuth.commands.config import Settings
 from sleuth.commands.context import CommandContext
 from sleuth.commands.profiles import ToolDefinition, ToolResult
 from sleuth.commands.profiles._common import argument_of, byte_len, dumps_spaced, maybe_redact, native
 from sleuth.engine.errors import (BadArgs, IndexNotReady, RateLimited, SearchTimeout, SleuthError,
                                   UnknownTool)
+from sleuth.engine.words import plural
 
 __all__ = ["TOOLS", "ERROR_CODES", "acode_error", "MAX_SNIPPET"]
 
@@ -104,7 +106,7 @@ def _get(args: dict[str, Any], name: str, kind: type, default: Any = None, requi
         if kind is str:
             if not isinstance(value, str):
                 raise ValueError
-            return value
+            return check_text(name, value, "Parameter ")
     except (TypeError, ValueError):
         pass
     raise BadArgs(f"Parameter '{name}' could not be converted to {kind.__name__}.",
@@ -190,7 +192,7 @@ def _finish(tool: str, output: dict[str, Any], ctx: CommandContext) -> ToolResul
     if total == 0:
         output["message"] = _NO_RESULTS[tool]
     elif total > shown:
-        output["message"] = (f"Showing {shown} of {total} results. Narrow the search (file_type, include_path, "
+        output["message"] = (f"Showing {shown} of {plural(total, 'result')}. Narrow the search (file_type, include_path, "
                              f"a more specific query) or raise max_results to see the rest.")
     text = dumps_spaced(output)
     budget = ctx.settings.max_output_bytes

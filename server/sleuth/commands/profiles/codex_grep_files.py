@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from sleuth.commands.args import check_text
 from sleuth.commands.context import CommandContext
 from sleuth.commands.profiles import ToolDefinition, ToolResult
 from sleuth.commands.profiles._common import absolute, fit_lines, native, plain_error
@@ -62,7 +63,10 @@ def _parse(raw: dict[str, Any]) -> dict[str, Any]:
             continue
         if not isinstance(value, kind):
             raise ValueError(f"invalid type: {type(value).__name__} {value!r}, expected a string")
-        args[key] = value
+        try:
+            args[key] = check_text(key, value)
+        except BadArgs as exc:  # serde's wording: a parse error of the arguments
+            raise ValueError(exc.message) from None
     limit = raw.get("limit")
     if limit is not None:
         if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:

@@ -26,6 +26,7 @@ from sleuth.engine.errors import Cancelled
 from sleuth.engine.index import store
 from sleuth.engine.index.catalogue import Catalogue, FileRecord
 from sleuth.engine.types import FileEntry
+from sleuth.engine.words import plural
 
 __all__ = ["BuildResult", "IndexBuildError", "full_build"]
 
@@ -99,7 +100,7 @@ def full_build(base: str, entries: Sequence[FileEntry], token: CancelToken, prog
         done = nbytes = finished = 0
         completed = [False] * store.SHARDS
         catalog.execute("BEGIN")
-        progress(0, total, f"indexing {total} files")
+        progress(0, total, f"indexing {plural(total, 'file')}")
         while finished < store.SHARDS:
             if token.should_stop():
                 raise Cancelled("The index build was cancelled.")
@@ -126,7 +127,7 @@ def full_build(base: str, entries: Sequence[FileEntry], token: CancelToken, prog
             catalog.executemany(Catalogue.INSERT, rows)
             done += len(rows)
             nbytes += message[2]
-            progress(done, total, f"indexed {done} of {total} files")
+            progress(done, total, f"indexed {done} of {plural(total, 'file')}")
         for proc in procs:
             if proc.wait(timeout=60) != 0:
                 raise IndexBuildError(f"index worker exited with {proc.returncode}")

@@ -45,7 +45,7 @@ class Matcher(Protocol):
 
 
 # Re-exported last: the implementation modules import Span and Matcher from here.
-from sleuth.engine.match.compiler import compile_matcher, resolve_case  # noqa: E402
+from sleuth.engine.match.compiler import CompileStopped, compile_matcher, resolve_case  # noqa: E402
 from sleuth.engine.match.engines import MatchTimeout  # noqa: E402
 
-__all__ += ["compile_matcher", "resolve_case", "MatchTimeout"]
+__all__ += ["compile_matcher", "CompileStopped", "resolve_case", "MatchTimeout"]

@@ -19,7 +19,7 @@ assertions and counts above 1000; ``regex`` fuzzy matching for ``fuzzy``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 import re2
 
@@ -36,7 +36,7 @@ from sleuth.engine.types import MatchOptions
 if TYPE_CHECKING:
     import regex
 
-__all__ = ["compile_matcher", "resolve_case", "compile_prefilter", "rare_substring"]
+__all__ = ["compile_matcher", "CompileStopped", "resolve_case", "compile_prefilter", "rare_substring"]
 
 _UNANCHORED = re2._re2.RE2.Anchor.UNANCHORED
 
@@ -63,14 +63,33 @@ def _bad_pattern(options: MatchOptions, index: int, err: ParseError) -> BadArgs:
     return BadArgs(message, position=position, pattern=pattern)
 
 
-def resolve_case(options: MatchOptions) -> bool:
+class CompileStopped(Exception):
+    """The caller's token stopped a compile (cancelled, or its deadline passed); nothing was kept."""
+
+
+Poll = Callable[[int], None]
+
+
+def _poller(stop: CancelToken | None) -> Poll:
+    """A check of ``stop`` every 64 patterns (and at every step, called with 0): compiling 10,000
+    ``-e`` patterns is work like any other and stops at the request's deadline."""
+    def poll(i: int) -> None:
+        if stop is not None and i % 64 == 0 and stop.should_stop():
+            raise CompileStopped()
+
+    return poll
+
+
+def resolve_case(options: MatchOptions, poll: Poll | None = None) -> bool:
     """True when matching is case-insensitive (rg's ``-i``/``-s``/``-S`` rules; patterns checked jointly)."""
     if options.case == "insensitive":
         return True
     if options.case == "sensitive":
         return False
     any_literal = any_upper = False
-    for text in _sources(options):
+    for i, text in enumerate(_sources(options)):
+        if poll is not None:
+            poll(i)
         try:
             parsed = parse(text)
         except ParseError:
@@ -80,9 +99,10 @@ def resolve_case(options: MatchOptions) -> bool:
     return any_literal and not any_upper
 
 
-def _parse_all(options: MatchOptions, ci: bool) -> tuple[Node, list[Parsed]]:
+def _parse_all(options: MatchOptions, ci: bool, poll: Poll) -> tuple[Node, list[Parsed]]:
     parsed: list[Parsed] = []
     for index, text in enumerate(_sources(options)):
+        poll(index)
         try:
             one = parse(text, case_insensitive=ci)
             if not options.multiline:
@@ -95,6 +115,22 @@ def _parse_all(options: MatchOptions, ci: bool) -> tuple[Node, list[Parsed]]:
     return node, parsed
 
 
+def _case_and_parse(options: MatchOptions, poll: Poll) -> tuple[bool, Node, list[Parsed]]:
+    """The case mode and the parsed patterns. Smart case guesses "insensitive" (all-lowercase patterns,
+    the usual case) and parses once: the literals that decide it are noted the same either way; an
+    uppercase literal means a second parse, case-sensitive."""
+    if options.case == "smart":
+        try:
+            node, parsed = _parse_all(options, True, poll)
+        except BadArgs:
+            pass  # reported below, exactly as the case-resolved parse reports it
+        else:
+            if any(p.any_literal for p in parsed) and not any(p.any_uppercase for p in parsed):
+                return True, node, parsed
+    ci = resolve_case(options, poll)
+    return (ci, *_parse_all(options, ci, poll))
+
+
 def _regex_compile(text: str, options: MatchOptions) -> "regex.Pattern[str]":
     import regex  # only patterns RE2 cannot run pay for importing it (8 ms)
 
@@ -105,18 +141,28 @@ def _regex_compile(text: str, options: MatchOptions) -> "regex.Pattern[str]":
                       pattern=options.patterns[0]) from None
 
 
-def compile_matcher(options: MatchOptions, *, deadline_token: CancelToken | None = None) -> Matcher:
-    """Compile ``options`` into a :class:`Matcher`; raises ``BadArgs`` for an invalid pattern."""
+def compile_matcher(options: MatchOptions, *, deadline_token: CancelToken | None = None,
+                    stop: CancelToken | None = None) -> Matcher:
+    """Compile ``options`` into a :class:`Matcher`; raises ``BadArgs`` for an invalid pattern.
+
+    ``deadline_token`` bounds the backtracking engines' matching later; ``stop`` bounds this compile:
+    it is polled between patterns and between steps, and :class:`CompileStopped` is raised once it
+    says stop. Every step is linear in the number of patterns (10,000 ``-e`` patterns compile in a
+    fraction of a second); a step inside RE2, Hyperscan or the ``regex`` module cannot be
+    interrupted, so a deadline may be overrun by at most that one step."""
     if not options.patterns:
         raise BadArgs("At least one pattern is required.")
-    ci = resolve_case(options)
-    node, parsed = _parse_all(options, ci)
+    poll = _poller(stop)
+    ci, node, parsed = _case_and_parse(options, poll)
     line_mode = not options.multiline
-    prefilter = compile_prefilter(_literals.required_literals(options))
+    query = _literals.query_for_patterns(options, [p.node for p in parsed], ci, poll)
+    poll(0)
+    prefilter = compile_prefilter(query)
+    poll(0)
     label = f"patterns={list(options.patterns)!r} ci={ci} word={options.word} multiline={options.multiline}"
 
     if options.fuzzy:
-        return _fuzzy(options, parsed, ci, line_mode, prefilter, deadline_token, label)
+        return _fuzzy(options, parsed, ci, line_mode, prefilter, deadline_token, label, query)
 
     needs_backtracking = any(p.needs_backtracking for p in parsed)
     unicode_wb = any(p.word_boundaries for p in parsed)
@@ -129,15 +175,21 @@ def compile_matcher(options: MatchOptions, *, deadline_token: CancelToken | None
         if needs_backtracking:
             return fallback
     try:
-        ascii_pair = _re2_pair(node, options, line_mode, ascii_text=True)
-        any_pair = None if unicode_wb else _re2_pair(node, options, line_mode, ascii_text=False)
+        ascii_body = to_re2(node, line_mode=line_mode, ascii_text=True)
+        poll(0)
+        any_body = None if unicode_wb else to_re2(node, line_mode=line_mode, ascii_text=False)
     except Unsupported:  # pragma: no cover - needs_backtracking covers every Unsupported node
         assert fallback is not None
         return fallback
-    if any_pair is not None and ascii_pair[2] == any_pair[2]:
-        ascii_pair = None  # nothing Unicode in the pattern: one program serves every buffer
+    if any_body == ascii_body:
+        ascii_body = None  # nothing Unicode in the pattern: one program serves every buffer
+    poll(0)
+    any_pair = None if any_body is None else _re2_pair(any_body, options, line_mode, ascii_text=False)
+    poll(0)
+    ascii_pair = None if ascii_body is None else _re2_pair(ascii_body, options, line_mode, ascii_text=True)
+    poll(0)
     engine = "re2-ascii+regex" if unicode_wb else "re2+re2-ascii" if ascii_pair else "re2"
-    anchor = _line_anchors(_literals.required_literals(options)) if line_mode else None
+    anchor = _line_anchors(query) if line_mode else None
     if prefilter is None and any_pair is not None and any_pair[1] is None:
         # No required literal: "does the DFA match at all" is the check. A non-matching file costs that
         # one pass anyway, and asked on the read buffer it spares copying the file and the per-line
@@ -170,9 +222,8 @@ def _line_anchors(query: "_literals.LiteralQuery") -> tuple[bytes, ...] | None:
     return (max(found, key=len),) if found else None
 
 
-def _re2_pair(node: Node, options: MatchOptions, line_mode: bool, ascii_text: bool):  # type: ignore[no-untyped-def]
-    """(program, -w anchored program or None, pattern text) for one haystack kind."""
-    body = to_re2(node, line_mode=line_mode, ascii_text=ascii_text)
+def _re2_pair(body: str, options: MatchOptions, line_mode: bool, ascii_text: bool):  # type: ignore[no-untyped-def]
+    """(program, -w anchored program or None, pattern text) for one haystack kind, from ``to_re2``'s text."""
     text = word_wrap(body, line_mode=line_mode, re2=True, ascii_text=ascii_text) if options.word else body
     try:
         prog = re2_compile(text)
@@ -189,7 +240,7 @@ def _re2_pair(node: Node, options: MatchOptions, line_mode: bool, ascii_text: bo
 
 
 def _fuzzy(options: MatchOptions, parsed: list[Parsed], ci: bool, line_mode: bool,  # type: ignore[no-untyped-def]
-           prefilter, token: CancelToken | None, label: str) -> Matcher:
+           prefilter, token: CancelToken | None, label: str, query: "_literals.LiteralQuery") -> Matcher:
     edits = options.fuzzy
     assert edits is not None
     constraint = ":[^\\n]" if line_mode else ""
@@ -205,7 +256,6 @@ def _fuzzy(options: MatchOptions, parsed: list[Parsed], ci: bool, line_mode: boo
     line_filter = None
     reach = None
     if line_mode and prefilter is not None:
-        query = _literals.required_literals(options)
         leaves = query.literals() if query.op in ("lit", "or") else []
         if leaves:
             alternation = "|".join(re2.escape(x.decode("utf-8", "surrogateescape")) for x in leaves)

@@ -209,6 +209,32 @@ def _any_literal(leaves: Sequence[tuple[bytes, bool]], use_hyperscan: bool) -> P
     return lambda data: first(data) or second(data)
 
 
+_MAX_EXACT_BRANCHES = 16  # an OR with more AND/OR branches is checked by one literal of each
+
+
+def _implied_literals(query: "_literals.LiteralQuery") -> list[tuple[bytes, bool]] | None:
+    """Literals one of which occurs wherever ``query`` holds (None: no such set): an OR gives all of
+    its branches' sets, an AND the best of its parts' (fewest literals, then longest shortest one).
+    Weaker than the query (an AND is judged by one of its parts), so the matcher decides the rest; but
+    an OR of 10,000 ANDs is one scanner of 10,000 literals, built in linear time, not 10,000 scanners."""
+    if query.op == "lit":
+        return [(query.lit, query.casefold)]
+    if query.op == "or":
+        found: list[tuple[bytes, bool]] = []
+        for child in query.children:
+            part = _implied_literals(child)
+            if part is None:
+                return None
+            found.extend(part)
+        return list(dict.fromkeys(found))
+    if query.op == "and":
+        parts = [p for p in (_implied_literals(child) for child in query.children) if p]
+        if not parts:
+            return None
+        return min(parts, key=lambda p: (len(p), -min(len(lit) for lit, _ in p)))
+    return None
+
+
 def compile_prefilter(query: "_literals.LiteralQuery", *, use_hyperscan: bool | None = None) -> Prefilter | None:
     """``may_match`` from a literal query; None means no filter. The literals of an OR are scanned
     together, ANDs are all() of their parts. ``use_hyperscan`` None picks Hyperscan when usable;
@@ -225,6 +251,9 @@ def compile_prefilter(query: "_literals.LiteralQuery", *, use_hyperscan: bool | 
         if not checks:
             return None
         return checks[0] if len(checks) == 1 else (lambda data: all(check(data) for check in checks))
+    if sum(child.op != "lit" for child in query.children) > _MAX_EXACT_BRANCHES:
+        weak = _implied_literals(query)  # 10,000 -e patterns: one scanner, not one per pattern
+        return None if weak is None else _any_literal(weak, use_hyperscan)
     leaves = [(child.lit, child.casefold) for child in query.children if child.op == "lit"]
     others = [compile_prefilter(child, use_hyperscan=use_hyperscan) for child in query.children if child.op != "lit"]
     if any(other is None for other in others):
