@@ -104,7 +104,7 @@ class IndexService(Maintenance):
             self._progress = progress
             if token is not None:
                 token.on_cancel(self._token.cancel)
-            self._state = "building"
+            self._state = "loading"  # opening a published store; "building" once it turns out a build is needed
             self._thread = threading.Thread(target=self._run, name="sleuth-index", daemon=True)
             self._thread.start()
 
