@@ -232,6 +232,10 @@ class Maintenance:
                 catalog = self._catalog_db
                 old = cat.by_path.get(path)
                 catalog.execute("BEGIN IMMEDIATE")
+                # Another process on this store (a second window, the CLI) may have added files since
+                # this one loaded it: a new file takes an id above every stored one, never one of theirs.
+                (top,) = catalog.execute("SELECT coalesce(max(id), 0) FROM files").fetchone()
+                cat.next_id = max(cat.next_id, int(top) + 1)
                 if indexed is not None:
                     cat.put(catalog, None, path, self.workspace.display(path), shard, indexed)
                 else:
