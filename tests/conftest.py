@@ -32,9 +32,11 @@ def write_tree(root: Path, files: Mapping[str, str | bytes]) -> Path:
     return root
 
 
-def run_sleuth(cwd: Path, *argv: str, cache: Path | None = None) -> subprocess.CompletedProcess[str]:
-    """``python -m sleuth ARGV`` as a user runs it, with its cache (index, rate-limit windows) kept out of $HOME."""
-    env = dict(os.environ, XDG_CACHE_HOME=str(cache or cwd.parent / "cache"))
+def run_sleuth(cwd: Path, *argv: str, cache: Path | None = None,
+               env: Mapping[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """``python -m sleuth ARGV`` as a user runs it, with its cache (index, rate-limit windows) kept out
+    of $HOME; ``env`` adds to the environment (a private ``XDG_CONFIG_HOME``, say)."""
+    env = dict(os.environ, XDG_CACHE_HOME=str(cache or cwd.parent / "cache"), **(env or {}))
     return subprocess.run([sys.executable, "-m", "sleuth", *argv], cwd=cwd, capture_output=True, text=True,
                           timeout=120, env=env)
 

@@ -263,7 +263,6 @@ async def test_the_language_server_answers_on_a_hostile_tree(hostile: pathlib.Pa
         warm = await session.execute("sleuth.grep", {"pattern": NEEDLE, "max_results": 1000})
         for result in (cold, warm):
             assert _lines(result) == cli
-        assert cold["skipped"]["too_large"] >= 2  # the sparse file and the 200 MB line
         for result in (cold, warm):
             assert any(e["path"].startswith("deep/d/d/") for e in result["errors"])
         files = await session.execute("sleuth.files", {"patterns": ["**"]})

@@ -241,6 +241,29 @@ async def _stop(session: Any) -> None:
         await session.client.stop()
 
 
+# -- 23.6: a target named through a link is answered as named ---------------------------------------
+
+@pytest.mark.parametrize("index", [True, False], ids=["index", "scan"])
+async def test_a_folder_named_through_a_link_is_answered_by_the_name_given(tmp_path: pathlib.Path,
+                                                                           index: bool) -> None:
+    """``pub -> src``: a search of ``pub`` answers ``pub/x.py``, as rg does, never the real path behind
+    the link (``src/x.py``), with the index ready or not; a file named through a link likewise."""
+    root = write_tree(tmp_path / "ws", {"src/x.py": "NEEDLE in x\n", "src/sub/y.py": "NEEDLE in y\n"})
+    (root / "pub").symlink_to("src")
+    (root / "xl.py").symlink_to("src/x.py")
+    session = await _lsp(root, tmp_path, index=index)
+    try:
+        if index:
+            assert (await session.execute("sleuth.index.build", {"wait": True}))["files"] == 2
+        for path, expected in (("pub", ["pub/sub/y.py", "pub/x.py"]), ("xl.py", ["xl.py"])):
+            grep = await session.execute("sleuth.grep", {"pattern": "NEEDLE", "path": path})
+            assert sorted(m["path"] for m in grep["matches"]) == expected
+        files = await session.execute("sleuth.files", {"patterns": ["**/*.py"], "path": "pub"})
+        assert sorted(item["path"] for item in files["items"]) == ["pub/sub/y.py", "pub/x.py"]
+    finally:
+        await _stop(session)
+
+
 # -- the property -----------------------------------------------------------------------------------
 
 FOLDERS = ("", "a", "a/b", "denied", "denied/x", "c")

@@ -131,10 +131,10 @@ export class ServerManager {
             documentSelector: [{ scheme: 'file' }],
             outputChannel: this.output,
             revealOutputChannelOn: RevealOutputChannelOn.Never,
+            // No storagePath: the server keeps one index per set of folders in the user cache directory
+            // (or `sleuth.index.path`), shared with the CLI and other windows on the same folders.
             initializationOptions: {
                 settings: serverSettings(inspectIn()),
-                storagePath: this.context.storageUri?.fsPath,
-                globalStoragePath: this.context.globalStorageUri.fsPath,
             },
             middleware: {
                 workspace: {

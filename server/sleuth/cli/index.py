@@ -10,7 +10,8 @@ import argparse
 import sys
 from typing import Any
 
-from sleuth.cli.common import EXIT_ERROR, EXIT_FOUND, ProgressBar, make_context, print_json, run_command
+from sleuth.cli.common import (EXIT_ERROR, EXIT_FOUND, ProgressBar, cli_settings, make_context, print_json,
+                               run_command, workspace_settings)
 
 __all__ = ["add_parser", "index_context"]
 
@@ -26,14 +27,20 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
 
 
 def index_context(roots: list[str] | None, progress: ProgressBar | None = None) -> Any:
-    """A command context whose ``services.index`` is the store of these roots (server settings, not CLI
-    caps, with the deny globs, so a denied file is never indexed, and the person's ``index_path``)."""
-    from sleuth.commands.config import Settings
+    """A command context whose ``services.index`` is the store of these roots: the one the language
+    server opens on the same folders (its location depends on the roots and ``index.path`` only), with
+    the server's settings from the folder's ``.agent/config.yml`` (not the CLI's caps), so both keep
+    one index. Exits with a message when ``index.path`` lies inside a folder."""
     from sleuth.engine.index.service import IndexService
+    from sleuth.engine.index.store import StoreInsideWorkspace
 
-    ctx = make_context(roots, progress)
-    ctx.services.index = IndexService(ctx.workspace, Settings(deny_globs=ctx.settings.deny_globs,
-                                                              index_path=ctx.settings.index_path))
+    shared = workspace_settings(roots)
+    ctx = make_context(roots, progress, settings=cli_settings(shared))
+    try:
+        ctx.services.index = IndexService(ctx.workspace, shared)
+    except StoreInsideWorkspace as exc:
+        sys.stderr.write(f"sleuth: {exc}\n")
+        raise SystemExit(EXIT_ERROR) from None
     return ctx
 
 

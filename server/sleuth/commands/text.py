@@ -3,8 +3,9 @@
 Validation and result shaping only; the ranking lives in :mod:`sleuth.engine.index.text`.
 ``include_path``/``exclude_path`` accept a folder or file prefix (``src/Services``) or a glob
 (``src/**``, ``*.cs``) against workspace-relative paths; ``file_types`` takes rg type names or
-extensions. Without a ready index the command fails with ``index_not_ready`` (it has no scan
-fallback: ranking needs the index's definition keys).
+extensions. Before the index is ready (loading, building; also when it failed or is disabled) the
+same ranking runs over files read from disk (:mod:`sleuth.engine.index.text_scan`) and the result
+says ``source: "scan"`` instead of ``"index"``: the same lines on the same files, at scan speed.
 """
 
 from __future__ import annotations
@@ -15,9 +16,10 @@ from typing import Any, Callable
 
 from sleuth.commands.args import Arg, parse_args
 from sleuth.commands.context import CommandContext
-from sleuth.engine.errors import IndexNotReady
+from sleuth.engine.cancel import CancelToken
 from sleuth.engine.filetypes import TypeMatcher
-from sleuth.engine.index.text import TextOptions, search_text
+from sleuth.engine.index.query import parse_query
+from sleuth.engine.index.text import TextOptions, TextSource, search_text
 
 __all__ = ["TEXT_ARGS", "run"]
 
@@ -70,27 +72,31 @@ def build_filter(args: dict[str, Any]) -> Callable[[str, str], bool] | None:
     return keep
 
 
+def _source(ctx: CommandContext, query: str, token: CancelToken) -> tuple[TextSource, str]:
+    """The ready index, else the same questions answered from disk (``"scan"``): before the index is
+    ready (loading, building), when it failed or is disabled, ``sleuth.text`` still answers."""
+    index = ctx.services.index
+    if index is not None and index.ready:
+        return index, "index"
+    from sleuth.engine.index.text_scan import ScannedFiles, index_walk_options
+
+    options = index.options if index is not None else index_walk_options(ctx.settings)
+    max_bytes = index.max_bytes if index is not None else ctx.settings.max_file_size_bytes
+    return ScannedFiles(ctx.workspace, query, options, token, max_bytes, ctx.services.open_buffers), "scan"
+
+
 def run(raw: Any, ctx: CommandContext) -> dict[str, Any]:
     """Rank lines for ``query``; ``{total, results: [{path, line, score, snippet, highlights, context}],
-    complete, truncated, truncated_reason, timed_out, elapsed_ms}``: the same query over the same files
-    gives the same answer; ``truncated`` says when lines were left out, ``truncated_reason`` why."""
+    complete, truncated, truncated_reason, timed_out, source, elapsed_ms}``: the same query over the
+    same files gives the same answer; ``truncated`` says when lines were left out, ``truncated_reason``
+    why; ``source`` is ``"index"``, or ``"scan"`` before the index is ready."""
     started = time.perf_counter()
     args = parse_args("sleuth.text", raw, TEXT_ARGS, ctx.settings)
-    index = ctx.services.index
-    if index is None:
-        raise IndexNotReady("sleuth.text needs the index, which is disabled.",
-                            hint="Enable it (setting index.enabled: true) or use sleuth.grep, which scans.")
-    if not index.ready and index.status().get("state") == "error":
-        raise IndexNotReady(f"The index failed ({index.status().get('error')}); sleuth.text needs it.",
-                            hint="Fix the cause, then run sleuth.index.build; sleuth.grep scans meanwhile.",
-                            status="error")
-    if not index.ready:
-        raise IndexNotReady("The index is still being built; sleuth.text needs it.",
-                            hint="Retry when sleuth.index.status says 'ready', or use sleuth.grep meanwhile.",
-                            status=index.status().get("state"))
+    parse_query(args["query"])  # a query with nothing to look for fails before any file is read
     token = ctx.token.with_deadline(args["timeout_ms"] or None)
+    source, kind = _source(ctx, args["query"], token)
     options = TextOptions(args["max_results"], args["context_lines"], build_filter(args))
-    found = search_text(index, args["query"], options, token)
+    found = search_text(source, args["query"], options, token)
     token.raise_if_cancelled()
     if ctx.partial is not None and found["results"]:
         ctx.partial(found["results"])
@@ -98,17 +104,19 @@ def run(raw: Any, ctx: CommandContext) -> dict[str, Any]:
     else:
         results = found["results"]
     shown = len(found["results"])
-    truncated = not found["complete"] or found["total"] > shown
+    complete = found["complete"] and getattr(source, "complete", True)  # a scan before the index may be cut too
+    truncated = not complete or found["total"] > shown
     # as grep's result says it: "timeout" (timeout_ms), else "scan_budget" (the scan's deterministic
     # budget of files and bytes left candidates unread: total is a lower bound), else "max_results"
-    reason = ("timeout" if token.timed_out else "scan_budget" if not found["complete"]
+    reason = ("timeout" if token.timed_out else "scan_budget" if not complete
               else "max_results" if found["total"] > shown else None)
     return {
         "total": found["total"],
         "results": results,
-        "complete": found["complete"],
+        "complete": complete,
         "truncated": truncated,
         "truncated_reason": reason,
         "timed_out": token.timed_out,
+        "source": kind,
         "elapsed_ms": round((time.perf_counter() - started) * 1000, 1),
     }

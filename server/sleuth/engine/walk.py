@@ -201,7 +201,7 @@ class _Walker:
             if denied:
                 return
             alts = (view,) if view is not None else ()
-        display = self.workspace.display(target.path, target.root)
+        display = self.workspace.display(target.named or target.path, target.root)
         prefix = display + "/" if display else ""
         size_cap = self.size_cap
         token = self.token
@@ -295,7 +295,7 @@ class _Walker:
                     os.close(frame[3])
 
     def _explicit_file(self, target: Target, budget: list[int]) -> Iterator[FileEntry]:
-        display = self.workspace.display(target.path, target.root)
+        display = self.workspace.display(target.named or target.path, target.root)
         rule = self.filter.rule
         if not rule.real_file_ok(target.path):
             return
@@ -346,7 +346,7 @@ def walk(workspace: Workspace, targets: list[Target], options: WalkOptions, toke
         return
 
     def order(t: Target) -> bytes:
-        d = workspace.display(t.path, t.root)
+        d = workspace.display(t.named or t.path, t.root)
         return sort_key(d + "/" if t.is_dir and d else d)
 
     for target in sorted(targets, key=order):

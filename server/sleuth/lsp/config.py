@@ -10,8 +10,10 @@ bad; each distinct problem (a refused repository key included) is shown to the u
 (``window/showMessage``).
 
 ``initializationOptions`` may hold the settings flat, under ``sleuth`` or under ``settings``;
-the transport keys ``storagePath`` / ``globalStoragePath`` / ``cacheDir`` (where the index may
-live) and ``rescanIntervalSeconds`` (index upkeep without client file watching) are not settings.
+the transport keys ``cacheDir`` (an explicit store location, for tests; the ``index.path`` setting
+wins), ``storagePath`` / ``globalStoragePath`` (sent by the VS Code client; accepted and ignored: the
+store is one per set of roots, whichever client opens it) and ``rescanIntervalSeconds`` (index
+upkeep without client file watching) are not settings.
 """
 
 from __future__ import annotations

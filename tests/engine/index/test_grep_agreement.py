@@ -65,10 +65,12 @@ def test_indexed_grep_equals_plain_scan(tree: tuple[Path, IndexService], edits: 
 
 
 def test_the_index_really_narrows_grep(tmp_path: Path) -> None:
+    root = tmp_path / "ws"  # the store may not live inside the workspace: ws/ beside cache/
+    root.mkdir()
     for i in range(40):
-        (tmp_path / f"f{i}.c").write_text(f"int filler_{i};\n")
-    (tmp_path / "hit.c").write_text("x = PM_RESUME;\n")
-    service = IndexService(Workspace([tmp_path]), cache_dir=str(tmp_path / ".cache"))
+        (root / f"f{i}.c").write_text(f"int filler_{i};\n")
+    (root / "hit.c").write_text("x = PM_RESUME;\n")
+    service = IndexService(Workspace([root]), cache_dir=str(tmp_path / "cache"))
     service.start()
     try:
         assert service.wait_ready(120)

@@ -86,7 +86,8 @@ def test_the_index_declines_what_it_cannot_narrow(tmp_path: Path, kit: SimpleNam
 def test_not_ready_means_no_narrowing(tmp_path: Path) -> None:
     from sleuth.engine.workspace import Workspace
 
-    service = IndexService(Workspace([tmp_path]), cache_dir=str(tmp_path / "cache"))
+    (tmp_path / "ws").mkdir()
+    service = IndexService(Workspace([tmp_path / "ws"]), cache_dir=str(tmp_path / "cache"))
     assert service.candidates(None, Lit(b"anything")) is None
     assert service.status()["state"] == "absent"
 

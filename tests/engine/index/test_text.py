@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from sleuth.commands import get_command
 from sleuth.commands.context import CommandContext, Services
-from sleuth.engine.errors import BadArgs, IndexNotReady
+from sleuth.engine.errors import BadArgs
 from sleuth.engine.index import IndexService
 from sleuth.engine.index.defs import definition_keys, definitions, identifier_key, split_identifier
 from sleuth.engine.index.query import parse_query
@@ -124,8 +124,9 @@ def test_the_command_validates_and_filters(service: IndexService) -> None:
                                                      "src/web/UserController.ts"}
     with pytest.raises(BadArgs):
         run({"query": "x", "bogus": 1}, ctx)
-    with pytest.raises(IndexNotReady):
-        run({"query": "x"}, CommandContext(service.workspace, services=Services(index=None)))
+    # without an index the command scans (tests/commands/test_text_scan.py); formerly index_not_ready
+    scanned = run({"query": "get user by id"}, CommandContext(service.workspace, services=Services(index=None)))
+    assert scanned["source"] == "scan" and scanned["results"]
 
 
 def test_typedefs_and_commented_enums_are_definitions_that_rank_first(service: IndexService) -> None:

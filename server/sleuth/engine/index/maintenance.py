@@ -156,9 +156,11 @@ class Maintenance:
                     raise Cancelled("The index build was cancelled.")
                 result = full_build(self.base, entries, token, progress, self.max_bytes, self._meta(),
                                     on_worker_start=self._set_workers)
+                # Opened outside the service lock (loading the catalogue takes a while on a big tree):
+                # status requests and queries go on meanwhile; until the swap they use the old state.
+                if not self._open():
+                    raise RuntimeError("the index just built could not be opened")
                 with self._lock:
-                    if not self._open():
-                        raise RuntimeError("the index just built could not be opened")
                     # Changes notified during the build may be missing from it: they stay pending and are re-applied.
                     self._pending = {p: t for p, t in self._pending.items() if t >= started_at - 1.0}
                     self._last_build = {"at": _iso(time.time()), "seconds": round(result.seconds, 2)}
@@ -230,6 +232,10 @@ class Maintenance:
                 catalog = self._catalog_db
                 old = cat.by_path.get(path)
                 catalog.execute("BEGIN IMMEDIATE")
+                # Another process on this store (a second window, the CLI) may have added files since
+                # this one loaded it: a new file takes an id above every stored one, never one of theirs.
+                (top,) = catalog.execute("SELECT coalesce(max(id), 0) FROM files").fetchone()
+                cat.next_id = max(cat.next_id, int(top) + 1)
                 if indexed is not None:
                     cat.put(catalog, None, path, self.workspace.display(path), shard, indexed)
                 else:
@@ -246,6 +252,7 @@ class Maintenance:
 
     def _run(self) -> None:
         try:
+            _test_gate(self._token)
             store.remove_stale_builds(self.base)
             store.remove_unused_generations(self.base)  # left by processes that had them open
             if self._open():
@@ -285,6 +292,18 @@ class Maintenance:
                 on_error(self._error)
         finally:
             self._build_done.set()
+
+
+TEST_GATE_ENV = "SLEUTH_TEST_INDEX_GATE"
+
+
+def _test_gate(token: CancelToken) -> None:
+    """Test hook: while the file named by ``$SLEUTH_TEST_INDEX_GATE`` exists, the index waits before it
+    loads or builds (state ``loading``), so an end-to-end test can send queries that must not wait
+    for it and check they are answered first. Unset in normal use: returns at once."""
+    gate = os.environ.get(TEST_GATE_ENV)
+    while gate and os.path.exists(gate) and not token.should_stop():
+        time.sleep(0.02)
 
 
 def _settle_heap() -> None:

@@ -106,7 +106,7 @@ class IndexService(Maintenance):
             self._progress = progress
             if token is not None:
                 token.on_cancel(self._token.cancel)
-            self._state = "building"
+            self._state = "loading"  # opening a published store; "building" once it turns out a build is needed
             self._thread = threading.Thread(target=self._run, name="sleuth-index", daemon=True)
             self._thread.start()
 
@@ -325,7 +325,7 @@ class IndexService(Maintenance):
 
     def candidate_entries(self, workspace: Workspace, request: Any) -> CandidateList | list[FileEntry] | None:
         """The lead's grep hook: candidate files of a ``GrepRequest`` in result order, or None to scan."""
-        if not self.ready or workspace.roots != self.workspace.roots:
+        if not self.ready or workspace.roots != self.workspace.roots or _named_through_link(request.targets):
             return None
         match, search = request.match, request.search
         if search.invert or match.fuzzy:
@@ -346,7 +346,8 @@ class IndexService(Maintenance):
         """Every indexed file under ``targets`` passing ``options``' filters, or None (walk instead).
         Pending files and folders are taken from disk (and, with ``buffers``, open buffers never
         saved are added); ``errors`` of the result: the folders the index could not read."""
-        if not self.ready or workspace.roots != self.workspace.roots or not self.compatible(options):
+        if (not self.ready or workspace.roots != self.workspace.roots or not self.compatible(options)
+                or _named_through_link(targets)):
             return None
         with self._lock:
             cat = self._cat
@@ -514,6 +515,12 @@ class IndexService(Maintenance):
         if not stat_mod.S_ISREG(st.st_mode):
             return None
         return FileEntry(path, self.workspace.display(path), st.st_size, st.st_mtime)
+
+
+def _named_through_link(targets: Sequence[Target] | None) -> bool:
+    """A target the request named through a link (``pub`` for ``pub -> src``): its answers name the
+    path as the request wrote it, which only the walk knows; the index's paths are the real ones."""
+    return any(t.named is not None for t in targets or ())
 
 
 def _under(path: str, folder: str) -> bool:

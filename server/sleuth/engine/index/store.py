@@ -46,6 +46,7 @@ __all__ = [
     "SHARDS",
     "default_cache_dir",
     "store_dir",
+    "StoreInsideWorkspace",
     "connect",
     "create_catalog",
     "create_shard",
@@ -75,10 +76,31 @@ def default_cache_dir() -> str:
     return os.path.join(base, "sleuth")
 
 
+class StoreInsideWorkspace(ValueError):
+    """The store would lie inside a workspace folder: refused (the index would index itself, and
+    a folder shared with others, a repository, would carry the cache)."""
+
+
 def store_dir(roots: Iterable[str], index_path: str | None = None) -> str:
-    """The store directory of a set of workspace roots: ``index_path`` (the setting) or the cache dir, per roots hash."""
+    """The store directory of a set of workspace roots: ``<index_path or the cache dir>/<hash of the roots>``.
+
+    It depends on the roots (and the ``index.path`` setting) only, never on which client asks: the
+    editor, the CLI, a second window or an MCP host on the same folders share one store (one writer,
+    many readers: :func:`build_lock`, :data:`READERS`). Raises :class:`StoreInsideWorkspace` when that
+    directory is inside one of the roots.
+    """
+    roots = list(roots)
     key = hashlib.sha256("\0".join(sorted(roots)).encode("utf-8", "surrogateescape")).hexdigest()[:16]
-    return os.path.join(os.path.expanduser(index_path) if index_path else default_cache_dir(), key)
+    base = os.path.abspath(os.path.expanduser(index_path)) if index_path else default_cache_dir()
+    real = os.path.realpath(base)
+    for root in roots:
+        inside = os.path.realpath(root)
+        if real == inside or real.startswith(inside.rstrip(os.sep) + os.sep):
+            what = f"index.path {index_path!r}" if index_path else f"the cache directory {base!r}"
+            raise StoreInsideWorkspace(
+                f"{what} lies inside the workspace folder {root!r}; the index store must live outside "
+                "the folders it indexes. Set index.path to a directory outside the workspace.")
+    return os.path.join(base, key)
 
 
 def connect(path: str, *, building: bool = False) -> sqlite3.Connection:

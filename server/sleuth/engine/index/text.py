@@ -20,7 +20,7 @@ from __future__ import annotations
 import heapq
 import re
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Iterable, Protocol, Sequence
 
 from sleuth.engine.cancel import CancelToken
 
@@ -32,7 +32,7 @@ from sleuth.engine.index.defs import definition_name, identifier_key, split_iden
 from sleuth.engine.index.query import Term, TextQuery, parse_query
 from sleuth.engine.index.trigram import And, Grams, Or, Query, spellings, trigram_code
 
-__all__ = ["TextHit", "TextOptions", "search_text"]
+__all__ = ["TextHit", "TextOptions", "TextSource", "search_text"]
 
 # The scan's budget is counted in bytes read, not in time: a time budget cut the scan at a different
 # file on every run ("scheduler tick": totals 13, 14, 16 on three runs, issue 14). About what the
@@ -50,6 +50,24 @@ W_WORD, W_PART, W_START, W_SUB = 3.0, 2.2, 1.5, 1.0
 W_IDENTIFIER, W_EXACT_IDENTIFIER = 4.0, 2.5
 W_DEFINITION_WEAK, W_DEFINITION, W_DEFINITION_EXACT = 1.0, 4.0, 8.0
 W_FILENAME, W_STEM = 1.0, 3.0
+
+
+class _Record(Protocol):
+    path: str
+    display: str
+    size: int
+
+
+class TextSource(Protocol):
+    """What the ranking asks of the files it searches: the index service (indexed answers) or
+    :class:`sleuth.engine.index.text_scan.ScannedFiles` (the same questions answered from disk)."""
+
+    def definers(self, key: str, prefix: bool = False) -> set[int]: ...
+    def files_matching(self, query: Query) -> set[int]: ...
+    def all_ids(self) -> list[int]: ...
+    def records(self, fids: Iterable[int]) -> Sequence[_Record]: ...
+    def pending_entries(self) -> Sequence[_Record]: ...
+    def buffer_text(self, path: str) -> str | None: ...
 
 
 @dataclass(frozen=True)
@@ -198,7 +216,7 @@ def _identifier_expression(words: list[str], joiner: str) -> Grams | None:
     return Grams(tuple(_spellings(t) for t in chosen))
 
 
-def _candidates(index: Any, compiled: _Compiled) -> tuple[list[int], list[int]]:
+def _candidates(index: TextSource, compiled: _Compiled) -> tuple[list[int], list[int]]:
     """(definition file ids, ids of other files that probably spell the query's words as one
     identifier, ``snake_case`` ones first) from the index: both are cheap, selective lookups."""
     query = compiled.query
@@ -219,7 +237,7 @@ def _candidates(index: Any, compiled: _Compiled) -> tuple[list[int], list[int]]:
     return sorted(definers), joined[:MAX_SCAN_FILES]
 
 
-def _others(index: Any, compiled: _Compiled) -> set[int]:
+def _others(index: TextSource, compiled: _Compiled) -> set[int]:
     """Every file whose chunks hold each clause's words (one MATCH for the whole query: a result line
     holds every clause, so its chunk does — far fewer rows than per-word file sets of common words)."""
     clause_exprs: list[Query] = []
@@ -322,7 +340,7 @@ class _Scan:
         return False
 
 
-def search_text(index: Any, query_text: str, options: TextOptions = TextOptions(),
+def search_text(index: TextSource, query_text: str, options: TextOptions = TextOptions(),
                 token: CancelToken | None = None) -> dict[str, Any]:
     """Run a ``sleuth.text`` query over the index; returns ``{total, results, scanned_files, complete}``
     (``complete``: every candidate was read to its end, so ``total`` is exact).
@@ -334,8 +352,7 @@ def search_text(index: Any, query_text: str, options: TextOptions = TextOptions(
     compiled = _Compiled(parse_query(query_text))
     definers, lead = _candidates(index, compiled)
     keep = options.file_filter
-    scan = _Scan(compiled, options, token,
-                 index.buffer_text if hasattr(index, "buffer_text") else (lambda path: None))
+    scan = _Scan(compiled, options, token, index.buffer_text)
     first: list[tuple[bool, str, str, int]] = []
     for rec in index.records(definers):
         if keep is None or keep(rec.path, rec.display):

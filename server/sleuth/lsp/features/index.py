@@ -45,9 +45,12 @@ RESCAN_INTERVAL_S = 60.0  # without client file watching (initializationOptions.
 
 
 def _cache_dir(server: "SleuthServer") -> str | None:
+    """Where the store goes: the ``index.path`` setting, else the ``cacheDir`` initialization option (an
+    explicit override, used by tests), else None: the user cache directory, by roots only. An editor's
+    own ``storagePath`` no longer picks it, so VS Code, the CLI and a second window share one store."""
     options = server.transport_options
-    return (server.settings.index_path or options.get("cacheDir") or options.get("cache_dir")
-            or options.get("storagePath") or options.get("storage_path") or options.get("globalStoragePath"))
+    explicit = options.get("cacheDir") or options.get("cache_dir")
+    return server.settings.index_path or (explicit if isinstance(explicit, str) else None)
 
 
 def index_key(server: "SleuthServer") -> tuple[Any, ...]:
@@ -74,11 +77,14 @@ def start_index(server: "SleuthServer") -> None:
             server.cancels.register_progress(reporter.token, token)
         service.start(progress=reporter.sink if reporter else NullProgress, token=token)
     except Exception as exc:  # the server stays useful without its index (grep scans)
-        logger.exception("index start failed")
         if reporter is not None:
             reporter.end("failed")
-        server.window_log_message(types.LogMessageParams(
-            type=types.MessageType.Warning, message=f"Sleuth: the index could not start ({exc}); searches scan instead."))
+        message = f"Sleuth: the index could not start ({exc}); searches scan instead."
+        if _misplaced_store(exc):  # a setting the person must change: say it where they look
+            server.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=message))
+        else:
+            logger.exception("index start failed")
+        server.window_log_message(types.LogMessageParams(type=types.MessageType.Warning, message=message))
         return
     server.services.index = service
     server.index_key = index_key(server)
@@ -95,6 +101,15 @@ def start_index(server: "SleuthServer") -> None:
             server.post(lambda: server.cancels.unregister(None, reporter.token))
 
         threading.Thread(target=finish, name="sleuth-index-progress", daemon=True).start()
+
+
+def _misplaced_store(exc: BaseException) -> bool:
+    """Whether the index refused its store location (inside a workspace folder)."""
+    try:
+        from sleuth.engine.index.store import StoreInsideWorkspace
+    except Exception:  # the index stack itself failed to import: not a location problem
+        return False
+    return isinstance(exc, StoreInsideWorkspace)
 
 
 def _index_failed(server: "SleuthServer", message: str) -> None:
