@@ -2,9 +2,9 @@
 
 **Roots are the sandbox**, in both protocol eras. Every tool takes a hidden parameter filled by a
 resolver (``Resolve``): when the client declares the roots capability the resolver asks for them
-(``ListRoots()``: a ``roots/list`` request on a 2025-11-25 connection, an input-required round
-trip on a 2026-07-28 one) and the answer is kept until the client sends
-``notifications/roots/list_changed``; a client without roots gets the ``--root`` folders, and
+(``ListRoots()``: a ``roots/list`` request on a 2025-11-25 connection, kept until the client sends
+``notifications/roots/list_changed``; an input-required round trip on every call of a stateless
+2026-07-28 connection, ~1 ms over stdio); a client without roots gets the ``--root`` folders, and
 without those the current directory, said once in the log. A change of roots restarts the index
 for the new folders (its store lives in a directory derived from the roots: one per workspace).
 
@@ -46,6 +46,7 @@ logger = logging.getLogger("sleuth.mcp")
 _RAW_ARGUMENTS: contextvars.ContextVar[Mapping[str, Any]] = contextvars.ContextVar("sleuth_mcp_raw_arguments")
 PROGRESS_INTERVAL_S = 0.1
 INDEX_WAIT_S = 30.0
+STATELESS_SINCE = "2026-07-28"  # the protocol revision without sessions (roots/list_changed deprecated)
 
 INSTRUCTIONS = (
     "Sleuth searches the folders this host shares as roots. Use `grep` for exact text or regexes "
@@ -147,9 +148,14 @@ class SleuthMCP:
         capabilities = ctx.client_capabilities
         if capabilities is None or capabilities.roots is None:
             return ListRootsResult(roots=[])  # no roots from this client: --root, else the current directory
-        if self.cache_roots and self.cached_roots is not None:
+        if self._caches_roots(ctx) and self.cached_roots is not None:
             return self.cached_roots
         return ListRoots()
+
+    def _caches_roots(self, ctx: Context) -> bool:
+        """Keep the roots between calls on a handshake-era stdio connection only: there the client says
+        when they change. A 2026-07-28 connection is stateless (each call's round trip carries them)."""
+        return self.cache_roots and (ctx.protocol_version or "") < STATELESS_SINCE
 
     async def _roots_changed(self, ctx: Any, params: Any) -> None:
         self.cached_roots = None
@@ -159,7 +165,7 @@ class SleuthMCP:
         """Make the session's sandbox what the client says (or the fallbacks); the allowed roots."""
         capabilities = ctx.client_capabilities
         from_client = capabilities is not None and capabilities.roots is not None
-        if from_client and self.cache_roots:
+        if from_client and self._caches_roots(ctx):
             self.cached_roots = result
         folders = _paths_of(result)
         if folders:
@@ -277,7 +283,9 @@ class SleuthMCP:
 
 def _progress_token(ctx: Context) -> Any:
     meta = ctx.request_context.meta
-    return meta.get("progressToken") if isinstance(meta, Mapping) else getattr(meta, "progress_token", None)
+    if isinstance(meta, Mapping):  # the SDK's TypedDict, snake_case in Python (camelCase on the wire)
+        return meta.get("progress_token", meta.get("progressToken"))
+    return getattr(meta, "progress_token", None)
 
 
 def _error(error: SleuthError, roots: list[str]) -> CallToolResult:

@@ -210,7 +210,7 @@ def render_error(error: SleuthError, roots: list[str]) -> str:
     """A tool error a model can act on: what failed, where (a regex's position), what to do."""
     data = error.to_dict()
     lines = [f"Error ({error.code}): {error.message}"]
-    if "position" in data and data["position"] is not None:
+    if data.get("position") is not None and "position" not in error.message:
         lines.append(f"At position {data['position']} of the pattern.")
     if error.code == "sandbox_violation":
         lines.append("Allowed roots: " + (", ".join(roots) if roots else "(none)"))
