@@ -6,10 +6,15 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Callable, Mapping
 
 import pytest
+
+# The person's own settings (~/.config/sleuth/config.yml) must not change what the suite sees: every
+# test, and every server or CLI process it starts, reads an empty user-level folder unless it sets its own.
+os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="sleuth-test-config-")
 
 RG = shutil.which("rg") or (os.path.join(os.path.dirname(os.sys.executable), "rg")
                             if os.path.exists(os.path.join(os.path.dirname(os.sys.executable), "rg")) else None)

@@ -209,3 +209,27 @@ def make_tree(root: pathlib.Path, files: dict[str, str]) -> pathlib.Path:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     return root
+
+
+async def connect_socket(client: LanguageClient, transport: str, port: int, token: str | None,
+                         headers: dict[str, str] | None = None) -> None:
+    """``client.start_tcp``/``start_ws`` with the server's secret: TCP sends a ``Sleuth-Token``
+    header block before the first message, WebSocket an ``Authorization: Bearer`` header (plus ``headers``)."""
+    from pygls.io_ import run_async, run_websocket
+
+    if transport == "tcp":
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        if token is not None:
+            writer.write(f"Sleuth-Token: {token}\r\n\r\n".encode())
+        client.protocol.set_writer(writer)
+        task = run_async(stop_event=client._stop_event, reader=reader, protocol=client.protocol)
+    else:
+        from websockets.asyncio.client import connect
+
+        extra = dict(headers or {})
+        if token is not None:
+            extra["Authorization"] = f"Bearer {token}"
+        websocket = await connect(f"ws://127.0.0.1:{port}", additional_headers=extra)
+        task = run_websocket(stop_event=client._stop_event, websocket=websocket, protocol=client.protocol)
+    client._async_tasks.append(asyncio.create_task(task))
+    await asyncio.sleep(0)

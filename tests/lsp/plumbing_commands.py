@@ -9,6 +9,8 @@ returns what the command saw (arguments, settings, open buffers, folders).
 
 from __future__ import annotations
 
+import dataclasses
+
 import threading
 import time
 from typing import Any
@@ -65,8 +67,7 @@ def echo(args: dict[str, Any], ctx: CommandContext) -> dict[str, Any]:
         "args": args,
         "folders": [r.path for r in ctx.workspace.roots],
         "names": [r.name for r in ctx.workspace.roots],
-        "settings": {"max_results": ctx.settings.max_results, "case": ctx.settings.case,
-                     "context_lines": ctx.settings.context_lines, "log_level": ctx.settings.log_level},
+        "settings": dataclasses.asdict(ctx.settings),  # every setting: the trust tests check the guarded ones
         "buffers": dict(ctx.services.open_buffers or {}),
         "resolved": [t.path for t in ctx.workspace.resolve(args["path"])] if "path" in args else None,
     }

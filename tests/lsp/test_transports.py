@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 import pytest
-from harness import make_client, make_tree, server_env, Session
+from harness import connect_socket, make_client, make_tree, server_env, Session
 from lsprotocol import types
 from pygls.uris import from_fs_path
 
@@ -21,15 +21,12 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-async def connect(client, transport: str, port: int, proc: subprocess.Popen[bytes]) -> None:
+async def connect(client, transport: str, port: int, proc: subprocess.Popen[bytes], token: str) -> None:
     """Retry until the server listens (a probe connection would be the server's one client)."""
     while True:
         assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else "server exited"
         try:
-            if transport == "tcp":
-                await client.start_tcp("127.0.0.1", port)
-            else:
-                await client.start_ws("127.0.0.1", port)
+            await connect_socket(client, transport, port, token)
             return
         except OSError:
             await asyncio.sleep(0.05)
@@ -41,13 +38,17 @@ async def test_serve_over_a_socket(transport: str, tmp_path: pathlib.Path) -> No
         pytest.importorskip("websockets")
     root = make_tree(tmp_path / "ws", {"a.txt": "needle\n"})
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "sleuth", "serve", f"--{transport}", f"127.0.0.1:{port}"],
-                            env=server_env(), stderr=subprocess.PIPE)
+    token_file = tmp_path / "private" / "token"
+    proc = subprocess.Popen([sys.executable, "-m", "sleuth", "serve", f"--{transport}", f"127.0.0.1:{port}",
+                             "--token-file", str(token_file)], env=server_env(), stderr=subprocess.PIPE)
     try:
         box: list[Session] = []
         client = make_client(box)
         box.append(Session(client, "minimal"))
-        await connect(client, transport, port, proc)
+        while not token_file.exists() or not token_file.read_text().strip():  # written before the server listens
+            assert proc.poll() is None, "server exited"
+            await asyncio.sleep(0.05)
+        await connect(client, transport, port, proc, token_file.read_text().strip())
         await asyncio.wait_for(client.initialize_session(types.InitializeParams(
             capabilities=types.ClientCapabilities(), root_uri=from_fs_path(str(root)),
             initialization_options={"cacheDir": str(tmp_path / "cache")})), 60)

@@ -14,7 +14,8 @@ import sys
 import time
 from typing import Any, Callable
 
-from sleuth.commands.config import AGENT_CONFIG_PATH, Settings, load_agent_config, merge_settings
+from sleuth.commands.config import AGENT_CONFIG_PATH, Settings, load_agent_config, load_user_config, user_config_path
+from sleuth.commands.settings_trust import Layer, Origin, layered_settings
 from sleuth.commands.context import CommandContext
 from sleuth.engine.cancel import CancelToken
 from sleuth.engine.errors import SleuthError
@@ -27,25 +28,41 @@ EXIT_FOUND, EXIT_NONE, EXIT_ERROR = 0, 1, 2
 _UNLIMITED = 2**62
 
 
-def cli_settings(deny_globs: tuple[str, ...] = ()) -> Settings:
+_REPORTED: set[str] = set()  # each settings problem is printed once per process
+
+
+def cli_settings(base: Settings | None = None) -> Settings:
     """A terminal user expects rg's behaviour: every result, no deadline, no size cap unless asked.
 
-    Only the workspace's ``deny_globs`` carry over: denied files are never read, whatever the transport.
+    What guards the person carries over from ``base`` (:func:`workspace_settings`): the deny
+    globs (denied files are never read, whatever the transport), redaction, the backend and the
+    index location.
     """
+    base = base or Settings()
     return Settings(max_results=_UNLIMITED, default_max_results=_UNLIMITED, timeout_ms=0,
                     max_timeout_ms=_UNLIMITED, max_file_size_bytes=_UNLIMITED, max_files=_UNLIMITED,
-                    max_matches_per_file=_UNLIMITED, max_depth=_UNLIMITED, deny_globs=deny_globs)
+                    max_matches_per_file=_UNLIMITED, max_depth=_UNLIMITED, deny_globs=base.deny_globs,
+                    redaction=base.redaction, backend=base.backend, index_path=base.index_path)
 
 
 def workspace_settings(roots: list[str] | None) -> Settings:
-    """The first sandbox folder's ``.agent/config.yml`` over the defaults; its problems go to stderr."""
+    """The person's ``config.yml``, then the first sandbox folder's ``.agent/config.yml`` (only the keys
+    a repository may set: :mod:`sleuth.commands.settings_trust`), over the defaults. Problems, a
+    refused key among them, go to stderr, each once."""
     root = (roots or [os.getcwd()])[0]
-    try:
-        settings, problems = merge_settings(Settings(), load_agent_config(root), AGENT_CONFIG_PATH)
-    except ValueError as exc:
-        settings, problems = Settings(), [str(exc)]
-    for problem in problems:
-        sys.stderr.write(f"sleuth: {problem}\n")
+    layers: list[Layer] = []
+    problems: list[str] = []
+    for name, origin, load in ((user_config_path(), Origin.PERSON, load_user_config),
+                               (AGENT_CONFIG_PATH, Origin.REPOSITORY, lambda: load_agent_config(root))):
+        try:
+            layers.append(Layer(name, origin, load()))
+        except ValueError as exc:
+            problems.append(str(exc))
+    settings, found = layered_settings(layers, user_config_path())
+    for problem in problems + found:
+        if problem not in _REPORTED:
+            _REPORTED.add(problem)
+            sys.stderr.write(f"sleuth: {problem}\n")
     return settings
 
 
@@ -90,10 +107,10 @@ class ProgressBar:
 
 def make_context(roots: list[str] | None, progress: ProgressBar | None = None,
                  settings: Settings | None = None) -> CommandContext:
-    """The CLI's context: ``settings`` or rg-like ones (:func:`cli_settings`) with the workspace's deny globs."""
+    """The CLI's context: ``settings`` or rg-like ones (:func:`cli_settings`) with the person's safeguards."""
     workspace = Workspace(roots or [os.getcwd()])
     if settings is None:
-        settings = cli_settings(workspace_settings(roots).deny_globs)
+        settings = cli_settings(workspace_settings(roots))
     context = CommandContext(workspace=workspace, settings=settings, token=CancelToken())
     if progress is not None:
         context.progress = progress

@@ -27,12 +27,13 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
 
 def index_context(roots: list[str] | None, progress: ProgressBar | None = None) -> Any:
     """A command context whose ``services.index`` is the store of these roots (server settings, not CLI
-    caps, with the workspace's deny globs: a denied file is never indexed)."""
+    caps, with the deny globs, so a denied file is never indexed, and the person's ``index_path``)."""
     from sleuth.commands.config import Settings
     from sleuth.engine.index.service import IndexService
 
     ctx = make_context(roots, progress)
-    ctx.services.index = IndexService(ctx.workspace, Settings(deny_globs=ctx.settings.deny_globs))
+    ctx.services.index = IndexService(ctx.workspace, Settings(deny_globs=ctx.settings.deny_globs,
+                                                              index_path=ctx.settings.index_path))
     return ctx
 
 

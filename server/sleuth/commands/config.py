@@ -1,4 +1,5 @@
-"""Settings (SPEC §10): defaults <- ``.agent/config.yml`` <- ``initializationOptions`` <- ``workspace/configuration``.
+"""Settings (SPEC §10): defaults <- the person's ``config.yml`` <- ``.agent/config.yml`` <- ``initializationOptions``
+<- ``workspace/configuration``; what a repository's file may set is :mod:`sleuth.commands.settings_trust`'s table.
 
 One frozen :class:`Settings`; every source is a plain mapping merged by :func:`merge_settings`,
 which never raises: a bad value is reported in the returned problem list (the server shows it
@@ -14,7 +15,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-__all__ = ["Settings", "merge_settings", "load_agent_config", "AGENT_CONFIG_PATH"]
+__all__ = ["Settings", "merge_settings", "flat_settings", "field_of", "load_agent_config", "load_user_config",
+           "user_config_path", "AGENT_CONFIG_PATH"]
 
 AGENT_CONFIG_PATH = os.path.join(".agent", "config.yml")
 
@@ -147,23 +149,37 @@ def _coerce(name: str, value: Any) -> Any:
     return value
 
 
-def merge_settings(base: Settings, source: Mapping[str, Any] | None, origin: str) -> tuple[Settings, list[str]]:
-    """``base`` updated from ``source``; returns the new settings and one message per rejected key."""
-    if not source:
-        return base, []
-    if not isinstance(source, Mapping):
-        return base, [f"{origin}: expected an object of sleuth settings, got {type(source).__name__}; defaults kept."]
+def flat_settings(source: Mapping[str, Any]) -> dict[str, Any]:
+    """``source`` flattened to dotted snake-case keys, seed 004's ``tools.search.``/``sleuth.`` prefixes dropped."""
     flat = _flatten(source)
-    # seed 004 nests its keys under tools.search
     for key in list(flat):
         for prefix in ("tools.search.", "sleuth."):
             if key.startswith(prefix):
                 flat[key[len(prefix):]] = flat.pop(key)
+    return flat
+
+
+def field_of(key: str) -> str | None:
+    """The :class:`Settings` field a flat key sets (aliases resolved), None when unknown."""
+    name = _ALIASES.get(key, key)
+    return name if name in _FIELDS else None
+
+
+def merge_settings(base: Settings, source: Mapping[str, Any] | None, origin: str) -> tuple[Settings, list[str]]:
+    """``base`` updated from ``source``; returns the new settings and one message per rejected key.
+
+    No trust check here: :func:`sleuth.commands.settings_trust.layered_settings` screens a
+    repository's layer before it reaches this function.
+    """
+    if not source:
+        return base, []
+    if not isinstance(source, Mapping):
+        return base, [f"{origin}: expected an object of sleuth settings, got {type(source).__name__}; defaults kept."]
     changes: dict[str, Any] = {}
     problems: list[str] = []
-    for key, value in flat.items():
-        name = _ALIASES.get(key, key)
-        if name not in _FIELDS:
+    for key, value in flat_settings(source).items():
+        name = field_of(key)
+        if name is None:
             problems.append(f"{origin}: unknown setting '{key}' ignored; see the README for the list of settings.")
             continue
         try:
@@ -177,18 +193,13 @@ def merge_settings(base: Settings, source: Mapping[str, Any] | None, origin: str
     return base.replace(**changes), problems
 
 
-def load_agent_config(root: str) -> dict[str, Any]:
-    """Sleuth's part of the workspace's ``.agent/config.yml`` ({} when absent); YAML errors raise ValueError.
-
-    The file is shared with other tools (seed 004): only ``tools.search`` and a ``sleuth`` section
-    count; every other key belongs to someone else and is neither applied nor reported.
-    """
-    path = os.path.join(root, AGENT_CONFIG_PATH)
+def _read_yaml(path: str) -> dict[str, Any] | None:
+    """The top-level mapping of YAML file ``path``; None when it does not exist; ValueError when broken."""
     try:
         with open(path, "rb") as handle:
             raw = handle.read()
     except OSError:
-        return {}
+        return None
     import yaml  # only when the file exists: keeps CLI start-up lean
 
     try:
@@ -197,6 +208,30 @@ def load_agent_config(root: str) -> dict[str, Any]:
         raise ValueError(f"{path}: invalid YAML ({exc}); fix it or delete it.") from exc
     if not isinstance(data, dict):
         raise ValueError(f"{path}: expected a mapping at the top level.")
+    return data
+
+
+def user_config_path() -> str:
+    """The person's own settings file: ``$XDG_CONFIG_HOME/sleuth/config.yml`` (default ``~/.config``)."""
+    base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    return os.path.join(base, "sleuth", "config.yml")
+
+
+def load_user_config() -> dict[str, Any]:
+    """The person's settings file ({} when absent; YAML errors raise ValueError): Sleuth's own file,
+    so every top-level key is a setting (a ``sleuth:`` section is accepted too)."""
+    return _read_yaml(user_config_path()) or {}
+
+
+def load_agent_config(root: str) -> dict[str, Any]:
+    """Sleuth's part of the workspace's ``.agent/config.yml`` ({} when absent); YAML errors raise ValueError.
+
+    The file is shared with other tools (seed 004): only ``tools.search`` and a ``sleuth`` section
+    count; every other key belongs to someone else and is neither applied nor reported.
+    """
+    data = _read_yaml(os.path.join(root, AGENT_CONFIG_PATH))
+    if not data:
+        return {}
     picked: dict[str, Any] = {}
     tools = data.get("tools")
     if isinstance(tools, Mapping) and isinstance(tools.get("search"), Mapping):
@@ -204,5 +239,3 @@ def load_agent_config(root: str) -> dict[str, Any]:
     if isinstance(data.get("sleuth"), Mapping):
         picked.update(data["sleuth"])
     return picked
-
-

@@ -24,7 +24,7 @@ from sleuth.commands.context import CommandContext
 from sleuth.commands.profiles import ToolDefinition, ToolResult, lookup
 from sleuth.engine.errors import BadArgs, Cancelled, RateLimited, SleuthError
 from sleuth.engine.ratelimit import Decision, RateLimiter
-from sleuth.engine.redact import sanitize_query
+from sleuth.engine.redact import log_string
 
 __all__ = ["run", "call_tool", "shared_limiter", "LOG"]
 
@@ -161,7 +161,7 @@ def run(raw: Any, ctx: CommandContext) -> dict[str, Any]:
             registry.record_rate_limited(tool.qualified_name)
             LOG.warning("rate limit hit: tool=%s", tool.qualified_name)
         LOG.info("tool=%s query=%s results=%s duration_ms=%.1f error=%s", tool.qualified_name,
-                 sanitize_query(_query(tool, arguments)), result.result_count if result else None,
+                 log_string(_query(tool, arguments)), result.result_count if result else None,
                  elapsed * 1000, error_code or "none")
     envelope: dict[str, Any] = {"content": result.content, "is_error": result.is_error}
     if decision.limit and (decision.near_limit or not decision.allowed):

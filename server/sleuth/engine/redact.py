@@ -6,8 +6,14 @@ Two jobs, one pattern table:
   ``api_key = ...``/``password: "..."``/``token=...`` assignment (the key name stays, so a model
   still sees *what* was there), private-key headers, bearer tokens, JWTs and the well-known
   token shapes of AWS, GCP, Azure, GitHub, Slack, Stripe and OpenAI.
-* :func:`sanitize_query` makes a query safe to log: secrets masked, control characters (newlines
-  included, so a query cannot forge log lines) replaced by spaces, length capped.
+* :func:`sanitize_query` makes a query safe to show (a progress title): secrets masked, control
+  characters (newlines included) replaced by spaces, length capped;
+  :func:`log_string` makes it safe to *log*: the same masking and cap, then written as a JSON
+  string literal with ``$`` and backticks escaped too, so a log line appended to any file (a
+  shell start-up file included) carries the query as inert data, never as a command.
+
+Both look at a bounded slice of the query only (:func:`excerpt`): a 50 MB pattern costs what a
+short one does (redacting it whole held the event loop for about 0.5 s per MB).
 
 Redaction is on by default (``Settings.redaction``); callers decide whether to apply it.
 Every pattern is linear-time on the ``re`` engine (no nested quantifiers), so a hostile line
@@ -16,12 +22,18 @@ cannot stall the redactor.
 
 from __future__ import annotations
 
+import json
 import re
+import reprlib
 
-__all__ = ["PLACEHOLDER", "redact", "contains_secret", "sanitize_query", "MAX_LOGGED_QUERY"]
+__all__ = ["PLACEHOLDER", "redact", "contains_secret", "excerpt", "sanitize_query", "log_string",
+           "MAX_LOGGED_QUERY", "REDACT_MARGIN"]
 
 PLACEHOLDER = "[REDACTED]"
 MAX_LOGGED_QUERY = 200
+# Characters read past the cut before redacting: longer than the shortest match of every pattern
+# below, so a secret that starts before the cut is seen whole enough to be masked (never half).
+REDACT_MARGIN = 256
 
 # Assignments: keep ``name <sep> [quote]`` and replace the value. The value must look like a
 # secret (long enough) so ``password = None`` or ``token: str`` in ordinary code stays readable.
@@ -59,6 +71,9 @@ _TOKENS: tuple[re.Pattern[str], ...] = (
     re.compile(r"\bnpm_[A-Za-z0-9]{36}\b"),
 )
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+# What json.dumps leaves as is but a shell or a terminal would act on: ``$`` and backticks (command
+# substitution inside double quotes), C1 controls, line/paragraph separators, bidi overrides.
+_LOG_UNSAFE = re.compile(r"[$`\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
 
 
 def _mask_assignment(match: re.Match[str]) -> str:
@@ -80,12 +95,44 @@ def contains_secret(text: str) -> bool:
     return bool(text) and redact(text) != text
 
 
-def sanitize_query(query: object, max_length: int = MAX_LOGGED_QUERY) -> str:
-    """A query as it may appear in a log line: secrets masked, control characters -> space, capped."""
-    if query is None or query == "":
-        return "[empty]"
-    text = query if isinstance(query, str) else repr(query)
-    text = _CONTROL.sub(" ", redact(text))
-    if len(text) > max_length:
+def _as_text(value: object, max_length: int) -> str:
+    """A non-string query as text without converting all of a huge value (reprlib's bounded repr)."""
+    if isinstance(value, str):
+        return value
+    short = reprlib.Repr()
+    short.maxstring = short.maxother = max_length + REDACT_MARGIN
+    short.maxlist = short.maxtuple = short.maxdict = 32
+    return short.repr(value)
+
+
+def excerpt(text: str, max_length: int) -> str:
+    """The first ``max_length`` characters of ``text`` with secrets masked, ``...`` when cut.
+
+    Redaction runs on ``max_length + REDACT_MARGIN`` characters, never on the whole text: cut with
+    a margin, redact, cut again. A secret straddling the final cut was whole (or long enough to
+    match) inside the margin, so what is kept of it is masked, not half of it in the clear.
+    """
+    cut = len(text) > max_length
+    text = redact(text[:max_length + REDACT_MARGIN])
+    if cut or len(text) > max_length:
         text = text[:max_length] + "..."
     return text
+
+
+def sanitize_query(query: object, max_length: int = MAX_LOGGED_QUERY) -> str:
+    """A query as it may be shown (a progress title): secrets masked, control characters -> space, capped."""
+    if query is None or query == "":
+        return "[empty]"
+    return _CONTROL.sub(" ", excerpt(_as_text(query, max_length), max_length))
+
+
+def log_string(query: object, max_length: int = MAX_LOGGED_QUERY) -> str:
+    """``query`` as a JSON string literal for a log line: masked and capped like :func:`sanitize_query`,
+    quotes, backslashes and control characters JSON-escaped, ``$`` and backticks as ``\\u0024``/``\\u0060``.
+
+    ``json.loads`` gives back the (capped, masked) text; no shell, terminal or log viewer sees a
+    quote, a substitution or a line break it could act on.
+    """
+    text = "" if query is None else _as_text(query, max_length)
+    quoted = json.dumps(excerpt(text, max_length), ensure_ascii=False)
+    return _LOG_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", quoted)

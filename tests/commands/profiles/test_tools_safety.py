@@ -199,7 +199,7 @@ def test_ac_071_072_invocations_logged_sanitised(workspace, caplog):
     first, second = [r.getMessage() for r in caplog.records if r.name == "sleuth.tools"]
     assert "tool=acode.grep" in first and "results=1" in first and "duration_ms=" in first
     assert "hunter2hunter2" not in first and "[REDACTED]" in first
-    assert "\n" not in second and "x FAKE LOG LINE" in second
+    assert "\n" not in second and 'query="x\\nFAKE LOG LINE"' in second  # a JSON string: the newline escaped
 
 
 def test_ac_073_076_metrics(workspace):

@@ -122,7 +122,8 @@ class Watcher:
         if observer is not None:
             try:
                 observer.stop()
-                observer.join(timeout=5)
+                if observer.is_alive():  # it never started when adding the watches failed
+                    observer.join(timeout=5)
             except Exception:  # noqa: BLE001 - stopping must not fail the index's stop
                 logger.exception("stopping the file watcher failed")
         if self._thread is not None and self._thread is not threading.current_thread():

@@ -88,6 +88,7 @@ def setup(server: "SleuthServer") -> None:
     def initialize(ls: "SleuthServer", params: types.InitializeParams) -> None:
         ls.set_folders(folders_from_initialize(params))
         ls.config.init, ls.transport_options = split_init_options(params.initialization_options)
+        ls.config.load_user()
         ls.config.load_agent(_first_root(ls))
         ls.settings, _ = ls.config.settings()  # problems are shown after `initialized`
 
