@@ -5,6 +5,6 @@
   paging (pure Python, no SDK);
 * :mod:`sleuth.mcp.server` — the official SDK's ``MCPServer`` wired to a :class:`sleuth.core.Session`:
   roots as the sandbox in both protocol eras, progress, cancellation, tool errors;
-* :mod:`sleuth.mcp.main` — the command line (stdio, or streamable HTTP on loopback with a token);
-* :mod:`sleuth.mcp.secret` — the bearer token's private file.
+* :mod:`sleuth.mcp.main` — the command line (stdio, or streamable HTTP on loopback with the token of
+  :mod:`sleuth.core.secret`).
 """

@@ -3,13 +3,12 @@
 Over HTTP the server listens on a loopback address only, checks ``Host`` and ``Origin`` against
 DNS rebinding (the SDK's transport security: only ``127.0.0.1``/``localhost``/``[::1]`` at this
 port) and requires ``Authorization: Bearer <token>`` with the token from a private file
-(:mod:`sleuth.mcp.secret`), printed path on stderr at start.
+(:mod:`sleuth.core.secret`, the same file as ``sleuth serve --tcp/--ws``), printed path on stderr at start.
 """
 
 from __future__ import annotations
 
 import argparse
-import ipaddress
 import logging
 import os
 import sys
@@ -32,8 +31,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--http", metavar="HOST:PORT",
                         help="serve streamable HTTP on a loopback address instead of stdio (bearer token required)")
     parser.add_argument("--token-file", metavar="PATH",
-                        help="the bearer token's file for --http (default $XDG_RUNTIME_DIR/sleuth/mcp-token "
-                             "or ~/.cache/sleuth/mcp-token; created private when missing)")
+                        help="the bearer token's file for --http (default: the one `sleuth serve --tcp/--ws` uses, "
+                             "$XDG_RUNTIME_DIR/sleuth/token; created private when missing)")
     parser.add_argument("--cache-dir", metavar="DIR", help="where the index lives (default: the user cache)")
     parser.add_argument("--no-index", action="store_true", help="do not build or use the index (search_text needs it)")
     parser.add_argument("--log-level", default="info", choices=("debug", "info", "warning", "error", "off"),
@@ -45,14 +44,11 @@ def parse_http(value: str) -> tuple[str, int]:
     host, sep, port_text = value.rpartition(":")
     if not sep or not port_text.isdigit():
         raise ValueError(f"--http expects HOST:PORT, got {value!r}")
+    from sleuth.core.secret import is_loopback
+
     host = host.strip("[]") or "127.0.0.1"
-    if host != "localhost":
-        try:
-            loopback = ipaddress.ip_address(host).is_loopback
-        except ValueError:
-            loopback = False
-        if not loopback:
-            raise ValueError(f"--http only listens on a loopback address (127.0.0.1, ::1, localhost), not {host!r}")
+    if not is_loopback(host):
+        raise ValueError(f"--http only listens on a loopback address (127.0.0.1, ::1, localhost), not {host!r}")
     return host, int(port_text)
 
 
@@ -60,7 +56,7 @@ def build_http_app(mcp_app: Any, host: str, port: int, token: str) -> Any:
     """The SDK's streamable-HTTP Starlette app behind DNS-rebinding checks and the bearer token."""
     from mcp.server.transport_security import TransportSecuritySettings
 
-    from sleuth.mcp.secret import token_matches
+    from sleuth.core.secret import bearer_matches
 
     names = ["127.0.0.1", "localhost", "[::1]"]
     security = TransportSecuritySettings(
@@ -73,7 +69,7 @@ def build_http_app(mcp_app: Any, host: str, port: int, token: str) -> Any:
     async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] == "http":
             headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
-            if not token_matches(headers.get("authorization"), token):
+            if not bearer_matches(headers.get("authorization"), token):
                 body = b"Missing or wrong bearer token (see the token file named in sleuth mcp's log).\n"
                 await send({"type": "http.response.start", "status": 401,
                             "headers": [(b"content-type", b"text/plain"), (b"www-authenticate", b"Bearer")]})
@@ -120,9 +116,14 @@ def run(ns: argparse.Namespace) -> int:
         import anyio
         import uvicorn
 
-        from sleuth.mcp.secret import load_or_create_token
+        from sleuth.core.secret import default_token_path, load_or_create_token
 
-        token, path = load_or_create_token(ns.token_file)
+        path = os.path.abspath(os.path.expanduser(ns.token_file or default_token_path()))
+        try:
+            token = load_or_create_token(path)
+        except ValueError as exc:
+            sys.stderr.write(f"sleuth mcp: {exc}\n")
+            return 2
         host, port = http
         logging.getLogger("sleuth.mcp").warning("streamable HTTP on http://%s:%d/mcp; bearer token in %s",
                                                 host if ":" not in host else f"[{host}]", port, path)
