@@ -230,3 +230,14 @@ def test_http_listens_on_loopback_only(tmp_path: pathlib.Path) -> None:
     done = subprocess.run([*SLEUTH, "--http", "0.0.0.0:8765"], env=_env(tmp_path), capture_output=True, text=True,
                           timeout=60)
     assert done.returncode == 2 and "loopback" in done.stderr
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_repository_config_cannot_make_the_mcp_server_write_a_file(tmp_path: pathlib.Path, mode: str) -> None:
+    """The roots' .agent/config.yml is the repository's: it may not name a log file (a path to write)."""
+    target = tmp_path / "planted.log"
+    ws = write_tree(tmp_path / "ws", {"a.txt": "needle\n", ".agent/config.yml": f"log_file: {target}\n"})
+    async with connect(tmp_path, mode, [ws]) as client:
+        result = await client.call_tool("grep", {"pattern": "needle"})
+        assert not result.is_error
+    assert not target.exists()

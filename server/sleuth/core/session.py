@@ -32,8 +32,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
-from sleuth.commands.config import AGENT_CONFIG_PATH, Settings, load_agent_config, merge_settings
+from sleuth.commands.config import AGENT_CONFIG_PATH, Settings, load_agent_config, load_user_config, user_config_path
 from sleuth.commands.context import CommandContext, PartialSink, Services
+from sleuth.commands.settings_trust import Layer, Origin, layered_settings
 from sleuth.core.index import IndexHooks, IndexKeeper
 from sleuth.core.registry import COMMANDS, QUICK_COMMANDS, RATE_LIMITED, STREAM_KEYS, Runner
 from sleuth.engine.cancel import CancelToken, NullProgress, ProgressSink
@@ -106,16 +107,26 @@ class Activity:
 
 @dataclass
 class SettingsLayers:
-    """Defaults <- the first root's ``.agent/config.yml`` <- the transport's layers, in order.
+    """Defaults <- the person's ``config.yml`` <- the first root's ``.agent/config.yml`` (screened: a
+    repository may not set what names a path to write or turns a safeguard off,
+    :mod:`sleuth.commands.settings_trust`) <- the transport's own layers (the person's), in order.
 
     Each layer is validated by :func:`merge_settings`, which keeps the previous value for anything
     bad; :meth:`new_problems` returns each distinct problem once per session.
     """
 
+    user: Mapping[str, Any] = field(default_factory=dict)
     agent: Mapping[str, Any] = field(default_factory=dict)
-    layers: list[tuple[str, Mapping[str, Any]]] = field(default_factory=list)  # (origin, values)
+    layers: list[tuple[str, Mapping[str, Any]]] = field(default_factory=list)  # (origin, values): the person's
     shown: set[str] = field(default_factory=set)
     pending: list[str] = field(default_factory=list)
+
+    def load_user(self) -> None:
+        try:
+            self.user = load_user_config()
+        except ValueError as exc:
+            self.user = {}
+            self.pending.append(str(exc))
 
     def load_agent(self, root: str | None) -> None:
         self.agent = {}
@@ -125,13 +136,14 @@ class SettingsLayers:
             except ValueError as exc:
                 self.pending.append(str(exc))
 
-    def settings(self) -> tuple[Settings, list[str]]:
-        current, problems = Settings(), list(self.pending)
-        self.pending = []
-        for origin, source in ((AGENT_CONFIG_PATH, self.agent), *self.layers):
-            current, found = merge_settings(current, source, origin)
-            problems.extend(found)
-        return current, problems
+    def settings(self, where: str = "") -> tuple[Settings, list[str]]:
+        pending, self.pending = self.pending, []
+        settings, problems = layered_settings([
+            Layer(user_config_path(), Origin.PERSON, self.user),
+            Layer(AGENT_CONFIG_PATH, Origin.REPOSITORY, self.agent),
+            *(Layer(name, Origin.PERSON, values) for name, values in self.layers),
+        ], where or user_config_path())
+        return settings, pending + problems
 
     def new_problems(self, problems: list[str]) -> list[str]:
         fresh = [p for p in problems if p not in self.shown]
@@ -164,6 +176,7 @@ class Session:
                  index_hooks: IndexHooks | None = None, search_workers: int = 16, quick_workers: int = 4,
                  extra_commands: Mapping[str, Runner] | None = None) -> None:
         self.config = SettingsLayers(layers=list(layers))
+        self.config.load_user()
         self.settings: Settings = Settings()
         self.workspace: Workspace = Workspace([])
         self.cache_dir = cache_dir
