@@ -145,3 +145,14 @@ async def test_a_huge_pattern_does_not_hold_up_a_small_request_behind_it(
         assert caught.value.data["code"] == "bad_args"
     finally:
         release.touch()
+
+
+def test_every_transport_writes_the_same_safe_line() -> None:
+    """The MCP server logs through the core's module and LSP re-exports it: one way to write the line,
+    so the escaping above holds at every door (the MCP door once had its own, unescaped copy)."""
+    from sleuth.core import logline
+    from sleuth.mcp import server as mcp_server
+
+    assert invocation_log.summary is logline.summary and mcp_server.logline is logline
+    line = logline.summary("sleuth.grep", {"pattern": "hello; $(touch /tmp/pwned)\n`id`"}, "ok", 0, 1.0)
+    assert "$(" not in line and "`" not in line and "\n" not in line

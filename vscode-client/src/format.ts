@@ -176,8 +176,10 @@ export function summaryLine(kind: 'grep' | 'files' | 'text', shown: number, summ
     if (typeof summary.files_matched === 'number' && typeof summary.files_scanned === 'number') {
         parts.push(`in ${summary.files_matched} of ${summary.files_scanned} file${summary.files_scanned === 1 ? '' : 's'}`);
     }
-    if (summary.truncated) parts.push(`(first ${shown} shown)`);
+    if (summary.truncated_reason === 'scan_budget') parts.push(`(first ${shown} shown; the search stopped at its budget, more may exist)`);
+    else if (summary.truncated) parts.push(`(first ${shown} shown)`);
     if (summary.timed_out) parts.push('(timed out)');
+    if (summary.source === 'scan') parts.push('(index not ready: files scanned)');
     if (typeof summary.elapsed_ms === 'number') parts.push(`· ${Math.round(summary.elapsed_ms)} ms`);
     return parts.join(' ');
 }

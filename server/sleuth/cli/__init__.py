@@ -23,6 +23,7 @@ SUBCOMMANDS: dict[str, str] = {
     "index": "sleuth.cli.index",
     "tools": "sleuth.cli.tools",
     "serve": "sleuth.cli.serve",
+    "mcp": "sleuth.cli.mcp",
 }
 
 

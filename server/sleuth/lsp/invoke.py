@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable
 
 from sleuth.commands import COMMAND_NAMES, CommandContext, get_command
+from sleuth.core.registry import PROGRESS_COMMANDS, QUICK_COMMANDS, RATE_LIMITED, STREAM_KEYS
 from sleuth.engine.cancel import CancelToken
 from sleuth.engine.errors import BadArgs, Cancelled, RateLimited, SleuthError
 from sleuth.engine.words import plural
@@ -43,15 +44,7 @@ __all__ = ["Invoker", "Request", "STREAM_KEYS", "QUICK_COMMANDS", "PROGRESS_COMM
 logger = logging.getLogger(__name__)
 
 CANCEL_GRACE_S = 0.1
-# The result list each streaming command fills; its partial batches use the same key.
-STREAM_KEYS: dict[str, str] = {"sleuth.grep": "matches", "sleuth.files": "items", "sleuth.text": "results"}
-# Cheap commands that must answer while every search worker is busy.
-QUICK_COMMANDS = frozenset({"sleuth.index.status", "sleuth.tools.list", "sleuth.metrics"})
-# Commands that may take a while: only they get a server-created progress token (a status request
-# flashing a progress bar is noise; Neovim showed 26 of them in a short session).
-PROGRESS_COMMANDS = frozenset({"sleuth.grep", "sleuth.files", "sleuth.text", "sleuth.index.build", "sleuth.tools.call"})
-# Native searches under ``native_rate_limit_per_minute`` (tools.call limits its tools itself).
-RATE_LIMITED = frozenset({"sleuth.grep", "sleuth.files", "sleuth.text"})
+# Per-command metadata lives in the core's registry (sleuth.core.registry), shared with the MCP server.
 TEST_COMMANDS_ENV = "SLEUTH_TEST_COMMANDS"
 
 Runner = Callable[[dict[str, Any], CommandContext], dict[str, Any]]

@@ -372,7 +372,7 @@ class SleuthServer(LanguageServer):
                        elapsed_ms: float) -> None:
         """One line per invocation on ``window/logMessage`` (and the log file), plus metrics."""
         count = invocation_log.result_count(result, streamed)
-        severity = 3 if outcome in ("ok", "cancelled") else (1 if outcome == "internal" else 2)
+        severity = invocation_log.severity(outcome)
         line = invocation_log.summary(command, args, outcome, count, elapsed_ms)
         if invocation_log.enabled(self.settings.log_level, severity):
             self.window_log_message(types.LogMessageParams(type=invocation_log.message_type(severity), message=line))

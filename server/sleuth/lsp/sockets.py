@@ -39,6 +39,8 @@ from urllib.parse import parse_qs, urlsplit
 
 from pygls.io_ import run_async, run_websocket
 
+from sleuth.core.secret import default_token_path, is_loopback, load_or_create_token
+
 if TYPE_CHECKING:
     from sleuth.lsp.server import SleuthServer
 
@@ -80,47 +82,6 @@ class Door:
         return name == "localhost" or is_loopback(name)
 
 
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
-
-
-def default_token_path() -> str:
-    """``$XDG_RUNTIME_DIR/sleuth/token`` (a per-user, private folder), else ``$XDG_CONFIG_HOME/sleuth/token``."""
-    base = os.environ.get("XDG_RUNTIME_DIR") or os.environ.get("XDG_CONFIG_HOME") or os.path.join(
-        os.path.expanduser("~"), ".config")
-    return os.path.join(base, "sleuth", "token")
-
-
-def load_or_create_token(path: str) -> str:
-    """The token in ``path``, created (random, ``0600``, in a ``0700`` folder) when absent.
-
-    An existing file that others may read or that another user owns is refused (ValueError): a
-    secret the whole machine can read admits the whole machine.
-    """
-    folder = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(folder):
-        os.makedirs(folder, mode=0o700, exist_ok=True)
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
-    except FileExistsError:
-        pass
-    else:
-        with os.fdopen(fd, "w") as handle:
-            handle.write(secrets.token_urlsafe(32) + "\n")
-    info = os.stat(path)
-    if info.st_mode & (stat.S_IRWXG | stat.S_IRWXO) or (hasattr(os, "getuid") and info.st_uid != os.getuid()):
-        raise ValueError(f"{path} may be read by others (mode {stat.filemode(info.st_mode)}); "
-                         f"make it yours alone: chmod 600 {path}")
-    with open(path, encoding="utf-8") as handle:
-        token = handle.read().strip()
-    if len(token) < 16:
-        raise ValueError(f"{path} holds no usable token (16 characters or more); delete it to get a new one.")
-    return token
 
 
 # -- TCP -----------------------------------------------------------------------------------------

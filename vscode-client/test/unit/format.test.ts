@@ -114,6 +114,10 @@ describe('summaries', () => {
         const s = summaryLine('files', 200, { total: 5000, truncated: true, timed_out: true });
         assert.equal(s, '5000 files (first 200 shown) (timed out)');
     });
+    it('says when a text search stopped at its budget or scanned before the index was ready', () => {
+        const s = summaryLine('text', 20, { total: 31, truncated: true, truncated_reason: 'scan_budget', source: 'scan' });
+        assert.equal(s, '31 results (first 20 shown; the search stopped at its budget, more may exist) (index not ready: files scanned)');
+    });
     it('index status reads the state first', () => {
         const s = indexStatusLine({ state: 'ready', files_indexed: 1234, bytes: 5 * 1024 * 1024, store_path: '/c/idx.db', store_size: 2048 });
         assert.equal(s, 'Sleuth index: ready · 1,234 files · 5.0 MB · store /c/idx.db (2.0 KB)');

@@ -1,0 +1,417 @@
+"""One workspace session: roots, layered settings, the index, and the invocation policy.
+
+A transport (the language server, the MCP server, the CLI) creates one :class:`Session` and, for
+every request it receives, hands :meth:`Session.invoke` an :class:`Invocation`: the command name,
+its raw arguments, the cancel token the transport cancels, and where progress and partial batches
+go. The session applies the same policy whatever the door:
+
+* the arguments are one object of named values (a list of several values is refused);
+* the native searches' sliding-window rate limit (``native_rate_limit_per_minute``);
+* the command runs on a worker thread (searches and quick status commands in separate pools, so
+  a status request is served while every search worker is busy); the event loop only awaits
+  either the worker or the cancel token, and a cancelled worker gets ``CANCEL_GRACE_S`` to reach
+  its next poll and stop;
+* every invocation is counted (:class:`Activity`: proof that cancelled work stopped), recorded in
+  the metrics and reported to the log hooks as one :class:`InvocationRecord`;
+* errors leave as :class:`~sleuth.engine.errors.SleuthError` (a bug in a command becomes
+  :class:`InternalError`, a part of Sleuth that is not installed :class:`NotAvailable`), which
+  each transport maps to its own wire form.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import importlib
+import importlib.util
+import logging
+import os
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Sequence
+
+from sleuth.commands.config import AGENT_CONFIG_PATH, Settings, load_agent_config, load_user_config, user_config_path
+from sleuth.commands.context import CommandContext, PartialSink, Services
+from sleuth.commands.settings_trust import Layer, Origin, layered_settings
+from sleuth.core.index import IndexHooks, IndexKeeper
+from sleuth.core.registry import COMMANDS, QUICK_COMMANDS, RATE_LIMITED, STREAM_KEYS, Runner
+from sleuth.engine.cancel import CancelToken, NullProgress, ProgressSink
+from sleuth.engine.errors import BadArgs, Cancelled, RateLimited, SleuthError
+from sleuth.engine.ratelimit import RateLimiter
+from sleuth.engine.workspace import Workspace
+
+__all__ = ["Session", "Invocation", "InvocationRecord", "Activity", "InternalError", "NotAvailable",
+           "SettingsLayers", "load_test_commands", "TEST_COMMANDS_ENV", "CANCEL_GRACE_S"]
+
+logger = logging.getLogger(__name__)
+
+CANCEL_GRACE_S = 0.1
+TEST_COMMANDS_ENV = "SLEUTH_TEST_COMMANDS"
+
+
+class InternalError(SleuthError):
+    """A command failed on a bug: answered (the server keeps serving), logged with its traceback."""
+
+    code = "internal"
+
+
+class NotAvailable(SleuthError):
+    """A part of Sleuth the command needs is not installed."""
+
+    code = "not_available"
+    default_hint = "This Sleuth installation lacks that module; reinstall or upgrade Sleuth."
+
+
+@dataclass
+class Invocation:
+    """What a transport extracted from its message."""
+
+    command: str
+    args: Any
+    token: CancelToken = field(default_factory=CancelToken)
+    progress: ProgressSink = NullProgress
+    partial: PartialSink | None = None
+    buffers: Mapping[str, str] | None = None  # open editor buffers at this moment (LSP)
+
+
+@dataclass(frozen=True)
+class InvocationRecord:
+    """One finished invocation, for log lines and metrics."""
+
+    command: str
+    args: Any
+    outcome: str  # "ok", "cancelled" or an error code
+    result: Any
+    elapsed_ms: float
+    streamed: int = 0
+
+
+@dataclass
+class Activity:
+    """Counters for debugging and tests: proof that cancelled work really stopped."""
+
+    running: int = 0
+    started: int = 0
+    finished: int = 0
+    cancelled: int = 0
+    last_progress: dict[str, int | None] = field(default_factory=dict)  # command -> last 'done' reported
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def as_dict(self) -> dict[str, Any]:
+        with self.lock:
+            return {"running": self.running, "started": self.started, "finished": self.finished,
+                    "cancelled": self.cancelled, "last_progress": dict(self.last_progress)}
+
+
+@dataclass
+class SettingsLayers:
+    """Defaults <- the person's ``config.yml`` <- the first root's ``.agent/config.yml`` (screened: a
+    repository may not set what names a path to write or turns a safeguard off,
+    :mod:`sleuth.commands.settings_trust`) <- the transport's own layers (the person's), in order.
+
+    Each layer is validated by :func:`merge_settings`, which keeps the previous value for anything
+    bad; :meth:`new_problems` returns each distinct problem once per session.
+    """
+
+    user: Mapping[str, Any] = field(default_factory=dict)
+    agent: Mapping[str, Any] = field(default_factory=dict)
+    layers: list[tuple[str, Mapping[str, Any]]] = field(default_factory=list)  # (origin, values): the person's
+    shown: set[str] = field(default_factory=set)
+    pending: list[str] = field(default_factory=list)
+
+    def load_user(self) -> None:
+        try:
+            self.user = load_user_config()
+        except ValueError as exc:
+            self.user = {}
+            self.pending.append(str(exc))
+
+    def load_agent(self, root: str | None) -> None:
+        self.agent = {}
+        if root:
+            try:
+                self.agent = load_agent_config(root)
+            except ValueError as exc:
+                self.pending.append(str(exc))
+
+    def settings(self, where: str = "") -> tuple[Settings, list[str]]:
+        pending, self.pending = self.pending, []
+        settings, problems = layered_settings([
+            Layer(user_config_path(), Origin.PERSON, self.user),
+            Layer(AGENT_CONFIG_PATH, Origin.REPOSITORY, self.agent),
+            *(Layer(name, Origin.PERSON, values) for name, values in self.layers),
+        ], where or user_config_path())
+        return settings, pending + problems
+
+    def new_problems(self, problems: list[str]) -> list[str]:
+        fresh = [p for p in problems if p not in self.shown]
+        self.shown.update(fresh)
+        return fresh
+
+
+def load_test_commands(spec: str | None) -> dict[str, Runner]:
+    """Extra commands from the ``SLEUTH_TEST_COMMANDS`` test hook (a module name or a ``.py`` path
+    whose ``COMMANDS`` maps names to ``run`` functions and ``STREAM_KEYS`` names their lists)."""
+    if not spec:
+        return {}
+    if spec.endswith(".py") or os.sep in spec:
+        module_spec = importlib.util.spec_from_file_location("sleuth_test_commands", spec)
+        if module_spec is None or module_spec.loader is None:
+            raise ImportError(f"{TEST_COMMANDS_ENV}: cannot load {spec}")
+        module = importlib.util.module_from_spec(module_spec)
+        module_spec.loader.exec_module(module)
+    else:
+        module = importlib.import_module(spec)
+    STREAM_KEYS.update(getattr(module, "STREAM_KEYS", {}))
+    return dict(getattr(module, "COMMANDS", {}))
+
+
+class Session:
+    """See the module docstring. Thread-safe for invocations; roots and settings change on one thread."""
+
+    def __init__(self, roots: Sequence[str] = (), names: Sequence[str] | None = None, *,
+                 layers: Sequence[tuple[str, Mapping[str, Any]]] = (), cache_dir: str | None = None,
+                 index_hooks: IndexHooks | None = None, search_workers: int = 16, quick_workers: int = 4,
+                 extra_commands: Mapping[str, Runner] | None = None) -> None:
+        self.config = SettingsLayers(layers=list(layers))
+        self.config.load_user()
+        self.settings: Settings = Settings()
+        self.workspace: Workspace = Workspace([])
+        self.cache_dir = cache_dir
+        self.services = Services(rate_limiter=RateLimiter())
+        self.index = IndexKeeper(index_hooks or IndexHooks())
+        self.activity = Activity()
+        self.extra: dict[str, Runner] = dict(extra_commands if extra_commands is not None
+                                             else load_test_commands(os.environ.get(TEST_COMMANDS_ENV)))
+        self.log_hooks: list[Callable[[InvocationRecord], None]] = []
+        self.problem_hooks: list[Callable[[str], None]] = []
+        self.search_pool = ThreadPoolExecutor(max_workers=search_workers, thread_name_prefix="sleuth-search")
+        self.quick_pool = ThreadPoolExecutor(max_workers=quick_workers, thread_name_prefix="sleuth-quick")
+        self._roots_lock = threading.Lock()
+        self.set_roots(roots, names, restart_index=False)
+
+    # -- roots, settings, index ------------------------------------------------------------
+    @property
+    def roots(self) -> list[str]:
+        return [r.path for r in self.workspace.roots]
+
+    def set_roots(self, roots: Sequence[str], names: Sequence[str] | None = None, *,
+                  restart_index: bool = True) -> bool:
+        """Replace the sandbox (invocations already running keep theirs); re-read the first root's
+        ``.agent/config.yml`` and the settings; restart the index when it runs. True if changed."""
+        with self._roots_lock:
+            workspace = Workspace(list(roots), list(names) if names is not None else None)
+            changed = [r.path for r in workspace.roots] != self.roots
+            self.workspace = workspace
+            self.config.load_agent(self.roots[0] if self.roots else None)
+            self.apply_settings()
+        if changed and restart_index and self.index.service is not None:
+            self.refresh_index()
+        return changed
+
+    def apply_settings(self) -> list[str]:
+        """Recompute the settings from every layer; hand each new problem to the problem hooks once."""
+        settings, problems = self.config.settings()
+        self.settings = settings
+        fresh = self.config.new_problems(problems)
+        for problem in fresh:
+            for hook in self.problem_hooks:
+                hook(problem)
+        return fresh
+
+    def start_index(self, buffers: Mapping[str, str] | None = None) -> Any:
+        """Start the index for the current roots (when enabled); the service or None."""
+        return self.refresh_index(buffers)
+
+    def refresh_index(self, buffers: Mapping[str, str] | None = None) -> Any:
+        """Bring the index in line with the roots and settings: start, restart or stop it. A failure
+        to start leaves searches scanning (told to the index hooks' ``on_error``)."""
+        try:
+            service = self.index.refresh(self.workspace, self.settings, self.cache_dir, buffers)
+        except Exception as exc:
+            logger.exception("index start failed")
+            self.index.stop()
+            service = None
+            if self.index.hooks.on_error is not None:
+                self.index.hooks.on_error(f"the index could not start ({exc})")
+        self.services.index = service
+        return service
+
+    def stop_index(self) -> None:
+        self.services.index = None
+        self.index.stop()
+
+    def close(self) -> None:
+        """Stop the index and the worker pools (queued work never starts)."""
+        self.stop_index()
+        self.search_pool.shutdown(wait=False, cancel_futures=True)
+        self.quick_pool.shutdown(wait=False, cancel_futures=True)
+
+    # -- commands ------------------------------------------------------------------------------
+    @property
+    def names(self) -> list[str]:
+        return list(COMMANDS) + [n for n in self.extra if n not in COMMANDS]
+
+    def resolve(self, name: str) -> Runner:
+        """The ``run`` function of ``name``: :class:`BadArgs` for an unknown command,
+        :class:`NotAvailable` for one whose module is not installed."""
+        if name in self.extra:
+            return self.extra[name]
+        info = COMMANDS.get(name)
+        if info is None:
+            raise BadArgs(f"Unknown command {name!r}.", hint="Use one of: " + ", ".join(self.names) + ".")
+        try:
+            return info.runner()
+        except ModuleNotFoundError as exc:
+            raise NotAvailable(f"{name} is not available in this installation (module {exc.name} is missing).",
+                               command=name, module=exc.name or "?") from None
+
+    def context(self, invocation: Invocation) -> CommandContext:
+        """The command's world for ``invocation``: this moment's sandbox, settings and services."""
+        services = self.services if invocation.buffers is None else \
+            dataclasses.replace(self.services, open_buffers=invocation.buffers)
+        return CommandContext(workspace=self.workspace, settings=self.settings, token=invocation.token,
+                              progress=self._progress_sink(invocation), partial=invocation.partial,
+                              services=services)
+
+    def rate_limit(self, command: str) -> dict[str, int] | None:
+        """Native searches' sliding window (``native_rate_limit_per_minute``, 0 = off, the default).
+
+        Raises :class:`RateLimited` when the window is full; returns ``{remaining, limit}`` to
+        announce in the result when the caller is close to the limit, else None.
+        """
+        settings = self.settings
+        limit = settings.native_rate_limit_per_minute if settings.rate_limit_enabled else 0
+        limiter = self.services.rate_limiter
+        if command not in RATE_LIMITED or limit <= 0 or limiter is None:
+            return None
+        decision = limiter.acquire(f"native:{command}", limit)
+        if not decision.allowed:
+            self.services.metrics_registry.record_rate_limited(command)
+            raise RateLimited(f"{command} was called more than {limit} times in the last minute.",
+                              retry_after_seconds=decision.retry_after_whole_seconds, limit=limit)
+        return {"remaining": decision.remaining, "limit": limit} if decision.near_limit else None
+
+    def prepare(self, invocation: Invocation) -> tuple[Runner, CommandContext, dict[str, int] | None]:
+        """Validate the call's shape, find the command, take a rate-limit slot, build the context."""
+        if not isinstance(invocation.args, dict):
+            raise BadArgs("Arguments must be one object of named arguments.",
+                          hint='Pass arguments as [{"pattern": "..."}].')
+        run = self.resolve(invocation.command)
+        budget = self.rate_limit(invocation.command)
+        return run, self.context(invocation), budget
+
+    def call(self, run: Runner, args: dict[str, Any], ctx: CommandContext) -> dict[str, Any]:
+        """Worker-thread side: run the command, counting the activity so tests can see work stop."""
+        with self.activity.lock:
+            self.activity.running += 1
+            self.activity.started += 1
+        try:
+            return run(args, ctx)
+        finally:
+            with self.activity.lock:
+                self.activity.running -= 1
+                self.activity.finished += 1
+                if ctx.token.cancelled:
+                    self.activity.cancelled += 1
+
+    async def invoke(self, invocation: Invocation) -> dict[str, Any]:
+        """Run ``invocation`` on a worker; its result, or a :class:`SleuthError` (``Cancelled`` when the
+        token was cancelled). The event loop never runs the command itself."""
+        loop = asyncio.get_running_loop()
+        token = invocation.token
+        started = time.monotonic()
+        outcome, result = "ok", None
+        try:
+            try:
+                run, ctx, budget = self.prepare(invocation)
+                pool = self.quick_pool if invocation.command in QUICK_COMMANDS else self.search_pool
+                work = loop.run_in_executor(pool, self.call, run, invocation.args, ctx)
+                stop = loop.create_future()
+                token.on_cancel(lambda: loop.call_soon_threadsafe(_settle, stop))
+                try:
+                    await asyncio.wait({work, stop}, return_when=asyncio.FIRST_COMPLETED)
+                except asyncio.CancelledError:  # the transport's task was cancelled: stop the work too
+                    token.cancel()
+                    work.add_done_callback(_consume)
+                    raise
+                if not work.done():
+                    await asyncio.wait({work}, timeout=CANCEL_GRACE_S)
+                    # still queued (every worker busy): never starts; still running: its late outcome is dropped
+                    work.cancel()
+                    work.add_done_callback(_consume)
+                    raise Cancelled(f"{invocation.command} was cancelled.")
+                stop.cancel()
+                if token.cancelled:
+                    work.add_done_callback(_consume)
+                    raise Cancelled(f"{invocation.command} was cancelled.")
+                result = work.result()
+                if budget is not None and isinstance(result, dict):
+                    result = {**result, "rate_limit": budget}
+                return result
+            except SleuthError:
+                raise
+            except ModuleNotFoundError as exc:  # a part of Sleuth the command needs is not installed (yet)
+                if not (exc.name or "").startswith("sleuth."):
+                    raise self._internal(invocation.command, exc) from None
+                raise NotAvailable(f"{invocation.command} is not available in this installation "
+                                   f"(module {exc.name} is missing).", command=invocation.command,
+                                   module=exc.name or "?") from None
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # a bug in a command: answer it, keep serving
+                raise self._internal(invocation.command, exc) from None
+        except asyncio.CancelledError:
+            outcome = "cancelled"
+            token.cancel()
+            raise
+        except SleuthError as exc:
+            outcome = exc.code
+            raise
+        finally:
+            self.record(InvocationRecord(invocation.command, invocation.args, outcome, result,
+                                         (time.monotonic() - started) * 1000))
+
+    def record(self, record: InvocationRecord) -> None:
+        """Metrics plus every log hook (a failing hook is logged, never raised)."""
+        from sleuth.core.logline import result_count
+
+        try:
+            self.services.metrics_registry.record(record.command, record.elapsed_ms / 1000,
+                                                  result_count(record.result, record.streamed),
+                                                  None if record.outcome == "ok" else record.outcome)
+        except Exception:
+            logger.exception("recording metrics failed")
+        for hook in self.log_hooks:
+            try:
+                hook(record)
+            except Exception:
+                logger.exception("log hook failed")
+
+    @staticmethod
+    def _internal(command: str, exc: BaseException) -> InternalError:
+        logger.error("%s failed", command, exc_info=exc)
+        return InternalError(f"Internal error in {command}: {type(exc).__name__}: {exc}",
+                             hint="Retry with different arguments; report this if it persists.")
+
+    def _progress_sink(self, invocation: Invocation) -> ProgressSink:
+        activity, command, inner = self.activity, invocation.command, invocation.progress
+
+        def sink(done: int, total: int | None, message: str = "") -> None:
+            activity.last_progress[command] = done
+            inner(done, total, message)
+
+        return sink
+
+
+def _settle(future: "asyncio.Future[None]") -> None:
+    if not future.done():
+        future.set_result(None)
+
+
+def _consume(future: "asyncio.Future[Any]") -> None:
+    """Read a late worker's outcome so asyncio does not warn about it."""
+    if not future.cancelled():
+        future.exception()
