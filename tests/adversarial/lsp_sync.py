@@ -10,6 +10,7 @@ none of them, and its stderr in a file, so a test can assert that no traceback w
 
 from __future__ import annotations
 
+import json
 import os
 import pathlib
 import sys
@@ -21,7 +22,7 @@ BENCH = pathlib.Path(__file__).resolve().parents[2] / "bench"
 if str(BENCH) not in sys.path:
     sys.path.insert(0, str(BENCH))
 
-from lsp_client import LspProcess, Response, RpcError, vscode_capabilities  # noqa: E402
+from lsp_client import LspProcess, Response, RpcError, _Pending, vscode_capabilities  # noqa: E402
 
 __all__ = ["RecordingServer", "RpcError", "Response", "start_server"]
 
@@ -31,6 +32,7 @@ class RecordingServer(LspProcess):
 
     def __init__(self, *args: Any, stderr_path: str, **kwargs: Any) -> None:
         self.bodies: list[bytes] = []
+        self._waiting: dict[int, Any] = {}
         self._bodies_lock = threading.Lock()
         self.stderr_path = stderr_path
         super().__init__(*args, stderr_path=stderr_path, **kwargs)
@@ -39,6 +41,39 @@ class RecordingServer(LspProcess):
         with self._bodies_lock:
             self.bodies.append(body)
         super()._dispatch(body, received)
+
+    def send(self, method: str, params: Any) -> int:
+        """Send a request without waiting; its id (answer with :meth:`answer`, cancel with :meth:`cancel`)."""
+        msg_id = next(self._ids)
+        pending = _Pending()
+        with self._lock:
+            self._pending[msg_id] = pending
+        self._waiting[msg_id] = pending
+        pending.sent = self._write({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params})
+        return msg_id
+
+    def answer(self, msg_id: int, timeout: float) -> dict[str, Any]:
+        """The raw response message to :meth:`send`'s request ``msg_id`` (TimeoutError if none came)."""
+        pending = self._waiting.pop(msg_id)
+        if not pending.event.wait(timeout):
+            raise TimeoutError(f"request {msg_id}: no answer in {timeout} s")
+        if not pending.body:
+            raise EOFError(f"request {msg_id}: the server closed the connection")
+        return json.loads(pending.body)
+
+    def cancel(self, msg_id: int) -> None:
+        self.notify("$/cancelRequest", {"id": msg_id})
+
+    def response_ids(self) -> list[Any]:
+        """The id of every response the server sent, in order (duplicates included)."""
+        ids = []
+        with self._bodies_lock:
+            bodies = list(self.bodies)
+        for body in bodies:
+            message = json.loads(body)
+            if "method" not in message and "id" in message:
+                ids.append(message["id"])
+        return ids
 
     def mark(self) -> int:
         """A position in the recorded stream (see :meth:`since`)."""
