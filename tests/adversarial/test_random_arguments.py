@@ -57,9 +57,11 @@ numbers = st.one_of(st.integers(-5, 200), st.integers(-(2 ** 70), 2 ** 70),
                     st.sampled_from([0, -1, 2 ** 31, 2 ** 63, -(2 ** 63), 10 ** 30, 4, 5]),
                     st.floats(allow_nan=False, allow_infinity=False), st.sampled_from([0.5, -0.0, 1e300, 2.0]))
 scalars = st.one_of(st.none(), st.booleans(), numbers, strings)
+# An object key "jsonrpc" anywhere in the params loses the request (pygls structures every nested
+# object that has one as a JSON-RPC message): tested on its own below, left out of the random keys.
+object_keys = st.text(chars, max_size=8).filter(lambda k: k != "jsonrpc")
 json_values = st.recursive(scalars, lambda inner: st.one_of(st.lists(inner, max_size=4),
-                                                            st.dictionaries(st.text(chars, max_size=8), inner,
-                                                                            max_size=4)),
+                                                            st.dictionaries(object_keys, inner, max_size=4)),
                            max_leaves=12)
 
 
@@ -83,8 +85,7 @@ def _typed(kind: str, choices: tuple[Any, ...] = ()) -> st.SearchStrategy[Any]:
 def _objects(keys: dict[str, st.SearchStrategy[Any]]) -> st.SearchStrategy[Any]:
     """An argument object over ``keys`` (some of them, maybe an unknown key too), or any JSON value."""
     known = st.fixed_dictionaries({}, optional=keys)
-    with_unknown = st.builds(lambda d, k, v: {**d, k: v}, known, st.text(chars, min_size=1, max_size=10),
-                             json_values)
+    with_unknown = st.builds(lambda d, k, v: {**d, k: v}, known, object_keys.filter(bool), json_values)
     return st.one_of(known, known, known, with_unknown, json_values)
 
 
@@ -207,4 +208,20 @@ def test_execute_command_with_arguments_that_are_not_a_list_is_answered(server: 
         server.request("workspace/executeCommand", {"command": "sleuth.grep", "arguments": arguments}, 5)
     except RpcError as error:
         assert error.code != -32603 and error.code in (-32602, -32600), error
+    assert server.alive()
+
+
+@pytest.mark.xfail(strict=False, reason="protocol (wt-proto area): a nested object with a 'jsonrpc' key inside the "
+                                        "params is structured by pygls as a JSON-RPC message and the request is "
+                                        "never answered")
+@pytest.mark.parametrize("door", ["exec sleuth.grep", "request sleuth/grep"])
+def test_an_argument_object_with_a_jsonrpc_key_is_answered(server: RecordingServer, door: str) -> None:
+    transport, target, _ = DOORS[door]
+    try:
+        if transport == "exec":
+            server.request("workspace/executeCommand", {"command": target, "arguments": [{"jsonrpc": "x"}]}, 5)
+        else:
+            server.request(target, {"pattern": "a", "include_globs": [{"jsonrpc": "2.0", "method": "x"}]}, 5)
+    except RpcError as error:
+        assert error.code != -32603, error
     assert server.alive()
