@@ -186,6 +186,29 @@ def _describe(ns: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _open_index(ctx: CommandContext, name: str, roots: list[str] | None) -> Any:
+    """The persistent index for a tool that answers from it (capability ``index``: acode.search_text),
+    opened — or built the first time — as ``sleuth text`` opens it; None for every other tool.
+
+    Without it such a tool could only ever answer ``index_not_ready`` from the CLI, telling the user
+    to run ``sleuth index build`` even right after they had."""
+    from sleuth.commands.config import Settings
+    from sleuth.commands.profiles import lookup
+    from sleuth.engine.index.service import IndexService
+
+    try:
+        tool = lookup(name, ctx.settings)
+    except SleuthError:
+        return None  # the call itself reports the unknown tool
+    if "index" not in tool.capabilities:
+        return None
+    index = IndexService(ctx.workspace, Settings(deny_globs=ctx.settings.deny_globs))
+    ctx.services.index = index
+    index.start(ctx.progress)
+    index.wait_ready()  # not ready (a build error): the tool answers its own index_not_ready
+    return index
+
+
 def _call(ns: argparse.Namespace) -> int:
     from sleuth.commands import get_command
 
@@ -194,6 +217,7 @@ def _call(ns: argparse.Namespace) -> int:
     except SleuthError as error:
         return report_error(error)
     ctx = _context(roots)
+    index = _open_index(ctx, ns.name, roots)
     try:
         envelope = _with_persistent_limiter(
             ctx, lambda: get_command("sleuth.tools.call")({"name": ns.name, "arguments": arguments}, ctx))
@@ -201,6 +225,9 @@ def _call(ns: argparse.Namespace) -> int:
         if error.code == "cancelled":
             return 130
         return report_error(error)
+    finally:
+        if index is not None:
+            index.stop()
     if as_json:
         print_json(envelope)
     else:

@@ -233,8 +233,11 @@ def _search_files(files: Iterable[FileItem] | Listed | Iterator[tuple[str, str, 
         items = [(path, display, text) for path, display, text, _size, _pieces in files]  # a plain scan
     else:
         items = _whole_files(files, matcher, search, size_cap, pieces_ok, results, stats)
-    if not search_files(items, matcher, search, size_cap, token.should_stop, results, stats):
-        out.complete = False
+    from sleuth.engine.match.engines import search_deadline
+
+    with search_deadline(token.deadline):  # the shared matcher's per-file budget is this search's time left
+        if not search_files(items, matcher, search, size_cap, token.should_stop, results, stats):
+            out.complete = False
     out.scanned += stats.scanned
     out.skipped.binary += stats.binary
     out.skipped.too_large += stats.too_large

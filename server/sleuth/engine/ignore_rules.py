@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import re
+import unicodedata
 from functools import lru_cache
 from typing import Iterable, Sequence
 
@@ -318,10 +319,11 @@ class IgnoreFile:
     """One ignore file (or glob list), compiled: floating rules by name, anchored rules as NFAs."""
 
     __slots__ = ("path", "rules", "positional", "float_file", "float_dir", "has_floating", "has_whitelist",
-                 "start")
+                 "start", "nfc")
 
-    def __init__(self, rules: Sequence[Rule], path: str = "") -> None:
+    def __init__(self, rules: Sequence[Rule], path: str = "", nfc: bool = False) -> None:
         self.path = path
+        self.nfc = nfc  # names are matched in Unicode NFC (deny globs: see glob_file)
         self.rules = tuple(rules)
         floating = [r for r in self.rules if r.floating]
         self.positional = tuple(r for r in self.rules if not r.floating)
@@ -390,6 +392,8 @@ class FileView:
         """The view from sub-folder ``name``; None when no rule of the file can match below it."""
         if not self.states:
             return self if self.file.has_floating else None
+        if self.file.nfc and not name.isascii():
+            name = unicodedata.normalize("NFC", name)
         positional = self.file.positional
         states = []
         for ri, st in self.states:
@@ -402,6 +406,8 @@ class FileView:
 
     def match(self, name: str, is_dir: bool) -> bool | None:
         """True: ignored; False: whitelisted; None: no rule of this file matches ``name``."""
+        if self.file.nfc and not name.isascii():
+            name = unicodedata.normalize("NFC", name)
         if is_dir:
             fl, here = self.float_dir, self.here_dir
         else:
@@ -443,15 +449,20 @@ def read_ignore_file(path: str) -> IgnoreFile | None:
 
 def glob_file(globs: Iterable[str], *, override: bool) -> IgnoreFile | None:
     """Compile ``-g``-style globs. With ``override``, a plain glob whitelists and ``!glob`` ignores
-    (rg's overrides); without it the globs read like ignore-file lines (deny globs)."""
+    (rg's overrides); without it the globs read like ignore-file lines (deny globs).
+
+    Deny globs are matched in Unicode NFC on both sides: ``café/**`` must deny the folder whether
+    its name on disk is composed (Linux, Windows) or decomposed (made on macOS), because on a
+    file system that does not normalise names the two spellings are different folders that look
+    the same to the person who wrote the glob. A deny rule fails closed."""
     rules: list[Rule] = []
     for no, glob in enumerate(globs):
         if not override:
-            rules.extend(parse_line(glob, no))
+            rules.extend(parse_line(unicodedata.normalize("NFC", glob), no))
         elif glob.startswith("!"):
             rules.extend(parse_line(glob[1:], no))
         else:
             for rule in parse_line(glob, no):
                 rule.whitelist = True
                 rules.append(rule)
-    return IgnoreFile(rules, "<globs>") if rules else None
+    return IgnoreFile(rules, "<globs>", nfc=not override) if rules else None

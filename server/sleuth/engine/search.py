@@ -460,6 +460,8 @@ def search_files(files: Iterable[tuple[str, str, str | None]], matcher: Matcher,
                 stats.too_large += 1
             elif result.matched_lines or result.error:
                 results.append(result)
+                if result.error and should_stop():  # a file that used up the search's time: stop now,
+                    return False  # not 15 files later with an error ("took too long") for each
     finally:
         opener.close()
     return True
