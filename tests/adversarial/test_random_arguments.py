@@ -11,10 +11,10 @@ never a traceback on stderr — and the server must be alive and answering at th
 Profiles: the default is seeded (``derandomize``) and small enough for CI; with
 ``SLEUTH_HYPOTHESIS_PROFILE=hunt`` every door gets 10,000 random examples.
 
-Two defects known from issue 22 are being fixed elsewhere and are tested here on their own, marked
-``xfail(strict=False)`` until that fix is merged: a lone surrogate in a string (22.9: ``-32603``)
-and ``executeCommand`` with ``arguments`` that is not a list (22.10: no answer at all). The random
-strategies leave both out so that everything else they find is a real failure.
+Three defects this found are tested on their own below too: a lone surrogate in a string (issue
+22.10: ``-32603``), ``executeCommand`` with ``arguments`` that is not a list (22.9: no answer at
+all), and an object with a ``"jsonrpc"`` key anywhere in the params (pygls structured it as a
+message of its own: no answer). The random strategies draw all three.
 """
 
 from __future__ import annotations
@@ -44,8 +44,8 @@ REQUEST_TIMEOUT_S = float(os.environ.get("SLEUTH_RANDOM_ARGS_TIMEOUT_S", "20"))
 
 # -- values ---------------------------------------------------------------------------------------
 
-# Every character but lone surrogates (issue 22.9, tested separately below): NUL, controls, RTL marks.
-chars = st.characters(blacklist_categories=("Cs",))
+# Every character, lone surrogates included (issue 22.10): NUL, controls, RTL marks.
+chars = st.characters()
 INTERESTING = ["", " ", ".", "..", "../..", "/", "/etc/passwd", "file:///etc", "*", "**", "!**", "{a,b}", "[",
                "\\", "(", "(a+)+$", "(?=a)", "\\1", "a{99999}", "(?i)", "\x00", "\x1b[31m", "\u202e", "\r\n",
                "%2e%2e/", "x" * 10_000, "é" * 3000, "a|" * 2000 + "b"]
@@ -57,9 +57,9 @@ numbers = st.one_of(st.integers(-5, 200), st.integers(-(2 ** 70), 2 ** 70),
                     st.sampled_from([0, -1, 2 ** 31, 2 ** 63, -(2 ** 63), 10 ** 30, 4, 5]),
                     st.floats(allow_nan=False, allow_infinity=False), st.sampled_from([0.5, -0.0, 1e300, 2.0]))
 scalars = st.one_of(st.none(), st.booleans(), numbers, strings)
-# An object key "jsonrpc" anywhere in the params loses the request (pygls structures every nested
-# object that has one as a JSON-RPC message): tested on its own below, left out of the random keys.
-object_keys = st.text(chars, max_size=8).filter(lambda k: k != "jsonrpc")
+# An object key "jsonrpc" anywhere in the params once lost the request (pygls structured every nested
+# object holding one as a JSON-RPC message): drawn often, and tested on its own below.
+object_keys = st.text(chars, max_size=8) | st.just("jsonrpc")
 json_values = st.recursive(scalars, lambda inner: st.one_of(st.lists(inner, max_size=4),
                                                             st.dictionaries(object_keys, inner, max_size=4)),
                            max_leaves=12)
@@ -184,15 +184,9 @@ def test_the_server_survived_every_door_without_a_traceback(server: RecordingSer
     assert "Traceback" not in server.stderr(), server.stderr()[-4000:]
 
 
-# -- the two defects fixed elsewhere (issue 22.9, 22.10) -------------------------------------------
+# -- defects found here and fixed (issue 22.9, 22.10; a nested "jsonrpc" key) ------------------------
 
-XFAIL_22_9 = pytest.mark.xfail(strict=False, reason="issue 22.9: a lone surrogate in a grep pattern answers -32603 "
-                                                   "(fixed by the protocol helper; flip once merged)")
-XFAIL_22_10 = pytest.mark.xfail(strict=False, reason="issue 22.10: executeCommand whose 'arguments' is not a list "
-                                                     "gets no answer (fixed by the protocol helper; flip once merged)")
-
-
-@pytest.mark.parametrize("door", [pytest.param("exec sleuth.grep", marks=XFAIL_22_9), "exec sleuth.files",
+@pytest.mark.parametrize("door", ["exec sleuth.grep", "exec sleuth.files",
                                   "exec sleuth.text", "tool forge.Search"])
 def test_a_lone_surrogate_gets_a_clean_answer(server: RecordingServer, door: str) -> None:
     transport, target, _ = DOORS[door]
@@ -201,7 +195,7 @@ def test_a_lone_surrogate_gets_a_clean_answer(server: RecordingServer, door: str
     _answer_is_clean(server, transport, target, {key: "a\ud800b"})
 
 
-@pytest.mark.parametrize("arguments", [pytest.param(5, marks=XFAIL_22_10), {"pattern": "a"}])
+@pytest.mark.parametrize("arguments", [5, {"pattern": "a"}])
 def test_execute_command_with_arguments_that_are_not_a_list_is_answered(server: RecordingServer,
                                                                         arguments: Any) -> None:
     try:
@@ -211,9 +205,6 @@ def test_execute_command_with_arguments_that_are_not_a_list_is_answered(server: 
     assert server.alive()
 
 
-@pytest.mark.xfail(strict=False, reason="protocol (wt-proto area): a nested object with a 'jsonrpc' key inside the "
-                                        "params is structured by pygls as a JSON-RPC message and the request is "
-                                        "never answered")
 @pytest.mark.parametrize("door", ["exec sleuth.grep", "request sleuth/grep"])
 def test_an_argument_object_with_a_jsonrpc_key_is_answered(server: RecordingServer, door: str) -> None:
     transport, target, _ = DOORS[door]

@@ -120,9 +120,17 @@ class SleuthProtocol(LanguageServerProtocol):
         return True
 
     def structure_message(self, data: dict[str, Any]) -> Any:
-        """pygls' decoding; a request whose params have the wrong type (``"arguments": 5``) becomes a
-        :class:`_Refused` that :meth:`handle_message` answers with InvalidParams. pygls raises from
-        inside ``json.loads``, where the request id is lost, and the client waited forever."""
+        """Every transport's ``json.loads(..., object_hook=structure_message)`` calls this for every
+        object of a message, nested ones first: pygls structured any nested object holding a
+        ``"jsonrpc"`` key as a message of its own (``"arguments": [{"jsonrpc": "x"}]``), and the request
+        was never answered. Objects stay plain here; :meth:`handle_message` structures the message
+        itself, once, at the top."""
+        return data
+
+    def _structure(self, data: dict[str, Any]) -> Any:
+        """pygls' decoding of one whole message; a request whose params have the wrong type
+        (``"arguments": 5``) becomes a :class:`_Refused` that :meth:`handle_message` answers with
+        InvalidParams (pygls raised, the request id was lost, and the client waited forever)."""
         try:
             return super().structure_message(data)
         except JsonRpcException as exc:
@@ -136,6 +144,12 @@ class SleuthProtocol(LanguageServerProtocol):
         """pygls' dispatch, answering what it would only log: undecodable params (InvalidParams), a
         message that is not a JSON-RPC 2.0 object (InvalidRequest) and any request after ``shutdown``
         (InvalidRequest, as the LSP specification says)."""
+        if isinstance(message, dict) and "jsonrpc" in message:
+            try:
+                message = self._structure(message)
+            except JsonRpcException:  # a notification pygls cannot decode: nobody waits for an answer
+                logger.warning("dropped an undecodable notification %r", str(message.get("method"))[:100])
+                return
         if isinstance(message, _Refused):
             self._refuse(message.id, message.code, message.message)
             return
