@@ -70,9 +70,10 @@ class _Gather:
             going = going and part.complete
         return going
 
-    def report(self) -> None:
+    def report(self, last: bool = False) -> None:
+        """Progress, at most every ``PROGRESS_INTERVAL_S``; ``last``: the final count, always."""
         now = time.monotonic()
-        if now - self._reported < PROGRESS_INTERVAL_S:
+        if now - self._reported < PROGRESS_INTERVAL_S and not last:
             return
         self._reported = now
         done = self.seen
@@ -118,6 +119,7 @@ def run_grep(workspace: Workspace, request: GrepRequest, token: CancelToken,
             break
     else:
         _in_process(head, workspace, request, token, gather)
+    gather.report(last=True)
     gather.skipped.add(walk_skipped)
     gather.errors.extend(walk_errors)
     return _finish(gather, token, scope)
