@@ -23,14 +23,13 @@ from typing import Any, Callable, Iterable, Iterator, Mapping
 from sleuth.engine.cancel import CancelToken, NullProgress, ProgressSink
 from sleuth.engine.collect import Collector
 from sleuth.engine.errors import Cancelled
-from sleuth.engine.types import FileEntry, FileError, SkipCounts
-from sleuth.engine.walk import Subtree, walk
-from sleuth.engine.workspace import Workspace
-
 from sleuth.engine.grep.pool import PoolSearch, workers
 from sleuth.engine.grep.request import GrepOutcome, GrepRequest
 from sleuth.engine.grep.unit_search import Part, Publisher, UnitResult, UnitToken, file_errors, matcher_for, search_unit
 from sleuth.engine.grep.units import Unit, units
+from sleuth.engine.types import FileEntry, FileError, SkipCounts
+from sleuth.engine.walk import Subtree, walk
+from sleuth.engine.workspace import Workspace
 
 __all__ = ["run_grep", "IN_PROCESS_FILES", "WAKE_S", "PROGRESS_INTERVAL_S"]
 

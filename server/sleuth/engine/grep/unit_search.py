@@ -18,6 +18,8 @@ from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable, Iterator
 
 from sleuth.engine.cancel import CancelToken
+from sleuth.engine.grep.request import GrepRequest
+from sleuth.engine.grep.units import Unit
 from sleuth.engine.ignore import Filter
 from sleuth.engine.index.pieces import Pieces, search_pieces, unpack
 from sleuth.engine.match import Matcher
@@ -25,9 +27,6 @@ from sleuth.engine.search import BatchStats, FileResult, FolderOpener, search_fi
 from sleuth.engine.types import FileError, MatchOptions, SearchOptions, SkipCounts, WalkOptions
 from sleuth.engine.walk import walk
 from sleuth.engine.workspace import Workspace
-
-from sleuth.engine.grep.request import GrepRequest
-from sleuth.engine.grep.units import Unit
 
 __all__ = ["Part", "UnitResult", "Publisher", "UnitToken", "search_unit", "matcher_for", "file_errors", "RESULT_INTERVAL_S",
            "COUNT_INTERVAL_S"]
