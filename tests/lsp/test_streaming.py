@@ -64,3 +64,17 @@ async def test_a_slow_search_streams_in_final_order_with_progress(start, tmp_pat
     assert len(reports) >= 3
     counts = [int(r["message"].split()[0]) for r in reports if r["message"][0].isdigit()]
     assert counts == sorted(counts) and counts[-1] == FILES
+
+
+@pytest.mark.parametrize("profile", ["vscode"])
+async def test_progress_keeps_coming_while_the_work_says_nothing(start, tmp_path: pathlib.Path) -> None:
+    """The reporter's heartbeat: before, a command that reported nothing left the client at "starting"."""
+    session: Session = await start([make_tree(tmp_path / "ws", {"a.txt": "x\n"})])
+    msg_id = session.next_id()
+    pending = session.send("sleuth/test/quiet", {"workDoneToken": "q"}, msg_id)
+    await session.eventually(lambda: sum(v["kind"] == "report" for v in session.progress.get("q", [])) >= 3)
+    session.cancel(msg_id)
+    with pytest.raises(Exception):
+        await asyncio.wait_for(pending, 60)
+    await session.eventually(lambda: session.progress["q"][-1]["kind"] == "end")
+    assert session.progress["q"][0]["kind"] == "begin"
