@@ -47,6 +47,14 @@ def endless(args: dict[str, Any], ctx: CommandContext) -> dict[str, Any]:
             STATE["running"] -= 1
 
 
+def quiet(args: dict[str, Any], ctx: CommandContext) -> dict[str, Any]:
+    """Runs until cancelled and never reports progress (one file of a slow pattern, as the client sees it)."""
+    while not ctx.token.wait(0.01):
+        pass
+    ctx.token.raise_if_cancelled()
+    return {}
+
+
 def counter(args: dict[str, Any], ctx: CommandContext) -> dict[str, Any]:
     with STATE["lock"]:
         return {"steps": STATE["steps"], "running": STATE["running"]}
@@ -74,5 +82,5 @@ def echo(args: dict[str, Any], ctx: CommandContext) -> dict[str, Any]:
 
 
 COMMANDS = {"sleuth.test.endless": endless, "sleuth.test.counter": counter, "sleuth.test.fail": fail,
-            "sleuth.test.echo": echo}
+            "sleuth.test.echo": echo, "sleuth.test.quiet": quiet}
 STREAM_KEYS = {"sleuth.test.endless": "items"}

@@ -182,6 +182,17 @@ export function showSearchPicker(
         }
     };
 
+    /** The query changed: the rows on screen answer the previous one, so they go at once, and the
+     *  previous search is cancelled (its late batches are dropped by the generation check) while
+     *  the new one waits for the debounce. */
+    const clearStale = () => {
+        cancelRunning();
+        generation++;
+        qp.items = [];
+        qp.busy = false;
+        qp.title = spec.title;
+    };
+
     const schedule = (immediate = false) => {
         if (timer) clearTimeout(timer);
         const since = Date.now();
@@ -189,7 +200,10 @@ export function showSearchPicker(
     };
 
     const subs: Disposable[] = [
-        qp.onDidChangeValue(() => schedule()),
+        qp.onDidChangeValue(() => {
+            clearStale();
+            schedule();
+        }),
         qp.onDidTriggerButton(() => schedule(true)),
         qp.onDidAccept(async () => {
             const item = qp.selectedItems[0] ?? qp.activeItems[0];

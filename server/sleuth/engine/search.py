@@ -14,6 +14,7 @@ from __future__ import annotations
 import codecs
 import os
 import threading
+import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
 
@@ -356,6 +357,7 @@ class BatchStats:
 _UTF16_FIRST = (0xFE, 0xFF)  # first byte of a UTF-16 BOM: such files must be transcoded before matching
 
 
+POLL_INTERVAL_S = 0.02
 READ_BUFFER_BYTES = 1 << 20  # files smaller than this are read into a buffer reused file after file
 _LOCAL = threading.local()  # one read buffer per thread: the server searches from several threads
 
@@ -397,7 +399,9 @@ def search_files(files: Iterable[tuple[str, str, str | None]], matcher: Matcher,
     :func:`_big_buffer`). (A fresh ``bytes`` per file cost a third of the
     reading's CPU on the Linux tree, allocating and first-touching memory; the ``fstat`` another
     ~10%, more than the read that finds the end.) Files are opened by a :class:`FolderOpener`.
-    ``should_stop`` is polled every few files. Items are ``(path, display, open-buffer text or None)``;
+    ``should_stop`` is polled every 16 files, and after a file the matcher ran on once
+    ``POLL_INTERVAL_S`` passed since the last such poll: the caller publishes results there
+    (:mod:`sleuth.engine.grep.unit_search`), and 16 files of a slow pattern took 300 ms. Items are ``(path, display, open-buffer text or None)``;
     an index's candidate pieces are searched before, by :func:`sleuth.engine.index.pieces.search_pieces`.
     """
     may_match = matcher.may_match
@@ -407,6 +411,8 @@ def search_files(files: Iterable[tuple[str, str, str | None]], matcher: Matcher,
     fits = len(buffer) - 1
     opener = FolderOpener()
     open_file = opener.open
+    monotonic = time.monotonic
+    next_poll = 0.0
     try:
         for path, display, text in files:
             if not stats.scanned & 15 and should_stop():
@@ -462,6 +468,11 @@ def search_files(files: Iterable[tuple[str, str, str | None]], matcher: Matcher,
                 results.append(result)
                 if result.error and should_stop():  # a file that used up the search's time: stop now,
                     return False  # not 15 files later with an error ("took too long") for each
+            now = monotonic()  # a file the matcher ran on can take long (a back-reference: ~10 ms)
+            if now >= next_poll:
+                next_poll = now + POLL_INTERVAL_S
+                if should_stop():
+                    return False
     finally:
         opener.close()
     return True

@@ -257,9 +257,10 @@ class Invoker:
         server = self.server
         title = _title(request)
         if request.work_done_token is not None:
-            reporter = WorkDoneReporter(server.post, server.notify, request.work_done_token, title)
+            reporter = WorkDoneReporter(server.post, server.notify, request.work_done_token, title, heartbeat=True)
         elif server.client_supports_progress and self._reports_progress(request.command):
-            reporter = WorkDoneReporter(server.post, server.notify, server.new_progress_token(), title, ready=False)
+            reporter = WorkDoneReporter(server.post, server.notify, server.new_progress_token(), title, ready=False,
+                                        heartbeat=True)
             server.create_progress(reporter)
         else:
             return None

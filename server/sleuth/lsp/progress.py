@@ -8,14 +8,18 @@ sends only after the worker has returned.
 
 * :class:`WorkDoneReporter` — ``$/progress`` begin / report / end on the request's
   ``workDoneToken`` or on a token the server created (``window/workDoneProgress/create``);
-  reports carry a percentage and "N of M files" and are throttled so a fast walk does not
-  flood the client.
+  reports carry a percentage and "N of M files", at most one per ``REPORT_INTERVAL_S`` (a fast
+  search does not flood the client; the last state held back is sent before ``end``), and, with a
+  ``heartbeat``, at least one per ``HEARTBEAT_S`` while the work runs, repeating the latest state
+  if the engine said nothing new (a file of a slow pattern can take longer than that): a person
+  watching sees the search is alive.
 * :class:`PartialSender` — ``$/progress {token, value: {<key>: [...]}}`` batches on the
   ``partialResultToken``, counting what was sent so the response can leave it out.
 """
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 from typing import Any, Callable
@@ -24,18 +28,20 @@ from lsprotocol import types
 
 from sleuth.engine.words import plural
 
-__all__ = ["WorkDoneReporter", "PartialSender", "Post", "Notify"]
+__all__ = ["WorkDoneReporter", "PartialSender", "Post", "Notify", "REPORT_INTERVAL_S", "HEARTBEAT_S"]
 
 Post = Callable[[Callable[[], None]], None]  # run a callable on the event loop, from any thread
 Notify = Callable[[str, Any], None]  # send a notification (loop thread only)
 
-REPORT_INTERVAL_S = 0.1
+REPORT_INTERVAL_S = 0.1  # reports at most this often
+HEARTBEAT_S = 0.2  # ... and, with a heartbeat, at least this often (a client sees a gap of up to ~250 ms)
 
 
 class WorkDoneReporter:
     """begin → report* → end on one progress token; safe to call ``sink`` from any thread."""
 
-    def __init__(self, post: Post, notify: Notify, token: Any, title: str, *, ready: bool = True) -> None:
+    def __init__(self, post: Post, notify: Notify, token: Any, title: str, *, ready: bool = True,
+                 heartbeat: bool = False) -> None:
         self._post = post
         self._notify = notify
         self.token = token
@@ -45,8 +51,10 @@ class WorkDoneReporter:
         self._finished: str | None = None  # end message requested before the token was ready
         self._lock = threading.Lock()
         self._last_sent = 0.0
-        self._last_percentage = -1
         self._latest: tuple[int | None, str] | None = None
+        self._held = False  # the latest state was throttled and not sent yet
+        self._heartbeat = heartbeat
+        self._beat: asyncio.TimerHandle | None = None
 
     # -- loop thread -------------------------------------------------------------------
     def begin(self) -> None:
@@ -55,10 +63,36 @@ class WorkDoneReporter:
         self._state = "begun"
         self._send(types.WorkDoneProgressBegin(title=self.title, cancellable=True, message="starting", percentage=0))
         if self._latest is not None:
-            percentage, message = self._latest
+            with self._lock:
+                percentage, message = self._latest
+                self._held = False
+                self._last_sent = time.monotonic()
             self._report(percentage, message)
         if self._finished is not None:
             self.end(self._finished)
+            return
+        if self._heartbeat:
+            try:
+                self._beat = asyncio.get_running_loop().call_later(HEARTBEAT_S, self._tick)
+            except RuntimeError:  # not on an event loop: no heartbeat
+                self._beat = None
+
+    def _tick(self) -> None:
+        """The heartbeat: the latest state again when nothing was reported for ``HEARTBEAT_S``."""
+        if self._state != "begun":
+            return
+        now = time.monotonic()
+        with self._lock:
+            quiet = now - self._last_sent
+            if quiet >= HEARTBEAT_S - 0.005:
+                self._last_sent = now
+                self._held = False
+                percentage, message = self._latest or (None, "working")
+        if quiet >= HEARTBEAT_S - 0.005:
+            self._report(percentage, message)
+            quiet = 0.0
+        loop = asyncio.get_running_loop()
+        self._beat = loop.call_later(max(0.01, HEARTBEAT_S - quiet), self._tick)
 
     def created(self) -> None:
         """The client accepted the server-created token: start reporting on it."""
@@ -71,6 +105,14 @@ class WorkDoneReporter:
         if self._state == "new":
             self._finished = message  # sent once the token is ready (or never, if it never is)
             return
+        if self._beat is not None:
+            self._beat.cancel()
+            self._beat = None
+        with self._lock:
+            held, self._held = self._held, False
+            latest = self._latest
+        if held and latest is not None:  # the last state the throttle held back
+            self._report(*latest)
         self._state = "ended"
         self._send(types.WorkDoneProgressEnd(message=message))
 
@@ -84,7 +126,7 @@ class WorkDoneReporter:
 
     # -- worker thread -----------------------------------------------------------------
     def sink(self, done: int, total: int | None, message: str = "") -> None:
-        """The engine's progress sink: throttled to one report per interval or percent step."""
+        """The engine's progress sink: at most one report per ``REPORT_INTERVAL_S``."""
         percentage = None
         if total:
             percentage = max(0, min(100, int(done * 100 / total)))
@@ -94,13 +136,12 @@ class WorkDoneReporter:
             text = message or plural(done, "file")
         now = time.monotonic()
         with self._lock:
-            due = now - self._last_sent >= REPORT_INTERVAL_S
-            if not due and (percentage is None or percentage == self._last_percentage):
-                self._latest = (percentage, text)
+            self._latest = (percentage, text)
+            if now - self._last_sent < REPORT_INTERVAL_S:
+                self._held = True
                 return
             self._last_sent = now
-            self._last_percentage = percentage if percentage is not None else self._last_percentage
-            self._latest = (percentage, text)
+            self._held = False
         self._post(lambda: self._report(percentage, text))
 
 

@@ -1,4 +1,4 @@
-"""Index candidate lists and the catalogue are packed into the same pool units as any other file list."""
+"""Index candidate lists, the catalogue and walks are packed into pool units of one encoding."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import random
 
 import numpy as np
 
-from sleuth.engine import grep
+from sleuth.engine.grep import units as grep
 from sleuth.engine.cancel import CancelToken
 from sleuth.engine.index.candidates import CandidateList
 from sleuth.engine.index.pieces import Pieces, unpack
@@ -44,42 +44,61 @@ def _entries(seed: int) -> CandidateList:
     return CandidateList(entries, _table(pieces) if pieces else None)
 
 
-def _files(unit: grep.Unit) -> list[tuple[str, str, object]]:
-    """(path, display, pieces) of every file of a unit, whichever form it travels in."""
-    if type(unit) is grep.Listed:
-        paths, displays = unit.paths.split("\0"), unit.displays.split("\0")
-        assert len(paths) == len(displays) == unit.count
-        ranged = unpack(unit.pieces)
-        return [(path, display, ranged.get(i)) for i, (path, display) in enumerate(zip(paths, displays))]
-    return [(item[0], item[1], item[4]) for item in unit]
+def _files(unit: grep.Unit) -> list[tuple[str, str, object, object]]:
+    """(path, display, pieces, open-buffer text) of every file of a unit."""
+    ranged = unpack(unit.pieces)
+    texts = unit.texts or {}
+    files = list(unit.files())
+    assert len(files) == unit.count
+    return [(path, display, ranged.get(i), texts.get(i)) for i, (path, display) in enumerate(files)]
 
 
-def test_list_units_equal_the_general_packing() -> None:
+def test_list_units_cut_by_count_and_bytes_with_or_without_open_buffers() -> None:
     for seed in range(30):
         entries = _entries(seed)
         size = {e.path: e.size for e in entries}
         for line_mode in (True, False):
-            fast = [_files(u) for u in grep._units(entries, None, CancelToken(), line_mode)]
-            elsewhere = {"/elsewhere": "an open buffer none of them is"}  # takes the general loop
-            general = [_files(u) for u in grep._units(entries, elsewhere, CancelToken(), line_mode)]
-            assert [len(u) for u in general] == [len(u) for u in fast] or grep._unit_files(entries) != grep.CHUNK_FILES
-            assert [item for unit in fast for item in unit] == [item for unit in general for item in unit]
-            most = grep._unit_files(entries)
-            for unit in fast[:-1]:  # every unit but the last is full by count or by bytes
+            plain = [_files(u) for u in grep.units(entries, None, CancelToken(), line_mode)]
+            buffers = {entries[0].path: "open", "/elsewhere": "an open buffer none of them is"}
+            opened = [_files(u) for u in grep.units(entries, buffers, CancelToken(), line_mode)]
+            assert [len(u) for u in opened] == [len(u) for u in plain]
+            flat_plain = [item for unit in plain for item in unit]
+            flat_opened = [item for unit in opened for item in unit]
+            assert [item[:3] for item in flat_opened] == [item[:3] for item in flat_plain]
+            assert [item[3] for item in flat_opened] == ["open"] + [None] * (len(entries) - 1)
+            assert all(item[3] is None for item in flat_plain)
+            most = grep.unit_files(entries)
+            for unit in plain[:-1]:  # every unit but the last is full by count or by bytes
                 assert len(unit) == most or sum(size[item[0]] for item in unit) >= grep.CHUNK_BYTES
                 assert sum(size[item[0]] for item in unit[:-1]) < grep.CHUNK_BYTES
-            assert all(item[2] is None for unit in fast for item in unit) or line_mode
+            assert all(item[2] is None for item in flat_plain) or line_mode
             if line_mode:
-                flat = [item[2] for unit in fast for item in unit]
-                assert {i: p for i, p in enumerate(flat) if p is not None} == _pieces(seed)[1]
+                assert {i: item[2] for i, item in enumerate(flat_plain) if item[2] is not None} == _pieces(seed)[1]
 
 
 def test_list_units_travel_as_two_strings_and_packed_pieces() -> None:
     entries = _entries(3)
     for line_mode in (True, False):
-        units = list(grep._units(entries, None, CancelToken(), line_mode))
-        assert all(type(unit) is grep.Listed for unit in units)
+        units = list(grep.units(entries, None, CancelToken(), line_mode))
+        assert all(type(unit) is grep.Unit and unit.subtrees is None for unit in units)
         assert any(unit.pieces for unit in units) == line_mode  # pieces serve line mode only
+
+
+def test_walked_units_hold_subtrees_in_place_with_the_open_buffers_under_them() -> None:
+    from sleuth.engine.walk import Subtree
+    from sleuth.engine.workspace import Target
+
+    def sub(name: str) -> Subtree:
+        return Subtree(Target(None, f"/r/{name}", True), name, 1)  # type: ignore[arg-type]
+
+    items = [FileEntry("/r/a", "a", 1, 1.0), sub("d"), FileEntry("/r/e", "e", 1, 1.0), sub("f")]
+    buffers = {"/r/a": "A", "/r/d/x": "X", "/r/g/y": "Y"}
+    (unit,) = grep.units(iter(items), buffers, CancelToken(), True)
+    assert list(unit.files()) == [("/r/a", "a"), ("/r/d", "d"), ("/r/e", "e"), ("/r/f", "f")]
+    assert unit.subtrees == {1: items[1], 3: items[3]}
+    assert unit.texts == {0: "A"} and unit.walk_buffers == {"/r/d/x": "X"}
+    cut = list(grep.units(iter([sub(str(i)) for i in range(20)]), None, CancelToken(), True))
+    assert [u.count for u in cut] == [8, 8, 4]  # a subtree weighs SUBTREE_WEIGHT files
 
 
 def test_packed_pieces_come_back_equal() -> None:
@@ -101,9 +120,9 @@ def test_a_piece_table_follows_its_files_when_some_are_dropped() -> None:
 
 def test_a_plain_scan_packs_big_units_and_candidates_several_per_core() -> None:
     low, high = grep.LIST_UNIT_FILES
-    assert grep._unit_files([FileEntry("/a", "a", 1, 1.0)] * 78_000) == high
-    assert low <= grep._unit_files([FileEntry("/a", "a", 1, 1.0)] * 2_400) < 2_400 // 2
-    assert grep._unit_files(iter([])) == grep.CHUNK_FILES
+    assert grep.unit_files([FileEntry("/a", "a", 1, 1.0)] * 78_000) == high
+    assert low <= grep.unit_files([FileEntry("/a", "a", 1, 1.0)] * 2_400) < 2_400 // 2
+    assert grep.unit_files(iter([])) == grep.CHUNK_FILES
 
 
 def test_pieces_follow_their_files_when_pending_files_are_merged_in() -> None:

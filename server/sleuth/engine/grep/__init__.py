@@ -1,0 +1,20 @@
+"""The grep loop: walk -> schedule -> search -> collect (ripgrep's ``main.rs::search``), on every core.
+
+Python threads share one interpreter lock, so reading and matching a gigabyte of files on two cores
+needs processes. The parts, each doing one thing:
+
+* :mod:`.request` — what is asked (:class:`GrepRequest`) and what comes back (:class:`GrepOutcome`);
+* :mod:`.units` — work cut into *units* in final order, all in one encoding (:class:`~.units.Unit`):
+  runs of files and, for big scans, whole subtrees a worker walks itself;
+* :mod:`.unit_search` — searching one unit (in a pool worker or here), publishing its results as
+  they are found (:class:`~.unit_search.Part`), so a slow unit streams instead of arriving whole;
+* :mod:`.pool` — the worker processes, the per-search stop flags and the channel parts come back on;
+* :mod:`.loop` — :func:`run_grep`: feeds units, re-orders what comes back into final order,
+  collects and streams it, and reports progress while any unit runs.
+"""
+
+from sleuth.engine.grep.loop import prepare, run_grep
+from sleuth.engine.grep.pool import shutdown_pool
+from sleuth.engine.grep.request import GrepOutcome, GrepRequest
+
+__all__ = ["GrepRequest", "GrepOutcome", "run_grep", "prepare", "shutdown_pool"]

@@ -1,0 +1,251 @@
+"""The loop: units out, parts back, re-ordered into final order, collected, streamed; progress meanwhile.
+
+Units finish in any order, and each publishes parts while it runs. Only the head unit's parts can go
+to the collector (everything before them is final); a later unit's wait in a re-order buffer until
+it becomes the head, then leave at once. So whatever the path (walk, index candidates, catalogue)
+and however slow the matcher, a match leaves within about ``RESULT_INTERVAL_S`` plus one wake of
+this loop after its file was searched — not when its unit of up to 2,048 files ends. A small search
+never pays for the pool: it runs here, publishing the same way.
+
+Stopping: the caller's token is polled at each wake (``WAKE_S``); workers poll their search's flag
+and the deadline at every file, so a cancel, a timeout or "enough results" stops every process
+within one file, not one unit.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import queue
+import time
+from concurrent.futures import Future
+from typing import Any, Callable, Iterable, Iterator, Mapping
+
+from sleuth.engine.buffers import unsaved_entries
+from sleuth.engine.cancel import CancelToken, NullProgress, ProgressSink
+from sleuth.engine.collect import Collector
+from sleuth.engine.errors import Cancelled
+from sleuth.engine.grep.pool import PoolSearch, workers
+from sleuth.engine.grep.request import GrepOutcome, GrepRequest
+from sleuth.engine.grep.unit_search import Part, Publisher, UnitResult, UnitToken, file_errors, matcher_for, search_unit
+from sleuth.engine.grep.units import Unit, units
+from sleuth.engine.types import FileEntry, FileError, SkipCounts
+from sleuth.engine.walk import Subtree, walk
+from sleuth.engine.words import plural
+from sleuth.engine.workspace import Workspace, sort_key
+
+__all__ = ["run_grep", "prepare", "IN_PROCESS_FILES", "WAKE_S", "PROGRESS_INTERVAL_S"]
+
+IN_PROCESS_FILES = 256  # a search over fewer files than this never starts the pool
+SPLIT_DEPTH = 2  # folders this deep below a target are handed to workers whole in a big scan
+WAKE_S = 0.05  # the loop wakes at least this often: to poll the caller's token and report progress
+PROGRESS_INTERVAL_S = 0.05  # the engine's progress calls (a transport throttles further as it likes)
+_LAST_TOTALS: dict[tuple[Any, ...], int] = {}  # (targets, walk options) -> files the last full scan searched
+
+
+class _Gather:
+    """Takes parts, in final order, into the collector; counts what they searched; reports progress."""
+
+    def __init__(self, collector: Collector, progress: ProgressSink, total: int | None) -> None:
+        self.collector = collector
+        self.progress = progress
+        self.total = total
+        self.scanned = 0  # files of the parts taken
+        self.seen = 0  # files of every part received, taken or waiting (progress)
+        self.skipped = SkipCounts()
+        self.errors: list[FileError] = []
+        self._reported = 0.0
+
+    def take(self, part: Part) -> bool:
+        """Collect one part; False when the search should stop (enough results, a unit stopped early)."""
+        self.scanned += part.scanned
+        self.errors.extend(file_errors(part.results))
+        going = True
+        for result in part.results:
+            if not self.collector.add(result):
+                going = False
+                break
+        self.collector.flush()
+        if isinstance(part, UnitResult):
+            self.skipped.add(part.skipped)
+            self.errors.extend(part.errors)
+            going = going and part.complete
+        return going
+
+    def report(self, last: bool = False) -> None:
+        """Progress, at most every ``PROGRESS_INTERVAL_S``; ``last``: the final count, always."""
+        now = time.monotonic()
+        if now - self._reported < PROGRESS_INTERVAL_S and not last:
+            return
+        self._reported = now
+        done = self.seen
+        known = max(self.total, done) if self.total else None
+        self.progress(done, known, f"{done} of {plural(known, 'file')}" if known
+                      else f"{plural(done, 'file')} searched")
+
+
+def run_grep(workspace: Workspace, request: GrepRequest, token: CancelToken,
+             progress: ProgressSink = NullProgress,
+             sink: Callable[[list[dict[str, Any]]], None] | None = None,
+             buffers: Mapping[str, str] | None = None,
+             entries: Iterable[FileEntry] | None = None) -> GrepOutcome:
+    """Search the request's targets. ``entries`` replaces the walk (an index's candidate files).
+
+    Returns partial results with ``timed_out`` when the token's deadline passes; raises
+    :class:`Cancelled` when the caller cancels. Per-file errors land in ``errors``.
+    """
+    stopped = prepare(request, token)  # validate here (compiled once): a bad pattern fails before any file is read
+    if stopped is not None:
+        return stopped
+    walk_options = request.walk
+    walk_skipped, walk_errors = SkipCounts(), []
+    items: Iterable[FileEntry | Subtree]
+    if entries is None:
+        unsaved = unsaved_entries(workspace, request.targets, walk_options, buffers) if buffers else []
+        split = None
+        if (request.search.sort == "path" and not walk_options.follow and walk_options.max_files is None
+                and not unsaved):  # never-saved buffers merge into the walk's order: whole files, no subtrees
+            split = SPLIT_DEPTH
+        # The size cap is applied by the searcher (from fstat, in the workers), not by a stat here.
+        items = walk(workspace, list(request.targets), walk_options, token, walk_skipped, walk_errors, split,
+                     stat=request.search.sort == "modified")
+        if unsaved:
+            items = heapq.merge(items, unsaved, key=lambda e: sort_key(e.display))  # type: ignore[type-var]
+    else:
+        items = entries
+        walk_errors.extend(getattr(entries, "errors", ()))  # an index's: the folders its walk could not read
+    if request.search.sort == "modified":
+        items = sorted(items, key=lambda e: -e.mtime)  # type: ignore[union-attr]  # newest first, stable
+    # "N of M files": exact for a list of candidates, else what the same scan found last time.
+    scope = (request.targets, walk_options)
+    total = len(items) if isinstance(items, list) else _LAST_TOTALS.get(scope)
+    gather = _Gather(Collector(request.search.max_results, request.search.output, sink), progress, total)
+    source = units(items, buffers, token, not request.match.multiline)
+    head: list[Unit] = []
+    for unit in source:
+        head.append(unit)
+        if unit.subtrees or sum(u.count for u in head) >= IN_PROCESS_FILES:
+            _in_pool(itertools.chain(head, source), workspace, request, token, gather)
+            break
+    else:
+        _in_process(head, workspace, request, token, gather)
+    gather.report(last=True)
+    gather.skipped.add(walk_skipped)
+    gather.errors.extend(walk_errors)
+    return _finish(gather, token, scope)
+
+
+def prepare(request: GrepRequest, token: CancelToken) -> GrepOutcome | None:
+    """Compile the request's patterns under its token before anything else: raises ``BadArgs`` for a
+    bad pattern and :class:`Cancelled` on cancel; returns the (empty, timed out) outcome when the
+    deadline passed while compiling, else None (compiled and kept: the search reuses it)."""
+    from sleuth.engine.match import CompileStopped
+
+    try:
+        matcher_for(request.match, token)
+    except CompileStopped:
+        gather = _Gather(Collector(request.search.max_results, request.search.output, None), NullProgress, None)
+        return _finish(gather, token, (request.targets, request.walk))
+    return None
+
+
+def _in_process(work: list[Unit], workspace: Workspace, request: GrepRequest, token: CancelToken,
+                gather: _Gather) -> None:
+    """A small search, here: each unit publishes straight into the collector."""
+
+    def send(part: Part) -> bool:
+        gather.seen += part.scanned
+        going = gather.take(part)
+        gather.report()
+        return going
+
+    for unit in work:
+        if token.should_stop():
+            return
+        result = search_unit(unit, workspace, request, UnitToken(token.should_stop, token.deadline, Publisher(send)))
+        gather.seen += result.scanned
+        if not gather.take(result):
+            return
+
+
+def _in_pool(source: Iterator[Unit], workspace: Workspace, request: GrepRequest, token: CancelToken,
+             gather: _Gather) -> None:
+    """Units to the pool, a few per worker ahead; parts back through ``inbox`` (the pool's dispatcher
+    thread puts them there, and each task's end), taken in unit order."""
+    inbox: queue.SimpleQueue[tuple[int, Part | Future[UnitResult]]] = queue.SimpleQueue()
+    search = PoolSearch(lambda unit_no, part: inbox.put((unit_no, part)))
+    deadline = token.deadline  # workers poll the absolute deadline themselves
+    read_ahead = 4 * workers()
+    running: dict[int, Future[UnitResult]] = {}
+    waiting: dict[int, list[Part]] = {}  # parts of units behind the head, and the head's not yet taken
+    ended: dict[int, UnitResult] = {}
+    submitted = head = head_parts = 0  # head_parts: parts of the head unit taken so far
+    exhausted, going = False, True
+    try:
+        while going:
+            while not exhausted and len(running) < read_ahead and not token.should_stop():
+                unit = next(source, None)
+                if unit is None:
+                    exhausted = True
+                    break
+                future = search.submit(unit, submitted, workspace, request, deadline)
+                running[submitted] = future
+                future.add_done_callback(lambda done, n=submitted: inbox.put((n, done)))
+                submitted += 1
+            if (exhausted and head == submitted) or token.should_stop():
+                break
+            try:
+                messages = [inbox.get(timeout=WAKE_S)]
+                while not inbox.empty():
+                    messages.append(inbox.get())
+            except queue.Empty:
+                messages = []
+            for unit_no, value in messages:
+                if isinstance(value, Future):
+                    if running.pop(unit_no, None) is None:
+                        continue  # cancelled below, already counted
+                    ended[unit_no] = last = value.result()
+                    gather.seen += last.scanned
+                else:
+                    waiting.setdefault(unit_no, []).append(value)
+                    gather.seen += value.scanned
+            while going:  # release the head's parts, and the head when all of them are in
+                for part in waiting.pop(head, ()):
+                    head_parts += 1
+                    going = gather.take(part) and going
+                last = ended.get(head)
+                if last is None or head_parts < last.parts:
+                    break
+                del ended[head]
+                going = gather.take(last) and going
+                head, head_parts = head + 1, 0
+            gather.report()
+    finally:
+        search.close()
+        for future in running.values():
+            future.cancel()
+
+
+def _finish(gather: _Gather, token: CancelToken, scope: tuple[Any, ...]) -> GrepOutcome:
+    collector = gather.collector
+    stopped = token.should_stop()
+    if not stopped and not collector.full:
+        if len(_LAST_TOTALS) > 64:
+            _LAST_TOTALS.clear()
+        _LAST_TOTALS[scope] = gather.scanned
+    if stopped and not token.timed_out and not collector.full:
+        raise Cancelled("The search was cancelled.")
+    collector.flush()
+    timed_out = token.timed_out and not collector.full
+    return GrepOutcome(
+        items=collector.items,
+        truncated=collector.truncated or timed_out,
+        truncated_reason=collector.truncated_reason or ("timeout" if timed_out else None),
+        timed_out=timed_out,
+        files_scanned=gather.scanned,
+        files_matched=collector.files_matched,
+        match_events=collector.match_events,
+        streamed=collector.streamed,
+        skipped=gather.skipped,
+        errors=sorted(gather.errors, key=lambda e: e.path),
+    )

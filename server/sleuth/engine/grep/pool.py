@@ -1,0 +1,150 @@
+"""The worker processes, the stop flag of each running search, and the channel parts come back on.
+
+One pool per process, one worker per core, started on first use. A unit's last part comes back as
+its task's result; the parts it publishes before that come back on one channel shared by every
+worker (a ``SimpleQueue``: a pipe each ``put`` writes to at once, under a lock), read by one
+dispatcher thread here that hands each part to the search it belongs to. A search can only be
+told apart from the others by its id, so every part carries it. Stopping: a search owns a slot in a
+shared byte array its workers poll at each file; setting it stops them within one file.
+"""
+
+from __future__ import annotations
+
+import atexit
+import itertools
+import multiprocessing
+import os
+import threading
+from concurrent.futures import Future, ProcessPoolExecutor
+from typing import Any, Callable
+
+from sleuth.engine.grep.request import GrepRequest
+from sleuth.engine.grep.unit_search import Part, Publisher, UnitResult, UnitToken, search_unit
+from sleuth.engine.grep.units import Unit
+from sleuth.engine.workspace import Workspace
+
+__all__ = ["PoolSearch", "shutdown_pool", "workers"]
+
+_SLOTS = 128  # concurrent searches that can have their own stop flag
+_SEARCH_IDS = itertools.count(1)  # tells workers which units belong to one search
+
+Listener = Callable[[int, Part], None]  # (unit number, part), called on the dispatcher thread
+
+_POOL: ProcessPoolExecutor | None = None
+_FLAGS: Any = None  # shared byte array, one flag per search slot
+_CHANNEL: Any = None  # the SimpleQueue parts come back on
+_FREE_SLOTS: list[int] = []
+_LISTENERS: dict[int, Listener] = {}
+_POOL_LOCK = threading.Lock()
+
+
+def workers() -> int:
+    return max(1, os.cpu_count() or 1)
+
+
+# ---------------------------------------------------------------- worker side
+
+_WORKER_FLAGS: Any = None
+_WORKER_CHANNEL: Any = None
+
+
+def _init_worker(flags: Any, channel: Any) -> None:
+    global _WORKER_FLAGS, _WORKER_CHANNEL
+    _WORKER_FLAGS, _WORKER_CHANNEL = flags, channel
+
+
+def _run(unit: Unit, unit_no: int, workspace: Workspace, request: GrepRequest, slot: int | None,
+         deadline: float | None, search_id: int) -> UnitResult:
+    """A pool task: search one unit, publishing its parts on the channel as they are found."""
+    flags, channel = _WORKER_FLAGS, _WORKER_CHANNEL
+
+    def send(part: Part) -> bool:
+        channel.put((search_id, unit_no, part))
+        return True  # "enough" reaches a worker through its search's flag
+
+    stop = (lambda: bool(flags[slot])) if slot is not None else (lambda: False)
+    return search_unit(unit, workspace, request, UnitToken(stop, deadline, Publisher(send)), search_id)
+
+
+# ---------------------------------------------------------------- this side
+
+
+def _dispatch(channel: Any) -> None:
+    """The dispatcher thread: each part to its search (a search already over drops its late parts)."""
+    while True:
+        try:
+            message = channel.get()
+        except (EOFError, OSError):
+            return
+        if message is None:
+            return
+        search_id, unit_no, part = message
+        listener = _LISTENERS.get(search_id)
+        if listener is not None:
+            listener(unit_no, part)
+
+
+def _pool() -> ProcessPoolExecutor:
+    """The shared pool. ``fork`` when this process has a single thread (the CLI: workers start in
+    milliseconds), ``forkserver`` otherwise (a server's threads make ``fork`` unsafe)."""
+    global _POOL, _FLAGS, _CHANNEL
+    with _POOL_LOCK:
+        if _POOL is None:
+            method = "fork" if threading.active_count() == 1 else "forkserver"
+            context = multiprocessing.get_context(method)
+            _FLAGS = context.Array("b", _SLOTS, lock=False)
+            _CHANNEL = context.SimpleQueue()
+            _FREE_SLOTS[:] = range(_SLOTS)
+            _POOL = ProcessPoolExecutor(max_workers=workers(), mp_context=context,
+                                        initializer=_init_worker, initargs=(_FLAGS, _CHANNEL))
+            threading.Thread(target=_dispatch, args=(_CHANNEL,), name="sleuth-grep-parts", daemon=True).start()
+        return _POOL
+
+
+class PoolSearch:
+    """One search's use of the pool: its id, its stop slot, and where its parts go."""
+
+    def __init__(self, listener: Listener) -> None:
+        self.pool = _pool()
+        self.search_id = next(_SEARCH_IDS)
+        with _POOL_LOCK:
+            self.slot: int | None = _FREE_SLOTS.pop() if _FREE_SLOTS else None  # None: stops between units only
+            if self.slot is not None:
+                _FLAGS[self.slot] = 0
+            _LISTENERS[self.search_id] = listener
+
+    def submit(self, unit: Unit, unit_no: int, workspace: Workspace, request: GrepRequest,
+               deadline: float | None) -> Future[UnitResult]:
+        return self.pool.submit(_run, unit, unit_no, workspace, request, self.slot, deadline, self.search_id)
+
+    def close(self) -> None:
+        """Stop whatever still runs for this search (at its next file) and free the slot."""
+        with _POOL_LOCK:
+            _LISTENERS.pop(self.search_id, None)
+            if self.slot is not None:
+                _FLAGS[self.slot] = 1
+                _FREE_SLOTS.append(self.slot)
+                self.slot = None
+
+
+def shutdown_pool() -> None:
+    """Stop the worker processes (at exit, or when a transport shuts down)."""
+    global _POOL, _CHANNEL
+    with _POOL_LOCK:
+        pool, _POOL = _POOL, None
+        channel, _CHANNEL = _CHANNEL, None
+    if pool is not None:
+        pool.shutdown(wait=False, cancel_futures=True)
+    if channel is not None:  # the dispatcher's end; from a thread, so that a worker that died holding the
+        # channel's write lock cannot hang the caller (at exit)
+        threading.Thread(target=_end_channel, args=(channel,), daemon=True).start()
+
+
+def _end_channel(channel: Any) -> None:
+    try:
+        channel.put(None)
+    except OSError:
+        pass
+
+
+atexit.register(shutdown_pool)

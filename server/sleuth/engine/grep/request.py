@@ -1,0 +1,37 @@
+"""A grep as the engine takes it and gives it back: validated options in, collected items out."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from sleuth.engine.types import FileError, MatchOptions, SearchOptions, SkipCounts, WalkOptions
+from sleuth.engine.workspace import Target
+
+__all__ = ["GrepRequest", "GrepOutcome"]
+
+
+@dataclass(frozen=True)
+class GrepRequest:
+    """A validated grep: where to look, what to match, how to report."""
+
+    targets: tuple[Target, ...]
+    walk: WalkOptions
+    match: MatchOptions
+    search: SearchOptions
+
+
+@dataclass
+class GrepOutcome:
+    """What the collect step produced, before the commands layer shapes it."""
+
+    items: list[dict[str, Any]]
+    truncated: bool
+    truncated_reason: str | None
+    timed_out: bool
+    files_scanned: int
+    files_matched: int
+    match_events: int
+    streamed: int
+    skipped: SkipCounts
+    errors: list[FileError] = field(default_factory=list)
