@@ -14,6 +14,7 @@ import queue
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any, Callable
 
@@ -59,6 +60,7 @@ class RawServer:
         out = self.proc.stdout
         assert out is not None
         while True:
+            self.before_frame()
             length = None
             while True:
                 line = out.readline()
@@ -71,6 +73,9 @@ class RawServer:
                     length = int(value)
             assert length is not None, "the server sent a frame without Content-Length"
             self.messages.put(json.loads(out.read(length)))
+
+    def before_frame(self) -> None:
+        """Called before each frame is read: a client that stops reading waits here."""
 
     def _read_stderr(self) -> None:
         assert self.proc.stderr is not None
@@ -253,3 +258,91 @@ def test_a_request_after_shutdown_is_answered_invalid_request(server: RawServer)
 def test_exit_without_shutdown_exits_with_status_1(server: RawServer) -> None:
     server.send(frame({"jsonrpc": "2.0", "method": "exit"}))
     assert server.exit_status() == 1
+
+
+# -- requests out of order, unknown methods, a huge message, a client that stops reading -----------
+
+def test_a_request_before_initialize_is_answered_with_an_error(tmp_path: Path) -> None:
+    """LSP: before ``initialize`` a request gets an error (ServerNotInitialized), never a search of
+    an unknown sandbox and never silence; the server then initializes normally."""
+    folder = write_tree(tmp_path / "ws", {"a.txt": "needle\n"})
+    raw = RawServer(folder, tmp_path / "cache")
+    try:
+        raw.send(frame(request(7, "workspace/executeCommand", {"command": "sleuth.grep", "arguments": [{"pattern": "needle"}]})))
+        answer = raw.response(7)
+        assert answer is not None and "error" in answer, answer
+        raw.initialize()
+        raw.send(frame(status_request(8)))
+        assert (raw.response(8) or {}).get("result") is not None
+    finally:
+        raw.close()
+
+
+def test_an_unknown_method_is_answered_method_not_found(server: RawServer) -> None:
+    server.send(frame(request(20, "sleuth/noSuchMethod", {})))
+    answer = server.response(20)
+    assert answer is not None and answer["error"]["code"] == -32601, answer
+    server.send(frame(status_request(21)))
+    assert (server.response(21) or {}).get("result") is not None
+
+
+def test_a_50_mb_message_is_refused_and_the_request_behind_it_answered(server: RawServer) -> None:
+    huge = request(30, "workspace/executeCommand", {"command": "sleuth.grep", "arguments": [{"pattern": "x" * (50 << 20)}]})
+    server.send(frame(huge) + frame(status_request(31)))
+    answer = server.response(30)
+    assert answer is not None and answer["error"]["data"]["code"] == "bad_args", str(answer)[:300]
+    assert (server.response(31) or {}).get("result") is not None
+
+
+def _rss_kib(pid: int) -> int:
+    with open(f"/proc/{pid}/status", encoding="ascii") as fh:
+        return next(int(line.split()[1]) for line in fh if line.startswith("VmRSS:"))
+
+
+class PausingServer(RawServer):
+    """A client whose reading can be stopped (``gate`` cleared) and resumed (set)."""
+
+    def __init__(self, folder: Path, cache: Path) -> None:
+        self.gate = threading.Event()
+        self.gate.set()
+        super().__init__(folder, cache)
+
+    def before_frame(self) -> None:
+        self.gate.wait(WAIT_S * 4)
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="reads the server's RSS from /proc")
+def test_a_client_that_stops_reading_does_not_make_the_server_grow(tmp_path: Path) -> None:
+    """300 searches of ~150 KB answers each (45 MB) while the client reads nothing: the server waits
+    on the full pipe instead of queueing every answer in memory, and once the client reads again
+    every request is answered exactly once."""
+    line = "needle " + "y" * 60 + "\n"
+    folder = write_tree(tmp_path / "ws", {f"f{i}.txt": line * 100 for i in range(20)})
+    raw = PausingServer(folder, tmp_path / "cache")
+    try:
+        raw.initialize()
+        raw.send(frame(status_request(2)))
+        assert raw.response(2) is not None
+        raw.gate.clear()
+        before = _rss_kib(raw.proc.pid)
+        ids = set(range(100, 400))
+        for msg_id in sorted(ids):
+            raw.send(frame(request(msg_id, "workspace/executeCommand",
+                                   {"command": "sleuth.grep", "arguments": [{"pattern": "needle", "max_results": 2000}]})))
+        # Give the server the time to answer them all into memory if it would (bounded sampling; what
+        # is asserted is the growth, not a time): 45 MB of answers queued would show here.
+        grown = 0
+        for _ in range(50):
+            time.sleep(0.2)
+            grown = max(grown, _rss_kib(raw.proc.pid) - before)
+        raw.gate.set()
+        answered: list[Any] = []
+        while set(answered) != ids:
+            message = raw.wait_for(lambda m: "method" not in m)
+            assert message is not None, f"{len(ids - set(answered))} requests never answered"
+            answered.append(message.get("id"))
+        assert len(answered) == len(ids)  # each exactly once
+        assert grown < 40 * 1024, f"the server grew by {grown // 1024} MiB while its client read nothing"
+    finally:
+        raw.gate.set()
+        raw.close()
