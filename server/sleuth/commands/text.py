@@ -11,6 +11,7 @@ says ``source: "scan"`` instead of ``"index"``: the same lines on the same files
 from __future__ import annotations
 
 import fnmatch
+import sqlite3
 import time
 from typing import Any, Callable
 
@@ -72,11 +73,12 @@ def build_filter(args: dict[str, Any]) -> Callable[[str, str], bool] | None:
     return keep
 
 
-def _source(ctx: CommandContext, query: str, token: CancelToken) -> tuple[TextSource, str]:
+def _source(ctx: CommandContext, query: str, token: CancelToken, scan: bool = False) -> tuple[TextSource, str]:
     """The ready index, else the same questions answered from disk (``"scan"``): before the index is
-    ready (loading, building), when it failed or is disabled, ``sleuth.text`` still answers."""
+    ready (loading, building), when it failed or is disabled, or (``scan``) when it turned out damaged,
+    ``sleuth.text`` still answers."""
     index = ctx.services.index
-    if index is not None and index.ready:
+    if index is not None and index.ready and not scan:
         return index, "index"
     from sleuth.engine.index.text_scan import ScannedFiles, index_walk_options
 
@@ -96,7 +98,13 @@ def run(raw: Any, ctx: CommandContext) -> dict[str, Any]:
     token = ctx.token.with_deadline(args["timeout_ms"] or None)
     source, kind = _source(ctx, args["query"], token)
     options = TextOptions(args["max_results"], args["context_lines"], build_filter(args))
-    found = search_text(source, args["query"], options, token)
+    try:
+        found = search_text(source, args["query"], options, token)
+    except sqlite3.DatabaseError:  # a damaged store (the index rebuilds itself): answer from disk
+        if kind != "index":
+            raise
+        source, kind = _source(ctx, args["query"], token, scan=True)
+        found = search_text(source, args["query"], options, token)
     token.raise_if_cancelled()
     if ctx.partial is not None and found["results"]:
         ctx.partial(found["results"])

@@ -30,6 +30,7 @@ from typing import BinaryIO, Iterable
 import numpy as np
 
 __all__ = [
+    "CorruptPostings",
     "SEGMENT_PAIRS",
     "create_tables",
     "flat_path",
@@ -45,11 +46,42 @@ _ESCAPE = 255  # a gap byte of 255: the gap is the next value of the segment's e
 _EMPTY = np.empty(0, np.uint32)
 
 
+_EXC_WEIGHT = np.uint64(1_000_003)  # odd, so any change of an exception sum changes the list's sum
+
+
+class CorruptPostings(sqlite3.DatabaseError):
+    """A posting list whose bytes no longer add up to the sum written with it (a bad disk, a stray
+    write): a list with a flipped byte names other rows, and a candidate it drops is a match missed.
+    A ``sqlite3.DatabaseError``, so the service's existing handler takes it: the query scans and the
+    index is rebuilt."""
+
+
+def list_sums(gap_bytes: np.ndarray, starts: np.ndarray, exceptions: np.ndarray, exc_starts: np.ndarray) -> np.ndarray:
+    """One check sum per list of a segment: its gap bytes' sum plus its exceptions' sum times an odd
+    weight (mod 2**64). Vectorised at build time (``reduceat`` over non-empty gap runs; a cumulative sum
+    for the exceptions, which many lists lack); one ``sum`` per list read at query time."""
+    lists = len(starts) - 1
+    if lists <= 0:
+        return np.empty(0, np.uint64)
+    gap_sums = np.add.reduceat(gap_bytes, starts[:-1].astype(np.int64), dtype=np.uint64)
+    running = np.zeros(len(exceptions) + 1, np.uint64)
+    np.cumsum(exceptions, dtype=np.uint64, out=running[1:])
+    exc_sums = running[exc_starts[1:].astype(np.int64)] - running[exc_starts[:-1].astype(np.int64)]
+    return gap_sums + exc_sums * _EXC_WEIGHT
+
+
+def _list_sum(gaps: np.ndarray, exceptions: np.ndarray) -> int:
+    total = int(gaps.sum(dtype=np.uint64)) + int(exceptions.sum(dtype=np.uint64)) * int(_EXC_WEIGHT)
+    return total & 0xFFFF_FFFF_FFFF_FFFF
+
+
 def create_tables(conn: sqlite3.Connection) -> None:
-    """``segs``: a build segment's directory (its gap bytes and exceptions live in the flat file);
-    ``grams``: an update segment's posting lists, one row per trigram (gap bytes, then exceptions)."""
+    """``segs``: a build segment's directory (its gap bytes and exceptions live in the flat file, with
+    one check sum per list, :func:`list_sums`); ``grams``: an update segment's posting lists, one row
+    per trigram (gap bytes, then exceptions)."""
     conn.execute("CREATE TABLE segs(seg INTEGER PRIMARY KEY, codes BLOB NOT NULL, starts BLOB NOT NULL,"
-                 " exc_starts BLOB NOT NULL, bytes_at INTEGER NOT NULL, exc_at INTEGER NOT NULL)")
+                 " exc_starts BLOB NOT NULL, bytes_at INTEGER NOT NULL, exc_at INTEGER NOT NULL,"
+                 " sums BLOB NOT NULL)")
     conn.execute("CREATE TABLE grams(tri INTEGER NOT NULL, seg INTEGER NOT NULL, n INTEGER NOT NULL,"
                  " rows BLOB NOT NULL, PRIMARY KEY(tri, seg)) WITHOUT ROWID")
 
@@ -181,13 +213,15 @@ class SegmentWriter:
         seg = int(found[0]) if found else 0
         self.conn.execute("INSERT OR REPLACE INTO meta VALUES('next_seg', ?)", (str(seg + 1),))
         if self.flat is not None:
+            sums = list_sums(gap_bytes, bounds, exceptions, exc_bounds)
             bytes_at = self.flat.tell()
             self.flat.write(gap_bytes.data)
             self.flat.write(b"\0" * (-n % 4))
             exc_at = self.flat.tell()
             self.flat.write(exceptions.data)
-            self.conn.execute("INSERT INTO segs VALUES(?, ?, ?, ?, ?, ?)",
-                              (seg, distinct_codes.tobytes(), bounds.tobytes(), exc_bounds.tobytes(), bytes_at, exc_at))
+            self.conn.execute("INSERT INTO segs VALUES(?, ?, ?, ?, ?, ?, ?)",
+                              (seg, distinct_codes.tobytes(), bounds.tobytes(), exc_bounds.tobytes(), bytes_at, exc_at,
+                               sums.tobytes()))
         else:
             raw, exc_raw = gap_bytes.tobytes(), exceptions.tobytes()
             b, x = bounds.tolist(), exc_bounds.tolist()
@@ -200,8 +234,9 @@ class _FlatSegment:
     """A build segment's directory in memory and its lists in the mapped flat file."""
 
     def __init__(self, view: memoryview, codes: bytes, starts: bytes, exc_starts: bytes, bytes_at: int,
-                 exc_at: int) -> None:
+                 exc_at: int, sums: bytes) -> None:
         self.codes = np.frombuffer(codes, np.uint32)
+        self.sums = np.frombuffer(sums, np.uint64)
         self.starts = np.frombuffer(starts, np.uint32).astype(np.int64)
         self.exc_starts = np.frombuffer(exc_starts, np.uint32).astype(np.int64)
         pairs = int(self.starts[-1]) if len(self.starts) else 0
@@ -217,9 +252,12 @@ class _FlatSegment:
         return np.where(hit, at, -1)
 
     def slices(self, i: int) -> tuple[np.ndarray, np.ndarray]:
-        """Directory entry ``i``'s gap bytes and exceptions."""
-        return (self.gaps[self.starts[i]:self.starts[i + 1]],
-                self.exceptions[self.exc_starts[i]:self.exc_starts[i + 1]])
+        """Directory entry ``i``'s gap bytes and exceptions, checked against their sum."""
+        gaps = self.gaps[self.starts[i]:self.starts[i + 1]]
+        exceptions = self.exceptions[self.exc_starts[i]:self.exc_starts[i + 1]]
+        if _list_sum(gaps, exceptions) != int(self.sums[i]):
+            raise CorruptPostings(f"the posting list of trigram {int(self.codes[i]):#08x} does not match its check sum")
+        return gaps, exceptions
 
 
 class Postings:
@@ -233,7 +271,7 @@ class Postings:
         self._counts: dict[int, int] = {}
         self._segments: list[_FlatSegment] = []
         self._map: mmap.mmap | None = None
-        rows = conn.execute("SELECT codes, starts, exc_starts, bytes_at, exc_at FROM segs ORDER BY seg").fetchall()
+        rows = conn.execute("SELECT codes, starts, exc_starts, bytes_at, exc_at, sums FROM segs ORDER BY seg").fetchall()
         if rows and os.path.getsize(flat):
             with open(flat, "rb") as handle:
                 self._map = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)

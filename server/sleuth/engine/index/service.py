@@ -375,7 +375,12 @@ class IndexService(Maintenance):
         if query is ALL:
             return set(self.all_ids())
         with self._lock:
-            return self._files(query)
+            try:
+                return self._files(query)
+            except sqlite3.Error:  # a damaged store (CorruptPostings among them): rebuild it
+                self._want_rebuild = True
+                self._wake.notify_all()
+                raise
 
     def definers(self, key: str, prefix: bool = False) -> set[int]:
         """Ids of files with a definition whose key (see :func:`identifier_key`) is ``key`` (or starts with it)."""
