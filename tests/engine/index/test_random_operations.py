@@ -116,15 +116,21 @@ def _agree(service: IndexService) -> list[tuple]:
             != _lines(grep({"pattern": pattern, "max_results": 1000, **extra}, plain))]
 
 
-@pytest.fixture(scope="module")
-def notified(tmp_path_factory: pytest.TempPathFactory):
-    root = tmp_path_factory.mktemp("notified") / "ws"
+def _ready_service(tmp_path_factory: pytest.TempPathFactory, name: str) -> tuple[Path, Path, IndexService]:
+    """A one-file tree, a folder outside it (for moves out and back in) and its ready index."""
+    root = tmp_path_factory.mktemp(name) / "ws"
     root.mkdir()
     (root / "a.txt").write_text("NEEDLE_A\n")
     service = IndexService(Workspace([root]), cache_dir=str(tmp_path_factory.mktemp("cache")))
     service.start()
     assert service.wait_ready(120)
-    yield root, tmp_path_factory.mktemp("away"), service
+    return root, tmp_path_factory.mktemp("away"), service
+
+
+@pytest.fixture(scope="module")
+def notified(tmp_path_factory: pytest.TempPathFactory):
+    root, away, service = _ready_service(tmp_path_factory, "notified")
+    yield root, away, service
     service.stop()
 
 
@@ -144,16 +150,11 @@ def test_notified_changes_never_change_an_answer(notified, ops: list, settle: bo
 
 @pytest.fixture(scope="module")
 def watched(tmp_path_factory: pytest.TempPathFactory):
-    root = tmp_path_factory.mktemp("watched") / "ws"
-    root.mkdir()
-    (root / "a.txt").write_text("NEEDLE_A\n")
-    service = IndexService(Workspace([root]), cache_dir=str(tmp_path_factory.mktemp("cache")))
-    service.start()
-    assert service.wait_ready(120)
+    root, away, service = _ready_service(tmp_path_factory, "watched")
     watcher = Watcher(service.workspace, service.options, service)
     watcher.start()
     assert watcher.state == "watching", watcher.status()
-    yield root, tmp_path_factory.mktemp("away"), service, watcher
+    yield root, away, service, watcher
     watcher.stop()
     service.stop()
 
