@@ -87,3 +87,25 @@ def test_store_load_waits_while_a_search_runs(tmp_path: Path, kit: SimpleNamespa
         release.set()
         searcher.join(10)
         service.stop()
+
+
+def test_a_grep_marks_itself_while_it_runs(tmp_path: Path) -> None:
+    """What the index waits for: a grep is a foreground search from its first file to its answer."""
+    from sleuth.commands.args import parse_args
+    from sleuth.commands.config import Settings
+    from sleuth.commands.context import CommandContext
+    from sleuth.commands.grep import GREP_ARGS, build_request
+    from sleuth.engine.cancel import CancelToken
+    from sleuth.engine.grep import run_grep
+
+    root = tmp_path / "ws"
+    root.mkdir()
+    for n in range(5):
+        (root / f"f{n}.txt").write_text(f"needle {n}\n")
+    ctx = CommandContext(Workspace([root]), settings=Settings())
+    request = build_request(parse_args("sleuth.grep", {"pattern": "needle"}, GREP_ARGS, ctx.settings), ctx)
+    seen: list[int] = []
+    outcome = run_grep(ctx.workspace, request, CancelToken(), sink=lambda batch: seen.append(foreground.active()))
+    assert seen and min(seen) >= 1
+    assert foreground.active() == 0
+    assert outcome is not None
