@@ -21,6 +21,7 @@ import time
 from concurrent.futures import Future
 from typing import Any, Callable, Iterable, Iterator, Mapping
 
+from sleuth.engine import foreground
 from sleuth.engine.buffers import unsaved_entries
 from sleuth.engine.cancel import CancelToken, NullProgress, ProgressSink
 from sleuth.engine.collect import Collector
@@ -92,8 +93,16 @@ def run_grep(workspace: Workspace, request: GrepRequest, token: CancelToken,
     """Search the request's targets. ``entries`` replaces the walk (an index's candidate files).
 
     Returns partial results with ``timed_out`` when the token's deadline passes; raises
-    :class:`Cancelled` when the caller cancels. Per-file errors land in ``errors``.
+    :class:`Cancelled` when the caller cancels. Per-file errors land in ``errors``. The index's
+    upkeep waits while it runs (:mod:`sleuth.engine.foreground`).
     """
+    with foreground.searching():
+        return _run_grep(workspace, request, token, progress, sink, buffers, entries)
+
+
+def _run_grep(workspace: Workspace, request: GrepRequest, token: CancelToken, progress: ProgressSink,
+              sink: Callable[[list[dict[str, Any]]], None] | None, buffers: Mapping[str, str] | None,
+              entries: Iterable[FileEntry] | None) -> GrepOutcome:
     stopped = prepare(request, token)  # validate here (compiled once): a bad pattern fails before any file is read
     if stopped is not None:
         return stopped

@@ -10,8 +10,9 @@ from __future__ import annotations
 import bisect
 import os
 import sqlite3
+import sys
 from dataclasses import dataclass
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator
 
 import numpy as np
 
@@ -19,7 +20,9 @@ from sleuth.engine.index.rowmap import RowMap
 from sleuth.engine.types import FileEntry
 from sleuth.engine.workspace import sort_key
 
-__all__ = ["Indexed", "FileRecord", "Catalogue"]
+__all__ = ["Indexed", "FileRecord", "Catalogue", "LOAD_BATCH"]
+
+LOAD_BATCH = 4096  # catalogue rows read between two yields to searches
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,16 +92,40 @@ class Catalogue:
 
     # -- loading and persistence ------------------------------------------------------------
     @classmethod
-    def load(cls, conn: sqlite3.Connection, shards: int) -> "Catalogue":
+    def load(cls, conn: sqlite3.Connection, shards: int, pause: Callable[[], None] = lambda: None) -> "Catalogue":
+        """The catalogue as stored. ``pause`` is called between batches of rows: the load yields to
+        searches there (:func:`sleuth.engine.foreground.yield_to_searches`). The per-row work is
+        :meth:`_add` inlined (no row map exists yet): on the Linux tree this loop is most of the
+        time to ready, and the server waits for it."""
         cat = cls(shards)
-        for fid, path, display, size, mtime_ns, shard, first_row, offsets, wide, lines, plain in conn.execute(
-            "SELECT id, path, display, size, mtime_ns, shard, first_row, offsets, wide, lines, plain FROM files"
-        ):
-            path = os.fsdecode(path)  # stored as bytes: a name that is not UTF-8 round-trips
-            offs = tuple(map(int, offsets.split(","))) if offsets else ()
-            counts = tuple(map(int, lines.split(","))) if lines else ()
-            cat._add(FileRecord(fid, path, display, size, mtime_ns, shard, first_row, offs, bool(wide), counts,
-                                bool(plain)))
+        by_id, by_path, shard_bytes = cat.by_id, cat.by_path, cat.shard_bytes
+        unindexed, wide_ids = cat.unindexed_ids, cat.wide_ids
+        encoding, errors = sys.getfilesystemencoding(), sys.getfilesystemencodeerrors()
+        live = top = 0
+        cursor = conn.execute(
+            "SELECT id, path, display, size, mtime_ns, shard, first_row, offsets, wide, lines, plain FROM files")
+        while rows := cursor.fetchmany(LOAD_BATCH):
+            for fid, path, display, size, mtime_ns, shard, first_row, offsets, wide, lines, plain in rows:
+                if not isinstance(path, str):  # stored as bytes: a name that is not UTF-8 round-trips
+                    path = path.decode(encoding, errors)
+                offs = tuple(map(int, offsets.split(","))) if offsets else ()
+                counts = tuple(map(int, lines.split(","))) if lines else ()
+                rec = FileRecord(fid, path, display, size, mtime_ns, shard, first_row, offs, bool(wide), counts,
+                                 bool(plain))
+                by_id[fid] = rec
+                by_path[path] = rec
+                shard_bytes[shard] += size
+                if fid > top:
+                    top = fid
+                if first_row >= 0:
+                    live += 1 + len(offs)
+                else:
+                    unindexed.add(fid)
+                if wide:
+                    wide_ids.add(fid)
+            pause()
+        cat.live_rows = live
+        cat.next_id = max(cat.next_id, top + 1)
         return cat
 
     def _invalidate(self) -> None:

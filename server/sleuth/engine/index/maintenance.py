@@ -15,6 +15,7 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
+from sleuth.engine import foreground
 from sleuth.engine.cancel import CancelToken, ProgressSink
 from sleuth.engine.errors import Cancelled
 from sleuth.engine.index import store
@@ -29,6 +30,7 @@ __all__ = ["Maintenance", "REBUILD_GARBAGE_RATIO", "CATCH_UP_REBUILD_RATIO"]
 
 REBUILD_GARBAGE_RATIO = 0.5  # rows of replaced versions vs live rows before a background rebuild
 CATCH_UP_REBUILD_RATIO = 0.3  # changed files vs all files on restart before a rebuild beats catching up
+CATCH_UP_BATCH = 2048  # files the catch-up compares between two yields to searches
 
 
 class Maintenance:
@@ -116,7 +118,8 @@ class Maintenance:
                 conn.close()
             hold.close()
             return False
-        cat = Catalogue.load(catalog, len(shards))
+        cat = Catalogue.load(catalog, len(shards), self._yield)
+        self._yield()
         # The posting readers (segment directories: ~0.15 s on the Linux tree) are made here, before
         # the index says ready, not by the first search; nothing else uses these connections yet.
         postings = [Postings(conn, flat_path(os.path.join(gen, f"shard-{i}.db"))) for i, conn in enumerate(shards)]
@@ -169,6 +172,11 @@ class Maintenance:
             self._rebuilding = False
         store.remove_unused_generations(self.base)  # the one this process just let go of, if no one else holds it
 
+    def _yield(self) -> None:
+        """Between steps of the load and the catch-up: wait while a person's search runs (it gets the
+        cores and the interpreter lock; :mod:`sleuth.engine.foreground`). Never with the lock held."""
+        foreground.yield_to_searches(self._token.should_stop)
+
     def _set_workers(self, pids: list[int]) -> None:
         self.worker_pids = pids
 
@@ -180,7 +188,9 @@ class Maintenance:
         with self._lock:
             cat = self._cat
         assert cat is not None
-        for entry in self._lister(token):
+        for count, entry in enumerate(self._lister(token)):
+            if not count % CATCH_UP_BATCH:
+                self._yield()
             seen.add(entry.path)
             rec = cat.by_path.get(entry.path)
             if rec is None or rec.size != entry.size or abs(rec.mtime_ns / 1e9 - entry.mtime) > 2e-6 or not rec.indexed:
