@@ -6,8 +6,8 @@ import argparse
 import sys
 from typing import Any
 
-from sleuth.cli.common import (EXIT_ERROR, EXIT_FOUND, EXIT_NONE, ProgressBar, make_context, parse_size,
-                               print_json, run_command)
+from sleuth.cli.common import (EXIT_ERROR, EXIT_FOUND, EXIT_NONE, ProgressBar, add_server_flag, make_context,
+                               parse_size, print_json, run_search)
 
 __all__ = ["add_parser", "render_human", "hoist_patterns"]
 
@@ -56,6 +56,7 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     p.add_argument("--color", "--colour", choices=("never", "auto", "always"), default="auto")
     p.add_argument("--json", action="store_true", help="print the sleuth.grep result object")
     p.add_argument("--root", action="append", metavar="DIR", help="sandbox folder (repeatable; default: .)")
+    add_server_flag(p)
     p.set_defaults(func=_run)
 
 
@@ -195,7 +196,7 @@ def _run(ns: argparse.Namespace) -> int:
         return EXIT_FOUND
 
     for path in ns.paths or [None]:
-        code = run_command("sleuth.grep", to_args(ns, path), ctx, ns.json, keep)
+        code = run_search("sleuth.grep", to_args(ns, path), ctx, ns.json, keep, no_server=ns.no_server)
         if code != EXIT_FOUND:
             return code
     result = _merge(results)
