@@ -12,19 +12,20 @@ import os
 import signal
 import sys
 import time
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from sleuth.commands.config import (AGENT_CONFIG_PATH, Settings, cli_settings, load_agent_config, load_user_config,
                                     user_config_path)
 from sleuth.commands.settings_trust import Layer, Origin, layered_settings
-from sleuth.commands.context import CommandContext
-from sleuth.engine.cancel import CancelToken
 from sleuth.engine.errors import SleuthError
 from sleuth.engine.workspace import Workspace
 from sleuth.engine.words import plural
 
+if TYPE_CHECKING:  # loaded by make_context: the warm path never needs them
+    from sleuth.commands.context import CommandContext
+
 __all__ = ["EXIT_FOUND", "EXIT_NONE", "EXIT_ERROR", "cli_settings", "workspace_settings", "make_context",
-           "run_command", "run_search", "add_server_flag", "report_error", "print_json", "ProgressBar", "parse_size"]
+           "run_command", "run_search", "cli_workspace", "add_server_flag", "report_error", "print_json", "ProgressBar", "parse_size"]
 
 EXIT_FOUND, EXIT_NONE, EXIT_ERROR = 0, 1, 2
 
@@ -95,7 +96,10 @@ class ProgressBar:
 def make_context(roots: list[str] | None, progress: ProgressBar | None = None,
                  settings: Settings | None = None) -> CommandContext:
     """The CLI's context: ``settings`` or rg-like ones (:func:`cli_settings`) with the person's safeguards."""
-    workspace = Workspace(roots or [os.getcwd()])
+    from sleuth.commands.context import CommandContext
+    from sleuth.engine.cancel import CancelToken
+
+    workspace = cli_workspace(roots)
     if settings is None:
         settings = cli_settings(workspace_settings(roots))
     context = CommandContext(workspace=workspace, settings=settings, token=CancelToken())
@@ -144,18 +148,24 @@ def add_server_flag(parser: Any) -> None:
                         help="do not ask a running Sleuth server for these folders; search here (cold)")
 
 
-def run_search(name: str, args: dict[str, Any], ctx: CommandContext, as_json: bool,
-               render: Callable[[dict[str, Any]], int], *, no_server: bool) -> int:
-    """:func:`run_command`, answered by a running server of the same folders when there is one
-    (:mod:`sleuth.cli.warm`; the result object is the cold path's, rendered the same way)."""
+def run_search(name: str, args: dict[str, Any], workspace: Workspace, cold: Callable[[], CommandContext],
+               as_json: bool, render: Callable[[dict[str, Any]], int], *, no_server: bool) -> int:
+    """:func:`run_command`, answered by a running server of ``workspace``'s folders when there is one
+    (:mod:`sleuth.cli.warm`; the result object is the cold path's, rendered the same way); ``cold``
+    makes the context only when the search runs here."""
     if not no_server:
-        answer = ask_server(name, args, [r.path for r in ctx.workspace.roots])
+        answer = ask_server(name, args, [r.path for r in workspace.roots])
         if answer is not None:
             if answer.error is not None:
                 return report_remote_error(answer.error, as_json)
             assert answer.result is not None
             return render(answer.result)
-    return run_command(name, args, ctx, as_json, render)
+    return run_command(name, args, cold(), as_json, render)
+
+
+def cli_workspace(roots: list[str] | None) -> Workspace:
+    """The CLI's sandbox: the ``--root`` folders, else the current folder (as :func:`make_context`)."""
+    return Workspace(roots or [os.getcwd()])
 
 
 def ask_server(name: str, args: dict[str, Any], roots: list[str]) -> Any:

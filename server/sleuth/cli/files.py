@@ -6,7 +6,8 @@ import argparse
 import sys
 from typing import Any
 
-from sleuth.cli.common import EXIT_ERROR, EXIT_FOUND, EXIT_NONE, add_server_flag, make_context, print_json, run_search
+from sleuth.cli.common import (EXIT_ERROR, EXIT_FOUND, EXIT_NONE, add_server_flag, cli_workspace, make_context,
+                               print_json, run_search)
 
 __all__ = ["add_parser"]
 
@@ -51,4 +52,5 @@ def _run(ns: argparse.Namespace) -> int:
             return EXIT_ERROR
         return EXIT_FOUND if result["items"] else EXIT_NONE
 
-    return run_search("sleuth.files", args, make_context(ns.root), ns.json, render, no_server=ns.no_server)
+    return run_search("sleuth.files", args, cli_workspace(ns.root), lambda: make_context(ns.root), ns.json, render,
+                      no_server=ns.no_server)

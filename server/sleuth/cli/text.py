@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from typing import Any
 
-from sleuth.cli.common import (EXIT_ERROR, EXIT_FOUND, EXIT_NONE, ProgressBar, add_server_flag, ask_server, print_json,
-                               report_remote_error, run_command)
-from sleuth.engine.workspace import Workspace
+from sleuth.cli.common import (EXIT_ERROR, EXIT_FOUND, EXIT_NONE, ProgressBar, add_server_flag, ask_server,
+                               cli_workspace, print_json, report_remote_error, run_command)
 from sleuth.cli.index import index_context
 
 __all__ = ["add_parser"]
@@ -50,7 +48,7 @@ def _run(ns: argparse.Namespace) -> int:
         return EXIT_FOUND if result["results"] else EXIT_NONE
 
     if not ns.no_server:  # a running server's ready index: no store to open here
-        roots = [r.path for r in Workspace(ns.root or [os.getcwd()]).roots]
+        roots = [r.path for r in cli_workspace(ns.root).roots]
         answer = ask_server("sleuth.text", args, roots)
         if answer is not None:
             return report_remote_error(answer.error, ns.json) if answer.error is not None else render(answer.result)
