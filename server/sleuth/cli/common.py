@@ -22,10 +22,12 @@ from sleuth.engine.workspace import Workspace
 from sleuth.engine.words import plural
 
 if TYPE_CHECKING:  # loaded by make_context: the warm path never needs them
+    from sleuth.cli.warm import Answer
     from sleuth.commands.context import CommandContext
 
 __all__ = ["EXIT_FOUND", "EXIT_NONE", "EXIT_ERROR", "cli_settings", "workspace_settings", "make_context",
-           "run_command", "run_search", "cli_workspace", "add_server_flag", "report_error", "print_json", "ProgressBar", "parse_size"]
+           "run_command", "run_search", "cli_workspace", "add_server_flag", "ask_server", "report_remote_error",
+           "report_error", "print_json", "ProgressBar", "parse_size"]
 
 EXIT_FOUND, EXIT_NONE, EXIT_ERROR = 0, 1, 2
 
@@ -168,7 +170,7 @@ def cli_workspace(roots: list[str] | None) -> Workspace:
     return Workspace(roots or [os.getcwd()])
 
 
-def ask_server(name: str, args: dict[str, Any], roots: list[str]) -> Any:
+def ask_server(name: str, args: dict[str, Any], roots: list[str]) -> Answer | None:
     """The running server's :class:`~sleuth.cli.warm.Answer`, or None (run cold)."""
     from sleuth.cli.warm import ask
 
