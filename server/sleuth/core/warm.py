@@ -2,8 +2,9 @@
 
 A server (``sleuth serve``, ``sleuth mcp``) listens on ``<dir>/<key>.sock``, where ``key`` is the
 hash of its roots (the index store's key, :func:`roots_key`) and ``dir`` is ``$XDG_RUNTIME_DIR/sleuth``
-or, without it, ``<cache dir>/sleuth/run``: a ``0700`` folder of the user's. The CLI computes the same
-path for its own roots, sends one request line and reads one answer line. Nothing else listens and
+or, without it, ``<cache dir>/sleuth-run`` (beside the index stores, not among them): a ``0700``
+folder of the user's. The CLI computes the same path for its own roots, sends one request line and
+reads one answer line. Nothing else listens and
 nothing is started on demand: without a server the CLI runs cold, as before.
 
 The socket is an attack surface, so the server answers only when:
@@ -61,12 +62,12 @@ def roots_key(roots: Sequence[str]) -> str:
 
 
 def socket_dir() -> str:
-    """``$XDG_RUNTIME_DIR/sleuth`` (per-user, tmpfs), else ``$XDG_CACHE_HOME/sleuth/run`` (``~/.cache``)."""
+    """``$XDG_RUNTIME_DIR/sleuth`` (per-user, tmpfs), else ``$XDG_CACHE_HOME/sleuth-run`` (``~/.cache``)."""
     runtime = os.environ.get("XDG_RUNTIME_DIR")
     if runtime and os.path.isdir(runtime):
         return os.path.join(runtime, "sleuth")
     cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(cache, "sleuth", "run")
+    return os.path.join(cache, "sleuth-run")
 
 
 def socket_path(roots: Sequence[str]) -> str | None:
