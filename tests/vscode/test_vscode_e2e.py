@@ -143,6 +143,11 @@ def test_the_output_channel_shows_the_server_log(report: dict[str, Any]) -> None
     assert 'sleuth.grep query="' in _step(report, "server_log")
 
 
+def test_the_mcp_server_is_offered_to_chat(report: dict[str, Any]) -> None:
+    """The extension registered its MCP server definition provider in a real VS Code (1.101+ API)."""
+    assert "provider sleuth.mcp" in _step(report, "mcp_provider")
+
+
 def test_the_language_model_tools_are_registered(report: dict[str, Any]) -> None:
     outcome = _step(report, "lm_tools")
     for name in ("sleuth_forge_search_files", "sleuth_codex_grep_files", "sleuth_acode_search_text"):

@@ -1,12 +1,13 @@
 /**
  * Entry point: wires the output channel, the server manager, the palette commands, settings and
- * interpreter changes (debounced restart) and the language-model tools. Kept short on purpose; the
- * work lives in client.ts, picker.ts, commands.ts and tools.ts.
+ * interpreter changes (debounced restart), the language-model tools and the MCP server offered to
+ * chat. Kept short on purpose; the work lives in client.ts, picker.ts, commands.ts, tools.ts and mcp.ts.
  */
 import { ExtensionContext } from 'vscode';
 import { ServerManager } from './client';
 import { registerPaletteCommands } from './commands';
 import { SERVER_ID, SERVER_NAME } from './constants';
+import { registerMcpProvider } from './mcp';
 import { onInterpreterChanged } from './python';
 import { SERVER_KEYS } from './settings';
 import { registerTools } from './tools';
@@ -31,14 +32,22 @@ export async function activate(context: ExtensionContext): Promise<void> {
         }, RESTART_DEBOUNCE_MS);
     };
 
+    const mcp = registerMcpProvider(output);
     context.subscriptions.push(
         ...registerPaletteCommands(server, output),
+        ...mcp.disposables,
         ...registerTools(context, server, output),
         onConfigurationChanged((e) => {
-            if (e.affectsConfiguration(`${SERVER_ID}.interpreter`)) restartSoon('sleuth.interpreter changed');
+            if (e.affectsConfiguration(`${SERVER_ID}.interpreter`)) {
+                restartSoon('sleuth.interpreter changed');
+                mcp.changed();
+            }
             else if (SERVER_KEYS.some((k) => e.affectsConfiguration(`${SERVER_ID}.${k}`))) void server.settingsChanged();
         }),
-        await onInterpreterChanged(() => restartSoon('the Python extension selected another interpreter')),
+        await onInterpreterChanged(() => {
+            restartSoon('the Python extension selected another interpreter');
+            mcp.changed();
+        }),
         { dispose: () => restartTimer && clearTimeout(restartTimer) },
     );
     void server.restart();

@@ -12,38 +12,27 @@ import os
 import signal
 import sys
 import time
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
-from sleuth.commands.config import AGENT_CONFIG_PATH, Settings, load_agent_config, load_user_config, user_config_path
+from sleuth.commands.config import (AGENT_CONFIG_PATH, Settings, cli_settings, load_agent_config, load_user_config,
+                                    user_config_path)
 from sleuth.commands.settings_trust import Layer, Origin, layered_settings
-from sleuth.commands.context import CommandContext
-from sleuth.engine.cancel import CancelToken
 from sleuth.engine.errors import SleuthError
 from sleuth.engine.workspace import Workspace
 from sleuth.engine.words import plural
 
+if TYPE_CHECKING:  # loaded by make_context: the warm path never needs them
+    from sleuth.cli.warm import Answer
+    from sleuth.commands.context import CommandContext
+
 __all__ = ["EXIT_FOUND", "EXIT_NONE", "EXIT_ERROR", "cli_settings", "workspace_settings", "make_context",
-           "run_command", "report_error", "print_json", "ProgressBar", "parse_size"]
+           "run_command", "run_search", "cli_workspace", "add_server_flag", "ask_server", "report_remote_error",
+           "report_error", "print_json", "ProgressBar", "parse_size"]
 
 EXIT_FOUND, EXIT_NONE, EXIT_ERROR = 0, 1, 2
-_UNLIMITED = 2**62
 
 
 _REPORTED: set[str] = set()  # each settings problem is printed once per process
-
-
-def cli_settings(base: Settings | None = None) -> Settings:
-    """A terminal user expects rg's behaviour: every result, no deadline, no size cap unless asked.
-
-    What guards the person carries over from ``base`` (:func:`workspace_settings`): the deny
-    globs (denied files are never read, whatever the transport), redaction, the backend and the
-    index location.
-    """
-    base = base or Settings()
-    return Settings(max_results=_UNLIMITED, default_max_results=_UNLIMITED, timeout_ms=0,
-                    max_timeout_ms=_UNLIMITED, max_file_size_bytes=_UNLIMITED, max_files=_UNLIMITED,
-                    max_matches_per_file=_UNLIMITED, max_depth=_UNLIMITED, deny_globs=base.deny_globs,
-                    redaction=base.redaction, backend=base.backend, index_path=base.index_path)
 
 
 def workspace_settings(roots: list[str] | None) -> Settings:
@@ -109,7 +98,10 @@ class ProgressBar:
 def make_context(roots: list[str] | None, progress: ProgressBar | None = None,
                  settings: Settings | None = None) -> CommandContext:
     """The CLI's context: ``settings`` or rg-like ones (:func:`cli_settings`) with the person's safeguards."""
-    workspace = Workspace(roots or [os.getcwd()])
+    from sleuth.commands.context import CommandContext
+    from sleuth.engine.cancel import CancelToken
+
+    workspace = cli_workspace(roots)
     if settings is None:
         settings = cli_settings(workspace_settings(roots))
     context = CommandContext(workspace=workspace, settings=settings, token=CancelToken())
@@ -151,3 +143,45 @@ def run_command(name: str, args: dict[str, Any], ctx: CommandContext, as_json: b
     if isinstance(ctx.progress, ProgressBar):
         ctx.progress.clear()
     return render(result)
+
+
+def add_server_flag(parser: Any) -> None:
+    parser.add_argument("--no-server", action="store_true",
+                        help="do not ask a running Sleuth server for these folders; search here (cold)")
+
+
+def run_search(name: str, args: dict[str, Any], workspace: Workspace, cold: Callable[[], CommandContext],
+               as_json: bool, render: Callable[[dict[str, Any]], int], *, no_server: bool) -> int:
+    """:func:`run_command`, answered by a running server of ``workspace``'s folders when there is one
+    (:mod:`sleuth.cli.warm`; the result object is the cold path's, rendered the same way); ``cold``
+    makes the context only when the search runs here."""
+    if not no_server:
+        answer = ask_server(name, args, [r.path for r in workspace.roots])
+        if answer is not None:
+            if answer.error is not None:
+                return report_remote_error(answer.error, as_json)
+            assert answer.result is not None
+            return render(answer.result)
+    return run_command(name, args, cold(), as_json, render)
+
+
+def cli_workspace(roots: list[str] | None) -> Workspace:
+    """The CLI's sandbox: the ``--root`` folders, else the current folder (as :func:`make_context`)."""
+    return Workspace(roots or [os.getcwd()])
+
+
+def ask_server(name: str, args: dict[str, Any], roots: list[str]) -> Answer | None:
+    """The running server's :class:`~sleuth.cli.warm.Answer`, or None (run cold)."""
+    from sleuth.cli.warm import ask
+
+    return ask(name, args, roots, workspace_settings(roots))
+
+
+def report_remote_error(error: dict[str, Any], as_json: bool) -> int:
+    """A server's error object, reported as :func:`run_command` reports the same error raised here."""
+    if error.get("code") == "cancelled":
+        return 130
+    rebuilt = SleuthError(str(error.get("message", "")), hint=str(error.get("hint", "")) or None,
+                          **{k: v for k, v in error.items() if k not in ("code", "message", "hint")})
+    rebuilt.code = str(error.get("code", "internal"))
+    return report_error(rebuilt, as_json)

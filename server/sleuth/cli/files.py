@@ -6,7 +6,8 @@ import argparse
 import sys
 from typing import Any
 
-from sleuth.cli.common import EXIT_ERROR, EXIT_FOUND, EXIT_NONE, make_context, print_json, run_command
+from sleuth.cli.common import (EXIT_ERROR, EXIT_FOUND, EXIT_NONE, add_server_flag, cli_workspace, make_context,
+                               print_json, run_search)
 
 __all__ = ["add_parser"]
 
@@ -26,6 +27,7 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     p.add_argument("--sort", choices=("path", "modified"), default="path")
     p.add_argument("--json", action="store_true", help="print the sleuth.files result object")
     p.add_argument("--root", action="append", metavar="DIR", help="sandbox folder (repeatable; default: .)")
+    add_server_flag(p)
     p.set_defaults(func=_run)
 
 
@@ -50,4 +52,5 @@ def _run(ns: argparse.Namespace) -> int:
             return EXIT_ERROR
         return EXIT_FOUND if result["items"] else EXIT_NONE
 
-    return run_command("sleuth.files", args, make_context(ns.root), ns.json, render)
+    return run_search("sleuth.files", args, cli_workspace(ns.root), lambda: make_context(ns.root), ns.json, render,
+                      no_server=ns.no_server)

@@ -6,8 +6,8 @@ import argparse
 import sys
 from typing import Any
 
-from sleuth.cli.common import (EXIT_ERROR, EXIT_FOUND, EXIT_NONE, ProgressBar, make_context, parse_size,
-                               print_json, run_command)
+from sleuth.cli.common import (EXIT_ERROR, EXIT_FOUND, EXIT_NONE, ProgressBar, add_server_flag, cli_workspace,
+                               make_context, parse_size, print_json, run_search)
 
 __all__ = ["add_parser", "render_human", "hoist_patterns"]
 
@@ -56,6 +56,7 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     p.add_argument("--color", "--colour", choices=("never", "auto", "always"), default="auto")
     p.add_argument("--json", action="store_true", help="print the sleuth.grep result object")
     p.add_argument("--root", action="append", metavar="DIR", help="sandbox folder (repeatable; default: .)")
+    add_server_flag(p)
     p.set_defaults(func=_run)
 
 
@@ -187,7 +188,14 @@ def _run(ns: argparse.Namespace) -> int:
         sys.stderr.write("sleuth grep: no pattern given\n  hint: sleuth grep PATTERN [PATH...] (or -e PATTERN)\n")
         return EXIT_ERROR
     tty = sys.stdout.isatty()
-    ctx = make_context(ns.root, ProgressBar())
+    workspace = cli_workspace(ns.root)
+    made: list[Any] = []  # the cold path's context, made once when a search runs here
+
+    def cold() -> Any:
+        if not made:
+            made.append(make_context(ns.root, ProgressBar()))
+        return made[0]
+
     results: list[dict[str, Any]] = []
 
     def keep(result: dict[str, Any]) -> int:
@@ -195,14 +203,14 @@ def _run(ns: argparse.Namespace) -> int:
         return EXIT_FOUND
 
     for path in ns.paths or [None]:
-        code = run_command("sleuth.grep", to_args(ns, path), ctx, ns.json, keep)
+        code = run_search("sleuth.grep", to_args(ns, path), workspace, cold, ns.json, keep, no_server=ns.no_server)
         if code != EXIT_FOUND:
             return code
     result = _merge(results)
     if ns.json:
         print_json(result)
     else:
-        single_file = len(ns.paths) == 1 and not ctx.workspace.resolve(ns.paths[0])[0].is_dir
+        single_file = len(ns.paths) == 1 and not workspace.resolve(ns.paths[0])[0].is_dir
         result["_context"] = bool(ns.context or ns.before_context or ns.after_context)
         render_human(result, with_path=not single_file,
                      line_number=ns.line_number if ns.line_number is not None else tty,

@@ -6,7 +6,8 @@ import argparse
 import sys
 from typing import Any
 
-from sleuth.cli.common import EXIT_ERROR, EXIT_FOUND, EXIT_NONE, ProgressBar, print_json, run_command
+from sleuth.cli.common import (EXIT_ERROR, EXIT_FOUND, EXIT_NONE, ProgressBar, add_server_flag, ask_server,
+                               cli_workspace, print_json, report_remote_error, run_command)
 from sleuth.cli.index import index_context
 
 __all__ = ["add_parser"]
@@ -23,6 +24,7 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     p.add_argument("-C", "--context", type=int, metavar="NUM", dest="context_lines")
     p.add_argument("--json", action="store_true", help="print the sleuth.text result object")
     p.add_argument("--root", action="append", metavar="DIR", help="sandbox folder (repeatable; default: .)")
+    add_server_flag(p)
     p.set_defaults(func=_run)
 
 
@@ -34,8 +36,6 @@ def _render(result: dict[str, Any]) -> None:
 
 
 def _run(ns: argparse.Namespace) -> int:
-    ctx = index_context(ns.root, ProgressBar(delay=0.2))
-    index = ctx.services.index
     args = {"query": ns.query, "file_types": ns.type, "include_path": ns.include_path,
             "exclude_path": ns.exclude_path, "max_results": ns.max_results, "context_lines": ns.context_lines}
     args = {k: v for k, v in args.items() if v is not None}
@@ -46,6 +46,14 @@ def _run(ns: argparse.Namespace) -> int:
         else:
             _render(result)
         return EXIT_FOUND if result["results"] else EXIT_NONE
+
+    if not ns.no_server:  # a running server's ready index: no store to open here
+        roots = [r.path for r in cli_workspace(ns.root).roots]
+        answer = ask_server("sleuth.text", args, roots)
+        if answer is not None:
+            return report_remote_error(answer.error, ns.json) if answer.error is not None else render(answer.result)
+    ctx = index_context(ns.root, ProgressBar(delay=0.2))
+    index = ctx.services.index
 
     try:
         index.start(ctx.progress)  # opens the store, or builds it the first time (progress bar on a terminal)

@@ -8,9 +8,10 @@ Nothing here imports pygls or lsprotocol.
 from __future__ import annotations
 
 import importlib
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
-from sleuth.commands.context import CommandContext
+if TYPE_CHECKING:
+    from sleuth.commands.context import CommandContext
 
 __all__ = ["COMMAND_NAMES", "get_command", "CommandContext"]
 
@@ -32,3 +33,13 @@ COMMAND_NAMES: tuple[str, ...] = tuple(_MODULES)
 def get_command(name: str) -> Callable[[dict[str, Any], CommandContext], dict[str, Any]]:
     """The ``run`` function of command ``name``; KeyError for an unknown name."""
     return importlib.import_module(_MODULES[name]).run  # type: ignore[no-any-return]
+
+
+def __getattr__(name: str) -> Any:
+    """``CommandContext`` loads on first use: a CLI answered by a running server (the warm CLI,
+    :mod:`sleuth.core.warm`) never builds one, and its import chain is a third of its start-up."""
+    if name == "CommandContext":
+        from sleuth.commands.context import CommandContext
+
+        return CommandContext
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 __all__ = ["Settings", "merge_settings", "flat_settings", "field_of", "load_agent_config", "load_user_config",
-           "user_config_path", "AGENT_CONFIG_PATH"]
+           "user_config_path", "AGENT_CONFIG_PATH", "cli_settings"]
 
 AGENT_CONFIG_PATH = os.path.join(".agent", "config.yml")
 
@@ -242,3 +242,23 @@ def load_agent_config(root: str) -> dict[str, Any]:
     if isinstance(data.get("sleuth"), Mapping):
         picked.update(data["sleuth"])
     return picked
+
+
+UNLIMITED = 2**62
+
+
+def cli_settings(base: Settings | None = None) -> Settings:
+    """A terminal user expects rg's behaviour: every result, no deadline, no size cap unless asked.
+
+    Here (not in ``cli/``) because a server answering the warm CLI (:mod:`sleuth.core.warm`) runs
+    the command with exactly these settings, so its output is the cold path's.
+
+    What guards the person carries over from ``base`` (:func:`sleuth.cli.common.workspace_settings`): the deny
+    globs (denied files are never read, whatever the transport), redaction, the backend and the
+    index location.
+    """
+    base = base or Settings()
+    return Settings(max_results=UNLIMITED, default_max_results=UNLIMITED, timeout_ms=0,
+                    max_timeout_ms=UNLIMITED, max_file_size_bytes=UNLIMITED, max_files=UNLIMITED,
+                    max_matches_per_file=UNLIMITED, max_depth=UNLIMITED, deny_globs=base.deny_globs,
+                    redaction=base.redaction, backend=base.backend, index_path=base.index_path)

@@ -256,6 +256,7 @@ class SleuthServer(LanguageServer):
         self.index_key: tuple[Any, ...] = ()  # settings the running index was started with
         self.watched_events = 0  # file-change events received (sleuth/debug/workers)
         self.exit_code = 0  # the process status: 1 after `exit` without `shutdown` or broken framing
+        self.warm: Any = None  # the warm CLI's socket (sleuth.core.warm.WarmListener), from `initialized` on
 
     # -- the stdio transport --------------------------------------------------------------------
     def start_io(self, stdin: Any = None, stdout: Any = None) -> None:  # type: ignore[override]
@@ -347,6 +348,25 @@ class SleuthServer(LanguageServer):
         """Replace the sandbox; invocations already running keep the one they started with."""
         self.folders = folders
         self.sandbox = Workspace([p for p, _ in folders], [n or "" for _, n in folders])
+        if self.warm is not None:
+            self.warm.update([r.path for r in self.sandbox.roots])
+
+    def open_warm_door(self) -> None:
+        """Answer ``sleuth grep|files|text`` from this server's folders over the private socket
+        (:mod:`sleuth.core.warm`); moved by :meth:`set_folders`, closed at shutdown."""
+        from sleuth.core.warm import WarmListener
+
+        def logged(command: str, args: Any, outcome: str, elapsed_ms: float) -> None:
+            self.post(lambda: self.log_invocation(command, args, outcome, None, 0, elapsed_ms))
+
+        if self.warm is None:
+            self.warm = WarmListener(lambda: (self.sandbox, self.settings, self.services), on_answer=logged)
+        self.warm.update([r.path for r in self.sandbox.roots])
+
+    def close_warm_door(self) -> None:
+        if self.warm is not None:
+            self.warm.close()
+            self.warm = None
 
     def apply_settings(self) -> None:
         """Recompute settings from every layer; show each new problem once (those found before the
@@ -403,6 +423,7 @@ class SleuthServer(LanguageServer):
             logger.exception("recording metrics failed")
 
     def shutdown(self) -> None:  # pygls: called when the connection ends
+        self.close_warm_door()
         self.cancels.cancel_all()
         self.invoker.shutdown()
         super().shutdown()

@@ -134,4 +134,5 @@ def run(ns: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         return 130
     finally:
+        server.warm.close()
         session.close()

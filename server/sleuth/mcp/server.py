@@ -35,6 +35,7 @@ from sleuth import __version__
 from sleuth.commands.profiles import PROFILES, ToolDefinition, all_tools
 from sleuth.core import logline
 from sleuth.core.session import Invocation, InvocationRecord, Session
+from sleuth.core.warm import WarmListener
 from sleuth.engine.cancel import CancelToken
 from sleuth.engine.errors import IndexNotReady, SleuthError
 from sleuth.mcp.tools import DEFAULT_MAX_TOKENS, SEARCH_TOOLS, SearchTool, page, render_error, split_offset
@@ -96,6 +97,10 @@ class SleuthMCP:
         self.roots_source = ""
         self._roots_lock = asyncio.Lock()
         self._said_cwd = False
+        # The warm CLI's socket for the roots in force (sleuth.core.warm), moved when they change.
+        self.warm = WarmListener(lambda: (session.workspace, session.settings, session.services),
+                                 on_answer=lambda command, args, outcome, ms: session.record(
+                                     InvocationRecord(command, args, outcome, None, ms)))
         self.app = _Server("sleuth", title="Sleuth workspace search", version=__version__,
                            instructions=INSTRUCTIONS, log_level="WARNING")
         self.app._lowlevel_server.add_notification_handler(  # the SDK has no public hook for it
@@ -187,6 +192,7 @@ class SleuthMCP:
                 changed = await loop.run_in_executor(None, lambda: self.session.set_roots(paths, names))
                 if changed:
                     logger.info("roots (%s): %s", source, ", ".join(self.session.roots))
+                await loop.run_in_executor(None, self.warm.update, self.session.roots)
                 if self.session.index.service is None and self.session.settings.index_enabled:
                     await loop.run_in_executor(None, self.session.start_index)
         return self.session.roots

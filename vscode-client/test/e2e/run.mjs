@@ -12,6 +12,8 @@
 //   interpreter  pointing sleuth.interpreter at a Python without Sleuth restarts the server and
 //             shows a message naming the fix
 //   text      Sleuth: Search Text ranks docs/guide.md for "user controller" and shows its score
+// and, from the Sleuth output channel afterwards: the server's log lines, the language-model tools
+// and the MCP server definition provider registered (this VS Code has the API).
 // files, index and text are skipped, with the server's words, only when the server answers that
 // the command is not available yet in its build.
 // A screenshot of every step goes to the artifacts folder; the last stdout line is a JSON report.
@@ -273,6 +275,9 @@ function checkServerLog() {
     if (line) report.steps.server_log = line.trim();
     const tools = lines.find((l) => /Registered \d+ language-model tools/.test(l));
     if (tools) report.steps.lm_tools = tools.trim();
+    // VS Code 1.101+ has vscode.lm.registerMcpServerDefinitionProvider: the extension offers `sleuth mcp`.
+    const mcp = lines.find((l) => /Offered the Sleuth MCP server to chat/.test(l));
+    if (mcp) report.steps.mcp_provider = mcp.trim();
 }
 
 /** The server log must show the replaced search as cancelled. */

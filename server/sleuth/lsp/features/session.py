@@ -100,6 +100,7 @@ def setup(server: "SleuthServer") -> None:
             await pull_configuration(ls)
             ls.apply_settings()
             index.start_index(ls)  # in the background; commands sent from now on see the service
+            ls.open_warm_door()  # the CLI on the same folders asks this server (sleuth.core.warm)
         finally:
             ls.configured.set()
 
@@ -125,5 +126,6 @@ def setup(server: "SleuthServer") -> None:
 
     @server.feature(types.SHUTDOWN)
     def shutdown(ls: "SleuthServer", params: Any) -> None:
+        ls.close_warm_door()
         ls.cancels.cancel_all()
         index.stop_index(ls)

@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""Warm CLI benchmark: ``sleuth grep`` answered by a running server against ``rg -n``, same run.
+
+Starts ``sleuth serve`` on the Linux tree the way an editor does (stdio, the tree as the one
+workspace folder, ``initializationOptions.cacheDir``), waits for its index to be ready and its warm
+socket (:mod:`sleuth.core.warm`) to listen, then for each query: checks that the warm CLI prints the
+same match lines as rg and exactly the bytes of the cold CLI (``--no-server``), and times whole
+processes alternately (rg, warm sleuth, ...), printing medians and the ratio. Usage::
+
+    python bench/warm_cli.py [--corpus DIR] [--cache DIR] [--runs 5] [--only NAME]
+
+By default the literal benchsuite queries (``linux_literal``, ``linux_literal_casei``, ``linux_word``);
+``--only`` picks any of ``queries.BENCHSUITE``. The cache defaults to ``~/.cache/sleuth-bench/fresh-index``
+(its store is reused when current; else the server builds it first, which takes minutes).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cold_grep import _ENV, rg_binary, rg_lines, sleuth_command, timed  # noqa: E402
+from lsp_client import LspProcess, vscode_capabilities  # noqa: E402
+from queries import BENCHSUITE  # noqa: E402
+
+LITERAL = ("linux_literal", "linux_literal_casei", "linux_word")
+
+
+def start_server(corpus: str, cache: str) -> LspProcess:
+    lsp = LspProcess([sys.executable, "-m", "sleuth", "serve"], cwd=corpus, env=_ENV)
+    uri = "file://" + corpus
+    lsp.request("initialize", {"processId": os.getpid(), "rootUri": uri, "capabilities": vscode_capabilities(),
+                               "workspaceFolders": [{"uri": uri, "name": os.path.basename(corpus)}],
+                               "initializationOptions": {"cacheDir": cache}, "trace": "off"}, 60)
+    lsp.notify("initialized", {})
+    return lsp
+
+
+def wait_ready(lsp: LspProcess, corpus: str, limit_s: float = 3600) -> float:
+    from sleuth.core.warm import socket_path
+
+    started = time.perf_counter()
+    deadline = started + limit_s
+    path = socket_path([corpus])
+    while time.perf_counter() < deadline:
+        status = lsp.execute("sleuth.index.status", {}).result
+        if status.get("state") == "ready" and path and os.path.exists(path):
+            return time.perf_counter() - started
+        time.sleep(0.5)
+    raise SystemExit(f"the index was not ready (or no socket at {path}) within {limit_s} s")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", default=os.path.expanduser("~/.cache/sleuth-bench/linux"))
+    parser.add_argument("--cache", default=os.path.expanduser("~/.cache/sleuth-bench/fresh-index"))
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--only", action="append")
+    ns = parser.parse_args()
+    corpus = os.path.realpath(ns.corpus)
+    names = ns.only or list(LITERAL)
+    rg, sleuth = rg_binary(), sleuth_command()
+    lsp = start_server(corpus, ns.cache)
+    try:
+        waited = wait_ready(lsp, corpus)
+        print(f"corpus {corpus}; server ready (index and socket) after {waited:.1f} s; {ns.runs} runs each, "
+              f"alternating; whole-process wall time, medians")
+        print(f"{'query':22} {'lines':>6} {'=rg':>4} {'=cold':>6} {'rg s':>7} {'warm s':>7} {'rg/warm':>8}")
+        speedups = []
+        for name, flags, pattern in BENCHSUITE:
+            if name not in names:
+                continue
+            rg_cmd = [rg, "-n", "--no-heading", "--with-filename", "--color", "never", *flags, pattern]
+            sl_cmd = [*sleuth, "grep", "-n", "--no-heading", "--color", "never", *flags, pattern]
+            _, rg_out = timed(rg_cmd, corpus)  # warm-up, and the reference answer
+            _, warm_out = timed(sl_cmd, corpus)
+            _, cold_out = timed([*sl_cmd, "--no-server"], corpus)
+            same_rg = rg_lines(warm_out) == rg_lines(rg_out)
+            rg_times, warm_times = [], []
+            for _ in range(ns.runs):
+                rg_times.append(timed(rg_cmd, corpus)[0])
+                warm_times.append(timed(sl_cmd, corpus)[0])
+            rg_med, warm_med = statistics.median(rg_times), statistics.median(warm_times)
+            speedups.append(rg_med / warm_med)
+            print(f"{name:22} {len(rg_lines(rg_out)):6d} {'yes' if same_rg else 'NO':>4} "
+                  f"{'yes' if warm_out == cold_out else 'NO':>6} {rg_med:7.3f} {warm_med:7.3f} "
+                  f"{rg_med / warm_med:7.1f}x", flush=True)
+        if speedups:
+            print(f"warm sleuth vs rg: worst {min(speedups):.1f}x faster, median {statistics.median(speedups):.1f}x")
+    finally:
+        lsp.close()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

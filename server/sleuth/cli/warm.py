@@ -1,0 +1,82 @@
+"""The CLI's side of the warm door (:mod:`sleuth.core.warm`): ask a running server, else run cold.
+
+:func:`ask` returns the server's result (or its error) for one command, or None whenever the cold
+path must run: ``--no-server``, no socket for these roots, a folder or a peer that is not this
+user's, a refusal (other roots, other settings, index not ready), or a connection that ends before
+a whole answer. The caller renders either exactly as the cold path's result.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from sleuth.core.warm import PROTOCOL, guards, peer_uid, private_dir, socket_path
+
+__all__ = ["Answer", "ask", "NO_SERVER_ENV"]
+
+NO_SERVER_ENV = "SLEUTH_NO_SERVER"  # "1": always cold (as --no-server), e.g. for a whole test run
+_CONNECT_TIMEOUT_S = 1.0
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The server's answer: ``result`` (the command's result object) or ``error`` (its ``to_dict()``)."""
+
+    result: dict[str, Any] | None = None
+    error: dict[str, Any] | None = None
+
+
+def ask(command: str, args: dict[str, Any], roots: Sequence[str], settings: Any) -> Answer | None:
+    """``command(args)`` answered by the server of ``roots`` (canonical paths, in order) whose
+    settings match ``settings`` (the CLI's own :func:`~sleuth.cli.common.workspace_settings`)."""
+    if os.environ.get(NO_SERVER_ENV) == "1":
+        return None
+    path = socket_path(roots)
+    if path is None or not private_dir(os.path.dirname(path)):
+        return None
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.settimeout(_CONNECT_TIMEOUT_S)
+        try:
+            sock.connect(path)
+        except OSError:
+            return None  # no server (or a stale socket): cold
+        if peer_uid(sock) != os.getuid():
+            return None
+        sock.settimeout(None)  # the search takes as long as it takes (Ctrl-C closes the socket: the server stops)
+        request = {"v": PROTOCOL, "command": command, "args": args, "roots": list(roots), "guards": guards(settings)}
+        try:
+            sock.sendall(json.dumps(request).encode("ascii") + b"\n")
+            raw = _read_all(sock)
+        except OSError:
+            return None
+    finally:
+        sock.close()
+    try:
+        answer = json.loads(raw)
+    except ValueError:
+        return None
+    if not isinstance(answer, dict):
+        return None
+    if isinstance(answer.get("result"), dict):
+        return Answer(result=answer["result"])
+    if isinstance(answer.get("error"), dict):
+        return Answer(error=answer["error"])
+    return None  # refused: cold
+
+
+def _read_all(sock: socket.socket) -> bytes:
+    chunks: list[bytes] = []
+    while True:
+        chunk = sock.recv(1 << 20)
+        if not chunk:
+            break
+        chunks.append(chunk)
+    data = b"".join(chunks)
+    if not data.endswith(b"\n"):
+        raise OSError("the server closed the connection before a whole answer")
+    return data
