@@ -7,7 +7,7 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from sleuth.engine.index.builder import chunk_trigrams
@@ -57,6 +57,7 @@ def test_distinct_keeps_each_code_once(codes: list[int]) -> None:
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.binary(min_size=0, max_size=40), min_size=1, max_size=300), st.integers(1, 60), st.booleans(),
        st.lists(st.binary(min_size=3, max_size=20), max_size=3))
+@example([b"\x00\x00\xc5\xbf"], 1, True, [])  # a long s: its fold variant's trigrams are written too
 def test_every_chunk_trigram_is_read_back(chunks: list[bytes], limit: int, flat: bool, updates: list[bytes]) -> None:
     """However the pairs are cut into segments (flat file or table, then update segments), every
     trigram's rows come back sorted and complete; up to 300 chunks make gaps of 255 and more."""
@@ -64,7 +65,9 @@ def test_every_chunk_trigram_is_read_back(chunks: list[bytes], limit: int, flat:
         post = _write(Path(tmp), chunks, limit, flat, updates)
         expected: dict[int, set[int]] = {}
         for row, chunk in enumerate([*chunks, *updates], 1):
-            for code in _naive_codes(chunk):
+            # what the writer was given: a chunk's trigrams plus those of its indexed fold variants
+            # (``ſ`` is also indexed as ``s``), so a naive trigram list missed codes on such chunks
+            for code in chunk_trigrams(chunk).tolist():
                 expected.setdefault(code, set()).add(row)
         for code, rows in expected.items():
             assert post.rows(code).tolist() == sorted(rows)
