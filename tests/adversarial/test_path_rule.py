@@ -204,9 +204,13 @@ def test_chain_deeper_than_path_max_is_a_per_file_error(tmp_path: pathlib.Path, 
     try:
         ctx = _ctx(root, deny=())
         grep = get_command("sleuth.grep")({"pattern": "NEEDLE", "follow": follow}, ctx)  # main: OSError with follow
-        assert [m["path"] for m in grep["matches"]] == ["top.txt"] and grep["errors"]
+        # The walk opens each folder relative to its parent's descriptor, so it may reach the bottom
+        # (a real match) or report the chain as an error; never a crash, never top.txt missed.
+        paths = [m["path"] for m in grep["matches"]]
+        assert "top.txt" in paths and (grep["errors"] or len(paths) == 2), (paths, grep["errors"])
         files = get_command("sleuth.files")({"patterns": ["**"], "follow": follow}, ctx)
-        assert [i["path"] for i in files["items"]] == ["top.txt"] and files["errors"]
+        listed = [i["path"] for i in files["items"]]
+        assert "top.txt" in listed and (files["errors"] or len(listed) == 2), (listed, files["errors"])
     finally:
         _remove_deep(root)
 
@@ -216,9 +220,11 @@ async def test_lsp_chain_deeper_than_path_max_with_follow_answers(tmp_path: path
     session = await _lsp(root, tmp_path, index=False)
     try:
         grep = await session.execute("sleuth.grep", {"pattern": "NEEDLE", "follow": True})  # main: -32603 internal
-        assert [m["path"] for m in grep["matches"]] == ["top.txt"] and grep["errors"]
+        paths = [m["path"] for m in grep["matches"]]
+        assert "top.txt" in paths and (grep["errors"] or len(paths) == 2), (paths, grep["errors"])
         files = await session.execute("sleuth.files", {"patterns": ["**"], "follow": True})
-        assert [i["path"] for i in files["items"]] == ["top.txt"] and files["errors"]
+        listed = [i["path"] for i in files["items"]]
+        assert "top.txt" in listed and (files["errors"] or len(listed) == 2), (listed, files["errors"])
     finally:
         await _stop(session)
         _remove_deep(root)
@@ -357,3 +363,27 @@ def test_every_answer_passes_the_path_rule(backend: str, tree: dict[str, Any]) -
                 _check_named(root, e["path"], globs, False)
     finally:
         shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.mark.parametrize("follow", [False, True])
+@pytest.mark.parametrize("stat", [False, True], ids=["scan", "stat"])
+def test_a_folder_swapped_for_a_link_out_after_its_listing_is_not_entered(tmp_path: pathlib.Path, follow: bool,
+                                                                           stat: bool) -> None:
+    """The sandbox race, made deterministic: the walk lists the root, then (while it yields ``a.txt``)
+    ``swap/`` becomes a link to a folder outside. Opening ``swap`` by path followed the link and listed
+    the outside folder's files (seen once under load by the doors' race test); now the folder is
+    opened relative to its parent without following, or checked to be where it was listed."""
+    root = write_tree(tmp_path / "ws", {"a.txt": "x\n", "swap/s.txt": "x\n"})
+    outside = write_tree(tmp_path / "ELSEWHERE", {"o.txt": "SECRET\n", "swap/s.txt": "SECRET\n"})
+    errors: list[FileError] = []
+    seen: list[str] = []
+    options = WalkOptions(follow=follow)
+    for entry in walk(Workspace([root]), Workspace([root]).resolve(None), options, CancelToken(), SkipCounts(),
+                      errors, stat=stat):
+        seen.append(entry.display)
+        if entry.display == "a.txt":
+            os.rename(root / "swap", tmp_path / "swap.away")
+            (root / "swap").symlink_to(outside)
+    assert seen == ["a.txt"], seen
+    assert all(os.path.realpath(p) != str(outside) for p in seen)
+    assert any(e.path == "swap" for e in errors) or follow, errors

@@ -39,6 +39,20 @@ __all__ = ["walk", "Subtree"]
 _POLL_EVERY = 256
 _MAX_OPEN_DIRS = 48  # folder descriptors held at once (one per level of the current path)
 _DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_PROC_FD = "/proc/self/fd/" if os.path.isdir("/proc/self/fd") else None
+
+
+def _opened_at(fd: int, expected: str) -> bool:
+    """Whether folder descriptor ``fd`` is the folder at ``expected`` (its real path): a folder swapped
+    for a link between its listing and its opening would otherwise be entered wherever the link points
+    (the sandbox race). True where the platform cannot tell."""
+    if _PROC_FD is None:
+        return True
+    try:
+        return os.readlink(_PROC_FD + str(fd)) == expected
+    except OSError:
+        return True
 _first = itemgetter(0)
 
 
@@ -138,19 +152,30 @@ class _Walker:
         items.sort(key=_first, reverse=True)
         return items
 
-    def _scan(self, path: str, prefix: str, depth: int = 0) -> tuple[list[os.DirEntry[str]], int | None]:
+    def _scan(self, path: str, prefix: str, depth: int = 0, parent_fd: int | None = None,
+              real: str | None = None) -> tuple[list[os.DirEntry[str]], int | None]:
         """List a folder through a descriptor: each entry's stat is then one ``fstatat`` of a bare
         name instead of a full-path ``lstat`` (the kernel walks one component, not the whole path).
         The caller closes the descriptor when done. Very deep folders (or a process out of
-        descriptors) are listed by path instead, so the walk never holds more than a few dozen."""
+        descriptors) are listed by path instead, so the walk never holds more than a few dozen.
+
+        The sandbox race: a folder listed as a folder may be a link out by the time it is opened. A
+        folder is opened by name relative to its parent's descriptor (which pins the parent) without
+        following a link; a folder opened by path, or a followed link (``real``: where it pointed when
+        checked), must turn out to be where it was expected. Otherwise it is an error, not a listing."""
         fd = None
         try:
-            if self.stat and depth < _MAX_OPEN_DIRS:  # without stats a descriptor buys nothing
+            if depth < _MAX_OPEN_DIRS:
                 try:
-                    fd = os.open(path, _DIR_FLAGS)
+                    if parent_fd is not None:
+                        fd = os.open(os.path.basename(path), _DIR_FLAGS | (0 if real else _NOFOLLOW), dir_fd=parent_fd)
+                    else:
+                        fd = os.open(path, _DIR_FLAGS | (0 if real else _NOFOLLOW))
                 except OSError as exc:
                     if exc.errno not in (errno.EMFILE, errno.ENFILE):
                         raise
+                if fd is not None and (real is not None or parent_fd is None) and not _opened_at(fd, real or path):
+                    raise OSError(errno.ELOOP, "it changed while it was searched (it is now a link); skipped")
             with os.scandir(fd if fd is not None else path) as it:
                 return list(it), fd
         except OSError as exc:
@@ -259,7 +284,7 @@ class _Walker:
                             if where is not None and where.deny is not None:
                                 sub_alts = sub_alts + (where.deny,)
                         sub_prefix = display + "/"
-                        scanned, sub_fd = self._scan(path, sub_prefix, depth + 1)
+                        scanned, sub_fd = self._scan(path, sub_prefix, depth + 1, fd, real)
                         sub = self.filter.enter(state, entry.name, path, [e.name for e in scanned])
                         frames.append((self.listing(sub, scanned, path + os.sep, sub_prefix, depth + 1, sub_alts),
                                        sub, depth + 1, sub_fd, sub_alts))
