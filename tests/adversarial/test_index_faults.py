@@ -108,10 +108,10 @@ def test_a_folder_the_index_could_not_read_is_reported_by_indexed_searches(tmp_p
     root = make_tree(tmp_path / "ws", {"a.txt": "NEEDLE\n", "zero_dir/z.txt": "NEEDLE\n", "b/c.txt": "NEEDLE\n"})
     original = walk_module._Walker._scan
 
-    def scan(self: Any, path: str, prefix: str, depth: int = 0) -> Any:  # the walk error, injected
+    def scan(self: Any, path: str, prefix: str, *args: Any) -> Any:  # the walk error, injected
         if os.path.basename(path) == "zero_dir":
             path = os.path.join(path, "gone-missing")
-        return original(self, path, prefix, depth)
+        return original(self, path, prefix, *args)
 
     monkeypatch.setattr(walk_module._Walker, "_scan", scan)
     cold = _grep(root, None)
