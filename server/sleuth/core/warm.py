@@ -39,7 +39,7 @@ import stat
 import struct
 import sys
 import threading
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Sequence
 
 __all__ = ["WARM_COMMANDS", "GUARD_FIELDS", "PROTOCOL", "roots_key", "socket_dir", "socket_path", "private_dir",
            "peer_uid", "guards", "WarmListener", "WarmState", "MAX_REQUEST_BYTES"]

@@ -17,18 +17,16 @@ commands of their own.
 from __future__ import annotations
 
 import asyncio
-import importlib
-import importlib.util
 import logging
 import os
-import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
 from sleuth.commands import COMMAND_NAMES, CommandContext, get_command
 from sleuth.core.registry import PROGRESS_COMMANDS, QUICK_COMMANDS, RATE_LIMITED, STREAM_KEYS
+from sleuth.core.session import TEST_COMMANDS_ENV, Activity, load_test_commands
 from sleuth.engine.cancel import CancelToken
 from sleuth.engine.errors import BadArgs, Cancelled, RateLimited, SleuthError
 from sleuth.engine.words import plural
@@ -45,7 +43,6 @@ logger = logging.getLogger(__name__)
 
 CANCEL_GRACE_S = 0.1
 # Per-command metadata lives in the core's registry (sleuth.core.registry), shared with the MCP server.
-TEST_COMMANDS_ENV = "SLEUTH_TEST_COMMANDS"
 
 Runner = Callable[[dict[str, Any], CommandContext], dict[str, Any]]
 
@@ -71,41 +68,6 @@ class Request:
     request_id: Any = None
     work_done_token: Any = None
     partial_token: Any = None
-
-
-@dataclass
-class Activity:
-    """Counters for ``sleuth/debug/workers``: proof that cancelled work really stopped."""
-
-    running: int = 0
-    started: int = 0
-    finished: int = 0
-    cancelled: int = 0
-    last_progress: dict[str, int | None] = field(default_factory=dict)  # command -> last 'done' reported
-    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
-
-    def as_dict(self) -> dict[str, Any]:
-        with self.lock:
-            return {"running": self.running, "started": self.started, "finished": self.finished,
-                    "cancelled": self.cancelled, "last_progress": dict(self.last_progress)}
-
-
-def load_test_commands(spec: str | None) -> dict[str, Runner]:
-    """Extra commands from the ``SLEUTH_TEST_COMMANDS`` test hook (module name or ``.py`` path)."""
-    if not spec:
-        return {}
-    if spec.endswith(".py") or os.sep in spec:
-        module_spec = importlib.util.spec_from_file_location("sleuth_test_commands", spec)
-        if module_spec is None or module_spec.loader is None:
-            raise ImportError(f"{TEST_COMMANDS_ENV}: cannot load {spec}")
-        module = importlib.util.module_from_spec(module_spec)
-        module_spec.loader.exec_module(module)
-    else:
-        module = importlib.import_module(spec)
-    commands = getattr(module, "COMMANDS", {})
-    stream_keys = getattr(module, "STREAM_KEYS", {})
-    STREAM_KEYS.update(stream_keys)
-    return dict(commands)
 
 
 class Invoker:

@@ -26,15 +26,11 @@ from __future__ import annotations
 
 import asyncio
 import hmac
-import ipaddress
 import logging
-import os
-import secrets
-import stat
 import sys
 import threading
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Awaitable, Callable
 from urllib.parse import parse_qs, urlsplit
 
 from pygls.io_ import run_async, run_websocket
@@ -147,15 +143,7 @@ def serve_tcp(server: "SleuthServer", door: Door) -> None:
                         logger=logger, error_handler=server.report_server_error)
         server.shutdown()
 
-    async def main() -> None:
-        server._server = await asyncio.start_server(connection, door.host, door.port)
-        async with server._server:
-            try:
-                await server._server.serve_forever()
-            except asyncio.CancelledError:
-                pass
-
-    asyncio.run(main())
+    _serve_forever(server, lambda: asyncio.start_server(connection, door.host, door.port))
 
 
 # -- WebSocket -----------------------------------------------------------------------------------
@@ -190,8 +178,14 @@ def serve_ws(server: "SleuthServer", door: Door) -> None:
                             error_handler=server.report_server_error)
         server.shutdown()
 
+    _serve_forever(server, lambda: serve(connection, door.host, door.port, process_request=check))
+
+
+def _serve_forever(server: "SleuthServer", listen: Callable[[], Awaitable[Any]]) -> None:
+    """Run the listener ``listen`` makes until the server stops it (``server._server`` is what shutdown closes)."""
+
     async def main() -> None:
-        server._server = await serve(connection, door.host, door.port, process_request=check)
+        server._server = await listen()
         async with server._server:
             try:
                 await server._server.serve_forever()

@@ -23,7 +23,6 @@ import asyncio
 import contextvars
 import logging
 import os
-import sys
 import time
 from typing import Annotated, Any, Callable, Mapping
 from urllib.parse import unquote, urlparse
@@ -37,7 +36,7 @@ from sleuth.core import logline
 from sleuth.core.session import Invocation, InvocationRecord, Session
 from sleuth.core.warm import WarmListener
 from sleuth.engine.cancel import CancelToken
-from sleuth.engine.errors import IndexNotReady, SleuthError
+from sleuth.engine.errors import SleuthError
 from sleuth.mcp.tools import DEFAULT_MAX_TOKENS, SEARCH_TOOLS, SearchTool, page, render_error, split_offset
 
 __all__ = ["SleuthMCP", "INSTRUCTIONS"]
