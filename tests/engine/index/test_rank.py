@@ -162,16 +162,21 @@ def test_named_lookup_is_the_file_name_or_its_stem(paths: list[str], name: str) 
 
 @given(st.lists(st.text(alphabet="abc_/.\x01", max_size=8), min_size=1, max_size=15), st.text(alphabet="abc_", min_size=1, max_size=3))
 def test_matching_lines_equal_every_match_found(lines: list[str], term: str) -> None:
-    """``matching_lines`` (one low-level RE2 search per matching line) finds the lines a full ``finditer`` does."""
+    """``matching_lines`` (one low-level RE2 search per matching line) and ``lines_holding`` (one per run
+    of matching lines) find the lines a full ``finditer`` does."""
     import bisect
+    import re
 
-    from sleuth.engine.path_lines import compile_bytes, join_lines, matching_lines
-    from sleuth.engine.rank import _subsequence, _word_aligned
+    from sleuth.engine.path_lines import compile_bytes, join_lines, lines_holding, matching_lines
+    from sleuth.engine.rank import _word_aligned
 
     text, starts = join_lines(lines)
-    for pattern in (_subsequence(term), _word_aligned(term), term):
+    subsequence = "[^\n]*?".join(re.escape(c) for c in term)
+    for pattern in (subsequence + "[^\n]*", _word_aligned(term), term):
         every = {bisect.bisect_right(starts, m.start()) - 1 for m in compile_bytes(pattern).finditer(text)}
         assert matching_lines(pattern, text, starts) == every
+        if pattern != _word_aligned(term):
+            assert lines_holding(pattern, text, starts) == every
 
 
 path_lists = st.lists(st.text(alphabet="ab/._Zé", min_size=1, max_size=8), min_size=1, max_size=15, unique=True)
