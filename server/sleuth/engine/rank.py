@@ -50,12 +50,13 @@ GAP_EXTEND = 1
 LABEL = 12  # a term aligned inside the file name
 NAME_EXACT = 64  # the whole query is the file name or its stem
 NAME_PREFIX = 24  # the whole query starts the file name
-TERM_EXACT = 40  # of several terms, one is the file name or its stem (``window node``: window.ts)
-TERM_PREFIX = 12  # of several terms, one starts the file name
-SPAN_TAIL = 3  # characters of a term, at least, that run on from its folders into the file name
+TERM_EXACT = 16  # of several terms, one is the file name or its stem (``window node``: window.ts)
+TERM_PREFIX = 6  # of several terms, one starts the file name
+SPAN_TAIL = 2  # characters of a term, at least, that run on from its folders into the file name
 CASE = 2  # a term found in the file name with the letters' case as typed (``Lists.php``)
 COVER = 16  # times the fraction of the file name's characters the query explains
 ABBREV = 32  # times the fraction of the name's words a term abbreviates, word by word from the first
+ACRONYM = 24  # a lone term that is the initials of three or more of the name's words, one letter each
 PATH_LENGTH = 0.05  # per character of the path
 RERANK = 240  # candidates that get the full dynamic-programming score
 TIER_POOL = 8000  # matching paths tiered one by one; beyond, the strong ones and the shortest names
@@ -215,13 +216,16 @@ def score_path(query: "str | Sequence[Term]", path: str, boost: bool = False, bo
         words = _words(path[base_start:])
         stem_words = max(1, sum(1 for w in _words(path[base_start:len(path) - len(base) + len(stem)])
                                 if not w[:1].isdigit()))
-        raw += ABBREV * min(1.0, _abbreviates(whole, words) / stem_words)
+        spelled = _abbreviates(whole, words)
+        raw += ABBREV * min(1.0, spelled / stem_words)
+        if spelled >= 3 and spelled == sum(1 for c in whole if c.isalnum()):
+            raw += ACRONYM  # every character a word's initial: the name's acronym (``dah``: drm_atomic_helper)
     if any(t.typed[t.typed.rfind("/") + 1:] in path[base_start:] for t in terms):
         raw += CASE
     raw -= PATH_LENGTH * len(path)
     if boost:
         raw += 8
-    top += NAME_EXACT + COVER + ABBREV + CASE
+    top += NAME_EXACT + COVER + ABBREV + CASE + ACRONYM
     return max(0.0, min(1.0, raw / top))
 
 
@@ -291,8 +295,9 @@ def _term_score(term: Term, low: str, bonus: bytes, base_start: int) -> tuple[fl
         if term.contiguous:
             return whole, 0
         split = _name_suffix(text, low, base_start)  # where the longest tail the file name holds begins
-        while split < len(text) and text[split] != low[base_start:base_start + 1]:
-            split += 1  # the tail starts where the file name does (a folder, then the name)
+        first = next((c for c in low[base_start:] if c.isalnum()), "")
+        while split < len(text) and text[split] != first:
+            split += 1  # the tail starts where the file name's first word does (a folder, then the name)
         if len(text) - split < SPAN_TAIL or split == 0:
             return whole, 0
         folder, name = text[:split], text[split:]
