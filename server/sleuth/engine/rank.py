@@ -214,11 +214,10 @@ def score_path(query: "str | Sequence[Term]", path: str, boost: bool = False, bo
     raw += COVER * min(1.0, named / max(len(stem), 1))
     if len(terms) == 1 and "/" not in whole:  # a lone term is the name as the user abbreviates it
         words = _words(path[base_start:])
-        stem_words = max(1, sum(1 for w in _words(path[base_start:len(path) - len(base) + len(stem)])
-                                if not w[:1].isdigit()))
-        spelled = _abbreviates(whole, words)
-        raw += ABBREV * min(1.0, spelled / stem_words)
-        if spelled >= 3 and spelled == sum(1 for c in whole if c.isalnum()):
+        stem_words = _words(path[base_start:len(path) - len(base) + len(stem)])
+        raw += ABBREV * min(1.0, _abbreviates(whole, words) / max(1, sum(1 for w in stem_words if not w[:1].isdigit())))
+        letters = sum(1 for c in whole if c.isalnum())
+        if letters >= 3 and _abbreviates(whole, stem_words) == letters:
             raw += ACRONYM  # every character a word's initial: the name's acronym (``dah``: drm_atomic_helper)
     if any(t.typed[t.typed.rfind("/") + 1:] in path[base_start:] for t in terms):
         raw += CASE
@@ -294,11 +293,8 @@ def _term_score(term: Term, low: str, bonus: bytes, base_start: int) -> tuple[fl
             return (in_name + LABEL, len(text)) if in_name + LABEL >= whole else (whole, 0)
         if term.contiguous:
             return whole, 0
-        split = _name_suffix(text, low, base_start)  # where the longest tail the file name holds begins
-        first = next((c for c in low[base_start:] if c.isalnum()), "")
-        while split < len(text) and text[split] != first:
-            split += 1  # the tail starts where the file name's first word does (a folder, then the name)
-        if len(text) - split < SPAN_TAIL or split == 0:
+        split = _span_split(text, low, base_start)
+        if not split:
             return whole, 0
         folder, name = text[:split], text[split:]
     else:
@@ -311,6 +307,23 @@ def _term_score(term: Term, low: str, bonus: bytes, base_start: int) -> tuple[fl
         return whole, 0
     split_score = head + in_name + (LABEL if slash >= 0 else -BONUS_SEGMENT * (FIRST_MULTIPLIER - 1) - GAP_START)
     return (split_score, len(name)) if split_score >= whole else (whole, 0)
+
+
+def _span_split(text: str, low: str, base_start: int) -> int:
+    """Where a term running on from the folders into the file name (``partisettings``) enters the
+    name: the longest tail the name holds as a subsequence, begun where the name's first word begins;
+    0 when there is no such tail of :data:`SPAN_TAIL` characters or more with folder characters before."""
+    split = _name_suffix(text, low, base_start)
+    first = next((c for c in low[base_start:] if c.isalnum()), "")
+    while split < len(text) and text[split] != first:
+        split += 1
+    return split if len(text) - split >= SPAN_TAIL and split else 0
+
+
+def _spans(text: str, low: str, base_start: int) -> bool:
+    """Whether ``text`` runs from the folders of ``low`` into its file name (see :func:`_span_split`)."""
+    split = _span_split(text, low, base_start)
+    return bool(split) and _is_subsequence(text[:split], low[:base_start])
 
 
 def _name_suffix(text: str, low: str, base_start: int) -> int:
@@ -527,7 +540,9 @@ class PathIndex:
             base, marked = base_lows[i], marked_names[i]
             tiers = [name_tier(base, marked, *test) for test in tests] or [6]
             best = min(tiers)
-            if best == 6 and aligned_path is not None and marked_paths is not None and aligned_path(marked_paths[i]):
+            if best == 6 and loose and _spans(terms[0].text, prep.lows[i], len(prep.lows[i]) - len(base)):
+                best = 3  # folders, then the file name: as good as word starts inside the name
+            elif best == 6 and aligned_path is not None and marked_paths is not None and aligned_path(marked_paths[i]):
                 best = 5
             # the best-placed term decides; every other term found in the file name lifts a path a tier
             return best - sum(1 for t in tiers if t < 6) + 1 - (i in boost)

@@ -217,3 +217,33 @@ def test_other_changes_are_prepared_again() -> None:
     assert index.spliced(["a/b.c", "x.c", "y.c", "a/c.c", "b/d.c"]) is None  # two added
     assert index.spliced(["a/b.c", "a/x.c", "b/d.c"]) is None  # one renamed: same length
     assert index.spliced(["a/b.c", "b/d.c", "z.c", "w.c"]) is None
+
+
+def test_a_lone_term_that_is_the_names_acronym_wins() -> None:
+    """Every character the initial of one of the stem's words (three or more; the extension is not a
+    word of the acronym): ``csm`` is cc_sram_mgr, not ci_smc where ``sm`` starts one word."""
+    paths = ["drivers/gpu/drm/radeon/ci_smc.c", "drivers/crypto/ccree/cc_sram_mgr.h"]
+    assert _first("csm", paths) == "drivers/crypto/ccree/cc_sram_mgr.h"
+    paths = ["drivers/bluetooth/hci_bcm.c", "drivers/net/wireless/realtek/rtlwifi/rtl8723ae/hal_bt_coexist.h"]
+    assert _first("hbc", paths) == paths[1]  # hci_bcm.c: h b and the extension c, not an acronym
+
+
+def test_numbers_may_be_left_out_of_an_abbreviation() -> None:
+    from sleuth.engine.rank import _abbreviates, _words
+
+    assert _abbreviates("isw", _words("ieee80211_softmac_wx")) == 3
+    paths = ["drivers/net/ethernet/intel/ice/ice_switch.c",
+             "drivers/staging/rtl8192u/ieee80211/ieee80211_softmac_wx.c"]
+    assert _first("isw", paths) == paths[1]
+
+
+def test_a_term_running_from_folders_into_the_name_is_a_candidate(monkeypatch) -> None:
+    """``serkc``: ``ser`` in the folder, ``kc`` in ``Kconfig``; with more name matches than the
+    re-ranked head holds, such a path is tiered with the word-start name matches, not after them."""
+    from sleuth.engine import rank
+
+    monkeypatch.setattr(rank, "RERANK", 3)
+    rank._cache.clear()
+    paths = [f"net/x/sXeXrXkXc_{i}.c" for i in range(6)] + ["drivers/usb/serial/Kconfig"]
+    head, matching = rank.PathIndex(paths).candidates(rank.parse_query("serkc"), ())
+    assert len(matching) == 7 and paths.index("drivers/usb/serial/Kconfig") in head
