@@ -2,24 +2,36 @@
 
 The scorer follows what fzf (its v2 algorithm) and VS Code's Quick Open learned, as general signals:
 
-- each space-separated term's characters must appear in the path in order (a subsequence);
+- the query is read as VS Code reads it (:func:`parse_query`): space-separated terms, each of which
+  must appear in the path in order (a subsequence) on its own — terms may share characters; a term
+  in double quotes must appear contiguously; ``*`` and ``…`` are dropped; ``\\`` is ``/``;
 - an alignment scores per matched character, more at a *word start* — a path segment start, after
-  ``_ - .`` or a space, a camelCase hump, a letter/digit boundary — and twice that for the term's
-  first character; a run of consecutive matches keeps the bonus of the word start it began at, so
-  ``gemobj`` on ``gem_object`` scores like two word prefixes; gaps cost a little per character;
+  ``_ - .`` or a space, a camelCase hump, the last of a run of capitals before a lower-case letter
+  (``IAsync``), a letter/digit boundary — and twice that for the term's first character; a run of
+  consecutive matches keeps the bonus of the word start it began at, so ``gemobj`` on
+  ``gem_object`` scores like two word prefixes; gaps cost a little per character;
 - *file-name matches win* (VS Code's label preference): a term that fits inside the file name
   scores its alignment there plus a bonus, so ``pbui`` prefers ``phy-brcm-usb-init.c`` to
   ``tools/pci/Build``; a term with a ``/`` matches its folder part before the last ``/`` and its
-  name part inside the file name;
-- the whole query equal to the file name or its stem, or a prefix of it, wins outright;
-- a file name the query covers more of, then a shorter path, wins ties; callers may boost paths.
+  name part inside the file name; a term that runs on from the folders into the file name
+  (``partisettings`` on ``…/_settings/settings.js``, ``schedcore`` on ``sched/core.c``) is credited
+  for the part inside the name;
+- the whole query equal to the file name or its stem, or a prefix of it, wins outright; of several
+  terms, one that is the file name (``window node``: ``window.ts``) or starts it is credited too;
+- a lone term that abbreviates the name's words from the first (numbers may be left out) is
+  credited by the share of words it spells, more when it is their acronym (``dah``:
+  ``drm_atomic_helper.c``);
+- a file name the query covers more of, then a term found in it with the case as typed
+  (``Lists.php``), then a shorter path, wins ties; callers may boost paths.
 
-The best alignment is a dynamic program over the positions of each query character (sparse: a
-60-character path costs tens of steps; the gap penalty is linear so the best predecessor is a
-running maximum). Ranking a 78k-path catalogue stays fast because candidates come from regex
-passes over joined, lower-cased name and path blobs, in tiers (exact name, name prefix, contiguous
-in the name, word starts of the name, subsequence of the name, then of the path); only the best
-few hundred get the dynamic program.
+Which paths match never depends on which other paths exist: every path each term matches is
+found (:meth:`PathIndex._all_terms`) and counted. The best alignment is a dynamic program over the
+positions of each query character (sparse: a 60-character path costs tens of steps; the gap penalty
+is linear so the best predecessor is a running maximum). Ranking a 78k-path catalogue stays fast
+because the matching paths come from RE2 passes over joined, lower-cased path blobs (a run of
+neighbouring matches per search) and are tiered (exact name, name prefix, contiguous in the name,
+word starts of the name or folders running into it, subsequence of the name, then of the path);
+only the best few hundred get the dynamic program.
 """
 
 from __future__ import annotations
