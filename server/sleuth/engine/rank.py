@@ -554,7 +554,7 @@ class PathIndex:
             base, marked = base_lows[i], marked_names[i]
             tiers = [name_tier(base, marked, *test) for test in tests] or [6]
             best = min(tiers)
-            if best == 6 and loose and base[:1] in span_starts and _spans(terms[0].text, prep.lows[i], len(prep.lows[i]) - len(base)):
+            if best == 6 and loose and base.lstrip("_-.")[:1] in span_starts and _spans(terms[0].text, prep.lows[i], len(prep.lows[i]) - len(base)):
                 best = 3  # folders, then the file name: as good as word starts inside the name
             elif best == 6 and aligned_path is not None and marked_paths is not None and aligned_path(marked_paths[i]):
                 best = 5
