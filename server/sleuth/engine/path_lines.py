@@ -12,6 +12,7 @@ import bisect
 import itertools
 import operator
 import re
+from collections.abc import Iterable
 
 try:
     import re2 as _re2
@@ -19,12 +20,14 @@ except ImportError:  # pragma: no cover - google-re2 is a runtime dependency
     _re2 = None
 
 __all__ = ["WORD_START", "NUMPY_MARKING", "line_offsets", "join_lines", "mark_word_starts", "compile_bytes",
-           "matching_lines", "names_and_stems", "name_keys", "shifted_names"]
+           "matching_lines", "names_and_stems", "name_keys", "shifted_names", "lines_holding"]
 
 _UNANCHORED = _re2._re2.RE2.Anchor.UNANCHORED if _re2 is not None else None
 # Where a word starts: after a non-alphanumeric character (or at the start), at a camelCase hump, at
-# a number after letters.
-WORD_START = re.compile(r"(?<![A-Za-z0-9])(?=[A-Za-z0-9])|(?<=[a-z])(?=[A-Z])|(?<=[A-Za-z])(?=[0-9])")
+# the last capital of a run of capitals followed by a lower-case letter (``IAsync``: ``I Async``;
+# ``HTMLParser``: ``HTML Parser``), at a number after letters.
+WORD_START = re.compile(r"(?<![A-Za-z0-9])(?=[A-Za-z0-9])|(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])"
+                        r"|(?<=[A-Za-z])(?=[0-9])")
 
 
 def line_offsets(lengths: list[int]) -> list[int]:
@@ -74,6 +77,7 @@ def mark_word_starts(texts: list[str]) -> list[str]:
     start = alnum.copy()
     start[1:] &= ~alnum[:-1]  # an alphanumeric after anything else (or first)
     start[1:] |= lower[:-1] & upper[1:]  # camelCase
+    start[1:-1] |= upper[:-2] & upper[1:-1] & lower[2:]  # the last capital of a run, before a lower-case letter
     start[1:] |= letter[:-1] & digit[1:]  # a number after letters
     marked = np.insert(codes, np.flatnonzero(start), 1)
     return marked.tobytes().decode("utf-32-le", "surrogatepass").lower().split("\n")
@@ -161,3 +165,34 @@ def shifted_names(names: tuple[dict[str, int], dict[str, tuple[int, ...]]], at: 
         for key in name_keys(base):
             put(key, [*held(key), at])
     return first, more
+
+
+
+def lines_holding(inner: str, text: bytes, starts: list[int]) -> set[int]:
+    """Indexes of the lines of ``text`` where ``inner`` (a pattern that never crosses a newline) matches:
+    every line :func:`matching_lines` with ``inner`` would report, found a *run* of consecutive
+    matching lines per match. Neighbouring paths share their folders, so a short Quick-Open term
+    that a third of the Linux tree's 78,000 paths hold (``dah``: 22,610 lines) is ~7,000 runs, and
+    RE2's per-match cost (~1 us) is paid per run: every matching path counted costs a few ms more
+    than the selective passes, not ~30 ms."""
+    compiled = compile_bytes(r"(?m)^(?:[^\n]*?(?:" + inner + r")[^\n]*(?:\n|\z))+")
+    bisect_right = bisect.bisect_right
+    found: set[int] = set()
+    spans: Iterable[tuple[int, int]]
+    if _re2 is None:  # pragma: no cover - google-re2 is a runtime dependency
+        spans = ((m.start(), m.end()) for m in compiled.finditer(text))
+    else:
+        match = compiled._regexp.Match
+
+        def runs() -> Iterable[tuple[int, int]]:
+            pos, end = 0, len(text)
+            while pos <= end:
+                start, stop = match(_UNANCHORED, text, pos, end)[0]
+                if start < 0 or stop == start:
+                    return
+                yield start, stop
+                pos = stop
+        spans = runs()
+    for start, stop in spans:
+        found.update(range(bisect_right(starts, start) - 1, bisect_right(starts, stop - 1)))
+    return found

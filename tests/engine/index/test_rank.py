@@ -162,16 +162,21 @@ def test_named_lookup_is_the_file_name_or_its_stem(paths: list[str], name: str) 
 
 @given(st.lists(st.text(alphabet="abc_/.\x01", max_size=8), min_size=1, max_size=15), st.text(alphabet="abc_", min_size=1, max_size=3))
 def test_matching_lines_equal_every_match_found(lines: list[str], term: str) -> None:
-    """``matching_lines`` (one low-level RE2 search per matching line) finds the lines a full ``finditer`` does."""
+    """``matching_lines`` (one low-level RE2 search per matching line) and ``lines_holding`` (one per run
+    of matching lines) find the lines a full ``finditer`` does."""
     import bisect
+    import re
 
-    from sleuth.engine.path_lines import compile_bytes, join_lines, matching_lines
-    from sleuth.engine.rank import _subsequence, _word_aligned
+    from sleuth.engine.path_lines import compile_bytes, join_lines, lines_holding, matching_lines
+    from sleuth.engine.rank import _word_aligned
 
     text, starts = join_lines(lines)
-    for pattern in (_subsequence(term), _word_aligned(term), term):
+    subsequence = "[^\n]*?".join(re.escape(c) for c in term)
+    for pattern in (subsequence + "[^\n]*", _word_aligned(term), term):
         every = {bisect.bisect_right(starts, m.start()) - 1 for m in compile_bytes(pattern).finditer(text)}
         assert matching_lines(pattern, text, starts) == every
+        if pattern != _word_aligned(term):
+            assert lines_holding(pattern, text, starts) == every
 
 
 path_lists = st.lists(st.text(alphabet="ab/._Zé", min_size=1, max_size=8), min_size=1, max_size=15, unique=True)
@@ -212,3 +217,33 @@ def test_other_changes_are_prepared_again() -> None:
     assert index.spliced(["a/b.c", "x.c", "y.c", "a/c.c", "b/d.c"]) is None  # two added
     assert index.spliced(["a/b.c", "a/x.c", "b/d.c"]) is None  # one renamed: same length
     assert index.spliced(["a/b.c", "b/d.c", "z.c", "w.c"]) is None
+
+
+def test_a_lone_term_that_is_the_names_acronym_wins() -> None:
+    """Every character the initial of one of the stem's words (three or more; the extension is not a
+    word of the acronym): ``csm`` is cc_sram_mgr, not ci_smc where ``sm`` starts one word."""
+    paths = ["drivers/gpu/drm/radeon/ci_smc.c", "drivers/crypto/ccree/cc_sram_mgr.h"]
+    assert _first("csm", paths) == "drivers/crypto/ccree/cc_sram_mgr.h"
+    paths = ["drivers/bluetooth/hci_bcm.c", "drivers/net/wireless/realtek/rtlwifi/rtl8723ae/hal_bt_coexist.h"]
+    assert _first("hbc", paths) == paths[1]  # hci_bcm.c: h b and the extension c, not an acronym
+
+
+def test_numbers_may_be_left_out_of_an_abbreviation() -> None:
+    from sleuth.engine.rank import _abbreviates, _words
+
+    assert _abbreviates("isw", _words("ieee80211_softmac_wx")) == 3
+    paths = ["drivers/net/ethernet/intel/ice/ice_switch.c",
+             "drivers/staging/rtl8192u/ieee80211/ieee80211_softmac_wx.c"]
+    assert _first("isw", paths) == paths[1]
+
+
+def test_a_term_running_from_folders_into_the_name_is_a_candidate(monkeypatch) -> None:
+    """``serkc``: ``ser`` in the folder, ``kc`` in ``Kconfig``; with more name matches than the
+    re-ranked head holds, such a path is tiered with the word-start name matches, not after them."""
+    from sleuth.engine import rank
+
+    monkeypatch.setattr(rank, "RERANK", 3)
+    rank._cache.clear()
+    paths = [f"net/x/sXeXrXkXc_{i}.c" for i in range(6)] + ["drivers/usb/serial/Kconfig"]
+    head, matching = rank.PathIndex(paths).candidates(rank.parse_query("serkc"), ())
+    assert len(matching) == 7 and paths.index("drivers/usb/serial/Kconfig") in head
