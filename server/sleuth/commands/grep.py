@@ -15,9 +15,10 @@ from sleuth.commands.context import CommandContext
 from sleuth.engine.cancel import CancelToken
 from sleuth.engine.errors import BadArgs
 from sleuth.engine.grep import GrepOutcome, GrepRequest, prepare, run_grep
-from sleuth.engine.types import MatchOptions, SearchOptions, WalkOptions
+from sleuth.engine.workspace import Target
+from sleuth.engine.types import BinaryMode, MatchOptions, Replacement, SearchOptions, WalkOptions
 
-__all__ = ["GREP_ARGS", "run", "build_request"]
+__all__ = ["GREP_ARGS", "run", "build_request", "native_only"]
 
 GREP_ARGS: dict[str, Arg] = {
     "pattern": Arg("str_or_list", "Regex (ripgrep syntax) or literal text to find; a list ORs several patterns.",
@@ -61,7 +62,26 @@ GREP_ARGS: dict[str, Arg] = {
     "max_columns": Arg("int", "Cut lines longer than this many bytes around the match.", minimum=0,
                        default_from="max_columns"),
     "max_output_bytes": Arg("int", "Shrink matches so the JSON result stays within this many bytes.", minimum=256),
+    # ripgrep's search semantics (rg 14.1), each as its flag does
+    "only_matching": Arg("bool", "One match event per match (rg -o): its text is the match, its column the match's; "
+                         "count output counts matches.", default=False),
+    "replace": Arg("str", "Show each match replaced by this text (rg -r; nothing is written): $1, ${name}, $$ as rg. "
+                   "Every match event then has 'replacement': its line with each match replaced (with "
+                   "only_matching: the match replaced)."),
+    "binary": Arg("str", "Files with a NUL byte, as rg: auto (a file named by path is searched whole, events from its "
+                  "first NUL's 64 KiB block on carry binary_offset; in folders such a file stops at that block and "
+                  "is skipped when the NUL is in its first 64 KiB), search (rg --binary: the former everywhere), "
+                  "text (rg -a: no binary detection).", choices=("auto", "search", "text"), default="auto"),
 }
+
+
+NATIVE_ONLY = ("only_matching", "replace", "binary")  # rg semantics only the native engine implements
+
+
+def native_only(args: dict[str, Any]) -> str | None:
+    """The first argument set away from its default that only the native engine implements (an
+    external backend must refuse it rather than answer as if it had not been asked)."""
+    return next((name for name in NATIVE_ONLY if args[name] != GREP_ARGS[name].default), None)
 
 
 def build_request(args: dict[str, Any], ctx: CommandContext) -> GrepRequest:
@@ -94,10 +114,23 @@ def build_request(args: dict[str, Any], ctx: CommandContext) -> GrepRequest:
     )
     match = MatchOptions(patterns=patterns, fixed_strings=args["fixed_strings"], word=args["word"],
                          case=args["case"], fuzzy=args["fuzzy"], multiline=args["multiline"])
+    replace = Replacement(args["replace"], match) if args["replace"] is not None else None
     search = SearchOptions(invert=args["invert"], before=before, after=after, max_results=args["max_results"],
                            max_matches_per_file=args["max_matches_per_file"],
-                           max_columns=args["max_columns"] or None, output=args["output"], sort=args["sort"])
+                           max_columns=args["max_columns"] or None, output=args["output"], sort=args["sort"],
+                           only_matching=args["only_matching"], replace=replace,
+                           binary=_binary_mode(args["binary"], targets))
     return GrepRequest(tuple(targets), walk, match, search)
+
+
+def _binary_mode(choice: str, targets: list[Target]) -> BinaryMode:
+    """rg's rule: files named on the command line are searched whole ("convert"); files found in
+    folders stop at their first NUL ("quit"), unless ``--binary``."""
+    if choice == "text":
+        return "text"
+    if choice == "search" or (targets and not any(t.is_dir for t in targets)):
+        return "convert"
+    return "quit"
 
 
 def _candidates(request: GrepRequest, ctx: CommandContext) -> Any:

@@ -18,6 +18,8 @@ __all__ = [
     "WalkOptions",
     "MatchOptions",
     "SearchOptions",
+    "Replacement",
+    "BinaryMode",
     "FileEntry",
     "SkipCounts",
     "FileError",
@@ -26,6 +28,10 @@ __all__ = [
 CaseMode = Literal["smart", "sensitive", "insensitive"]
 OutputMode = Literal["content", "files_with_matches", "count"]
 SortMode = Literal["path", "modified"]
+# rg's binary handling: "quit" stops at the first NUL and drops what follows (rg's recursive default),
+# "convert" searches the whole file and marks it binary (rg's explicit-path default, ``--binary``),
+# "text" searches it as any text (``-a``). See :mod:`sleuth.engine.search`.
+BinaryMode = Literal["quit", "convert", "text"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,8 +72,18 @@ class MatchOptions:
 
 
 @dataclass(frozen=True, slots=True)
+class Replacement:
+    """rg's ``-r/--replace``: ``template`` with ``$1``, ``${name}``, ``$$``, expanded per match against the
+    capture groups of ``match`` (the same patterns, compiled once more with their groups). Output only."""
+
+    template: str
+    match: MatchOptions
+
+
+@dataclass(frozen=True, slots=True)
 class SearchOptions:
-    """How matches become events and where collection stops."""
+    """How matches become events and where collection stops. ``only_matching``: one match event per
+    match (rg ``-o``), its text the match; ``replace``: each match event carries ``replacement``."""
 
     invert: bool = False
     before: int = 0
@@ -77,6 +93,9 @@ class SearchOptions:
     max_columns: int | None = 500
     output: OutputMode = "content"
     sort: SortMode = "path"
+    only_matching: bool = False
+    replace: Replacement | None = None
+    binary: BinaryMode = "quit"
 
 
 class FileEntry(NamedTuple):

@@ -36,7 +36,7 @@ from sleuth.engine.types import MatchOptions
 if TYPE_CHECKING:
     import regex
 
-__all__ = ["compile_matcher", "CompileStopped", "resolve_case", "compile_prefilter", "rare_substring"]
+__all__ = ["compile_matcher", "CompileStopped", "resolve_case", "compile_prefilter", "rare_substring", "capture_regex"]
 
 _UNANCHORED = re2._re2.RE2.Anchor.UNANCHORED
 
@@ -198,6 +198,22 @@ def compile_matcher(options: MatchOptions, *, deadline_token: CancelToken | None
     ends = literal_ends(anchor) if anchor is not None and len(anchor) > 1 else None
     return Re2Matcher(any_pair[:2] if any_pair else None, ascii_pair[:2] if ascii_pair else None,
                       fallback, prefilter, f"{engine}: {label}", anchor, ends)
+
+
+def capture_regex(options: MatchOptions) -> "tuple[regex.Pattern[str], dict[str, int]]":
+    """The patterns as one ``regex``-module program whose groups are rg's: several patterns are joined
+    as ``(?:p1)|(?:p2)``, so their groups number on from one pattern to the next (``rg -e '(a)' -e
+    '(b)' -r '$2'``); group ``i`` is named ``g{i}``. Returns the program and the group names' numbers.
+    Only ``-r/--replace`` needs it: the matchers report spans, not groups (RE2's fast path has none)."""
+    sources = _sources(options)
+    joined = sources[0] if len(sources) == 1 else "|".join(f"(?:{s})" for s in sources)
+    ci = resolve_case(options)
+    try:
+        parsed = parse(joined, case_insensitive=ci)
+    except ParseError as err:  # compile_matcher reported each pattern's error already; a joined one cannot add one
+        raise BadArgs(f"The patterns could not be joined for replacing: {err.message}.") from None
+    body = to_regex(parsed.node, line_mode=not options.multiline)
+    return _regex_compile(word_lookaround(body) if options.word else body, options), dict(parsed.names)
 
 
 MAX_ANCHORS = 8  # an alternation of more literals is matched whole: a find pass per literal adds up

@@ -1,0 +1,71 @@
+"""The ``sleuth grep`` flags that change what is matched and shown (rg 14.1's search semantics), and
+how their events print.
+
+Kept apart from :mod:`sleuth.cli.grep` (the command and its output-only flags): each flag here maps
+to one ``sleuth.grep`` argument, so the CLI, the language server, MCP and the tool profiles mean the
+same thing by it.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any, Iterable, Iterator
+
+__all__ = ["add_semantic_flags", "semantic_args", "printable_events"]
+
+
+def add_semantic_flags(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("search semantics (as rg 14.1)")
+    g.add_argument("-o", "--only-matching", action="store_true", help="print each match on its own line")
+    g.add_argument("-r", "--replace", metavar="TEXT",
+                   help="print each match replaced by TEXT ($1, ${name}, $$); nothing is written")
+    g.add_argument("-a", "--text", dest="binary", action="store_const", const="text",
+                   help="search binary files as text")
+    g.add_argument("--binary", dest="binary", action="store_const", const="search",
+                   help="search binary files found in folders too (they print 'binary file matches')")
+    g.add_argument("--no-binary", "--no-text", dest="binary", action="store_const", const="auto",
+                   help="the default binary handling")
+
+
+def semantic_args(ns: argparse.Namespace) -> dict[str, Any]:
+    """The ``sleuth.grep`` arguments these flags mean (only those given)."""
+    args: dict[str, Any] = {"only_matching": ns.only_matching or None, "replace": ns.replace,
+                            "binary": ns.binary}
+    return {k: v for k, v in args.items() if v is not None}
+
+
+def _binary_notice(event: dict[str, Any]) -> dict[str, Any]:
+    offset = event["binary_offset"]
+    if event.get("binary_stopped"):
+        text = f'WARNING: stopped searching binary file after match (found "\\0" byte around offset {offset})'
+    else:
+        text = f'binary file matches (found "\\0" byte around offset {offset})'
+    return {"type": "notice", "path": event["path"], "text": text}
+
+
+def printable_events(events: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    """Events as rg prints them: a match shows its ``replacement`` when there is one; a binary file's
+    matches from its NUL's block on become one "binary file matches" line; a binary file whose search
+    stopped at its NUL ends with rg's warning."""
+    skipping: str | None = None  # a path whose remaining events the binary line stands for
+    warn: dict[str, Any] | None = None
+    for event in events:
+        path = event.get("path")
+        if warn is not None and path != warn["path"]:
+            yield warn
+            warn = None
+        if path == skipping:
+            continue
+        skipping = None
+        if "binary_offset" in event:
+            if event.get("binary_stopped"):
+                warn = _binary_notice(event)
+            else:
+                skipping = path
+                yield _binary_notice(event)
+                continue
+        if "replacement" in event:
+            event = dict(event, text=event["replacement"])
+        yield event
+    if warn is not None:
+        yield warn
