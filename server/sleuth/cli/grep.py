@@ -6,7 +6,8 @@ import argparse
 import sys
 from typing import Any
 
-from sleuth.cli.grep_semantics import add_semantic_flags, printable_events, semantic_args
+from sleuth.cli.grep_semantics import (STDIN_PATH, add_semantic_flags, printable_events, search_stdin, semantic_args,
+                                      stdin_is_readable)
 from sleuth.cli.common import (EXIT_ERROR, EXIT_FOUND, EXIT_NONE, ProgressBar, add_server_flag, cli_workspace,
                                make_context, parse_size, print_json, run_search)
 
@@ -120,9 +121,6 @@ def render_human(result: dict[str, Any], *, with_path: bool, line_number: bool, 
     for event in printable_events(result["matches"]):
         kind = event["type"]
         path = event["path"]
-        if kind == "notice":  # rg's binary-file lines
-            write((f"{c['path']}{path}{c['reset']}: " if with_path else "") + event["text"] + "\n")
-            continue
         if kind == "file":
             write(f"{c['path']}{path}{c['reset']}\n")
             continue
@@ -134,11 +132,16 @@ def render_human(result: dict[str, Any], *, with_path: bool, line_number: bool, 
                 write("\n")
             elif current is not None and (result.get("_context") or False):
                 write("--\n")
-            if heading and with_path:
+            if heading and with_path and kind != "notice":  # rg names the file on the notice line itself
                 write(f"{c['path']}{path}{c['reset']}\n")
             current, last_line = path, 0
+        elif kind == "notice":
+            pass
         elif last_line and event["line"] > last_line + 1 and result.get("_context"):
             write("--\n")
+        if kind == "notice":  # rg's binary-file lines
+            write((f"{c['path']}{path}{c['reset']}: " if with_path else "") + event["text"] + "\n")
+            continue
         last_line = event["line"]
         sep = ":" if kind == "match" else "-"
         prefix = ""
@@ -210,15 +213,20 @@ def _run(ns: argparse.Namespace) -> int:
         results.append(result)
         return EXIT_FOUND
 
-    for path in ns.paths or [None]:
-        code = run_search("sleuth.grep", to_args(ns, path), workspace, cold, ns.json, keep, no_server=ns.no_server)
+    paths = ns.paths or [STDIN_PATH if stdin_is_readable() else None]  # rg searches piped input
+    for path in paths:
+        if path == STDIN_PATH:
+            code = search_stdin(to_args(ns, None), cold, ns.json, keep)
+        else:
+            code = run_search("sleuth.grep", to_args(ns, path), workspace, cold, ns.json, keep,
+                              no_server=ns.no_server)
         if code != EXIT_FOUND:
             return code
     result = _merge(results)
     if ns.json:
         print_json(result)
     else:
-        single_file = len(ns.paths) == 1 and not workspace.resolve(ns.paths[0])[0].is_dir
+        single_file = len(paths) == 1 and (paths[0] == STDIN_PATH or not workspace.resolve(paths[0])[0].is_dir)
         result["_context"] = bool(ns.context or ns.before_context or ns.after_context)
         render_human(result, with_path=not single_file,
                      line_number=ns.line_number if ns.line_number is not None else tty,

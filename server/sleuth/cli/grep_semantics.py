@@ -9,9 +9,17 @@ same thing by it.
 from __future__ import annotations
 
 import argparse
-from typing import Any, Iterable, Iterator
+import os
+import stat
+import sys
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
-__all__ = ["add_semantic_flags", "semantic_args", "printable_events"]
+from sleuth.cli.common import report_error
+
+if TYPE_CHECKING:
+    from sleuth.commands.context import CommandContext
+
+__all__ = ["add_semantic_flags", "semantic_args", "printable_events", "stdin_is_readable", "search_stdin", "STDIN_PATH"]
 
 
 def add_semantic_flags(p: argparse.ArgumentParser) -> None:
@@ -69,3 +77,30 @@ def printable_events(events: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any
         yield event
     if warn is not None:
         yield warn
+
+
+STDIN_PATH = "-"
+
+
+def stdin_is_readable() -> bool:
+    """rg's rule for searching standard input when no path is given: it is a file, a pipe or a socket
+    (not a terminal, not ``/dev/null`` or another device, not closed)."""
+    try:
+        mode = os.fstat(sys.stdin.fileno()).st_mode
+    except (OSError, ValueError, AttributeError):
+        return False
+    return stat.S_ISREG(mode) or stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
+
+
+def search_stdin(args: dict[str, Any], cold: Callable[[], "CommandContext"], as_json: bool,
+                 keep: Callable[[dict[str, Any]], int]) -> int:
+    """``sleuth.grep``'s arguments over standard input, always here (a server cannot read our input)."""
+    from sleuth.commands.grep import run_buffer
+    from sleuth.engine.errors import SleuthError
+
+    data = sys.stdin.buffer.read()
+    try:
+        result = run_buffer({k: v for k, v in args.items() if k != "path"}, data, cold())
+    except SleuthError as error:
+        return report_error(error, as_json)
+    return keep(result)

@@ -14,11 +14,11 @@ from sleuth.commands.budget import fit_to_budget
 from sleuth.commands.context import CommandContext
 from sleuth.engine.cancel import CancelToken
 from sleuth.engine.errors import BadArgs
-from sleuth.engine.grep import GrepOutcome, GrepRequest, prepare, run_grep
+from sleuth.engine.grep import GrepOutcome, GrepRequest, grep_buffer, prepare, run_grep
 from sleuth.engine.workspace import Target
 from sleuth.engine.types import BinaryMode, MatchOptions, Replacement, SearchOptions, WalkOptions
 
-__all__ = ["GREP_ARGS", "run", "build_request", "native_only"]
+__all__ = ["GREP_ARGS", "run", "run_buffer", "build_request", "native_only"]
 
 GREP_ARGS: dict[str, Arg] = {
     "pattern": Arg("str_or_list", "Regex (ripgrep syntax) or literal text to find; a list ORs several patterns.",
@@ -171,3 +171,16 @@ def run(raw: Any, ctx: CommandContext) -> dict[str, Any]:
     if args["max_output_bytes"]:
         result = fit_to_budget(result, "matches", args["max_output_bytes"])
     return result
+
+
+def run_buffer(raw: Any, data: bytes, ctx: CommandContext) -> dict[str, Any]:
+    """``sleuth.grep`` over ``data`` (standard input) instead of files: the same arguments and result;
+    ``path`` must not be given. Not a transport command: the CLI calls it for ``-`` or piped input."""
+    started = time.perf_counter()
+    args = parse_args("sleuth.grep", raw, GREP_ARGS, ctx.settings)
+    if args["path"] is not None:
+        raise BadArgs("sleuth.grep: standard input is searched without a path.", argument="path")
+    request = build_request(args, ctx)
+    token: CancelToken = ctx.token.with_deadline(args["timeout_ms"] or None)
+    outcome = prepare(request, token) or grep_buffer(request, data, token)
+    return shape(outcome, (time.perf_counter() - started) * 1000, False)

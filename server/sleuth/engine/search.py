@@ -23,7 +23,7 @@ from sleuth.engine.match import Matcher, Span
 from sleuth.engine.replace import Replacer, replacer_for
 from sleuth.engine.types import SearchOptions
 
-__all__ = ["FileResult", "BatchStats", "first_lines", "decode_buffer", "read_file", "search_buffer", "search_path",
+__all__ = ["FileResult", "BatchStats", "first_lines", "decode_buffer", "transcode", "read_file", "search_buffer", "search_data", "search_path",
            "search_files", "BINARY", "TOO_LARGE", "ELLIPSIS"]
 
 BINARY = "binary"
@@ -352,10 +352,10 @@ def search_path(path: str, display: str, matcher: Matcher, options: SearchOption
         return FileResult(display, error=describe_os_error(exc))
     if data is None:
         return FileResult(display, skipped=TOO_LARGE)
-    return _search_data(data, display, matcher, options)
+    return search_data(data, display, matcher, options)
 
 
-def _search_data(data: bytes, display: str, matcher: Matcher, options: SearchOptions,
+def search_data(data: bytes, display: str, matcher: Matcher, options: SearchOptions,
                  checked: bool = False) -> FileResult:
     """``checked``: ``may_match(data)`` said yes (it still holds if decoding left the bytes as they are).
 
@@ -372,7 +372,7 @@ def _search_data(data: bytes, display: str, matcher: Matcher, options: SearchOpt
         return _searched(decoded, display, matcher, options, checked and decoded is data)
     block = nul - nul % BINARY_BLOCK
     if options.binary == "quit":
-        if block == 0:
+        if block == 0 or options.output == "count":  # rg -c drops a file its search quit on
             return FileResult(display, skipped=BINARY)
         result = _searched(decoded[:decoded.rfind(b"\n", 0, block) + 1], display, matcher, options)
         if not result.matched_lines and not result.error:
@@ -541,14 +541,14 @@ def search_files(files: Iterable[tuple[str, str, str | None]], matcher: Matcher,
                 if length != size:  # changed while read, or a pseudo-file whose size says 0: the careful way
                     result = search_path(path, display, matcher, options, None, max_size)
                 elif invert or (length and held[0] in _UTF16_FIRST):
-                    result = _search_data(bytes(data), display, matcher, options)
+                    result = search_data(bytes(data), display, matcher, options)
                 elif not may_match(data):
                     # No match possible (dropping a UTF-8 BOM cannot create one); only binary-ness is left to count.
                     if counts_binary and held.find(b"\x00", 0, length) >= 0:
                         stats.binary += 1
                     continue
                 else:
-                    result = _search_data(bytes(data), display, matcher, options, checked=True)
+                    result = search_data(bytes(data), display, matcher, options, checked=True)
             if result.skipped == BINARY:
                 stats.binary += 1
             elif result.skipped == TOO_LARGE:
