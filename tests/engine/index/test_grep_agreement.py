@@ -83,3 +83,37 @@ def test_the_index_really_narrows_grep(tmp_path: Path) -> None:
         assert grep({"pattern": r"\d"}, ctx)["files_scanned"] == 41  # no literal: every catalogued file
     finally:
         service.stop()
+
+
+SEMANTICS = [("PM_RESUME", {"only_matching": True}), ("(ERR|PM)_(\\w+)", {"replace": "$2-$1", "only_matching": True}),
+             ("(?P<w>foo)(bar)?", {"replace": "<${w}|$2|$$>"}), ("foo", {"only_matching": True, "output": "count"}),
+             ("PM_RESUME", {"binary": "search"}), ("PM_RESUME", {"binary": "text"}),
+             ("foo|é", {"only_matching": True, "max_matches_per_file": 1}), (r"\w+", {"replace": "x"})]
+binary_content = st.tuples(content, content).map(lambda pair: pair[0] + "\x00" + pair[1])
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(edits=st.lists(st.tuples(names, st.one_of(content, binary_content, st.none())), max_size=4),
+       wait=st.booleans())
+def test_indexed_grep_equals_plain_scan_with_rg_semantics(tree: tuple[Path, IndexService], edits: list,
+                                                          wait: bool) -> None:
+    """-o, -r, --binary and -a through the index's candidates (and pieces) give the scan's events exactly."""
+    root, service = tree
+    changed = []
+    for name, text in edits:
+        path = root / name
+        if text is None:
+            path.unlink(missing_ok=True)
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+        changed.append(str(path))
+    service.notify_changed(changed)
+    if wait:
+        assert service.wait_idle()
+    grep = get_command("sleuth.grep")
+    indexed = CommandContext(service.workspace, services=Services(index=service))
+    plain = CommandContext(service.workspace)
+    for pattern, extra in SEMANTICS:
+        args = {"pattern": pattern, "max_results": 1000, **extra}
+        assert grep(args, indexed)["matches"] == grep(args, plain)["matches"], (pattern, extra)
