@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import codecs
 from pathlib import Path
 
 import pytest
@@ -35,6 +36,12 @@ FILES: dict[str, bytes] = {
     "big/late.dat": b"hello early\n" + b"x" * 200_000 + b"\n\x00\nhello late\n",
     "big/late2.dat": b"y" * 200_000 + b"\nhello a\n\x00\nhello b\n",
     "big/plain.txt": b"hello plain\n",
+    "enc/u16le.txt": "line one\nwörd here\n".encode("utf-16-le"),
+    "enc/u16bom.txt": codecs.BOM_UTF16_LE + "line one\nwörd here\n".encode("utf-16-le"),
+    "enc/u16be.txt": codecs.BOM_UTF16_BE + "wörd be\n".encode("utf-16-be"),
+    "enc/lat.txt": "café wörd\n".encode("latin-1"),
+    "enc/bom8.txt": codecs.BOM_UTF8 + "wörd bom8\n".encode(),
+    "enc/crlf.txt": b"foo\r\nbar foo\r\nfoo bar\r\nfoo\n",
 }
 
 
@@ -121,9 +128,11 @@ BINARY = [
 ]
 
 
-def _check(corpus: Path, argv: list[str], stdin: bytes | None = None) -> None:
+def _check(corpus: Path, argv: list[str], stdin: bytes | None = None, strip_cr: bool = False) -> None:
     expected = _rg(corpus, argv, stdin)
     got = _sleuth(corpus, argv, stdin)
+    if strip_cr:  # Sleuth's text never holds a line's "\r" (see the module docstring)
+        expected = (expected[0], expected[1].replace(b"\r", b""))
     assert got == expected, (got[1].decode(errors="replace"), expected[1].decode(errors="replace"))
 
 
@@ -163,3 +172,44 @@ def test_standard_input_is_searched_as_rg_searches_it(corpus: Path, argv: list[s
 def test_no_path_and_no_piped_input_searches_the_folder(corpus: Path) -> None:
     """stdin is /dev/null (a device): rg, and Sleuth, search the current folder."""
     _check(corpus, ["-c", "hello"])
+
+
+ENCODING = [
+    ["-n", "w.rd", "enc"],
+    ["-n", "-E", "utf-16le", "w.rd", "enc"],
+    ["-n", "-E", "utf-16", "w.rd", "enc"],
+    ["-n", "-E", "utf-16be", "w.rd", "enc"],
+    ["-n", "-E", "latin1", "w.rd", "enc"],
+    ["-n", "-E", "none", "w.rd", "enc"],
+    ["-n", "-E", "utf-8", "w.rd", "enc"],
+    ["-n", "-E", "auto", "w.rd", "enc"],
+    ["-n", "-E", "latin1", "-o", "caf.", "enc/lat.txt"],
+    ["-c", "-E", "none", "line", "enc"],
+]
+
+CRLF = [
+    ["-n", "foo$", "enc/crlf.txt"],
+    ["-n", "--crlf", "foo$", "enc/crlf.txt"],
+    ["-n", "--crlf", "^bar", "enc/crlf.txt"],
+    ["--crlf", "-o", "o.", "enc/crlf.txt"],
+    ["--crlf", "-o", "-n", "fo+$", "enc/crlf.txt"],
+    ["--crlf", "-r", "X", "foo$", "enc/crlf.txt"],
+    ["--crlf", "-c", "(?m)bar$", "enc/crlf.txt"],
+]
+
+
+@pytest.mark.parametrize("argv", ENCODING, ids=" ".join)
+def test_encodings_print_what_rg_prints(corpus: Path, argv: list[str]) -> None:
+    _check(corpus, argv)
+
+
+@pytest.mark.parametrize("argv", CRLF, ids=" ".join)
+def test_crlf_matches_what_rg_matches(corpus: Path, argv: list[str]) -> None:
+    _check(corpus, argv, strip_cr=True)
+
+
+def test_an_unknown_encoding_is_an_error_as_in_rg(corpus: Path) -> None:
+    assert _rg(corpus, ["-E", "bogus", "x"])[0] == 2
+    proc = subprocess.run([sys.executable, "-m", "sleuth", "grep", "--no-server", "-E", "bogus", "x"], cwd=corpus,
+                          capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=120)
+    assert proc.returncode == 2 and "unknown encoding: bogus" in proc.stderr

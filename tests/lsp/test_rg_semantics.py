@@ -48,3 +48,21 @@ async def test_binary_argument_and_its_schema(start, tmp_path: pathlib.Path) -> 
     assert [(m["path"], "binary_offset" in m) for m in text["matches"]] == [("b.dat", False), ("t.txt", False)]
     tools = await session.execute("sleuth.tools.list", {})
     assert "grep" in str(tools)  # the profiles' schemas come from the same table
+
+
+async def test_crlf_and_encoding(start, tmp_path: pathlib.Path) -> None:
+    root = make_tree(tmp_path / "ws", {})
+    (root / "crlf.txt").write_bytes(b"foo\r\nbar\r\n")
+    (root / "u16.txt").write_bytes("caf\u00e9 foo\n".encode("utf-16-le"))
+    session = await start([root])
+    assert (await session.execute("sleuth.grep", {"pattern": "foo$"}))["matches"] == []
+    [crlf] = (await session.execute("sleuth.grep", {"pattern": "foo$", "crlf": True}))["matches"]
+    assert (crlf["path"], crlf["line"], crlf["text"]) == ("crlf.txt", 1, "foo")
+    [u16] = (await session.execute("sleuth.grep", {"pattern": "café", "encoding": "utf-16le"}))["matches"]
+    assert (u16["path"], u16["text"]) == ("u16.txt", "café foo")
+    try:
+        await session.execute("sleuth.grep", {"pattern": "x", "encoding": "rot13"})
+    except Exception as error:  # noqa: BLE001 - the harness raises the JSON-RPC error
+        assert "unknown encoding" in str(error)
+    else:
+        raise AssertionError("rot13 is no text encoding")

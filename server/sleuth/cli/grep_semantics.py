@@ -33,12 +33,18 @@ def add_semantic_flags(p: argparse.ArgumentParser) -> None:
                    help="search binary files found in folders too (they print 'binary file matches')")
     g.add_argument("--no-binary", "--no-text", dest="binary", action="store_const", const="auto",
                    help="the default binary handling")
+    g.add_argument("--crlf", dest="crlf", action="store_true", default=None,
+                   help="treat CRLF as a line end: $ matches before \\r\\n")
+    g.add_argument("--no-crlf", dest="crlf", action="store_false")
+    g.add_argument("-E", "--encoding", metavar="ENCODING",
+                   help="auto (default), none, or a label such as utf-16le, latin1, shift_jis")
+    g.add_argument("--no-encoding", dest="encoding", action="store_const", const="auto")
 
 
 def semantic_args(ns: argparse.Namespace) -> dict[str, Any]:
     """The ``sleuth.grep`` arguments these flags mean (only those given)."""
     args: dict[str, Any] = {"only_matching": ns.only_matching or None, "replace": ns.replace,
-                            "binary": ns.binary}
+                            "binary": ns.binary, "crlf": ns.crlf, "encoding": ns.encoding}
     return {k: v for k, v in args.items() if v is not None}
 
 

@@ -72,10 +72,15 @@ GREP_ARGS: dict[str, Arg] = {
                   "first NUL's 64 KiB block on carry binary_offset; in folders such a file stops at that block and "
                   "is skipped when the NUL is in its first 64 KiB), search (rg --binary: the former everywhere), "
                   "text (rg -a: no binary detection).", choices=("auto", "search", "text"), default="auto"),
+    "crlf": Arg("bool", "Treat CRLF as a line end (rg --crlf): $ matches before \\r\\n and . never matches \\r.",
+                default=False),
+    "encoding": Arg("str", "Text encoding of the files (rg -E): auto (UTF-8; a UTF-16 BOM is transcoded), none (raw "
+                    "bytes, no BOM sniffing), or a label such as utf-16le, utf-16be, latin1, windows-1252, "
+                    "shift_jis (a UTF-16 BOM still wins).", default="auto"),
 }
 
 
-NATIVE_ONLY = ("only_matching", "replace", "binary")  # rg semantics only the native engine implements
+NATIVE_ONLY = ("only_matching", "replace", "binary", "crlf", "encoding")  # rg semantics only the native engine implements
 
 
 def native_only(args: dict[str, Any]) -> str | None:
@@ -113,14 +118,42 @@ def build_request(args: dict[str, Any], ctx: CommandContext) -> GrepRequest:
         deny_globs=settings.deny_globs,
     )
     match = MatchOptions(patterns=patterns, fixed_strings=args["fixed_strings"], word=args["word"],
-                         case=args["case"], fuzzy=args["fuzzy"], multiline=args["multiline"])
+                         case=args["case"], fuzzy=args["fuzzy"], multiline=args["multiline"], crlf=args["crlf"])
     replace = Replacement(args["replace"], match) if args["replace"] is not None else None
     search = SearchOptions(invert=args["invert"], before=before, after=after, max_results=args["max_results"],
                            max_matches_per_file=args["max_matches_per_file"],
                            max_columns=args["max_columns"] or None, output=args["output"], sort=args["sort"],
                            only_matching=args["only_matching"], replace=replace,
-                           binary=_binary_mode(args["binary"], targets))
+                           binary=_binary_mode(args["binary"], targets), encoding=codec_for(args["encoding"]))
     return GrepRequest(tuple(targets), walk, match, search)
+
+
+# WHATWG's labels where Python's codec of the same name differs (rg takes the WHATWG Encoding
+# Standard's labels: "latin1" and "ascii" mean windows-1252 there, "utf-16" means little-endian).
+_WHATWG = {"latin1": "cp1252", "latin-1": "cp1252", "iso-8859-1": "cp1252", "iso8859-1": "cp1252", "l1": "cp1252",
+           "ascii": "cp1252", "us-ascii": "cp1252", "utf-16": "utf-16-le", "unicode": "utf-16-le",
+           "ucs-2": "utf-16-le", "utf8": "utf-8", "unicode-1-1-utf-8": "utf-8"}
+
+
+def codec_for(label: str) -> str | None:
+    """The engine's encoding for an ``encoding`` argument: None for auto, "none", or a Python text codec's
+    name; :class:`BadArgs` for a label that names no text encoding (rg: "unknown encoding")."""
+    key = label.strip().lower()
+    if key == "auto":
+        return None
+    if key == "none":
+        return "none"
+    import codecs
+
+    try:
+        info = codecs.lookup(_WHATWG.get(key, key))
+    except LookupError:
+        info = None
+    if info is None or not getattr(info, "_is_text_encoding", True):  # rot13, base64...: not a text encoding
+        raise BadArgs(f"sleuth.grep: unknown encoding: {label}", argument="encoding",
+                      hint="Use auto, none, or an encoding label such as utf-8, utf-16le, utf-16be, latin1, shift_jis.")
+    name = info.name.replace("_", "-")
+    return "utf-8" if name == "utf-8" else info.name
 
 
 def _binary_mode(choice: str, targets: list[Target]) -> BinaryMode:
@@ -136,8 +169,8 @@ def _binary_mode(choice: str, targets: list[Target]) -> BinaryMode:
 def _candidates(request: GrepRequest, ctx: CommandContext) -> Any:
     """File entries the index says may match, or None to scan (no index, not ready, no usable literal)."""
     index = ctx.services.index
-    if index is None:
-        return None
+    if index is None or request.search.encoding is not None:
+        return None  # the index holds the bytes as auto reads them: another encoding's file may match elsewhere
     return index.candidate_entries(ctx.workspace, request)
 
 

@@ -12,6 +12,7 @@ regex pass over the whole buffer, no per-line Python work.
 from __future__ import annotations
 
 import codecs
+import dataclasses
 import os
 import threading
 import time
@@ -70,15 +71,21 @@ def read_file(path: str, max_size: int | None = None) -> bytes | None:
 BINARY_BLOCK = 1 << 16  # rg reads a file in 64 KiB buffers and looks for a NUL in each one it reads
 
 
-def transcode(data: bytes) -> bytes:
-    """The bytes to search as UTF-8: UTF-16 with a BOM transcoded (as ripgrep does by default), a UTF-8
-    BOM dropped, anything else as is. Invalid UTF-8 is searched as is and replaced by U+FFFD only when
-    text is shown, so a regex never sees characters that are not there."""
+def transcode(data: bytes, encoding: str | None = None) -> bytes:
+    """The bytes to search as UTF-8, as rg 14 reads a file (``-E``). ``None`` (rg's ``auto``): UTF-16
+    with a BOM transcoded, a UTF-8 BOM dropped, anything else as is (invalid UTF-8 is searched as is and
+    replaced by U+FFFD only when text is shown, so a regex never sees characters that are not there).
+    ``"none"``: raw bytes, no BOM sniffing. A codec name: the file decoded from it (invalid sequences
+    become U+FFFD, which ``.`` then matches, as in rg), except that a UTF-16 BOM still wins."""
+    if encoding == "none":
+        return data
     if data[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
         return data.decode("utf-16", "replace").encode("utf-8")
-    if data[:3] == codecs.BOM_UTF8:
-        return data[3:]
-    return data
+    if encoding is None or encoding == "utf-8":
+        if data[:3] == codecs.BOM_UTF8:
+            data = data[3:]
+        return data if encoding is None else data.decode("utf-8", "replace").encode("utf-8")
+    return data.decode(encoding, "replace").encode("utf-8", "surrogatepass")
 
 
 def decode_buffer(data: bytes) -> bytes | None:
@@ -352,6 +359,8 @@ def search_path(path: str, display: str, matcher: Matcher, options: SearchOption
         return FileResult(display, error=describe_os_error(exc))
     if data is None:
         return FileResult(display, skipped=TOO_LARGE)
+    if text is not None and options.encoding is not None:
+        options = dataclasses.replace(options, encoding=None)  # an open buffer is text already: never re-decoded
     return search_data(data, display, matcher, options)
 
 
@@ -366,7 +375,7 @@ def search_data(data: bytes, display: str, matcher: Matcher, options: SearchOpti
     ``binary_stopped`` (rg then warns that it stopped). ``convert`` (an explicit file, ``--binary``): the whole file is searched, and the
     matches from that block on carry ``binary_offset`` (rg prints "binary file matches" instead of
     them). ``text`` (``-a``): NUL is an ordinary byte."""
-    decoded = transcode(data)
+    decoded = transcode(data, options.encoding)
     nul = decoded.find(b"\x00") if options.binary != "text" else -1
     if nul < 0:
         return _searched(decoded, display, matcher, options, checked and decoded is data)
@@ -495,6 +504,7 @@ def search_files(files: Iterable[tuple[str, str, str | None]], matcher: Matcher,
     may_match = matcher.may_match
     invert = options.invert
     counts_binary = options.binary != "text"
+    transcoding = options.encoding not in (None, "none")  # the prefilter cannot judge the raw bytes then
     fstat, read, readv, pread, preadv, close = os.fstat, os.read, os.readv, os.pread, os.preadv, os.close
     buffer, view = _read_buffer()
     fits = len(buffer) - 1
@@ -540,7 +550,7 @@ def search_files(files: Iterable[tuple[str, str, str | None]], matcher: Matcher,
                     continue
                 if length != size:  # changed while read, or a pseudo-file whose size says 0: the careful way
                     result = search_path(path, display, matcher, options, None, max_size)
-                elif invert or (length and held[0] in _UTF16_FIRST):
+                elif invert or transcoding or (length and held[0] in _UTF16_FIRST):
                     result = search_data(bytes(data), display, matcher, options)
                 elif not may_match(data):
                     # No match possible (dropping a UTF-8 BOM cannot create one); only binary-ness is left to count.

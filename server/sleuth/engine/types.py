@@ -69,6 +69,7 @@ class MatchOptions:
     case: CaseMode = "smart"
     fuzzy: int | None = None
     multiline: bool = False
+    crlf: bool = False  # rg --crlf: every pattern in CRLF mode ((?R): $ matches before \r\n, . never matches \r)
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +97,7 @@ class SearchOptions:
     only_matching: bool = False
     replace: Replacement | None = None
     binary: BinaryMode = "quit"
+    encoding: str | None = None  # rg -E: None sniffs a UTF-16 BOM (auto); "none" searches raw bytes; else a codec
 
 
 class FileEntry(NamedTuple):

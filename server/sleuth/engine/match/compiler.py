@@ -41,14 +41,20 @@ __all__ = ["compile_matcher", "CompileStopped", "resolve_case", "compile_prefilt
 _UNANCHORED = re2._re2.RE2.Anchor.UNANCHORED
 
 
+CRLF_FLAG = "(?R)"  # rg --crlf is its regex crate's CRLF mode on the whole pattern
+
+
 def _sources(options: MatchOptions) -> list[str]:
-    return [escape(p) if options.fixed_strings else p for p in options.patterns]
+    texts = [escape(p) if options.fixed_strings else p for p in options.patterns]
+    return [CRLF_FLAG + text for text in texts] if options.crlf else texts
 
 
 def _bad_pattern(options: MatchOptions, index: int, err: ParseError) -> BadArgs:
     pattern = options.patterns[index]
     which = f" (pattern {index + 1})" if len(options.patterns) > 1 else ""
     position: int | None = err.position
+    if options.crlf and position is not None:  # the flag prefix is ours, not the caller's
+        position = max(0, position - len(CRLF_FLAG))
     if options.fixed_strings:  # the error is in the escaped text: point into what the caller wrote
         position = pattern.find("\n") if "\n" in pattern else None
     if err.message.startswith("the literal"):  # the line-mode newline ban (rg's wording)
