@@ -51,7 +51,7 @@ async def test_binary_argument_and_its_schema(start, tmp_path: pathlib.Path) -> 
 
 
 async def test_crlf_and_encoding(start, tmp_path: pathlib.Path) -> None:
-    root = make_tree(tmp_path / "ws", {})
+    root = make_tree(tmp_path / "ws", {"readme.md": "nothing here\n"})
     (root / "crlf.txt").write_bytes(b"foo\r\nbar\r\n")
     (root / "u16.txt").write_bytes("caf\u00e9 foo\n".encode("utf-16-le"))
     session = await start([root])
