@@ -14,7 +14,10 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import bz2
 import codecs
+import gzip
+import lzma
 from pathlib import Path
 
 import pytest
@@ -42,6 +45,12 @@ FILES: dict[str, bytes] = {
     "enc/lat.txt": "café wörd\n".encode("latin-1"),
     "enc/bom8.txt": codecs.BOM_UTF8 + "wörd bom8\n".encode(),
     "enc/crlf.txt": b"foo\r\nbar foo\r\nfoo bar\r\nfoo\n",
+    "zip/a.txt.gz": gzip.compress(b"hello gz\nbye\nhello again\n", mtime=0),
+    "zip/b.bz2": bz2.compress(b"hello bz\n"),
+    "zip/c.xz": lzma.compress(b"hello xz\n"),
+    "zip/d.tgz": gzip.compress(b"hello tgz\n", mtime=0),
+    "zip/e.lzma": lzma.compress(b"hello lzma\n", format=lzma.FORMAT_ALONE),
+    "zip/f.txt": b"hello plain\n",
 }
 
 
@@ -213,3 +222,18 @@ def test_an_unknown_encoding_is_an_error_as_in_rg(corpus: Path) -> None:
     proc = subprocess.run([sys.executable, "-m", "sleuth", "grep", "--no-server", "-E", "bogus", "x"], cwd=corpus,
                           capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=120)
     assert proc.returncode == 2 and "unknown encoding: bogus" in proc.stderr
+
+
+ZIP = [
+    ["-z", "-n", "hello", "zip"],
+    ["-z", "-c", "hello", "zip"],
+    ["-z", "-o", "-r", "<$0>", "hel+o \\w+", "zip"],
+    ["-z", "again", "zip/a.txt.gz"],
+    ["-n", "hello", "zip"],
+    ["-z", "-l", "bz|xz", "zip"],
+]
+
+
+@pytest.mark.parametrize("argv", ZIP, ids=" ".join)
+def test_search_zip_prints_what_rg_prints(corpus: Path, argv: list[str]) -> None:
+    _check(corpus, argv)

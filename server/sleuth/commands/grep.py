@@ -72,6 +72,8 @@ GREP_ARGS: dict[str, Arg] = {
                   "first NUL's 64 KiB block on carry binary_offset; in folders such a file stops at that block and "
                   "is skipped when the NUL is in its first 64 KiB), search (rg --binary: the former everywhere), "
                   "text (rg -a: no binary detection).", choices=("auto", "search", "text"), default="auto"),
+    "search_zip": Arg("bool", "Search gzip, bzip2, xz and lzma files (by their names' endings) decompressed (rg -z).",
+                      default=False),
     "crlf": Arg("bool", "Treat CRLF as a line end (rg --crlf): $ matches before \\r\\n and . never matches \\r.",
                 default=False),
     "encoding": Arg("str", "Text encoding of the files (rg -E): auto (UTF-8; a UTF-16 BOM is transcoded), none (raw "
@@ -80,7 +82,7 @@ GREP_ARGS: dict[str, Arg] = {
 }
 
 
-NATIVE_ONLY = ("only_matching", "replace", "binary", "crlf", "encoding")  # rg semantics only the native engine implements
+NATIVE_ONLY = ("only_matching", "replace", "binary", "search_zip", "crlf", "encoding")  # rg semantics only the native engine implements
 
 
 def native_only(args: dict[str, Any]) -> str | None:
@@ -124,7 +126,8 @@ def build_request(args: dict[str, Any], ctx: CommandContext) -> GrepRequest:
                            max_matches_per_file=args["max_matches_per_file"],
                            max_columns=args["max_columns"] or None, output=args["output"], sort=args["sort"],
                            only_matching=args["only_matching"], replace=replace,
-                           binary=_binary_mode(args["binary"], targets), encoding=codec_for(args["encoding"]))
+                           binary=_binary_mode(args["binary"], targets), encoding=codec_for(args["encoding"]),
+                           search_zip=args["search_zip"])
     return GrepRequest(tuple(targets), walk, match, search)
 
 
@@ -169,8 +172,9 @@ def _binary_mode(choice: str, targets: list[Target]) -> BinaryMode:
 def _candidates(request: GrepRequest, ctx: CommandContext) -> Any:
     """File entries the index says may match, or None to scan (no index, not ready, no usable literal)."""
     index = ctx.services.index
-    if index is None or request.search.encoding is not None:
-        return None  # the index holds the bytes as auto reads them: another encoding's file may match elsewhere
+    if index is None or request.search.encoding is not None or request.search.search_zip:
+        return None  # the index holds the bytes as auto reads them: another encoding's or a compressed file's
+        # text is not what it indexed
     return index.candidate_entries(ctx.workspace, request)
 
 

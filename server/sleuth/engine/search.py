@@ -19,6 +19,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
 
+from sleuth.engine.decompress import DecompressError, compressed_kind, decompress
 from sleuth.engine.errors import SearchTimeout, describe_os_error
 from sleuth.engine.match import Matcher, Span
 from sleuth.engine.replace import Replacer, replacer_for
@@ -357,6 +358,13 @@ def search_path(path: str, display: str, matcher: Matcher, options: SearchOption
         data = text.encode("utf-8", "surrogatepass") if text is not None else read_file(path, max_size)
     except OSError as exc:
         return FileResult(display, error=describe_os_error(exc))
+    if data is not None and text is None and options.search_zip:
+        kind = compressed_kind(path)
+        if kind is not None:
+            try:
+                data = decompress(data, kind, max_size)
+            except DecompressError as exc:
+                return FileResult(display, error=str(exc))
     if data is None:
         return FileResult(display, skipped=TOO_LARGE)
     if text is not None and options.encoding is not None:
@@ -504,6 +512,7 @@ def search_files(files: Iterable[tuple[str, str, str | None]], matcher: Matcher,
     may_match = matcher.may_match
     invert = options.invert
     counts_binary = options.binary != "text"
+    zipped = options.search_zip
     transcoding = options.encoding not in (None, "none")  # the prefilter cannot judge the raw bytes then
     fstat, read, readv, pread, preadv, close = os.fstat, os.read, os.readv, os.pread, os.preadv, os.close
     buffer, view = _read_buffer()
@@ -517,7 +526,7 @@ def search_files(files: Iterable[tuple[str, str, str | None]], matcher: Matcher,
             if not stats.scanned & 15 and should_stop():
                 return False
             stats.scanned += 1
-            if text is not None:
+            if text is not None or (zipped and compressed_kind(path)):
                 result = search_path(path, display, matcher, options, text, max_size)
             else:
                 try:

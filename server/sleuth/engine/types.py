@@ -97,6 +97,7 @@ class SearchOptions:
     only_matching: bool = False
     replace: Replacement | None = None
     binary: BinaryMode = "quit"
+    search_zip: bool = False  # rg -z: gzip, bzip2, xz and lzma files (by name) are searched decompressed
     encoding: str | None = None  # rg -E: None sniffs a UTF-16 BOM (auto); "none" searches raw bytes; else a codec
 
 
