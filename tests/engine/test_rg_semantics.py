@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import pytest
+
+from sleuth.engine.errors import BadArgs
 from sleuth.engine.match import compile_matcher
 from sleuth.engine.replace import parse_template
 from sleuth.engine.search import BINARY, BINARY_BLOCK, first_lines, search_data
@@ -49,3 +52,21 @@ def test_binary_modes_by_64k_block() -> None:
     assert _search(late, "hit", output="count").skipped == BINARY  # rg -c drops a file its search quit on
     marked = _search(late, "hit", binary="convert").events
     assert [(e["line"], e.get("binary_offset")) for e in marked] == [(1, None), (3, len(late) - 6)]
+
+
+def test_pcre2_engine_speaks_pcre_and_keeps_to_lines() -> None:
+    def rows(pattern: str, data: bytes, **match) -> list[tuple[int, str]]:
+        options = MatchOptions(patterns=(pattern,), engine="pcre2", **match)
+        result = search_data(data, "f", compile_matcher(options), SearchOptions(only_matching=True))
+        return [(e["line"], e["text"]) for e in result.events]
+
+    assert rows(r"foo\Kbar", b"foobar\n") == [(1, "bar")]
+    assert rows(r"(?>a+)b|a++c", b"aaab aac\n") == [(1, "aaab"), (1, "aac")]
+    assert rows(r"\Qa.b\E", b"a.b axb\n") == [(1, "a.b")]
+    assert rows(r"a\sb", b"a\nb a b\n") == [(2, "a b")]  # no match leaves its line without multiline
+    assert rows(r"a\sb", b"a\nb\n", multiline=True) == [(1, "a"), (2, "b")]
+    assert rows("Foo", b"foo Foo\n") == [(1, "Foo")] and rows("foo", b"foo Foo\n") == [(1, "foo"), (1, "Foo")]
+    assert rows(r"\sfoo", b"x FOO\n") == [(1, " FOO")]  # smart case: "\s" is no uppercase literal (nor would "\S" be)
+    with pytest.raises(BadArgs) as bad:
+        rows("a(b", b"")
+    assert bad.value.to_dict()["position"] == 3

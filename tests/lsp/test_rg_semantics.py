@@ -66,3 +66,17 @@ async def test_crlf_and_encoding(start, tmp_path: pathlib.Path) -> None:
         assert "unknown encoding" in str(error)
     else:
         raise AssertionError("rot13 is no text encoding")
+
+
+async def test_pcre2_engine_and_search_zip(start, tmp_path: pathlib.Path) -> None:
+    import gzip
+
+    root = make_tree(tmp_path / "ws", {"a.txt": "foobar foobaz\n"})
+    (root / "z.txt.gz").write_bytes(gzip.compress(b"zipped foobar\n"))
+    session = await start([root])
+    found = await session.execute("sleuth.grep", {"pattern": r"foo\Kba(?>r|z)", "engine": "pcre2",
+                                                  "only_matching": True})
+    assert [(m["path"], m["column"], m["text"]) for m in found["matches"]] == [("a.txt", 4, "bar"), ("a.txt", 11, "baz")]
+    zipped = await session.execute("sleuth.grep", {"pattern": "zipped", "search_zip": True})
+    assert [(m["path"], m["text"]) for m in zipped["matches"]] == [("z.txt.gz", "zipped foobar")]
+    assert (await session.execute("sleuth.grep", {"pattern": "zipped"}))["matches"] == []

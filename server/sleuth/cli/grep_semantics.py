@@ -33,6 +33,11 @@ def add_semantic_flags(p: argparse.ArgumentParser) -> None:
                    help="search binary files found in folders too (they print 'binary file matches')")
     g.add_argument("--no-binary", "--no-text", dest="binary", action="store_const", const="auto",
                    help="the default binary handling")
+    g.add_argument("-P", "--pcre2", dest="engine", action="store_const", const="pcre2",
+                   help="PCRE syntax (atomic groups, possessive repetition, \\K, \\Q..\\E)")
+    g.add_argument("--no-pcre2", dest="engine", action="store_const", const="default")
+    g.add_argument("--engine", dest="engine", choices=("default", "auto", "pcre2"),
+                   help="regex engine; auto is the default (look-around and back-references already work)")
     g.add_argument("-z", "--search-zip", dest="search_zip", action="store_true", default=None,
                    help="search gzip, bzip2, xz and lzma files decompressed")
     g.add_argument("--no-search-zip", dest="search_zip", action="store_false")
@@ -47,7 +52,7 @@ def add_semantic_flags(p: argparse.ArgumentParser) -> None:
 def semantic_args(ns: argparse.Namespace) -> dict[str, Any]:
     """The ``sleuth.grep`` arguments these flags mean (only those given)."""
     args: dict[str, Any] = {"only_matching": ns.only_matching or None, "replace": ns.replace,
-                            "binary": ns.binary, "crlf": ns.crlf, "encoding": ns.encoding,
+                            "binary": ns.binary, "crlf": ns.crlf, "encoding": ns.encoding, "engine": ns.engine,
                             "search_zip": ns.search_zip}
     return {k: v for k, v in args.items() if v is not None}
 

@@ -74,6 +74,10 @@ GREP_ARGS: dict[str, Arg] = {
                   "text (rg -a: no binary detection).", choices=("auto", "search", "text"), default="auto"),
     "search_zip": Arg("bool", "Search gzip, bzip2, xz and lzma files (by their names' endings) decompressed (rg -z).",
                       default=False),
+    "engine": Arg("str", "Regex engine (rg --engine): default (ripgrep's syntax, with look-around and back-references "
+                  "run by a backtracking engine, which is what auto does), auto (the same), pcre2 (rg -P: PCRE syntax "
+                  "such as atomic groups, possessive repetition, \\K, \\Q..\\E).",
+                  choices=("default", "auto", "pcre2"), default="default"),
     "crlf": Arg("bool", "Treat CRLF as a line end (rg --crlf): $ matches before \\r\\n and . never matches \\r.",
                 default=False),
     "encoding": Arg("str", "Text encoding of the files (rg -E): auto (UTF-8; a UTF-16 BOM is transcoded), none (raw "
@@ -82,7 +86,7 @@ GREP_ARGS: dict[str, Arg] = {
 }
 
 
-NATIVE_ONLY = ("only_matching", "replace", "binary", "search_zip", "crlf", "encoding")  # rg semantics only the native engine implements
+NATIVE_ONLY = ("only_matching", "replace", "binary", "search_zip", "engine", "crlf", "encoding")  # rg semantics only the native engine implements
 
 
 def native_only(args: dict[str, Any]) -> str | None:
@@ -120,7 +124,8 @@ def build_request(args: dict[str, Any], ctx: CommandContext) -> GrepRequest:
         deny_globs=settings.deny_globs,
     )
     match = MatchOptions(patterns=patterns, fixed_strings=args["fixed_strings"], word=args["word"],
-                         case=args["case"], fuzzy=args["fuzzy"], multiline=args["multiline"], crlf=args["crlf"])
+                         case=args["case"], fuzzy=args["fuzzy"], multiline=args["multiline"], crlf=args["crlf"],
+                         engine="pcre2" if args["engine"] == "pcre2" else "default")
     replace = Replacement(args["replace"], match) if args["replace"] is not None else None
     search = SearchOptions(invert=args["invert"], before=before, after=after, max_results=args["max_results"],
                            max_matches_per_file=args["max_matches_per_file"],
@@ -172,9 +177,10 @@ def _binary_mode(choice: str, targets: list[Target]) -> BinaryMode:
 def _candidates(request: GrepRequest, ctx: CommandContext) -> Any:
     """File entries the index says may match, or None to scan (no index, not ready, no usable literal)."""
     index = ctx.services.index
-    if index is None or request.search.encoding is not None or request.search.search_zip:
+    if index is None or request.search.encoding is not None or request.search.search_zip \
+            or request.match.engine == "pcre2":
         return None  # the index holds the bytes as auto reads them: another encoding's or a compressed file's
-        # text is not what it indexed
+        # text is not what it indexed; and its literals are read in ripgrep's syntax, not PCRE's
     return index.candidate_entries(ctx.workspace, request)
 
 

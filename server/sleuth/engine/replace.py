@@ -77,7 +77,7 @@ class Replacer:
     def __init__(self, replacement: Replacement) -> None:
         self.pieces = parse_template(replacement.template)
         self._program: "regex.Pattern[str] | None" = None
-        self._names: dict[str, int] = {}
+        self._names: dict[str, int] | None = {}  # None: the program's own group names and numbers (pcre2)
         if any(not isinstance(p, str) or isinstance(p, _Name) for p in self.pieces if p != 0) \
                 and replacement.match.fuzzy is None:
             from sleuth.engine.match.compiler import capture_regex
@@ -100,9 +100,10 @@ class Replacer:
         if found is None or len(text[:found.end()].encode("utf-8", "surrogateescape")) != span.end - lo:
             return None
         groups: list[bytes | None] = [data[span.start:span.end]]
-        for index in range(1, len(found.groups()) + 1):
+        named = self._names is not None  # the rg dialect's program names group i "g{i}"
+        for index in range(1, program.groups + 1):
             name = f"g{index}"
-            value = found.group(name) if name in program.groupindex else None
+            value = (found.group(name) if name in program.groupindex else None) if named else found.group(index)
             groups.append(None if value is None else value.encode("utf-8", "surrogateescape"))
         return groups
 
@@ -122,7 +123,8 @@ class Replacer:
                 groups, fetched = self._groups(data, span, window), True
             if groups is None:
                 continue
-            index = piece if isinstance(piece, int) else self._names.get(piece)
+            names = self._names if self._names is not None else self._program.groupindex  # type: ignore[union-attr]
+            index = piece if isinstance(piece, int) else names.get(piece)
             if index is not None and 0 <= index < len(groups) and groups[index] is not None:
                 out.append(groups[index])  # type: ignore[arg-type]
         return b"".join(out)

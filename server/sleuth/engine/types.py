@@ -69,6 +69,7 @@ class MatchOptions:
     case: CaseMode = "smart"
     fuzzy: int | None = None
     multiline: bool = False
+    engine: Literal["default", "pcre2"] = "default"  # rg -P: PCRE syntax (see sleuth.engine.match.pcre)
     crlf: bool = False  # rg --crlf: every pattern in CRLF mode ((?R): $ matches before \r\n, . never matches \r)
 
 

@@ -89,7 +89,8 @@ SEMANTICS = [("PM_RESUME", {"only_matching": True}), ("(ERR|PM)_(\\w+)", {"repla
              ("(?P<w>foo)(bar)?", {"replace": "<${w}|$2|$$>"}), ("foo", {"only_matching": True, "output": "count"}),
              ("PM_RESUME", {"binary": "search"}), ("PM_RESUME", {"binary": "text"}),
              ("foo|é", {"only_matching": True, "max_matches_per_file": 1}), (r"\w+", {"replace": "x"}),
-             ("foo$", {"crlf": True}), ("é", {"encoding": "latin1"}), ("PM_RESUME", {"encoding": "none"})]
+             ("foo$", {"crlf": True}), ("é", {"encoding": "latin1"}), ("PM_RESUME", {"encoding": "none"}),
+             ("(?>PM|ERR)_\\w++", {"engine": "pcre2"}), ("foo(?=bar)", {"engine": "pcre2", "search_zip": True})]
 binary_content = st.tuples(content, content).map(lambda pair: pair[0] + "\x00" + pair[1])
 
 

@@ -158,6 +158,10 @@ def compile_matcher(options: MatchOptions, *, deadline_token: CancelToken | None
     interrupted, so a deadline may be overrun by at most that one step."""
     if not options.patterns:
         raise BadArgs("At least one pattern is required.")
+    if options.engine == "pcre2":
+        from sleuth.engine.match.pcre import compile_pcre2
+
+        return compile_pcre2(options, deadline_token)
     poll = _poller(stop)
     ci, node, parsed = _case_and_parse(options, poll)
     line_mode = not options.multiline
@@ -206,11 +210,16 @@ def compile_matcher(options: MatchOptions, *, deadline_token: CancelToken | None
                       fallback, prefilter, f"{engine}: {label}", anchor, ends)
 
 
-def capture_regex(options: MatchOptions) -> "tuple[regex.Pattern[str], dict[str, int]]":
+def capture_regex(options: MatchOptions) -> "tuple[regex.Pattern[str], dict[str, int] | None]":
     """The patterns as one ``regex``-module program whose groups are rg's: several patterns are joined
     as ``(?:p1)|(?:p2)``, so their groups number on from one pattern to the next (``rg -e '(a)' -e
     '(b)' -r '$2'``); group ``i`` is named ``g{i}``. Returns the program and the group names' numbers.
-    Only ``-r/--replace`` needs it: the matchers report spans, not groups (RE2's fast path has none)."""
+    Only ``-r/--replace`` needs it: the matchers report spans, not groups (RE2's fast path has none).
+    With the pcre2 engine: its own program, whose groups keep their numbers and names (names None)."""
+    if options.engine == "pcre2":
+        from sleuth.engine.match.pcre import pcre2_program
+
+        return pcre2_program(options), None
     sources = _sources(options)
     joined = sources[0] if len(sources) == 1 else "|".join(f"(?:{s})" for s in sources)
     ci = resolve_case(options)
