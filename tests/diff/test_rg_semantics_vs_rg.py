@@ -95,6 +95,8 @@ ONLY_MATCHING = [
     ["-o", "-e", "user=\\w+", "-e", "id=\\d+", "caps.txt"],
     ["-o", "\\w+ö\\w*", "uni.txt"],
     ["-o", "-l", "foo"],
+    ["--count-matches", "foo"],
+    ["--count-matches", "-i", "foo", "a.txt"],
 ]
 
 REPLACE = [
