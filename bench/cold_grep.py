@@ -44,7 +44,8 @@ _ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 def timed(cmd: list[str], cwd: str) -> tuple[float, bytes]:
     start = time.perf_counter()
-    proc = subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=_ENV)
+    proc = subprocess.run(cmd, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                          env=_ENV)  # no path: a piped stdin would be searched instead (rg and sleuth alike)
     return time.perf_counter() - start, proc.stdout
 
 

@@ -16,6 +16,13 @@ import pytest
 # test, and every server or CLI process it starts, reads an empty user-level folder unless it sets its own.
 os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="sleuth-test-config-")
 
+# `rg PAT` and `sleuth grep PAT` search standard input instead of the current folder when it is a file or
+# a pipe (as under a CI runner that pipes it): every process the suite starts gets /dev/null, a
+# device, unless a test hands it input itself.
+_devnull = os.open(os.devnull, os.O_RDONLY)
+os.dup2(_devnull, 0)
+os.close(_devnull)
+
 RG = shutil.which("rg") or (os.path.join(os.path.dirname(os.sys.executable), "rg")
                             if os.path.exists(os.path.join(os.path.dirname(os.sys.executable), "rg")) else None)
 

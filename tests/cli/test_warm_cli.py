@@ -250,3 +250,43 @@ async def test_sleuth_mcp_answers_the_warm_cli_for_its_roots(tmp_path: pathlib.P
     cold = await asyncio.to_thread(cli, root, "grep", "-n", "user", "--no-server")
     after = await asyncio.to_thread(cli, root, "grep", "-n", "user")
     assert (after.returncode, after.stdout, after.stderr) == (cold.returncode, cold.stdout, cold.stderr)
+
+
+def test_an_older_server_that_lacks_an_argument_leaves_the_search_cold(tmp_path: pathlib.Path,
+                                                                        runtime_dir: pathlib.Path) -> None:
+    """A server started before a flag existed answers 'unknown argument': the CLI searches cold, as if
+    no server ran, instead of reporting the new flag as an error."""
+    import threading
+
+    from sleuth.cli import warm as cli_warm
+    from sleuth.cli.common import workspace_settings
+
+    root = tmp_path / "ws"
+    root.mkdir()
+    real = os.path.realpath(root)
+    path = warm.socket_path([real])
+    assert path is not None
+    os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(path)
+    listener.listen(2)
+    replies = iter([{"error": {"code": "bad_args", "message": "sleuth.grep: unknown argument 'only_matching'."}},
+                    {"error": {"code": "bad_args", "message": "sleuth.grep: 'pattern' must not be empty."}}])
+
+    def serve() -> None:
+        for reply in replies:
+            conn, _ = listener.accept()
+            with conn:
+                conn.recv(65536)
+                conn.sendall(json.dumps(reply).encode() + b"\n")
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        settings = workspace_settings([real])
+        assert cli_warm.ask("sleuth.grep", {"pattern": "x", "only_matching": True}, [real], settings) is None
+        other = cli_warm.ask("sleuth.grep", {"pattern": " "}, [real], settings)
+        assert other is not None and other.error is not None  # the server's other errors are still reported
+    finally:
+        thread.join(10)
+        listener.close()

@@ -1,8 +1,8 @@
 """Differential tests: ``sleuth grep`` finds exactly the lines ``rg`` finds on tricky trees.
 
-Documented differences (SPEC deliberately differs), so not compared here: a file with a NUL
-byte anywhere is skipped whole (rg may print matches it found before the NUL); ``--sort modified``
-is newest first.
+Documented differences (SPEC deliberately differs), so not compared here: ``--sort modified``
+is newest first. (Binary files, ``-o``, ``-r``, encodings and the rest of rg's search semantics are
+compared in ``test_rg_semantics_vs_rg.py``.)
 """
 
 from __future__ import annotations

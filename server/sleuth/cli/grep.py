@@ -6,6 +6,8 @@ import argparse
 import sys
 from typing import Any
 
+from sleuth.cli.grep_semantics import (STDIN_PATH, add_semantic_flags, printable_events, search_stdin, semantic_args,
+                                      stdin_is_readable)
 from sleuth.cli.common import (EXIT_ERROR, EXIT_FOUND, EXIT_NONE, ProgressBar, add_server_flag, cli_workspace,
                                make_context, parse_size, print_json, run_search)
 
@@ -57,6 +59,7 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     p.add_argument("--json", action="store_true", help="print the sleuth.grep result object")
     p.add_argument("--root", action="append", metavar="DIR", help="sandbox folder (repeatable; default: .)")
     add_server_flag(p)
+    add_semantic_flags(p)
     p.set_defaults(func=_run)
 
 
@@ -104,17 +107,18 @@ def to_args(ns: argparse.Namespace, path: str | None) -> dict[str, Any]:
         "output": "files_with_matches" if ns.files_with_matches else "count" if ns.count else "content",
         "sort": ns.sort, "max_columns": ns.max_columns, "use_open_buffers": False,
     }
+    args.update(semantic_args(ns))
     return {k: v for k, v in args.items() if v is not None}
 
 
 def render_human(result: dict[str, Any], *, with_path: bool, line_number: bool, heading: bool,
-                 colour: bool) -> None:
+                 colour: bool, only_matching: bool = False) -> None:
     """Print events the way ``rg`` does: headings on a terminal, ``path:line:text`` in a pipe, ``--`` between groups."""
     c = _COLOURS if colour else {k: "" for k in _COLOURS}
     write = sys.stdout.write
     current: str | None = None
     last_line = 0
-    for event in result["matches"]:
+    for event in printable_events(result["matches"]):
         kind = event["type"]
         path = event["path"]
         if kind == "file":
@@ -128,11 +132,16 @@ def render_human(result: dict[str, Any], *, with_path: bool, line_number: bool, 
                 write("\n")
             elif current is not None and (result.get("_context") or False):
                 write("--\n")
-            if heading and with_path:
+            if heading and with_path and kind != "notice":  # rg names the file on the notice line itself
                 write(f"{c['path']}{path}{c['reset']}\n")
             current, last_line = path, 0
+        elif kind == "notice":
+            pass
         elif last_line and event["line"] > last_line + 1 and result.get("_context"):
             write("--\n")
+        if kind == "notice":  # rg's binary-file lines
+            write((f"{c['path']}{path}{c['reset']}: " if with_path else "") + event["text"] + "\n")
+            continue
         last_line = event["line"]
         sep = ":" if kind == "match" else "-"
         prefix = ""
@@ -141,7 +150,9 @@ def render_human(result: dict[str, Any], *, with_path: bool, line_number: bool, 
         if line_number:
             prefix += f"{c['line']}{event['line']}{c['reset']}{sep}"
         text = event["text"]
-        if colour and kind == "match" and event.get("match_text"):
+        if colour and kind == "match" and only_matching and "replacement" not in event:
+            text = c["match"] + text + c["reset"]
+        elif colour and kind == "match" and event.get("match_text") and "replacement" not in event:
             text = _highlight(event, c)
         write(prefix + text + "\n")
 
@@ -202,20 +213,25 @@ def _run(ns: argparse.Namespace) -> int:
         results.append(result)
         return EXIT_FOUND
 
-    for path in ns.paths or [None]:
-        code = run_search("sleuth.grep", to_args(ns, path), workspace, cold, ns.json, keep, no_server=ns.no_server)
+    paths = ns.paths or [STDIN_PATH if stdin_is_readable() else None]  # rg searches piped input
+    for path in paths:
+        if path == STDIN_PATH:
+            code = search_stdin(to_args(ns, None), cold, ns.json, keep)
+        else:
+            code = run_search("sleuth.grep", to_args(ns, path), workspace, cold, ns.json, keep,
+                              no_server=ns.no_server)
         if code != EXIT_FOUND:
             return code
     result = _merge(results)
     if ns.json:
         print_json(result)
     else:
-        single_file = len(ns.paths) == 1 and not workspace.resolve(ns.paths[0])[0].is_dir
+        single_file = len(paths) == 1 and (paths[0] == STDIN_PATH or not workspace.resolve(paths[0])[0].is_dir)
         result["_context"] = bool(ns.context or ns.before_context or ns.after_context)
         render_human(result, with_path=not single_file,
                      line_number=ns.line_number if ns.line_number is not None else tty,
                      heading=ns.heading if ns.heading is not None else tty,
-                     colour=ns.color == "always" or (ns.color == "auto" and tty))
+                     colour=ns.color == "always" or (ns.color == "auto" and tty), only_matching=ns.only_matching)
         for error in result["errors"]:
             sys.stderr.write(f"sleuth: {error['path']}: {error['error']}\n")
     if result["errors"]:

@@ -64,8 +64,11 @@ def ask(command: str, args: dict[str, Any], roots: Sequence[str], settings: Any)
         return None
     if isinstance(answer.get("result"), dict):
         return Answer(result=answer["result"])
-    if isinstance(answer.get("error"), dict):
-        return Answer(error=answer["error"])
+    error = answer.get("error")
+    if isinstance(error, dict):
+        if error.get("code") == "bad_args" and "unknown argument" in str(error.get("message", "")):
+            return None  # an older server that lacks an argument this CLI sends (a new flag): cold
+        return Answer(error=error)
     return None  # refused: cold
 
 

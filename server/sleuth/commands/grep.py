@@ -14,10 +14,11 @@ from sleuth.commands.budget import fit_to_budget
 from sleuth.commands.context import CommandContext
 from sleuth.engine.cancel import CancelToken
 from sleuth.engine.errors import BadArgs
-from sleuth.engine.grep import GrepOutcome, GrepRequest, prepare, run_grep
-from sleuth.engine.types import MatchOptions, SearchOptions, WalkOptions
+from sleuth.engine.grep import GrepOutcome, GrepRequest, grep_buffer, prepare, run_grep
+from sleuth.engine.workspace import Target
+from sleuth.engine.types import BinaryMode, MatchOptions, Replacement, SearchOptions, WalkOptions
 
-__all__ = ["GREP_ARGS", "run", "build_request"]
+__all__ = ["GREP_ARGS", "run", "run_buffer", "build_request", "native_only"]
 
 GREP_ARGS: dict[str, Arg] = {
     "pattern": Arg("str_or_list", "Regex (ripgrep syntax) or literal text to find; a list ORs several patterns.",
@@ -61,7 +62,37 @@ GREP_ARGS: dict[str, Arg] = {
     "max_columns": Arg("int", "Cut lines longer than this many bytes around the match.", minimum=0,
                        default_from="max_columns"),
     "max_output_bytes": Arg("int", "Shrink matches so the JSON result stays within this many bytes.", minimum=256),
+    # ripgrep's search semantics (rg 14.1), each as its flag does
+    "only_matching": Arg("bool", "One match event per match (rg -o): its text is the match, its column the match's; "
+                         "count output counts matches.", default=False),
+    "replace": Arg("str", "Show each match replaced by this text (rg -r; nothing is written): $1, ${name}, $$ as rg. "
+                   "Every match event then has 'replacement': its line with each match replaced (with "
+                   "only_matching: the match replaced)."),
+    "binary": Arg("str", "Files with a NUL byte, as rg: auto (a file named by path is searched whole, events from its "
+                  "first NUL's 64 KiB block on carry binary_offset; in folders such a file stops at that block and "
+                  "is skipped when the NUL is in its first 64 KiB), search (rg --binary: the former everywhere), "
+                  "text (rg -a: no binary detection).", choices=("auto", "search", "text"), default="auto"),
+    "search_zip": Arg("bool", "Search gzip, bzip2, xz and lzma files (by their names' endings) decompressed (rg -z).",
+                      default=False),
+    "engine": Arg("str", "Regex engine (rg --engine): default (ripgrep's syntax, with look-around and back-references "
+                  "run by a backtracking engine, which is what auto does), auto (the same), pcre2 (rg -P: PCRE syntax "
+                  "such as atomic groups, possessive repetition, \\K, \\Q..\\E).",
+                  choices=("default", "auto", "pcre2"), default="default"),
+    "crlf": Arg("bool", "Treat CRLF as a line end (rg --crlf): $ matches before \\r\\n and . never matches \\r.",
+                default=False),
+    "encoding": Arg("str", "Text encoding of the files (rg -E): auto (UTF-8; a UTF-16 BOM is transcoded), none (raw "
+                    "bytes, no BOM sniffing), or a label such as utf-16le, utf-16be, latin1, windows-1252, "
+                    "shift_jis (a UTF-16 BOM still wins).", default="auto"),
 }
+
+
+NATIVE_ONLY = ("only_matching", "replace", "binary", "search_zip", "engine", "crlf", "encoding")  # rg semantics only the native engine implements
+
+
+def native_only(args: dict[str, Any]) -> str | None:
+    """The first argument set away from its default that only the native engine implements (an
+    external backend must refuse it rather than answer as if it had not been asked)."""
+    return next((name for name in NATIVE_ONLY if args[name] != GREP_ARGS[name].default), None)
 
 
 def build_request(args: dict[str, Any], ctx: CommandContext) -> GrepRequest:
@@ -93,18 +124,63 @@ def build_request(args: dict[str, Any], ctx: CommandContext) -> GrepRequest:
         deny_globs=settings.deny_globs,
     )
     match = MatchOptions(patterns=patterns, fixed_strings=args["fixed_strings"], word=args["word"],
-                         case=args["case"], fuzzy=args["fuzzy"], multiline=args["multiline"])
+                         case=args["case"], fuzzy=args["fuzzy"], multiline=args["multiline"], crlf=args["crlf"],
+                         engine="pcre2" if args["engine"] == "pcre2" else "default")
+    replace = Replacement(args["replace"], match) if args["replace"] is not None else None
     search = SearchOptions(invert=args["invert"], before=before, after=after, max_results=args["max_results"],
                            max_matches_per_file=args["max_matches_per_file"],
-                           max_columns=args["max_columns"] or None, output=args["output"], sort=args["sort"])
+                           max_columns=args["max_columns"] or None, output=args["output"], sort=args["sort"],
+                           only_matching=args["only_matching"], replace=replace,
+                           binary=_binary_mode(args["binary"], targets), encoding=codec_for(args["encoding"]),
+                           search_zip=args["search_zip"])
     return GrepRequest(tuple(targets), walk, match, search)
+
+
+# WHATWG's labels where Python's codec of the same name differs (rg takes the WHATWG Encoding
+# Standard's labels: "latin1" and "ascii" mean windows-1252 there, "utf-16" means little-endian).
+_WHATWG = {"latin1": "cp1252", "latin-1": "cp1252", "iso-8859-1": "cp1252", "iso8859-1": "cp1252", "l1": "cp1252",
+           "ascii": "cp1252", "us-ascii": "cp1252", "utf-16": "utf-16-le", "unicode": "utf-16-le",
+           "ucs-2": "utf-16-le", "utf8": "utf-8", "unicode-1-1-utf-8": "utf-8"}
+
+
+def codec_for(label: str) -> str | None:
+    """The engine's encoding for an ``encoding`` argument: None for auto, "none", or a Python text codec's
+    name; :class:`BadArgs` for a label that names no text encoding (rg: "unknown encoding")."""
+    key = label.strip().lower()
+    if key == "auto":
+        return None
+    if key == "none":
+        return "none"
+    import codecs
+
+    try:
+        info = codecs.lookup(_WHATWG.get(key, key))
+    except LookupError:
+        info = None
+    if info is None or not getattr(info, "_is_text_encoding", True):  # rot13, base64...: not a text encoding
+        raise BadArgs(f"sleuth.grep: unknown encoding: {label}", argument="encoding",
+                      hint="Use auto, none, or an encoding label such as utf-8, utf-16le, utf-16be, latin1, shift_jis.")
+    name = info.name.replace("_", "-")
+    return "utf-8" if name == "utf-8" else info.name
+
+
+def _binary_mode(choice: str, targets: list[Target]) -> BinaryMode:
+    """rg's rule: files named on the command line are searched whole ("convert"); files found in
+    folders stop at their first NUL ("quit"), unless ``--binary``."""
+    if choice == "text":
+        return "text"
+    if choice == "search" or (targets and not any(t.is_dir for t in targets)):
+        return "convert"
+    return "quit"
 
 
 def _candidates(request: GrepRequest, ctx: CommandContext) -> Any:
     """File entries the index says may match, or None to scan (no index, not ready, no usable literal)."""
     index = ctx.services.index
-    if index is None:
-        return None
+    if index is None or request.search.encoding is not None or request.search.search_zip \
+            or request.match.engine == "pcre2":
+        return None  # the index holds the bytes as auto reads them: another encoding's or a compressed file's
+        # text is not what it indexed; and its literals are read in ripgrep's syntax, not PCRE's
     return index.candidate_entries(ctx.workspace, request)
 
 
@@ -138,3 +214,16 @@ def run(raw: Any, ctx: CommandContext) -> dict[str, Any]:
     if args["max_output_bytes"]:
         result = fit_to_budget(result, "matches", args["max_output_bytes"])
     return result
+
+
+def run_buffer(raw: Any, data: bytes, ctx: CommandContext) -> dict[str, Any]:
+    """``sleuth.grep`` over ``data`` (standard input) instead of files: the same arguments and result;
+    ``path`` must not be given. Not a transport command: the CLI calls it for ``-`` or piped input."""
+    started = time.perf_counter()
+    args = parse_args("sleuth.grep", raw, GREP_ARGS, ctx.settings)
+    if args["path"] is not None:
+        raise BadArgs("sleuth.grep: standard input is searched without a path.", argument="path")
+    request = build_request(args, ctx)
+    token: CancelToken = ctx.token.with_deadline(args["timeout_ms"] or None)
+    outcome = prepare(request, token) or grep_buffer(request, data, token)
+    return shape(outcome, (time.perf_counter() - started) * 1000, False)

@@ -48,7 +48,7 @@ class Collector:
         if self.output == "files_with_matches":
             items = [{"type": "file", "path": result.display}]
         elif self.output == "count":
-            items = [{"type": "count", "path": result.display, "count": result.matched_lines}]
+            items = [{"type": "count", "path": result.display, "count": result.matched_lines if result.matches is None else result.matches}]
         else:
             items = result.events
         room = self.max_results - len(self.items)

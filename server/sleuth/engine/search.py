@@ -12,17 +12,20 @@ regex pass over the whole buffer, no per-line Python work.
 from __future__ import annotations
 
 import codecs
+import dataclasses
 import os
 import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
 
+from sleuth.engine.decompress import DecompressError, compressed_kind, decompress
 from sleuth.engine.errors import SearchTimeout, describe_os_error
 from sleuth.engine.match import Matcher, Span
+from sleuth.engine.replace import Replacer, replacer_for
 from sleuth.engine.types import SearchOptions
 
-__all__ = ["FileResult", "BatchStats", "decode_buffer", "read_file", "search_buffer", "search_path",
+__all__ = ["FileResult", "BatchStats", "first_lines", "decode_buffer", "transcode", "read_file", "search_buffer", "search_data", "search_path",
            "search_files", "BINARY", "TOO_LARGE", "ELLIPSIS"]
 
 BINARY = "binary"
@@ -39,6 +42,7 @@ class FileResult:
     matched_lines: int = 0
     skipped: str | None = None  # BINARY or TOO_LARGE when passed over
     error: str | None = None
+    matches: int | None = None  # with -o: the matches, which rg -c -o counts instead of lines
 
 
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0)
@@ -65,20 +69,32 @@ def read_file(path: str, max_size: int | None = None) -> bytes | None:
         os.close(fd)
 
 
-def decode_buffer(data: bytes) -> bytes | None:
-    """The bytes to search as UTF-8, or None for a binary file.
+BINARY_BLOCK = 1 << 16  # rg reads a file in 64 KiB buffers and looks for a NUL in each one it reads
 
-    UTF-16 with a BOM is transcoded (as ripgrep does by default); a UTF-8 BOM is dropped;
-    anything else with a NUL byte is binary. Invalid UTF-8 is searched as is and replaced
-    by U+FFFD only when text is shown, so a regex never sees characters that are not there.
-    """
+
+def transcode(data: bytes, encoding: str | None = None) -> bytes:
+    """The bytes to search as UTF-8, as rg 14 reads a file (``-E``). ``None`` (rg's ``auto``): UTF-16
+    with a BOM transcoded, a UTF-8 BOM dropped, anything else as is (invalid UTF-8 is searched as is and
+    replaced by U+FFFD only when text is shown, so a regex never sees characters that are not there).
+    ``"none"``: raw bytes, no BOM sniffing. A codec name: the file decoded from it (invalid sequences
+    become U+FFFD, which ``.`` then matches, as in rg), except that a UTF-16 BOM still wins."""
+    if encoding == "none":
+        return data
     if data[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
         return data.decode("utf-16", "replace").encode("utf-8")
-    if data[:3] == codecs.BOM_UTF8:
-        data = data[3:]
-    if b"\x00" in data:
-        return None
-    return data
+    if encoding is None or encoding == "utf-8":
+        if data[:3] == codecs.BOM_UTF8:
+            data = data[3:]
+        return data if encoding is None else data.decode("utf-8", "replace").encode("utf-8")
+    return data.decode(encoding, "replace").encode("utf-8", "surrogatepass")
+
+
+def decode_buffer(data: bytes) -> bytes | None:
+    """The bytes to search (:func:`transcode`), or None for a file rg's recursive search passes over:
+    one with a NUL byte in its first 64 KiB."""
+    data = transcode(data)
+    nul = data.find(b"\x00", 0, BINARY_BLOCK)
+    return None if nul >= 0 else data
 
 
 def _line_text(line: bytes) -> str:
@@ -207,6 +223,8 @@ def search_buffer(data: bytes, matcher: Matcher, options: SearchOptions, display
     if not matches:
         return result
     result.matched_lines = len(matches)
+    if options.only_matching:
+        result.matches = sum(len(spans) for _n, _lo, _hi, spans in matches)
     if options.output != "content":
         return result
     result.events = _events(data, matches, options, display)
@@ -214,7 +232,8 @@ def search_buffer(data: bytes, matcher: Matcher, options: SearchOptions, display
 
 
 def _match_event(data: bytes, display: str, number: int, lo: int, hi: int, spans: list[Span],
-                 max_columns: int | None) -> dict[str, Any]:
+                 max_columns: int | None, replacer: Replacer | None = None,
+                 window: tuple[int, int] | None = None) -> dict[str, Any]:
     line = data[lo:hi]
     if spans:
         first = spans[0]
@@ -232,18 +251,55 @@ def _match_event(data: bytes, display: str, number: int, lo: int, hi: int, spans
             ]
         if first.score is not None:
             event["score"] = round(max(s.score or 0.0 for s in spans), 4)
+        if replacer is not None:
+            event["replacement"] = _line_text(replacer.line(data, lo, hi, spans, window or (lo, hi)))
         return event
     text, _cut_flag = _cut(line, 0, 0, max_columns)
-    return {"type": "match", "path": display, "line": number, "column": 1, "end_column": 1,
-            "text": text, "match_text": ""}
+    event = {"type": "match", "path": display, "line": number, "column": 1, "end_column": 1,
+             "text": text, "match_text": ""}
+    if replacer is not None:
+        event["replacement"] = text
+    return event
+
+
+def _only_matching_events(data: bytes, display: str, number: int, lo: int, hi: int, spans: list[Span],
+                          max_columns: int | None, replacer: Replacer | None,
+                          window: tuple[int, int] | None) -> list[dict[str, Any]]:
+    """rg ``-o``: one match event per match, its text the match (a line without matches, as ``-v``
+    gives, stays whole). ``replacement`` is then the match replaced."""
+    if not spans:
+        return [_match_event(data, display, number, lo, hi, spans, max_columns, replacer, window)]
+    events = []
+    for span in spans:
+        matched = data[span.start:span.end].decode("utf-8", "replace")
+        event: dict[str, Any] = {"type": "match", "path": display, "line": number,
+                                 "column": span.start - lo + 1, "end_column": span.end - lo + 1,
+                                 "text": matched, "match_text": matched}
+        if span.score is not None:
+            event["score"] = round(span.score, 4)
+        if replacer is not None:
+            event["replacement"] = replacer.expand(data, span, window or (lo, hi)).decode("utf-8", "replace")
+        events.append(event)
+    return events
 
 
 def _events(data: bytes, matches: list[tuple[int, int, int, list[Span]]], options: SearchOptions,
             display: str) -> list[dict[str, Any]]:
     """Match events with their context lines merged the way ripgrep prints them (no line twice)."""
     max_columns = options.max_columns
+    replacer = replacer_for(options.replace) if options.replace is not None else None
+    window = (0, len(data)) if replacer is not None and options.replace.match.multiline else None  # type: ignore[union-attr]
+    only = options.only_matching
+
+    def emit(number: int, lo: int, hi: int, spans: list[Span]) -> list[dict[str, Any]]:
+        if only:
+            return _only_matching_events(data, display, number, lo, hi, spans, max_columns, replacer, window)
+        return [_match_event(data, display, number, lo, hi, spans, max_columns, replacer, window)]
+
     if not options.before and not options.after:
-        return [_match_event(data, display, n, lo, hi, spans, max_columns) for n, lo, hi, spans in matches]
+        if not only and replacer is None:
+            return [_match_event(data, display, n, lo, hi, spans, max_columns) for n, lo, hi, spans in matches]
+        return [event for n, lo, hi, spans in matches for event in emit(n, lo, hi, spans)]
     starts = _line_starts(data)
     total = len(starts)
     is_match = {m[0] for m in matches}
@@ -252,7 +308,7 @@ def _events(data: bytes, matches: list[tuple[int, int, int, list[Span]]], option
     for number, lo, hi, spans in matches:
         for ctx in range(max(emitted + 1, number - options.before), number):
             events.append(_context_event(data, starts, ctx, display, max_columns))
-        events.append(_match_event(data, display, number, lo, hi, spans, max_columns))
+        events.extend(emit(number, lo, hi, spans))
         emitted = number
         last = min(total, number + options.after)
         for ctx in range(number + 1, last + 1):
@@ -260,6 +316,17 @@ def _events(data: bytes, matches: list[tuple[int, int, int, list[Span]]], option
                 break
             events.append(_context_event(data, starts, ctx, display, max_columns))
             emitted = ctx
+    return events
+
+
+def first_lines(events: list[dict[str, Any]], lines: int) -> list[dict[str, Any]]:
+    """The events of the first ``lines`` matching lines (with ``-o`` a line may have several events)."""
+    seen: set[int] = set()
+    for i, event in enumerate(events):
+        if event["type"] == "match" and event["line"] not in seen:
+            if len(seen) == lines:
+                return events[:i]
+            seen.add(event["line"])
     return events
 
 
@@ -291,19 +358,57 @@ def search_path(path: str, display: str, matcher: Matcher, options: SearchOption
         data = text.encode("utf-8", "surrogatepass") if text is not None else read_file(path, max_size)
     except OSError as exc:
         return FileResult(display, error=describe_os_error(exc))
+    if data is not None and text is None and options.search_zip:
+        kind = compressed_kind(path)
+        if kind is not None:
+            try:
+                data = decompress(data, kind, max_size)
+            except DecompressError as exc:
+                return FileResult(display, error=str(exc))
     if data is None:
         return FileResult(display, skipped=TOO_LARGE)
-    return _search_data(data, display, matcher, options)
+    if text is not None and options.encoding is not None:
+        options = dataclasses.replace(options, encoding=None)  # an open buffer is text already: never re-decoded
+    return search_data(data, display, matcher, options)
 
 
-def _search_data(data: bytes, display: str, matcher: Matcher, options: SearchOptions,
+def search_data(data: bytes, display: str, matcher: Matcher, options: SearchOptions,
                  checked: bool = False) -> FileResult:
-    """``checked``: ``may_match(data)`` said yes (it still holds if decoding left the bytes as they are)."""
-    decoded = decode_buffer(data)
-    if decoded is None:
-        return FileResult(display, skipped=BINARY)
+    """``checked``: ``may_match(data)`` said yes (it still holds if decoding left the bytes as they are).
+
+    Binary files as rg 14 treats them (``options.binary``), modelled on its 64 KiB read buffers: a file
+    is binary when it holds a NUL byte (at offset N). ``quit`` (rg's recursive default): what follows the
+    64 KiB block holding N is never searched, so a NUL in the first block passes the file over (counted
+    in ``skipped.binary``); matches before the block are reported with ``binary_offset`` and
+    ``binary_stopped`` (rg then warns that it stopped). ``convert`` (an explicit file, ``--binary``): the whole file is searched, and the
+    matches from that block on carry ``binary_offset`` (rg prints "binary file matches" instead of
+    them). ``text`` (``-a``): NUL is an ordinary byte."""
+    decoded = transcode(data, options.encoding)
+    nul = decoded.find(b"\x00") if options.binary != "text" else -1
+    if nul < 0:
+        return _searched(decoded, display, matcher, options, checked and decoded is data)
+    block = nul - nul % BINARY_BLOCK
+    if options.binary == "quit":
+        if block == 0 or options.output == "count":  # rg -c drops a file its search quit on
+            return FileResult(display, skipped=BINARY)
+        result = _searched(decoded[:decoded.rfind(b"\n", 0, block) + 1], display, matcher, options)
+        if not result.matched_lines and not result.error:
+            return FileResult(display, skipped=BINARY)
+        for event in result.events:
+            event["binary_offset"] = nul
+            event["binary_stopped"] = True
+        return result
+    result = _searched(decoded, display, matcher, options)
+    first = decoded.count(b"\n", 0, decoded.rfind(b"\n", 0, block) + 1) + 1  # the block's first line
+    for event in result.events:
+        if event["line"] >= first:
+            event["binary_offset"] = nul
+    return result
+
+
+def _searched(data: bytes, display: str, matcher: Matcher, options: SearchOptions, checked: bool = False) -> FileResult:
     try:
-        return search_buffer(decoded, matcher, options, display, checked and decoded is data)
+        return search_buffer(data, matcher, options, display, checked)
     except SearchTimeout as exc:  # a pathological pattern on this one file: report it, search the rest
         return FileResult(display, error=f"{exc.message} {exc.hint}")
 
@@ -406,6 +511,9 @@ def search_files(files: Iterable[tuple[str, str, str | None]], matcher: Matcher,
     """
     may_match = matcher.may_match
     invert = options.invert
+    counts_binary = options.binary != "text"
+    zipped = options.search_zip
+    transcoding = options.encoding not in (None, "none")  # the prefilter cannot judge the raw bytes then
     fstat, read, readv, pread, preadv, close = os.fstat, os.read, os.readv, os.pread, os.preadv, os.close
     buffer, view = _read_buffer()
     fits = len(buffer) - 1
@@ -418,7 +526,7 @@ def search_files(files: Iterable[tuple[str, str, str | None]], matcher: Matcher,
             if not stats.scanned & 15 and should_stop():
                 return False
             stats.scanned += 1
-            if text is not None:
+            if text is not None or (zipped and compressed_kind(path)):
                 result = search_path(path, display, matcher, options, text, max_size)
             else:
                 try:
@@ -451,15 +559,15 @@ def search_files(files: Iterable[tuple[str, str, str | None]], matcher: Matcher,
                     continue
                 if length != size:  # changed while read, or a pseudo-file whose size says 0: the careful way
                     result = search_path(path, display, matcher, options, None, max_size)
-                elif invert or (length and held[0] in _UTF16_FIRST):
-                    result = _search_data(bytes(data), display, matcher, options)
+                elif invert or transcoding or (length and held[0] in _UTF16_FIRST):
+                    result = search_data(bytes(data), display, matcher, options)
                 elif not may_match(data):
                     # No match possible (dropping a UTF-8 BOM cannot create one); only binary-ness is left to count.
-                    if held.find(b"\x00", 0, length) >= 0:
+                    if counts_binary and held.find(b"\x00", 0, length) >= 0:
                         stats.binary += 1
                     continue
                 else:
-                    result = _search_data(bytes(data), display, matcher, options, checked=True)
+                    result = search_data(bytes(data), display, matcher, options, checked=True)
             if result.skipped == BINARY:
                 stats.binary += 1
             elif result.skipped == TOO_LARGE:

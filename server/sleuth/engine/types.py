@@ -18,6 +18,8 @@ __all__ = [
     "WalkOptions",
     "MatchOptions",
     "SearchOptions",
+    "Replacement",
+    "BinaryMode",
     "FileEntry",
     "SkipCounts",
     "FileError",
@@ -26,6 +28,10 @@ __all__ = [
 CaseMode = Literal["smart", "sensitive", "insensitive"]
 OutputMode = Literal["content", "files_with_matches", "count"]
 SortMode = Literal["path", "modified"]
+# rg's binary handling: "quit" stops at the first NUL and drops what follows (rg's recursive default),
+# "convert" searches the whole file and marks it binary (rg's explicit-path default, ``--binary``),
+# "text" searches it as any text (``-a``). See :mod:`sleuth.engine.search`.
+BinaryMode = Literal["quit", "convert", "text"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,11 +69,23 @@ class MatchOptions:
     case: CaseMode = "smart"
     fuzzy: int | None = None
     multiline: bool = False
+    engine: Literal["default", "pcre2"] = "default"  # rg -P: PCRE syntax (see sleuth.engine.match.pcre)
+    crlf: bool = False  # rg --crlf: every pattern in CRLF mode ((?R): $ matches before \r\n, . never matches \r)
+
+
+@dataclass(frozen=True, slots=True)
+class Replacement:
+    """rg's ``-r/--replace``: ``template`` with ``$1``, ``${name}``, ``$$``, expanded per match against the
+    capture groups of ``match`` (the same patterns, compiled once more with their groups). Output only."""
+
+    template: str
+    match: MatchOptions
 
 
 @dataclass(frozen=True, slots=True)
 class SearchOptions:
-    """How matches become events and where collection stops."""
+    """How matches become events and where collection stops. ``only_matching``: one match event per
+    match (rg ``-o``), its text the match; ``replace``: each match event carries ``replacement``."""
 
     invert: bool = False
     before: int = 0
@@ -77,6 +95,11 @@ class SearchOptions:
     max_columns: int | None = 500
     output: OutputMode = "content"
     sort: SortMode = "path"
+    only_matching: bool = False
+    replace: Replacement | None = None
+    binary: BinaryMode = "quit"
+    search_zip: bool = False  # rg -z: gzip, bzip2, xz and lzma files (by name) are searched decompressed
+    encoding: str | None = None  # rg -E: None sniffs a UTF-16 BOM (auto); "none" searches raw bytes; else a codec
 
 
 class FileEntry(NamedTuple):

@@ -51,7 +51,7 @@ def _grep_line(item: Mapping[str, Any]) -> str:
         return str(item["path"])
     if kind == "count":
         return f"{item['path']}: {item['count']}"
-    return f"{item['path']}:{item['line']}: {item.get('text', '')}"
+    return f"{item['path']}:{item['line']}: {item.get('replacement', item.get('text', ''))}"  # -r shows as rg
 
 
 def _files_line(item: Mapping[str, Any]) -> str:

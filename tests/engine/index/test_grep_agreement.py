@@ -83,3 +83,59 @@ def test_the_index_really_narrows_grep(tmp_path: Path) -> None:
         assert grep({"pattern": r"\d"}, ctx)["files_scanned"] == 41  # no literal: every catalogued file
     finally:
         service.stop()
+
+
+SEMANTICS = [("PM_RESUME", {"only_matching": True}), ("(ERR|PM)_(\\w+)", {"replace": "$2-$1", "only_matching": True}),
+             ("(?P<w>foo)(bar)?", {"replace": "<${w}|$2|$$>"}), ("foo", {"only_matching": True, "output": "count"}),
+             ("PM_RESUME", {"binary": "search"}), ("PM_RESUME", {"binary": "text"}),
+             ("foo|é", {"only_matching": True, "max_matches_per_file": 1}), (r"\w+", {"replace": "x"}),
+             ("foo$", {"crlf": True}), ("é", {"encoding": "latin1"}), ("PM_RESUME", {"encoding": "none"}),
+             ("(?>PM|ERR)_\\w++", {"engine": "pcre2"}), ("foo(?=bar)", {"engine": "pcre2", "search_zip": True})]
+binary_content = st.tuples(content, content).map(lambda pair: pair[0] + "\x00" + pair[1])
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(edits=st.lists(st.tuples(names, st.one_of(content, binary_content, st.none())), max_size=4),
+       wait=st.booleans())
+def test_indexed_grep_equals_plain_scan_with_rg_semantics(tree: tuple[Path, IndexService], edits: list,
+                                                          wait: bool) -> None:
+    """-o, -r, --binary and -a through the index's candidates (and pieces) give the scan's events exactly."""
+    root, service = tree
+    changed = []
+    for name, text in edits:
+        path = root / name
+        if text is None:
+            path.unlink(missing_ok=True)
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+        changed.append(str(path))
+    service.notify_changed(changed)
+    if wait:
+        assert service.wait_idle()
+    grep = get_command("sleuth.grep")
+    indexed = CommandContext(service.workspace, services=Services(index=service))
+    plain = CommandContext(service.workspace)
+    for pattern, extra in SEMANTICS:
+        args = {"pattern": pattern, "max_results": 1000, **extra}
+        assert grep(args, indexed)["matches"] == grep(args, plain)["matches"], (pattern, extra)
+
+
+def test_another_encoding_is_searched_past_the_index(tmp_path: Path) -> None:
+    """The index holds a file's bytes as auto reads them: UTF-16 without a BOM has no UTF-8 "noir" to
+    index, so a utf-16le search that asked the index would never read the file."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "u16.txt").write_bytes("un café noir\n".encode("utf-16-le"))
+    (root / "utf.txt").write_text("un café noir\n")
+    service = IndexService(Workspace([root]), cache_dir=str(tmp_path / "cache"))
+    service.start()
+    try:
+        assert service.wait_ready(120)
+        grep = get_command("sleuth.grep")
+        indexed = CommandContext(service.workspace, services=Services(index=service))
+        assert [m["path"] for m in grep({"pattern": "noir"}, indexed)["matches"]] == ["utf.txt"]
+        found = grep({"pattern": "noir", "encoding": "utf-16le"}, indexed)["matches"]
+        assert [(m["path"], m["text"]) for m in found] == [("u16.txt", "un café noir")]  # UTF-8 read as UTF-16: no
+    finally:
+        service.stop()

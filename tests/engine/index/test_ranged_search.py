@@ -108,7 +108,7 @@ def test_files_that_are_not_plain_are_searched_whole(tmp_path: Path, kit: Simple
     text = FILLER + "the beta_needle\n" + FILLER
     (root / "u16.txt").write_bytes(codecs.BOM_UTF16_LE + text.encode("utf-16-le"))  # offsets of transcoded text
     (root / "bom.txt").write_bytes(codecs.BOM_UTF8 + text.encode())
-    (root / "nul.txt").write_bytes(text.encode() + b"\0")  # binary: never a match, as in a plain scan
+    (root / "nul.txt").write_bytes(text.encode() + b"\0")  # binary past its match's 64 KiB block: found, marked (rg)
     (root / "plain.txt").write_text(text)
     service = kit.start(root, tmp_path / "cache")
     try:
@@ -118,7 +118,9 @@ def test_files_that_are_not_plain_are_searched_whole(tmp_path: Path, kit: Simple
         assert narrowed == {str((root / "plain.txt").resolve())}
         result = _lines(grep({"pattern": "beta_needle"}, indexed))
         assert result == _lines(grep({"pattern": "beta_needle"}, plain))
-        assert [m[0] for m in result] == ["bom.txt", "plain.txt", "u16.txt"]
+        assert [m[0] for m in result] == ["bom.txt", "nul.txt", "plain.txt", "u16.txt"]
+        found = grep({"pattern": "beta_needle"}, indexed)["matches"]
+        assert [m.get("binary_offset") for m in found] == [None, len(text.encode()), None, None]
     finally:
         service.stop()
 
@@ -127,3 +129,33 @@ def _literal(data: bytes) -> object:
     from sleuth.engine.index.trigram import Lit
 
     return Lit(data)
+
+
+def test_candidate_pieces_serve_only_matching_and_replace(tmp_path: Path, reads: list[int],
+                                                          kit: SimpleNamespace) -> None:
+    """-o makes several events of a line: the per-file cap (-m) still counts lines across pieces."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    lines = [f"#define REG_{i:06d}_MASK 0x{i:08x}" for i in range(20_000)]
+    lines[5_000] = "PM_RESUME = PM_RESUME_A | PM_RESUME_B"
+    lines[12_345] = "#define PM_RESUME_MASK PM_RESUME"
+    lines[19_000] = "PM_RESUME again"
+    (root / "big.h").write_text("\n".join(lines))
+    size = (root / "big.h").stat().st_size
+    service = kit.start(root, tmp_path / "cache")
+    try:
+        indexed, plain = _contexts(root, service)
+        for args in ({"pattern": "PM_RESUME", "only_matching": True},
+                     {"pattern": "PM_(RESUME)(_\\w)?", "only_matching": True, "replace": "<$1$2>"},
+                     {"pattern": "PM_RESUME", "only_matching": True, "max_matches_per_file": 2},
+                     {"pattern": "PM_RESUME", "only_matching": True, "output": "count"},
+                     {"pattern": "PM_(RESUME)", "replace": "$1", "max_matches_per_file": 1}):
+            reads.clear()
+            got = grep(args, indexed)["matches"]
+            assert got == grep(args, plain)["matches"], args
+            assert reads and sum(reads) < size / 4, args
+        capped = grep({"pattern": "PM_RESUME", "only_matching": True, "max_matches_per_file": 2}, indexed)
+        assert [(m["line"], m["column"]) for m in capped["matches"]] == [(5001, 1), (5001, 13), (5001, 27),
+                                                                         (12346, 9), (12346, 24)]
+    finally:
+        service.stop()

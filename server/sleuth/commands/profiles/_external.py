@@ -24,7 +24,7 @@ from typing import Any, Iterable
 
 from sleuth.commands.args import parse_args
 from sleuth.commands.context import CommandContext
-from sleuth.commands.grep import GREP_ARGS, build_request
+from sleuth.commands.grep import GREP_ARGS, build_request, native_only
 from sleuth.commands.profiles._proc import Counter, Proc, admit, decode_field, line_text
 from sleuth.commands.profiles._ugrep import UG_FORMAT, parse_ugrep
 from sleuth.engine.errors import BadArgs, BackendUnavailable, Cancelled
@@ -217,6 +217,10 @@ def run(backend: str, binary: str, raw: dict[str, Any], ctx: CommandContext) -> 
     args = parse_args("sleuth.grep", raw, GREP_ARGS, ctx.settings)
     if args["output"] != "content":
         raise BadArgs(f"The '{backend}' backend only produces content output.", argument="output")
+    unsupported = native_only(args)
+    if unsupported is not None:
+        raise BadArgs(f"'{unsupported}' is not supported by the '{backend}' backend.", argument=unsupported,
+                      hint="Use the native backend (setting backend: native) for it.")
     request = build_request(args, ctx)
     token = ctx.token.with_deadline(args["timeout_ms"] or None)
     state: dict[str, Any] = {"files_scanned": 0, "errors": [], "listed": []}

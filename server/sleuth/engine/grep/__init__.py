@@ -9,12 +9,14 @@ needs processes. The parts, each doing one thing:
 * :mod:`.unit_search` — searching one unit (in a pool worker or here), publishing its results as
   they are found (:class:`~.unit_search.Part`), so a slow unit streams instead of arriving whole;
 * :mod:`.pool` — the worker processes, the per-search stop flags and the channel parts come back on;
+* :mod:`.buffer` — :func:`grep_buffer`: one buffer that is no file (standard input);
 * :mod:`.loop` — :func:`run_grep`: feeds units, re-orders what comes back into final order,
   collects and streams it, and reports progress while any unit runs.
 """
 
+from sleuth.engine.grep.buffer import STDIN_DISPLAY, grep_buffer
 from sleuth.engine.grep.loop import prepare, run_grep
 from sleuth.engine.grep.pool import shutdown_pool
 from sleuth.engine.grep.request import GrepOutcome, GrepRequest
 
-__all__ = ["GrepRequest", "GrepOutcome", "run_grep", "prepare", "shutdown_pool"]
+__all__ = ["GrepRequest", "GrepOutcome", "run_grep", "prepare", "shutdown_pool", "grep_buffer", "STDIN_DISPLAY"]

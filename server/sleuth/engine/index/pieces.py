@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 from sleuth.engine.errors import SearchTimeout
 from sleuth.engine.match import Matcher
-from sleuth.engine.search import FileResult, FolderOpener, search_buffer
+from sleuth.engine.search import FileResult, FolderOpener, first_lines, search_buffer
 from sleuth.engine.types import SearchOptions
 
 __all__ = ["Pieces", "search_pieces", "unpack"]
@@ -94,8 +94,10 @@ def search_pieces(path: str, display: str, pieces: Pieces, matcher: Matcher,
                 event["line"] += base
             result.events.extend(found.events)
             result.matched_lines += found.matched_lines
+            if found.matches is not None:
+                result.matches = (result.matches or 0) + found.matches
             if cap is not None and result.matched_lines >= cap:
-                del result.events[cap:]
+                result.events = first_lines(result.events, cap)  # with -o a line may hold several events
                 result.matched_lines = cap
                 break
         return result

@@ -36,19 +36,25 @@ from sleuth.engine.types import MatchOptions
 if TYPE_CHECKING:
     import regex
 
-__all__ = ["compile_matcher", "CompileStopped", "resolve_case", "compile_prefilter", "rare_substring"]
+__all__ = ["compile_matcher", "CompileStopped", "resolve_case", "compile_prefilter", "rare_substring", "capture_regex"]
 
 _UNANCHORED = re2._re2.RE2.Anchor.UNANCHORED
 
 
+CRLF_FLAG = "(?R)"  # rg --crlf is its regex crate's CRLF mode on the whole pattern
+
+
 def _sources(options: MatchOptions) -> list[str]:
-    return [escape(p) if options.fixed_strings else p for p in options.patterns]
+    texts = [escape(p) if options.fixed_strings else p for p in options.patterns]
+    return [CRLF_FLAG + text for text in texts] if options.crlf else texts
 
 
 def _bad_pattern(options: MatchOptions, index: int, err: ParseError) -> BadArgs:
     pattern = options.patterns[index]
     which = f" (pattern {index + 1})" if len(options.patterns) > 1 else ""
     position: int | None = err.position
+    if options.crlf and position is not None:  # the flag prefix is ours, not the caller's
+        position = max(0, position - len(CRLF_FLAG))
     if options.fixed_strings:  # the error is in the escaped text: point into what the caller wrote
         position = pattern.find("\n") if "\n" in pattern else None
     if err.message.startswith("the literal"):  # the line-mode newline ban (rg's wording)
@@ -152,6 +158,10 @@ def compile_matcher(options: MatchOptions, *, deadline_token: CancelToken | None
     interrupted, so a deadline may be overrun by at most that one step."""
     if not options.patterns:
         raise BadArgs("At least one pattern is required.")
+    if options.engine == "pcre2":
+        from sleuth.engine.match.pcre import compile_pcre2
+
+        return compile_pcre2(options, deadline_token)
     poll = _poller(stop)
     ci, node, parsed = _case_and_parse(options, poll)
     line_mode = not options.multiline
@@ -198,6 +208,27 @@ def compile_matcher(options: MatchOptions, *, deadline_token: CancelToken | None
     ends = literal_ends(anchor) if anchor is not None and len(anchor) > 1 else None
     return Re2Matcher(any_pair[:2] if any_pair else None, ascii_pair[:2] if ascii_pair else None,
                       fallback, prefilter, f"{engine}: {label}", anchor, ends)
+
+
+def capture_regex(options: MatchOptions) -> "tuple[regex.Pattern[str], dict[str, int] | None]":
+    """The patterns as one ``regex``-module program whose groups are rg's: several patterns are joined
+    as ``(?:p1)|(?:p2)``, so their groups number on from one pattern to the next (``rg -e '(a)' -e
+    '(b)' -r '$2'``); group ``i`` is named ``g{i}``. Returns the program and the group names' numbers.
+    Only ``-r/--replace`` needs it: the matchers report spans, not groups (RE2's fast path has none).
+    With the pcre2 engine: its own program, whose groups keep their numbers and names (names None)."""
+    if options.engine == "pcre2":
+        from sleuth.engine.match.pcre import pcre2_program
+
+        return pcre2_program(options), None
+    sources = _sources(options)
+    joined = sources[0] if len(sources) == 1 else "|".join(f"(?:{s})" for s in sources)
+    ci = resolve_case(options)
+    try:
+        parsed = parse(joined, case_insensitive=ci)
+    except ParseError as err:  # compile_matcher reported each pattern's error already; a joined one cannot add one
+        raise BadArgs(f"The patterns could not be joined for replacing: {err.message}.") from None
+    body = to_regex(parsed.node, line_mode=not options.multiline)
+    return _regex_compile(word_lookaround(body) if options.word else body, options), dict(parsed.names)
 
 
 MAX_ANCHORS = 8  # an alternation of more literals is matched whole: a find pass per literal adds up

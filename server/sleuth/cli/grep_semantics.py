@@ -1,0 +1,124 @@
+"""The ``sleuth grep`` flags that change what is matched and shown (rg 14.1's search semantics), and
+how their events print.
+
+Kept apart from :mod:`sleuth.cli.grep` (the command and its output-only flags): each flag here maps
+to one ``sleuth.grep`` argument, so the CLI, the language server, MCP and the tool profiles mean the
+same thing by it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import stat
+import sys
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
+
+from sleuth.cli.common import report_error
+
+if TYPE_CHECKING:
+    from sleuth.commands.context import CommandContext
+
+__all__ = ["add_semantic_flags", "semantic_args", "printable_events", "stdin_is_readable", "search_stdin", "STDIN_PATH"]
+
+
+def add_semantic_flags(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("search semantics (as rg 14.1)")
+    g.add_argument("-o", "--only-matching", action="store_true", help="print each match on its own line")
+    g.add_argument("--count-matches", action="store_true", help="like -c, counting matches instead of lines")
+    g.add_argument("-r", "--replace", metavar="TEXT",
+                   help="print each match replaced by TEXT ($1, ${name}, $$); nothing is written")
+    g.add_argument("-a", "--text", dest="binary", action="store_const", const="text",
+                   help="search binary files as text")
+    g.add_argument("--binary", dest="binary", action="store_const", const="search",
+                   help="search binary files found in folders too (they print 'binary file matches')")
+    g.add_argument("--no-binary", "--no-text", dest="binary", action="store_const", const="auto",
+                   help="the default binary handling")
+    g.add_argument("-P", "--pcre2", dest="engine", action="store_const", const="pcre2",
+                   help="PCRE syntax (atomic groups, possessive repetition, \\K, \\Q..\\E)")
+    g.add_argument("--no-pcre2", dest="engine", action="store_const", const="default")
+    g.add_argument("--engine", dest="engine", choices=("default", "auto", "pcre2"),
+                   help="regex engine; auto is the default (look-around and back-references already work)")
+    g.add_argument("-z", "--search-zip", dest="search_zip", action="store_true", default=None,
+                   help="search gzip, bzip2, xz and lzma files decompressed")
+    g.add_argument("--no-search-zip", dest="search_zip", action="store_false")
+    g.add_argument("--crlf", dest="crlf", action="store_true", default=None,
+                   help="treat CRLF as a line end: $ matches before \\r\\n")
+    g.add_argument("--no-crlf", dest="crlf", action="store_false")
+    g.add_argument("-E", "--encoding", metavar="ENCODING",
+                   help="auto (default), none, or a label such as utf-16le, latin1, shift_jis")
+    g.add_argument("--no-encoding", dest="encoding", action="store_const", const="auto")
+
+
+def semantic_args(ns: argparse.Namespace) -> dict[str, Any]:
+    """The ``sleuth.grep`` arguments these flags mean (only those given)."""
+    args: dict[str, Any] = {"only_matching": ns.only_matching or None, "replace": ns.replace,
+                            "binary": ns.binary, "crlf": ns.crlf, "encoding": ns.encoding, "engine": ns.engine,
+                            "search_zip": ns.search_zip}
+    if ns.count_matches:  # rg: -c that counts matches, i.e. -c -o
+        args.update(output="count", only_matching=True)
+    return {k: v for k, v in args.items() if v is not None}
+
+
+def _binary_notice(event: dict[str, Any]) -> dict[str, Any]:
+    offset = event["binary_offset"]
+    if event.get("binary_stopped"):
+        text = f'WARNING: stopped searching binary file after match (found "\\0" byte around offset {offset})'
+    else:
+        text = f'binary file matches (found "\\0" byte around offset {offset})'
+    return {"type": "notice", "path": event["path"], "text": text}
+
+
+def printable_events(events: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    """Events as rg prints them: a match shows its ``replacement`` when there is one; a binary file's
+    matches from its NUL's block on become one "binary file matches" line; a binary file whose search
+    stopped at its NUL ends with rg's warning."""
+    skipping: str | None = None  # a path whose remaining events the binary line stands for
+    warn: dict[str, Any] | None = None
+    for event in events:
+        path = event.get("path")
+        if warn is not None and path != warn["path"]:
+            yield warn
+            warn = None
+        if path == skipping:
+            continue
+        skipping = None
+        if "binary_offset" in event:
+            if event.get("binary_stopped"):
+                warn = _binary_notice(event)
+            else:
+                skipping = path
+                yield _binary_notice(event)
+                continue
+        if "replacement" in event:
+            event = dict(event, text=event["replacement"])
+        yield event
+    if warn is not None:
+        yield warn
+
+
+STDIN_PATH = "-"
+
+
+def stdin_is_readable() -> bool:
+    """rg's rule for searching standard input when no path is given: it is a file, a pipe or a socket
+    (not a terminal, not ``/dev/null`` or another device, not closed)."""
+    try:
+        mode = os.fstat(sys.stdin.fileno()).st_mode
+    except (OSError, ValueError, AttributeError):
+        return False
+    return stat.S_ISREG(mode) or stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
+
+
+def search_stdin(args: dict[str, Any], cold: Callable[[], "CommandContext"], as_json: bool,
+                 keep: Callable[[dict[str, Any]], int]) -> int:
+    """``sleuth.grep``'s arguments over standard input, always here (a server cannot read our input)."""
+    from sleuth.commands.grep import run_buffer
+    from sleuth.engine.errors import SleuthError
+
+    data = sys.stdin.buffer.read()
+    try:
+        result = run_buffer({k: v for k, v in args.items() if k != "path"}, data, cold())
+    except SleuthError as error:
+        return report_error(error, as_json)
+    return keep(result)
