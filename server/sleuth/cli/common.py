@@ -14,9 +14,8 @@ import sys
 import time
 from typing import TYPE_CHECKING, Any, Callable
 
-from sleuth.commands.config import (AGENT_CONFIG_PATH, Settings, cli_settings, load_agent_config, load_user_config,
-                                    user_config_path)
-from sleuth.commands.settings_trust import Layer, Origin, layered_settings
+from sleuth.commands.config import Settings, cli_settings
+from sleuth.core.settings import SettingsLayers
 from sleuth.engine.errors import SleuthError
 from sleuth.engine.workspace import Workspace
 from sleuth.engine.words import plural
@@ -36,23 +35,15 @@ _REPORTED: set[str] = set()  # each settings problem is printed once per process
 
 
 def workspace_settings(roots: list[str] | None) -> Settings:
-    """The person's ``config.yml``, then the first sandbox folder's ``.agent/config.yml`` (only the keys
-    a repository may set: :mod:`sleuth.commands.settings_trust`), over the defaults. Problems, a
-    refused key among them, go to stderr, each once."""
-    root = (roots or [os.getcwd()])[0]
-    layers: list[Layer] = []
-    problems: list[str] = []
-    for name, origin, load in ((user_config_path(), Origin.PERSON, load_user_config),
-                               (AGENT_CONFIG_PATH, Origin.REPOSITORY, lambda: load_agent_config(root))):
-        try:
-            layers.append(Layer(name, origin, load()))
-        except ValueError as exc:
-            problems.append(str(exc))
-    settings, found = layered_settings(layers, user_config_path())
-    for problem in problems + found:
-        if problem not in _REPORTED:
-            _REPORTED.add(problem)
-            sys.stderr.write(f"sleuth: {problem}\n")
+    """The core's layers without a door's own (:class:`sleuth.core.settings.SettingsLayers`): the
+    person's ``config.yml``, then the first sandbox folder's ``.agent/config.yml`` (only the keys a
+    repository may set), over the defaults. Problems, a refused key among them, go to stderr, each once."""
+    layers = SettingsLayers(shown=_REPORTED)
+    layers.load_user()
+    layers.load_agent((roots or [os.getcwd()])[0])
+    settings, problems = layers.settings()
+    for problem in layers.new_problems(problems):
+        sys.stderr.write(f"sleuth: {problem}\n")
     return settings
 
 
