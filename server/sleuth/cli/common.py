@@ -25,7 +25,7 @@ if TYPE_CHECKING:  # loaded by make_context: the warm path never needs them
     from sleuth.commands.context import CommandContext
 
 __all__ = ["EXIT_FOUND", "EXIT_NONE", "EXIT_ERROR", "cli_settings", "workspace_settings", "make_context",
-           "run_command", "run_search", "cli_workspace", "add_server_flag", "ask_server", "report_remote_error",
+           "run_in_core", "run_command", "run_search", "cli_workspace", "add_server_flag", "ask_server", "report_remote_error",
            "report_error", "print_json", "ProgressBar", "parse_size"]
 
 EXIT_FOUND, EXIT_NONE, EXIT_ERROR = 0, 1, 2
@@ -114,15 +114,25 @@ def report_error(error: SleuthError, as_json: bool = False) -> int:
     return EXIT_ERROR
 
 
+def run_in_core(name: str, args: dict[str, Any], ctx: CommandContext) -> dict[str, Any]:
+    """``name(args)`` in the CLI's own ``ctx`` under the core's invocation policy (:meth:`Session.run`:
+    the argument shape, errors as ``SleuthError``, metrics and the log line in ``log_file``)."""
+    from sleuth.core.session import Invocation, Session
+
+    session = Session([r.path for r in ctx.workspace.roots], extra_commands={}, log_tag="cli ")
+    try:  # no rate limit: a window over one process's single call means nothing
+        return session.run(Invocation(name, args, ctx.token), ctx, rate_limited=False)
+    finally:
+        session.close()
+
+
 def run_command(name: str, args: dict[str, Any], ctx: CommandContext, as_json: bool,
                 render: Callable[[dict[str, Any]], int]) -> int:
-    """Call command ``name`` with Ctrl-C wired to the token; render the result or report the error."""
-    from sleuth.commands import get_command
-
+    """:func:`run_in_core` with Ctrl-C wired to the token; render the result or report the error."""
     previous = signal.getsignal(signal.SIGINT)
     signal.signal(signal.SIGINT, lambda *_: ctx.token.cancel())
     try:
-        result = get_command(name)(args, ctx)
+        result = run_in_core(name, args, ctx)
     except SleuthError as error:
         if isinstance(ctx.progress, ProgressBar):
             ctx.progress.clear()

@@ -44,7 +44,7 @@ from sleuth.engine.ratelimit import RateLimiter
 from sleuth.engine.workspace import Workspace
 
 if TYPE_CHECKING:
-    from sleuth.core.warm import WarmListener
+    from sleuth.core.warm_listener import WarmListener
 
 __all__ = ["Session", "Invocation", "InvocationRecord", "Activity", "InternalError", "NotAvailable", "StreamSink",
            "SettingsLayers", "load_test_commands", "TEST_COMMANDS_ENV", "CANCEL_GRACE_S"]
@@ -251,12 +251,13 @@ class Session:
     def open_warm_door(self) -> None:
         """Answer ``sleuth grep|files|text`` from this session over the private socket
         (:mod:`sleuth.core.warm`); moved by :meth:`set_roots`, closed by :meth:`close`."""
-        from sleuth.core.warm import WarmListener
+        from sleuth.core.warm_listener import WarmListener
 
         if self.warm is None:
+            # No rate-limit note in a warm answer: the CLI prints exactly what its cold path prints.
             self.warm = WarmListener(lambda: (self.workspace, self.settings, self.services),
-                                     on_answer=lambda command, args, outcome, elapsed_ms: self.record(
-                                         InvocationRecord(command, args, outcome, None, elapsed_ms)))
+                                     lambda command, args, ctx: self.run(Invocation(command, args, ctx.token), ctx,
+                                                                         rate_limited=False))
         self.warm.update(self.roots)
 
     def close_warm_door(self) -> None:
@@ -316,13 +317,14 @@ class Session:
                               retry_after_seconds=decision.retry_after_whole_seconds, limit=limit)
         return {"remaining": decision.remaining, "limit": limit} if decision.near_limit else None
 
-    def prepare(self, invocation: Invocation) -> tuple[Runner, CommandContext, dict[str, int] | None]:
+    def prepare(self, invocation: Invocation,
+                rate_limited: bool = True) -> tuple[Runner, CommandContext, dict[str, int] | None]:
         """Validate the call's shape, find the command, take a rate-limit slot, build the context."""
         if not isinstance(invocation.args, dict):
             raise BadArgs("Arguments must be one object of named arguments.",
                           hint='Pass arguments as [{"pattern": "..."}].')
         run = self.resolve(invocation.command)
-        budget = self.rate_limit(invocation.command)
+        budget = self.rate_limit(invocation.command) if rate_limited else None
         return run, self.context(invocation), budget
 
     def call(self, run: Runner, args: dict[str, Any], ctx: CommandContext) -> dict[str, Any]:
@@ -380,16 +382,10 @@ class Session:
                 return result
             except SleuthError:
                 raise
-            except ModuleNotFoundError as exc:  # a part of Sleuth the command needs is not installed (yet)
-                if not (exc.name or "").startswith("sleuth."):
-                    raise self._internal(invocation.command, exc) from None
-                raise NotAvailable(f"{invocation.command} is not available in this installation "
-                                   f"(module {exc.name} is missing).", command=invocation.command,
-                                   module=exc.name or "?") from None
             except asyncio.CancelledError:
                 raise
-            except Exception as exc:  # a bug in a command: answer it, keep serving
-                raise self._internal(invocation.command, exc) from None
+            except Exception as exc:
+                raise self._mapped(invocation.command, exc) from None
         except asyncio.CancelledError:
             outcome = "cancelled"
             token.cancel()
@@ -400,6 +396,31 @@ class Session:
         finally:
             self.record(InvocationRecord(invocation.command, invocation.args, outcome, result,
                                          (time.monotonic() - started) * 1000, streamed))
+
+    def run(self, invocation: Invocation, ctx: CommandContext | None = None, *,
+            rate_limited: bool = True) -> dict[str, Any]:
+        """The same policy on the caller's own thread, for a door that runs one command and waits (the
+        CLI: Ctrl-C cancels ``invocation.token``; the warm CLI's listener). ``ctx``: a context the door
+        built itself (its own progress display, rg-like defaults), else this session's."""
+        started = time.monotonic()
+        outcome, result = "ok", None
+        try:
+            try:
+                run, own, budget = self.prepare(invocation, rate_limited)
+                result = self.call(run, invocation.args, ctx or own)
+                if budget is not None and isinstance(result, dict):
+                    result = {**result, "rate_limit": budget}
+                return result
+            except SleuthError:
+                raise
+            except Exception as exc:
+                raise self._mapped(invocation.command, exc) from None
+        except SleuthError as exc:
+            outcome = exc.code
+            raise
+        finally:
+            self.record(InvocationRecord(invocation.command, invocation.args, outcome, result,
+                                         (time.monotonic() - started) * 1000))
 
     def record(self, record: InvocationRecord) -> None:
         """Metrics, the log line (``log_file`` and every log sink, when ``log_level`` lets it pass) and
@@ -423,6 +444,15 @@ class Session:
                 _safely(sink, record.severity, line)
         for hook in self.log_hooks:
             _safely(hook, record)
+
+    @classmethod
+    def _mapped(cls, command: str, exc: Exception) -> SleuthError:
+        """An exception that is not a :class:`SleuthError`: a part of Sleuth the command needs that is not
+        installed (yet) is :class:`NotAvailable`; anything else is a bug, :class:`InternalError`."""
+        if isinstance(exc, ModuleNotFoundError) and (exc.name or "").startswith("sleuth."):
+            return NotAvailable(f"{command} is not available in this installation (module {exc.name} is missing).",
+                                command=command, module=exc.name or "?")
+        return cls._internal(command, exc)
 
     @staticmethod
     def _internal(command: str, exc: BaseException) -> InternalError:
