@@ -148,11 +148,14 @@ async def test_a_huge_pattern_does_not_hold_up_a_small_request_behind_it(
 
 
 def test_every_transport_writes_the_same_safe_line() -> None:
-    """The MCP server logs through the core's module and LSP re-exports it: one way to write the line,
-    so the escaping above holds at every door (the MCP door once had its own, unescaped copy)."""
+    """Every door's line is the core session's record (LSP and MCP only add a sink): one way to write the
+    line, so the escaping above holds at every door (the MCP door once had its own, unescaped copy)."""
     from sleuth.core import logline
-    from sleuth.mcp import server as mcp_server
+    from sleuth.core.session import InvocationRecord
 
-    assert invocation_log.summary is logline.summary and mcp_server.logline is logline
-    line = logline.summary("sleuth.grep", {"pattern": "hello; $(touch /tmp/pwned)\n`id`"}, "ok", 0, 1.0)
+    args = {"pattern": "hello; $(touch /tmp/pwned)\n`id`"}
+    assert invocation_log.summary is logline.summary
+    assert InvocationRecord("sleuth.grep", args, "ok", {"matches": []}, 1.0).line() == \
+        logline.summary("sleuth.grep", args, "ok", 0, 1.0)
+    line = logline.summary("sleuth.grep", args, "ok", 0, 1.0)
     assert "$(" not in line and "`" not in line and "\n" not in line

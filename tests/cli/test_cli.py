@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_sleuth
+from tests.conftest import run_sleuth, write_tree
 
 
 sleuth = run_sleuth
@@ -105,3 +106,19 @@ def test_grep_json_over_several_paths_keeps_a_later_paths_truncation_reason(tree
     proc = sleuth(tree, "grep", "--json", "--max-results", "1", "-i", "helper", "src/util.py", "src/app.py")
     result = json.loads(proc.stdout)
     assert result["truncated"] is True and result["truncated_reason"] is not None
+
+
+def test_the_cold_cli_runs_under_the_core_policy_and_writes_the_log_line(tmp_path: Path) -> None:
+    """The CLI runs a command through the core's Session.run like every other door: the person's
+    ``log_file`` gets the same sanitised line (before, the CLI wrote none), tagged ``cli``."""
+    log = tmp_path / "sleuth.log"
+    config = write_tree(tmp_path / "config", {"sleuth/config.yml": f"log_file: {log}\n"})
+    ws = write_tree(tmp_path / "ws", {"a.txt": "needle\n"})
+    env = {"XDG_CONFIG_HOME": str(config), "SLEUTH_NO_SERVER": "1"}
+    assert run_sleuth(ws, "grep", "needle", env=env).returncode == 0
+    assert run_sleuth(ws, "grep", "(", env=env).returncode == 2
+    assert run_sleuth(ws, "tools", "call", "codex.grep_files", "--args", '{"pattern": "needle"}', env=env).returncode == 0
+    lines = log.read_text().splitlines()
+    assert [line.split(" ", 1)[1].split(" in ")[0] for line in lines] == [
+        'cli sleuth.grep query="needle" -> 1 result', 'cli sleuth.grep query="(" -> bad_args',
+        'cli sleuth.tools.call query="codex.grep_files needle" -> ok'], lines

@@ -24,6 +24,7 @@ def test_registry_names_every_command_and_the_lsp_uses_its_tables() -> None:
     from sleuth.lsp import invoke
 
     assert invoke.STREAM_KEYS is STREAM_KEYS and invoke.QUICK_COMMANDS is QUICK_COMMANDS
+    assert not hasattr(invoke, "Invoker")  # the language server runs commands through the core's Session
 
 
 def test_the_core_imports_no_transport() -> None:

@@ -241,3 +241,21 @@ async def test_a_repository_config_cannot_make_the_mcp_server_write_a_file(tmp_p
         result = await client.call_tool("grep", {"pattern": "needle"})
         assert not result.is_error
     assert not target.exists()
+
+
+def test_a_refused_repository_setting_is_said_once_on_the_mcp_servers_stderr(tmp_path: pathlib.Path) -> None:
+    """The MCP door reports settings problems as the others do (the session's problem hook; before, it
+    dropped them): a key the repository may not set is named once on stderr, with where to set it."""
+    from tests.adversarial.mcp_sync import McpProcess
+
+    ws = write_tree(tmp_path / "ws", {"a.txt": "needle\n",
+                                      ".agent/config.yml": f"sleuth:\n  log_file: {tmp_path / 'x.log'}\n"})
+    for mode in MODES:
+        process = McpProcess([ws], tmp_path, mode=mode)
+        try:
+            assert not process.call("grep", {"pattern": "needle"}).is_error
+            assert not process.call("grep", {"pattern": "needle"}).is_error
+            said = [line for line in process.stderr().splitlines() if "log_file" in line]
+        finally:
+            process.close()
+        assert len(said) == 1 and "config.yml" in said[0], said

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from sleuth.cli.common import workspace_settings
-from sleuth.lsp.config import ConfigLayers
+from sleuth.core.settings import SettingsLayers
 
 CONFIG = """\
 model: big
@@ -29,8 +29,8 @@ tools:
 def test_cli_and_server_read_the_same_settings_from_the_shared_agent_config(tmp_path: Path, capsys) -> None:
     (tmp_path / ".agent").mkdir()
     (tmp_path / ".agent" / "config.yml").write_text(CONFIG)
-    layers = ConfigLayers()
-    assert layers.load_agent(str(tmp_path)) == []
+    layers = SettingsLayers()
+    layers.load_agent(str(tmp_path))
     server, server_problems = layers.settings()
     cli = workspace_settings([str(tmp_path)])
     assert server_problems == [] and capsys.readouterr().err == ""

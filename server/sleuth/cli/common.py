@@ -14,9 +14,8 @@ import sys
 import time
 from typing import TYPE_CHECKING, Any, Callable
 
-from sleuth.commands.config import (AGENT_CONFIG_PATH, Settings, cli_settings, load_agent_config, load_user_config,
-                                    user_config_path)
-from sleuth.commands.settings_trust import Layer, Origin, layered_settings
+from sleuth.commands.config import Settings, cli_settings
+from sleuth.core.settings import SettingsLayers
 from sleuth.engine.errors import SleuthError
 from sleuth.engine.workspace import Workspace
 from sleuth.engine.words import plural
@@ -26,7 +25,7 @@ if TYPE_CHECKING:  # loaded by make_context: the warm path never needs them
     from sleuth.commands.context import CommandContext
 
 __all__ = ["EXIT_FOUND", "EXIT_NONE", "EXIT_ERROR", "cli_settings", "workspace_settings", "make_context",
-           "run_command", "run_search", "cli_workspace", "add_server_flag", "ask_server", "report_remote_error",
+           "run_in_core", "run_command", "run_search", "cli_workspace", "add_server_flag", "ask_server", "report_remote_error",
            "report_error", "print_json", "ProgressBar", "parse_size"]
 
 EXIT_FOUND, EXIT_NONE, EXIT_ERROR = 0, 1, 2
@@ -36,23 +35,15 @@ _REPORTED: set[str] = set()  # each settings problem is printed once per process
 
 
 def workspace_settings(roots: list[str] | None) -> Settings:
-    """The person's ``config.yml``, then the first sandbox folder's ``.agent/config.yml`` (only the keys
-    a repository may set: :mod:`sleuth.commands.settings_trust`), over the defaults. Problems, a
-    refused key among them, go to stderr, each once."""
-    root = (roots or [os.getcwd()])[0]
-    layers: list[Layer] = []
-    problems: list[str] = []
-    for name, origin, load in ((user_config_path(), Origin.PERSON, load_user_config),
-                               (AGENT_CONFIG_PATH, Origin.REPOSITORY, lambda: load_agent_config(root))):
-        try:
-            layers.append(Layer(name, origin, load()))
-        except ValueError as exc:
-            problems.append(str(exc))
-    settings, found = layered_settings(layers, user_config_path())
-    for problem in problems + found:
-        if problem not in _REPORTED:
-            _REPORTED.add(problem)
-            sys.stderr.write(f"sleuth: {problem}\n")
+    """The core's layers without a door's own (:class:`sleuth.core.settings.SettingsLayers`): the
+    person's ``config.yml``, then the first sandbox folder's ``.agent/config.yml`` (only the keys a
+    repository may set), over the defaults. Problems, a refused key among them, go to stderr, each once."""
+    layers = SettingsLayers(shown=_REPORTED)
+    layers.load_user()
+    layers.load_agent((roots or [os.getcwd()])[0])
+    settings, problems = layers.settings()
+    for problem in layers.new_problems(problems):
+        sys.stderr.write(f"sleuth: {problem}\n")
     return settings
 
 
@@ -123,15 +114,25 @@ def report_error(error: SleuthError, as_json: bool = False) -> int:
     return EXIT_ERROR
 
 
+def run_in_core(name: str, args: dict[str, Any], ctx: CommandContext) -> dict[str, Any]:
+    """``name(args)`` in the CLI's own ``ctx`` under the core's invocation policy (:meth:`Session.run`:
+    the argument shape, errors as ``SleuthError``, metrics and the log line in ``log_file``)."""
+    from sleuth.core.session import Invocation, Session
+
+    session = Session([r.path for r in ctx.workspace.roots], extra_commands={}, log_tag="cli ")
+    try:  # no rate limit: a window over one process's single call means nothing
+        return session.run(Invocation(name, args, ctx.token), ctx, rate_limited=False)
+    finally:
+        session.close()
+
+
 def run_command(name: str, args: dict[str, Any], ctx: CommandContext, as_json: bool,
                 render: Callable[[dict[str, Any]], int]) -> int:
-    """Call command ``name`` with Ctrl-C wired to the token; render the result or report the error."""
-    from sleuth.commands import get_command
-
+    """:func:`run_in_core` with Ctrl-C wired to the token; render the result or report the error."""
     previous = signal.getsignal(signal.SIGINT)
     signal.signal(signal.SIGINT, lambda *_: ctx.token.cancel())
     try:
-        result = get_command(name)(args, ctx)
+        result = run_in_core(name, args, ctx)
     except SleuthError as error:
         if isinstance(ctx.progress, ProgressBar):
             ctx.progress.clear()

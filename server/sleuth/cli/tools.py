@@ -19,7 +19,7 @@ import sys
 import time
 from typing import Any
 
-from sleuth.cli.common import EXIT_ERROR, make_context, print_json, report_error, workspace_settings
+from sleuth.cli.common import EXIT_ERROR, make_context, print_json, report_error, run_in_core, workspace_settings
 from sleuth.commands.context import CommandContext
 from sleuth.engine.errors import BadArgs, SleuthError
 
@@ -138,11 +138,9 @@ def _with_persistent_limiter(ctx: CommandContext, run: Any) -> Any:
 
 
 def _list(ns: argparse.Namespace) -> int:
-    from sleuth.commands import get_command
-
     args = {k: v for k, v in (("profile", ns.profile), ("capability", ns.capability)) if v}
     try:
-        result = get_command("sleuth.tools.list")(args, _context(ns.root))
+        result = run_in_core("sleuth.tools.list", args, _context(ns.root))
     except SleuthError as error:
         return report_error(error)
     if ns.json:
@@ -210,8 +208,6 @@ def _open_index(ctx: CommandContext, name: str, roots: list[str] | None) -> Any:
 
 
 def _call(ns: argparse.Namespace) -> int:
-    from sleuth.commands import get_command
-
     try:
         arguments, roots, as_json = parse_call_arguments(ns.rest)
     except SleuthError as error:
@@ -220,7 +216,7 @@ def _call(ns: argparse.Namespace) -> int:
     index = _open_index(ctx, ns.name, roots)
     try:
         envelope = _with_persistent_limiter(
-            ctx, lambda: get_command("sleuth.tools.call")({"name": ns.name, "arguments": arguments}, ctx))
+            ctx, lambda: run_in_core("sleuth.tools.call", {"name": ns.name, "arguments": arguments}, ctx))
     except SleuthError as error:
         if error.code == "cancelled":
             return 130

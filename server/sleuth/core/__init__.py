@@ -8,6 +8,18 @@ turns its wire messages into :meth:`Session.invoke` calls and shapes the answer.
 imports pygls, lsprotocol or mcp.
 """
 
-from sleuth.core.registry import COMMANDS, CommandInfo, QUICK_COMMANDS, RATE_LIMITED, STREAM_KEYS, command_info
+from __future__ import annotations
+
+from typing import Any
 
 __all__ = ["COMMANDS", "CommandInfo", "QUICK_COMMANDS", "RATE_LIMITED", "STREAM_KEYS", "command_info"]
+
+
+def __getattr__(name: str) -> Any:
+    """The registry's names, loaded on first use: the warm CLI imports ``sleuth.core.settings`` and
+    ``sleuth.core.warm`` only, and every millisecond of its start-up is in every answer."""
+    if name in __all__:
+        from sleuth.core import registry
+
+        return getattr(registry, name)
+    raise AttributeError(f"module 'sleuth.core' has no attribute {name!r}")

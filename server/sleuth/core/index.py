@@ -7,7 +7,7 @@ store lives in a directory derived from the roots (``store.store_dir``: one stor
 shared by every process serving the same folders), unless a cache directory is given.
 
 Transports supply callbacks for what they can show a person (a failure, a watcher that could not
-start, a progress sink for the first build); the keeper itself never talks to a client.
+start, the first build's progress and its end); the keeper itself never talks to a client.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from sleuth.commands.config import Settings
 from sleuth.engine.cancel import CancelToken, NullProgress, ProgressSink
 from sleuth.engine.workspace import Workspace
 
-__all__ = ["IndexKeeper", "IndexHooks", "index_key", "RESCAN_INTERVAL_S"]
+__all__ = ["IndexKeeper", "IndexHooks", "BuildProgress", "index_key", "store_misplaced", "RESCAN_INTERVAL_S"]
 
 logger = logging.getLogger(__name__)
 RESCAN_INTERVAL_S = 60.0
@@ -34,13 +34,34 @@ def index_key(workspace: Workspace, settings: Settings, cache_dir: str | None) -
             tuple(r.path for r in workspace.roots), cache_dir)
 
 
+def store_misplaced(exc: BaseException) -> bool:
+    """Whether the index refused its store location (inside a workspace folder): a setting the
+    person must change, not a bug."""
+    try:
+        from sleuth.engine.index.store import StoreInsideWorkspace
+    except Exception:  # the index stack itself failed to import: not a location problem
+        return False
+    return isinstance(exc, StoreInsideWorkspace)
+
+
+@dataclass
+class BuildProgress:
+    """Where one start's first build reports: its sink, the token that cancels it (an editor's cancel
+    button), and ``end(message)``, called once: ``index ready``, ``index stopped`` or ``failed``."""
+
+    sink: ProgressSink
+    end: Callable[[str], None]
+    token: CancelToken = field(default_factory=CancelToken)
+
+
 @dataclass
 class IndexHooks:
     """What the transport wants to hear about (any may be left out)."""
 
     on_error: Callable[[str], None] | None = None  # the index stopped on an error (index thread)
+    on_start_failed: Callable[[BaseException], None] | None = None  # the service could not start
     on_watch_failed: Callable[[str], None] | None = None  # the watcher could not start (its thread)
-    progress: Callable[[], tuple[ProgressSink, CancelToken | None]] | None = None  # first build's sink
+    progress: Callable[[], BuildProgress | None] | None = None  # the first build's progress, per start
     rescans: bool = True  # periodic incremental rescans (off when the client reports changes)
     rescan_interval_s: float = RESCAN_INTERVAL_S
 
@@ -63,18 +84,26 @@ class IndexKeeper:
         with self._lock:
             if self.service is not None or not settings.index_enabled or not workspace.roots:
                 return self.service
-            sink, token = self.hooks.progress() if self.hooks.progress else (NullProgress, None)
-            from sleuth.engine.index.service import IndexService  # its SQLite stack loads only when an index runs
+            progress = self.hooks.progress() if self.hooks.progress else None
+            try:
+                from sleuth.engine.index.service import IndexService  # its SQLite stack loads only when an index runs
 
-            service = IndexService(workspace, settings, cache_dir=cache_dir, on_error=self._failed)
-            for path, text in (buffers or {}).items():
-                service.notify_buffer(path, text)
-            service.start(progress=sink, token=token or CancelToken())
+                service = IndexService(workspace, settings, cache_dir=cache_dir, on_error=self._failed)
+                for path, text in (buffers or {}).items():
+                    service.notify_buffer(path, text)
+                service.start(progress=progress.sink if progress else NullProgress,
+                              token=progress.token if progress else CancelToken())
+            except BaseException:
+                if progress is not None:
+                    progress.end("failed")
+                raise
             self.service = service
             self.key = index_key(workspace, settings, cache_dir)
             self._start_watcher(service)
             if self.hooks.rescans:
                 self._start_rescans(service)
+            if progress is not None:
+                self._end_progress_when_built(service, progress)
             return service
 
     def stop(self) -> None:
@@ -140,6 +169,17 @@ class IndexKeeper:
 
         threading.Thread(target=start, name="sleuth-watcher-start", daemon=True).start()
 
+    def _end_progress_when_built(self, service: Any, progress: BuildProgress) -> None:
+        """End the first build's progress when it is done, failed, was cancelled or the index stopped."""
+
+        def finish() -> None:
+            while not service.wait_ready(0.5):
+                if progress.token.should_stop() or self.service is not service or _failed(service):
+                    break
+            progress.end("index ready" if service.ready else "index stopped")
+
+        threading.Thread(target=finish, name="sleuth-index-progress", daemon=True).start()
+
     def _start_rescans(self, service: Any) -> None:
         stop = self._rescan_stop = threading.Event()
         interval = self.hooks.rescan_interval_s
@@ -153,3 +193,10 @@ class IndexKeeper:
                         logger.exception("index rescan failed")
 
         threading.Thread(target=rescans, name="sleuth-index-rescans", daemon=True).start()
+
+
+def _failed(service: Any) -> bool:
+    try:
+        return service.status().get("state") == "error"
+    except Exception:
+        return True

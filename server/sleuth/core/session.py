@@ -30,19 +30,23 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol, Sequence, runtime_checkable
 
-from sleuth.commands.config import AGENT_CONFIG_PATH, Settings, load_agent_config, load_user_config, user_config_path
+from sleuth.commands.config import Settings
 from sleuth.commands.context import CommandContext, PartialSink, Services
-from sleuth.commands.settings_trust import Layer, Origin, layered_settings
-from sleuth.core.index import IndexHooks, IndexKeeper
+from sleuth.core import logline
+from sleuth.core.index import IndexHooks, IndexKeeper, store_misplaced
 from sleuth.core.registry import COMMANDS, QUICK_COMMANDS, RATE_LIMITED, STREAM_KEYS, Runner
+from sleuth.core.settings import SettingsLayers
 from sleuth.engine.cancel import CancelToken, NullProgress, ProgressSink
 from sleuth.engine.errors import BadArgs, Cancelled, RateLimited, SleuthError
 from sleuth.engine.ratelimit import RateLimiter
 from sleuth.engine.workspace import Workspace
 
-__all__ = ["Session", "Invocation", "InvocationRecord", "Activity", "InternalError", "NotAvailable",
+if TYPE_CHECKING:
+    from sleuth.core.warm_listener import WarmListener
+
+__all__ = ["Session", "Invocation", "InvocationRecord", "Activity", "InternalError", "NotAvailable", "StreamSink",
            "SettingsLayers", "load_test_commands", "TEST_COMMANDS_ENV", "CANCEL_GRACE_S"]
 
 logger = logging.getLogger(__name__)
@@ -64,6 +68,18 @@ class NotAvailable(SleuthError):
     default_hint = "This Sleuth installation lacks that module; reinstall or upgrade Sleuth."
 
 
+@runtime_checkable
+class StreamSink(Protocol):
+    """A partial-result sink that also knows what it sent (LSP's ``partialResultToken``): the final
+    answer leaves out what was streamed, and the log line counts both."""
+
+    sent: int
+
+    def __call__(self, batch: list[dict[str, Any]]) -> None: ...
+
+    def trim(self, result: dict[str, Any]) -> dict[str, Any]: ...
+
+
 @dataclass
 class Invocation:
     """What a transport extracted from its message."""
@@ -74,6 +90,9 @@ class Invocation:
     progress: ProgressSink = NullProgress
     partial: PartialSink | None = None
     buffers: Mapping[str, str] | None = None  # open editor buffers at this moment (LSP)
+    # Called on the event loop once the call is accepted (valid shape, known command, within the rate
+    # limit) and before it is queued: where a transport begins its progress report.
+    on_start: Callable[[], None] | None = None
 
 
 @dataclass(frozen=True)
@@ -86,6 +105,16 @@ class InvocationRecord:
     result: Any
     elapsed_ms: float
     streamed: int = 0
+
+    @property
+    def severity(self) -> int:
+        """1 error (a bug), 2 warning (a refused call), 3 info (answered or cancelled)."""
+        return logline.severity(self.outcome)
+
+    def line(self) -> str:
+        """The log line (:func:`sleuth.core.logline.summary`): command, sanitised query, count, time."""
+        return logline.summary(self.command, self.args, self.outcome,
+                               logline.result_count(self.result, self.streamed), self.elapsed_ms)
 
 
 @dataclass
@@ -103,52 +132,6 @@ class Activity:
         with self.lock:
             return {"running": self.running, "started": self.started, "finished": self.finished,
                     "cancelled": self.cancelled, "last_progress": dict(self.last_progress)}
-
-
-@dataclass
-class SettingsLayers:
-    """Defaults <- the person's ``config.yml`` <- the first root's ``.agent/config.yml`` (screened: a
-    repository may not set what names a path to write or turns a safeguard off,
-    :mod:`sleuth.commands.settings_trust`) <- the transport's own layers (the person's), in order.
-
-    Each layer is validated by :func:`merge_settings`, which keeps the previous value for anything
-    bad; :meth:`new_problems` returns each distinct problem once per session.
-    """
-
-    user: Mapping[str, Any] = field(default_factory=dict)
-    agent: Mapping[str, Any] = field(default_factory=dict)
-    layers: list[tuple[str, Mapping[str, Any]]] = field(default_factory=list)  # (origin, values): the person's
-    shown: set[str] = field(default_factory=set)
-    pending: list[str] = field(default_factory=list)
-
-    def load_user(self) -> None:
-        try:
-            self.user = load_user_config()
-        except ValueError as exc:
-            self.user = {}
-            self.pending.append(str(exc))
-
-    def load_agent(self, root: str | None) -> None:
-        self.agent = {}
-        if root:
-            try:
-                self.agent = load_agent_config(root)
-            except ValueError as exc:
-                self.pending.append(str(exc))
-
-    def settings(self, where: str = "") -> tuple[Settings, list[str]]:
-        pending, self.pending = self.pending, []
-        settings, problems = layered_settings([
-            Layer(user_config_path(), Origin.PERSON, self.user),
-            Layer(AGENT_CONFIG_PATH, Origin.REPOSITORY, self.agent),
-            *(Layer(name, Origin.PERSON, values) for name, values in self.layers),
-        ], where or user_config_path())
-        return settings, pending + problems
-
-    def new_problems(self, problems: list[str]) -> list[str]:
-        fresh = [p for p in problems if p not in self.shown]
-        self.shown.update(fresh)
-        return fresh
 
 
 def load_test_commands(spec: str | None) -> dict[str, Runner]:
@@ -169,13 +152,19 @@ def load_test_commands(spec: str | None) -> dict[str, Runner]:
 
 
 class Session:
-    """See the module docstring. Thread-safe for invocations; roots and settings change on one thread."""
+    """See the module docstring. Thread-safe for invocations; roots and settings change on one thread.
+
+    ``layers`` are the door's own settings layers (the person's), ``where`` names them in the message
+    about a refused repository key; ``cache_dir`` is an explicit index store location (the
+    ``index.path`` setting wins); ``log_tag`` starts the door's lines in ``log_file``.
+    """
 
     def __init__(self, roots: Sequence[str] = (), names: Sequence[str] | None = None, *,
-                 layers: Sequence[tuple[str, Mapping[str, Any]]] = (), cache_dir: str | None = None,
-                 index_hooks: IndexHooks | None = None, search_workers: int = 16, quick_workers: int = 4,
-                 extra_commands: Mapping[str, Runner] | None = None) -> None:
-        self.config = SettingsLayers(layers=list(layers))
+                 layers: Sequence[tuple[str, Mapping[str, Any]]] = (), where: str = "",
+                 cache_dir: str | None = None, index_hooks: IndexHooks | None = None, search_workers: int = 16,
+                 quick_workers: int = 4, extra_commands: Mapping[str, Runner] | None = None,
+                 log_tag: str = "") -> None:
+        self.config = SettingsLayers(layers=list(layers), where=where)
         self.config.load_user()
         self.settings: Settings = Settings()
         self.workspace: Workspace = Workspace([])
@@ -185,12 +174,15 @@ class Session:
         self.activity = Activity()
         self.extra: dict[str, Runner] = dict(extra_commands if extra_commands is not None
                                              else load_test_commands(os.environ.get(TEST_COMMANDS_ENV)))
-        self.log_hooks: list[Callable[[InvocationRecord], None]] = []
+        self.log_tag = log_tag
+        self.log_hooks: list[Callable[[InvocationRecord], None]] = []  # every record (tests, metrics views)
+        self.log_sinks: list[Callable[[int, str], None]] = []  # (severity, line) that passes ``log_level``
         self.problem_hooks: list[Callable[[str], None]] = []
         self.search_pool = ThreadPoolExecutor(max_workers=search_workers, thread_name_prefix="sleuth-search")
         self.quick_pool = ThreadPoolExecutor(max_workers=quick_workers, thread_name_prefix="sleuth-quick")
+        self.warm: WarmListener | None = None  # the warm CLI's socket, once a door opens it
         self._roots_lock = threading.Lock()
-        self.set_roots(roots, names, restart_index=False)
+        self.set_roots(roots, names, restart_index=False, report=False)
 
     # -- roots, settings, index ------------------------------------------------------------
     @property
@@ -198,28 +190,40 @@ class Session:
         return [r.path for r in self.workspace.roots]
 
     def set_roots(self, roots: Sequence[str], names: Sequence[str] | None = None, *,
-                  restart_index: bool = True) -> bool:
+                  restart_index: bool = True, report: bool = True) -> bool:
         """Replace the sandbox (invocations already running keep theirs); re-read the first root's
-        ``.agent/config.yml`` and the settings; restart the index when it runs. True if changed."""
+        ``.agent/config.yml`` and the settings; move the warm CLI's socket; restart the index when it
+        runs. True if the roots changed."""
         with self._roots_lock:
             workspace = Workspace(list(roots), list(names) if names is not None else None)
             changed = [r.path for r in workspace.roots] != self.roots
             self.workspace = workspace
             self.config.load_agent(self.roots[0] if self.roots else None)
-            self.apply_settings()
+            self.apply_settings(report)
+        if changed and self.warm is not None:
+            self.warm.update(self.roots)
         if changed and restart_index and self.index.service is not None:
             self.refresh_index()
         return changed
 
-    def apply_settings(self) -> list[str]:
-        """Recompute the settings from every layer; hand each new problem to the problem hooks once."""
+    def apply_settings(self, report: bool = True) -> list[str]:
+        """Recompute the settings from every layer; with ``report``, hand each new problem to the
+        problem hooks once (without, they wait for the next report: a door that cannot show them yet)."""
         settings, problems = self.config.settings()
         self.settings = settings
+        if not report:
+            return []
         fresh = self.config.new_problems(problems)
         for problem in fresh:
             for hook in self.problem_hooks:
                 hook(problem)
         return fresh
+
+    @property
+    def store_location(self) -> str | None:
+        """Where the index store goes: the ``index.path`` setting, else the door's ``cache_dir``, else
+        None (the user cache directory, by roots only: every door on the same folders shares it)."""
+        return self.settings.index_path or self.cache_dir
 
     def start_index(self, buffers: Mapping[str, str] | None = None) -> Any:
         """Start the index for the current roots (when enabled); the service or None."""
@@ -227,15 +231,16 @@ class Session:
 
     def refresh_index(self, buffers: Mapping[str, str] | None = None) -> Any:
         """Bring the index in line with the roots and settings: start, restart or stop it. A failure
-        to start leaves searches scanning (told to the index hooks' ``on_error``)."""
+        to start leaves searches scanning (told to the index hooks' ``on_start_failed``)."""
         try:
-            service = self.index.refresh(self.workspace, self.settings, self.cache_dir, buffers)
-        except Exception as exc:
-            logger.exception("index start failed")
+            service = self.index.refresh(self.workspace, self.settings, self.store_location, buffers)
+        except Exception as exc:  # the session stays useful without its index (searches scan)
+            if not store_misplaced(exc):
+                logger.exception("index start failed")
             self.index.stop()
             service = None
-            if self.index.hooks.on_error is not None:
-                self.index.hooks.on_error(f"the index could not start ({exc})")
+            if self.index.hooks.on_start_failed is not None:
+                self.index.hooks.on_start_failed(exc)
         self.services.index = service
         return service
 
@@ -243,8 +248,26 @@ class Session:
         self.services.index = None
         self.index.stop()
 
+    def open_warm_door(self) -> None:
+        """Answer ``sleuth grep|files|text`` from this session over the private socket
+        (:mod:`sleuth.core.warm`); moved by :meth:`set_roots`, closed by :meth:`close`."""
+        from sleuth.core.warm_listener import WarmListener
+
+        if self.warm is None:
+            # No rate-limit note in a warm answer: the CLI prints exactly what its cold path prints.
+            self.warm = WarmListener(lambda: (self.workspace, self.settings, self.services),
+                                     lambda command, args, ctx: self.run(Invocation(command, args, ctx.token), ctx,
+                                                                         rate_limited=False))
+        self.warm.update(self.roots)
+
+    def close_warm_door(self) -> None:
+        warm, self.warm = self.warm, None
+        if warm is not None:
+            warm.close()
+
     def close(self) -> None:
-        """Stop the index and the worker pools (queued work never starts)."""
+        """Close the warm door, stop the index and the worker pools (queued work never starts)."""
+        self.close_warm_door()
         self.stop_index()
         self.search_pool.shutdown(wait=False, cancel_futures=True)
         self.quick_pool.shutdown(wait=False, cancel_futures=True)
@@ -294,13 +317,14 @@ class Session:
                               retry_after_seconds=decision.retry_after_whole_seconds, limit=limit)
         return {"remaining": decision.remaining, "limit": limit} if decision.near_limit else None
 
-    def prepare(self, invocation: Invocation) -> tuple[Runner, CommandContext, dict[str, int] | None]:
+    def prepare(self, invocation: Invocation,
+                rate_limited: bool = True) -> tuple[Runner, CommandContext, dict[str, int] | None]:
         """Validate the call's shape, find the command, take a rate-limit slot, build the context."""
         if not isinstance(invocation.args, dict):
             raise BadArgs("Arguments must be one object of named arguments.",
                           hint='Pass arguments as [{"pattern": "..."}].')
         run = self.resolve(invocation.command)
-        budget = self.rate_limit(invocation.command)
+        budget = self.rate_limit(invocation.command) if rate_limited else None
         return run, self.context(invocation), budget
 
     def call(self, run: Runner, args: dict[str, Any], ctx: CommandContext) -> dict[str, Any]:
@@ -323,10 +347,12 @@ class Session:
         loop = asyncio.get_running_loop()
         token = invocation.token
         started = time.monotonic()
-        outcome, result = "ok", None
+        outcome, result, streamed = "ok", None, 0
         try:
             try:
                 run, ctx, budget = self.prepare(invocation)
+                if invocation.on_start is not None:
+                    invocation.on_start()
                 pool = self.quick_pool if invocation.command in QUICK_COMMANDS else self.search_pool
                 work = loop.run_in_executor(pool, self.call, run, invocation.args, ctx)
                 stop = loop.create_future()
@@ -350,19 +376,16 @@ class Session:
                 result = work.result()
                 if budget is not None and isinstance(result, dict):
                     result = {**result, "rate_limit": budget}
+                if isinstance(invocation.partial, StreamSink) and isinstance(result, dict):
+                    streamed = invocation.partial.sent
+                    result = invocation.partial.trim(result)
                 return result
             except SleuthError:
                 raise
-            except ModuleNotFoundError as exc:  # a part of Sleuth the command needs is not installed (yet)
-                if not (exc.name or "").startswith("sleuth."):
-                    raise self._internal(invocation.command, exc) from None
-                raise NotAvailable(f"{invocation.command} is not available in this installation "
-                                   f"(module {exc.name} is missing).", command=invocation.command,
-                                   module=exc.name or "?") from None
             except asyncio.CancelledError:
                 raise
-            except Exception as exc:  # a bug in a command: answer it, keep serving
-                raise self._internal(invocation.command, exc) from None
+            except Exception as exc:
+                raise self._mapped(invocation.command, exc) from None
         except asyncio.CancelledError:
             outcome = "cancelled"
             token.cancel()
@@ -372,23 +395,64 @@ class Session:
             raise
         finally:
             self.record(InvocationRecord(invocation.command, invocation.args, outcome, result,
+                                         (time.monotonic() - started) * 1000, streamed))
+
+    def run(self, invocation: Invocation, ctx: CommandContext | None = None, *,
+            rate_limited: bool = True) -> dict[str, Any]:
+        """The same policy on the caller's own thread, for a door that runs one command and waits (the
+        CLI: Ctrl-C cancels ``invocation.token``; the warm CLI's listener). ``ctx``: a context the door
+        built itself (its own progress display, rg-like defaults), else this session's."""
+        started = time.monotonic()
+        outcome, result = "ok", None
+        try:
+            try:
+                run, own, budget = self.prepare(invocation, rate_limited)
+                result = self.call(run, invocation.args, ctx or own)
+                if budget is not None and isinstance(result, dict):
+                    result = {**result, "rate_limit": budget}
+                return result
+            except SleuthError:
+                raise
+            except Exception as exc:
+                raise self._mapped(invocation.command, exc) from None
+        except SleuthError as exc:
+            outcome = exc.code
+            raise
+        finally:
+            self.record(InvocationRecord(invocation.command, invocation.args, outcome, result,
                                          (time.monotonic() - started) * 1000))
 
     def record(self, record: InvocationRecord) -> None:
-        """Metrics plus every log hook (a failing hook is logged, never raised)."""
-        from sleuth.core.logline import result_count
-
+        """Metrics, the log line (``log_file`` and every log sink, when ``log_level`` lets it pass) and
+        every log hook; a failure is logged, never raised. Called from any thread."""
+        settings = self.settings
         try:
             self.services.metrics_registry.record(record.command, record.elapsed_ms / 1000,
-                                                  result_count(record.result, record.streamed),
+                                                  logline.result_count(record.result, record.streamed),
                                                   None if record.outcome == "ok" else record.outcome)
         except Exception:
             logger.exception("recording metrics failed")
-        for hook in self.log_hooks:
+        line = record.line()
+        if settings.log_file:
             try:
-                hook(record)
-            except Exception:
-                logger.exception("log hook failed")
+                with open(settings.log_file, "a", encoding="utf-8") as handle:
+                    handle.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {self.log_tag}{line}\n")
+            except OSError:
+                pass
+        if logline.enabled(settings.log_level, record.severity):
+            for sink in self.log_sinks:
+                _safely(sink, record.severity, line)
+        for hook in self.log_hooks:
+            _safely(hook, record)
+
+    @classmethod
+    def _mapped(cls, command: str, exc: Exception) -> SleuthError:
+        """An exception that is not a :class:`SleuthError`: a part of Sleuth the command needs that is not
+        installed (yet) is :class:`NotAvailable`; anything else is a bug, :class:`InternalError`."""
+        if isinstance(exc, ModuleNotFoundError) and (exc.name or "").startswith("sleuth."):
+            return NotAvailable(f"{command} is not available in this installation (module {exc.name} is missing).",
+                                command=command, module=exc.name or "?")
+        return cls._internal(command, exc)
 
     @staticmethod
     def _internal(command: str, exc: BaseException) -> InternalError:
@@ -404,6 +468,13 @@ class Session:
             inner(done, total, message)
 
         return sink
+
+
+def _safely(hook: Callable[..., None], *args: Any) -> None:
+    try:
+        hook(*args)
+    except Exception:
+        logger.exception("log hook failed")
 
 
 def _settle(future: "asyncio.Future[None]") -> None:

@@ -1,7 +1,7 @@
-"""The LSP transport: a pygls 2 server that is a thin layer over :mod:`sleuth.commands`.
+"""The LSP transport: a pygls 2 server that is a thin layer over the core's :class:`sleuth.core.session.Session`.
 
-Modules: :mod:`.server` (wiring and shared state), :mod:`.features` (handlers),
-:mod:`.invoke` (one invocation: worker, cancel, progress, streaming, errors, log),
+Modules: :mod:`.server` (wiring and what only LSP holds), :mod:`.features` (handlers),
+:mod:`.invoke` (one invocation: the session's, plus LSP's progress, partial results and errors),
 :mod:`.cancellation`, :mod:`.progress`, :mod:`.config`, :mod:`.documents`, :mod:`.errors`,
 :mod:`.invocation_log`, :mod:`.main` (``sleuth serve``).
 """

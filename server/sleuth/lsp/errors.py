@@ -15,7 +15,7 @@ from pygls.exceptions import JsonRpcException
 
 from sleuth.engine.errors import SleuthError
 
-__all__ = ["ERROR_NUMBERS", "REQUEST_CANCELLED", "to_jsonrpc", "not_available", "internal"]
+__all__ = ["ERROR_NUMBERS", "REQUEST_CANCELLED", "SleuthRpcError", "to_jsonrpc"]
 
 REQUEST_CANCELLED = -32800
 ERROR_NUMBERS: dict[str, int] = {
@@ -44,26 +44,6 @@ def to_jsonrpc(error: SleuthError) -> SleuthRpcError:
     """``error`` as the exception pygls turns into a response error."""
     data = _jsonable(error.to_dict())
     return SleuthRpcError(ERROR_NUMBERS.get(error.code, -32000), data)
-
-
-def not_available(command: str, missing: str) -> SleuthRpcError:
-    """A known command whose implementation is not installed (yet)."""
-    return SleuthRpcError(ERROR_NUMBERS["not_available"], {
-        "code": "not_available",
-        "message": f"The command {command} is not available yet in this Sleuth build (module {missing} is missing).",
-        "hint": "Upgrade Sleuth, or use sleuth.grep / sleuth.files meanwhile.",
-        "command": command,
-    })
-
-
-def internal(command: str, exc: BaseException) -> SleuthRpcError:
-    """An unexpected exception inside a command: a bug, reported with its type and text."""
-    return SleuthRpcError(ERROR_NUMBERS["internal"], {
-        "code": "internal",
-        "message": f"{command} failed unexpectedly: {type(exc).__name__}: {exc}",
-        "hint": SleuthError.default_hint,
-        "command": command,
-    })
 
 
 def _jsonable(value: Any) -> Any:

@@ -9,9 +9,10 @@
   full params (its ``workDoneToken``) and the request id (for cancellation);
 * ``window/workDoneProgress/cancel`` cancels the invocation reporting on that token.
 
-:class:`SleuthServer` holds the sandbox (:class:`~sleuth.engine.workspace.Workspace`), the
-merged :class:`~sleuth.commands.config.Settings`, the open buffers and the long-lived
-services, and offers the thread-safe ``post``/``notify`` the progress classes use. The LSP
+:class:`SleuthServer` wraps one :class:`sleuth.core.session.Session` (the sandbox, the layered
+settings, the index, the invocation policy, the warm CLI's door: everything every door shares) and
+adds what only LSP has: the workspace folders as the client names them, the open buffers, the
+cancel registry, and the thread-safe ``post``/``notify`` the progress classes use. The LSP
 handlers themselves live in :mod:`sleuth.lsp.features`, one module per concern.
 """
 
@@ -26,7 +27,6 @@ import json
 import os
 import sys
 import threading
-import time
 from typing import Any, Callable, Generator
 
 import cattrs
@@ -41,13 +41,13 @@ from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCRequestMessage, 
 from sleuth import __version__
 from sleuth.commands.config import Settings
 from sleuth.commands.context import Services
-from sleuth.engine.ratelimit import RateLimiter
+from sleuth.core.session import Session
 from sleuth.engine.workspace import Workspace
 from sleuth.lsp import framing, invocation_log, wire
 from sleuth.lsp.cancellation import CancelRegistry
-from sleuth.lsp.config import ConfigLayers
+from sleuth.lsp.config import session_layers, where_to_set
 from sleuth.lsp.documents import OpenBuffers
-from sleuth.lsp.invoke import Invoker, Request, command_arguments
+from sleuth.lsp.invoke import Request, command_arguments, invoke
 from sleuth.lsp.progress import WorkDoneReporter
 
 __all__ = ["SleuthServer", "SleuthProtocol", "create_server", "converter_factory"]
@@ -240,23 +240,17 @@ class SleuthServer(LanguageServer):
                          text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
         self.cancels = CancelRegistry()
         self.buffers = OpenBuffers()
-        self.config = ConfigLayers()
-        self.settings: Settings = Settings()
-        self.sandbox: Workspace = Workspace([])
+        self.session = Session(layers=session_layers(), where=where_to_set())
+        self.session.problem_hooks.append(self._show_problem)
+        self.session.log_sinks.append(self._log_line)
         self.folders: list[tuple[str, str | None]] = []  # (path, name) in the client's order
-        self.services = Services(rate_limiter=RateLimiter())
         self.transport_options: dict[str, Any] = {}
-        self.invoker = Invoker(self)
         self.custom_requests: set[str] = set()  # filled by features.requests
         self.loop: asyncio.AbstractEventLoop | None = None
         self.configured = asyncio.Event()  # set once `initialized` applied every configuration layer
         self._progress_ids = itertools.count(1)
-        self.rescan_task: asyncio.Task[None] | None = None  # periodic index rescan without client watchers
-        self.watcher: Any = None  # the server's own file watcher (features/index.py), with the index
-        self.index_key: tuple[Any, ...] = ()  # settings the running index was started with
         self.watched_events = 0  # file-change events received (sleuth/debug/workers)
         self.exit_code = 0  # the process status: 1 after `exit` without `shutdown` or broken framing
-        self.warm: Any = None  # the warm CLI's socket (sleuth.core.warm.WarmListener), from `initialized` on
 
     # -- the stdio transport --------------------------------------------------------------------
     def start_io(self, stdin: Any = None, stdout: Any = None) -> None:  # type: ignore[override]
@@ -343,44 +337,33 @@ class SleuthServer(LanguageServer):
 
         future.add_done_callback(done)
 
-    # -- settings, sandbox, services ---------------------------------------------------------
-    def set_folders(self, folders: list[tuple[str, str | None]]) -> None:
-        """Replace the sandbox; invocations already running keep the one they started with."""
+    # -- the session's state, as handlers read it -------------------------------------------
+    @property
+    def settings(self) -> Settings:
+        return self.session.settings
+
+    @property
+    def sandbox(self) -> Workspace:
+        return self.session.workspace
+
+    @property
+    def services(self) -> Services:
+        return self.session.services
+
+    def set_folders(self, folders: list[tuple[str, str | None]], report: bool = True) -> None:
+        """Replace the sandbox (invocations already running keep theirs) and re-read the settings."""
         self.folders = folders
-        self.sandbox = Workspace([p for p, _ in folders], [n or "" for _, n in folders])
-        if self.warm is not None:
-            self.warm.update([r.path for r in self.sandbox.roots])
+        self.session.set_roots([p for p, _ in folders], [n or "" for _, n in folders], restart_index=False,
+                               report=report)
 
-    def open_warm_door(self) -> None:
-        """Answer ``sleuth grep|files|text`` from this server's folders over the private socket
-        (:mod:`sleuth.core.warm`); moved by :meth:`set_folders`, closed at shutdown."""
-        from sleuth.core.warm import WarmListener
+    def _show_problem(self, problem: str) -> None:
+        self.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=f"Sleuth: {problem}"))
 
-        def logged(command: str, args: Any, outcome: str, elapsed_ms: float) -> None:
-            self.post(lambda: self.log_invocation(command, args, outcome, None, 0, elapsed_ms))
-
-        if self.warm is None:
-            self.warm = WarmListener(lambda: (self.sandbox, self.settings, self.services), on_answer=logged)
-        self.warm.update([r.path for r in self.sandbox.roots])
-
-    def close_warm_door(self) -> None:
-        if self.warm is not None:
-            self.warm.close()
-            self.warm = None
-
-    def apply_settings(self) -> None:
-        """Recompute settings from every layer; show each new problem once (those found before the
-        client could be told, such as agent-config read errors, first)."""
-        settings, problems = self.config.settings()
-        pending, self.config.pending = self.config.pending, []
-        self.settings = settings
-        for problem in self.config.new_problems(pending + problems):
-            self.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning,
-                                                             message=f"Sleuth: {problem}"))
-
-    def services_for_request(self) -> Services:
-        """The long-lived services plus this moment's snapshot of the open buffers."""
-        return dataclasses.replace(self.services, open_buffers=self.buffers.snapshot())
+    def _log_line(self, severity: int, line: str) -> None:
+        """The invocation's log line as ``window/logMessage``; posted, as it may come from the warm
+        CLI's thread (and so that it follows the request's progress end, as before its response)."""
+        message = types.LogMessageParams(type=invocation_log.message_type(severity), message=line)
+        self.post(lambda: self.window_log_message(message))
 
     # -- invocations --------------------------------------------------------------------------
     async def execute_command(self, params: types.ExecuteCommandParams, request_id: MsgId | None) -> Any:
@@ -390,7 +373,7 @@ class SleuthServer(LanguageServer):
 
     async def run_command(self, request: Request) -> Any:
         await self.wait_configured()
-        return await self.invoker.invoke(request)
+        return await invoke(self, request)
 
     async def wait_configured(self) -> None:
         """Wait while the client's configuration is being (re)read, so a command uses it."""
@@ -402,30 +385,9 @@ class SleuthServer(LanguageServer):
             except asyncio.TimeoutError:
                 pass  # a client that never sends `initialized` is served with what we have
 
-    def log_invocation(self, command: str, args: Any, outcome: str, result: Any, streamed: int,
-                       elapsed_ms: float) -> None:
-        """One line per invocation on ``window/logMessage`` (and the log file), plus metrics."""
-        count = invocation_log.result_count(result, streamed)
-        severity = invocation_log.severity(outcome)
-        line = invocation_log.summary(command, args, outcome, count, elapsed_ms)
-        if invocation_log.enabled(self.settings.log_level, severity):
-            self.window_log_message(types.LogMessageParams(type=invocation_log.message_type(severity), message=line))
-        if self.settings.log_file:
-            try:
-                with open(self.settings.log_file, "a", encoding="utf-8") as handle:
-                    handle.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {line}\n")
-            except OSError:
-                pass
-        try:
-            self.services.metrics_registry.record(command, elapsed_ms / 1000, count,
-                                                  None if outcome == "ok" else outcome)
-        except Exception:
-            logger.exception("recording metrics failed")
-
     def shutdown(self) -> None:  # pygls: called when the connection ends
-        self.close_warm_door()
         self.cancels.cancel_all()
-        self.invoker.shutdown()
+        self.session.close()
         super().shutdown()
 
 

@@ -106,7 +106,7 @@ def run(ns: argparse.Namespace) -> int:
     from sleuth.mcp.tools import DEFAULT_MAX_TOKENS
 
     layers = [("--no-index", {"index_enabled": False})] if ns.no_index else []
-    session = Session(layers=layers, cache_dir=ns.cache_dir)
+    session = Session(layers=layers, cache_dir=ns.cache_dir, log_tag="mcp ")
     server = SleuthMCP(session, fallback_roots=ns.root, profiles=ns.profile,
                        max_tokens=ns.max_output_tokens or DEFAULT_MAX_TOKENS, cache_roots=http is None)
     try:
@@ -134,5 +134,4 @@ def run(ns: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         return 130
     finally:
-        server.warm.close()
         session.close()

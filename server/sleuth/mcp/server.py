@@ -32,9 +32,7 @@ from mcp_types import CallToolResult, ListRootsResult, NotificationParams, TextC
 
 from sleuth import __version__
 from sleuth.commands.profiles import PROFILES, ToolDefinition, all_tools
-from sleuth.core import logline
-from sleuth.core.session import Invocation, InvocationRecord, Session
-from sleuth.core.warm import WarmListener
+from sleuth.core.session import Invocation, Session
 from sleuth.engine.cancel import CancelToken
 from sleuth.engine.errors import SleuthError
 from sleuth.mcp.tools import DEFAULT_MAX_TOKENS, SEARCH_TOOLS, SearchTool, page, render_error, split_offset
@@ -46,7 +44,8 @@ logger = logging.getLogger("sleuth.mcp")
 _RAW_ARGUMENTS: contextvars.ContextVar[Mapping[str, Any]] = contextvars.ContextVar("sleuth_mcp_raw_arguments")
 PROGRESS_INTERVAL_S = 0.1
 INDEX_WAIT_S = 30.0
-STATELESS_SINCE = "2026-07-28"  # the protocol revision without sessions (roots/list_changed deprecated)
+STATELESS_SINCE = "2026-07-28"
+_LEVELS = {1: logging.ERROR, 2: logging.WARNING}  # the log line's severity (else info)  # the protocol revision without sessions (roots/list_changed deprecated)
 
 INSTRUCTIONS = (
     "Sleuth searches the folders this host shares as roots. Use `grep` for exact text or regexes "
@@ -96,10 +95,6 @@ class SleuthMCP:
         self.roots_source = ""
         self._roots_lock = asyncio.Lock()
         self._said_cwd = False
-        # The warm CLI's socket for the roots in force (sleuth.core.warm), moved when they change.
-        self.warm = WarmListener(lambda: (session.workspace, session.settings, session.services),
-                                 on_answer=lambda command, args, outcome, ms: session.record(
-                                     InvocationRecord(command, args, outcome, None, ms)))
         self.app = _Server("sleuth", title="Sleuth workspace search", version=__version__,
                            instructions=INSTRUCTIONS, log_level="WARNING")
         self.app._lowlevel_server.add_notification_handler(  # the SDK has no public hook for it
@@ -117,7 +112,9 @@ class SleuthMCP:
                           self._raw_handler(name))
             self._add("debug_workers", "Worker activity", "Workers running, started, finished, cancelled.",
                       {"type": "object"}, None, self._workers_handler())
-        session.log_hooks.append(self._log)
+        # The invocation's log line (the core writes log_file) and settings problems go to stderr's log.
+        session.log_sinks.append(lambda severity, line: logger.log(_LEVELS.get(severity, logging.INFO), "%s", line))
+        session.problem_hooks.append(lambda problem: logger.warning("%s", problem))
 
     # -- registration -----------------------------------------------------------------------
     @staticmethod
@@ -188,12 +185,12 @@ class SleuthMCP:
                 self.roots_source = source
                 names = [n or "" for _, n in folders]
                 loop = asyncio.get_running_loop()
-                changed = await loop.run_in_executor(None, lambda: self.session.set_roots(paths, names))
+                changed = await loop.run_in_executor(
+                    None, lambda: self.session.set_roots(paths, names, restart_index=False))
                 if changed:
                     logger.info("roots (%s): %s", source, ", ".join(self.session.roots))
-                await loop.run_in_executor(None, self.warm.update, self.session.roots)
-                if self.session.index.service is None and self.session.settings.index_enabled:
-                    await loop.run_in_executor(None, self.session.start_index)
+                await loop.run_in_executor(None, self.session.open_warm_door)
+                await loop.run_in_executor(None, self.session.refresh_index)
         return self.session.roots
 
     # -- handlers -----------------------------------------------------------------------------
@@ -269,21 +266,6 @@ class SleuthMCP:
             if _progress_token(ctx) is not None:
                 await ctx.report_progress(0, None, "building the index")
             await loop.run_in_executor(None, service.wait_ready, 0.25)
-
-    # -- logging ------------------------------------------------------------------------------
-    def _log(self, record: InvocationRecord) -> None:
-        count = logline.result_count(record.result, record.streamed)
-        line = logline.summary(record.command, record.args, record.outcome, count, record.elapsed_ms)
-        level = logline.severity(record.outcome)
-        settings = self.session.settings
-        if logline.enabled(settings.log_level, level):
-            logger.log({1: logging.ERROR, 2: logging.WARNING}.get(level, logging.INFO), "%s", line)
-        if settings.log_file:
-            try:
-                with open(settings.log_file, "a", encoding="utf-8") as handle:
-                    handle.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} mcp {line}\n")
-            except OSError:
-                pass
 
 
 def _progress_token(ctx: Context) -> Any:

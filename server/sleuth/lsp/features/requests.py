@@ -32,10 +32,10 @@ def _split(params: Any) -> tuple[Any, Any, Any]:
 
 
 def setup(server: "SleuthServer") -> None:
-    for name in server.invoker.names:
+    for name in server.session.names:
         _advertise(server, name)
     requests = dict(CUSTOM_REQUESTS)
-    for name in server.invoker.extra:  # test hook commands get a request form too
+    for name in server.session.extra:  # test hook commands get a request form too
         requests.setdefault(name.replace(".", "/"), name)
     for method, command in requests.items():
         _custom_request(server, method, command)
@@ -43,7 +43,7 @@ def setup(server: "SleuthServer") -> None:
     @server.feature(DEBUG_WORKERS)
     async def debug_workers(ls: "SleuthServer", params: Any) -> dict[str, Any]:
         await ls.wait_configured()
-        return {**ls.invoker.activity.as_dict(), "open_buffers": len(ls.buffers),
+        return {**ls.session.activity.as_dict(), "open_buffers": len(ls.buffers),
                 "watched_events": ls.watched_events, "index": ls.services.index is not None,
                 "folders": [root.path for root in ls.sandbox.roots]}
 

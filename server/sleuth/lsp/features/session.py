@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
-from sleuth.lsp.config import split_init_options
+from sleuth.lsp.config import CLIENT_LAYER, INIT_LAYER, split_init_options
 from sleuth.lsp.features import index
 
 if TYPE_CHECKING:
@@ -65,10 +65,6 @@ def pushed_settings(pushed: Any) -> dict[str, Any]:
     return pushed if isinstance(pushed, dict) else {}
 
 
-def _first_root(server: "SleuthServer") -> str | None:
-    return server.sandbox.roots[0].path if server.sandbox.roots else None
-
-
 async def pull_configuration(server: "SleuthServer") -> None:
     """Read section ``sleuth`` from the client (pull model); a failure keeps the previous layer."""
     if not server.client_supports_configuration:
@@ -80,17 +76,16 @@ async def pull_configuration(server: "SleuthServer") -> None:
         logger.warning("workspace/configuration failed: %s", exc)
         return
     value = values[0] if values else None
-    server.config.client = value if value is not None else {}
+    server.session.config.set_layer(CLIENT_LAYER, value if value is not None else {})
 
 
 def setup(server: "SleuthServer") -> None:
     @server.feature(types.INITIALIZE)
     def initialize(ls: "SleuthServer", params: types.InitializeParams) -> None:
-        ls.set_folders(folders_from_initialize(params))
-        ls.config.init, ls.transport_options = split_init_options(params.initialization_options)
-        ls.config.load_user()
-        ls.config.load_agent(_first_root(ls))
-        ls.settings, _ = ls.config.settings()  # problems are shown after `initialized`
+        init, ls.transport_options = split_init_options(params.initialization_options)
+        ls.session.config.set_layer(INIT_LAYER, init)
+        ls.session.config.load_user()
+        ls.set_folders(folders_from_initialize(params), report=False)  # problems are shown after `initialized`
 
     @server.feature(types.INITIALIZED)
     async def initialized(ls: "SleuthServer", params: types.InitializedParams) -> None:
@@ -98,9 +93,9 @@ def setup(server: "SleuthServer") -> None:
         index.register_watchers(ls)  # sent before any later answer; the reply is not awaited
         try:
             await pull_configuration(ls)
-            ls.apply_settings()
+            ls.session.apply_settings()
             index.start_index(ls)  # in the background; commands sent from now on see the service
-            ls.open_warm_door()  # the CLI on the same folders asks this server (sleuth.core.warm)
+            ls.session.open_warm_door()  # the CLI on the same folders asks this server (sleuth.core.warm)
         finally:
             ls.configured.set()
 
@@ -111,21 +106,19 @@ def setup(server: "SleuthServer") -> None:
             if ls.client_supports_configuration:
                 await pull_configuration(ls)
             else:
-                ls.config.client = pushed_settings(params.settings)
-            ls.apply_settings()
+                ls.session.config.set_layer(CLIENT_LAYER, pushed_settings(params.settings))
+            ls.session.apply_settings()
         finally:
             ls.configured.set()
-        index.on_settings_changed(ls)
+        index.refresh_index(ls)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
     def did_change_folders(ls: "SleuthServer", params: types.DidChangeWorkspaceFoldersParams) -> None:
         ls.set_folders(folders_after_change(ls.folders, params.event))
-        ls.config.load_agent(_first_root(ls))
-        ls.apply_settings()
-        index.on_folders_changed(ls)
+        index.refresh_index(ls)
 
     @server.feature(types.SHUTDOWN)
     def shutdown(ls: "SleuthServer", params: Any) -> None:
-        ls.close_warm_door()
+        ls.session.close_warm_door()
         ls.cancels.cancel_all()
-        index.stop_index(ls)
+        ls.session.stop_index()

@@ -1,0 +1,207 @@
+"""The server's side of the warm CLI's door (:mod:`sleuth.core.warm` says what it answers and why).
+
+Apart from :mod:`sleuth.core.warm` so that the CLI, which imports only that, never loads what a
+listener needs (logging, threads, the commands).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import os
+import socket
+import sys
+import threading
+from typing import Any, Callable, Sequence
+
+from sleuth.core.warm import MAX_REQUEST_BYTES, PROTOCOL, WARM_COMMANDS, guards, peer_uid, private_dir, socket_path
+
+__all__ = ["WarmListener", "WarmState", "WarmRun"]
+
+logger = logging.getLogger(__name__)
+
+
+# What a server hands the listener at each request: its sandbox, settings and services of this moment.
+WarmState = Callable[[], tuple[Any, Any, Any]]
+# How it runs a command in the context it built (the session's policy: errors, metrics, the log line).
+WarmRun = Callable[[str, dict[str, Any], Any], dict[str, Any]]
+
+
+class WarmListener:
+    """The server side: one listening socket for the server's current roots, a thread per client.
+
+    :meth:`update` (call it whenever the roots change) moves the socket to the new roots' path;
+    :meth:`close` removes it. Never raises into the server: a socket that cannot be made is logged,
+    and the CLI then runs cold.
+    """
+
+    def __init__(self, state: WarmState, run: WarmRun) -> None:
+        self.state = state
+        self.run = run
+        self.path: str | None = None
+        self._sock: socket.socket | None = None
+        self._lock = threading.Lock()
+
+    def update(self, roots: Sequence[str]) -> None:
+        with self._lock:
+            path = socket_path(roots) if roots and sys.platform.startswith("linux") else None
+            if path == self.path and self._sock is not None:
+                return
+            self._close_locked()
+            if path is None or not private_dir(os.path.dirname(path), create=True):
+                if path is not None:
+                    logger.warning("warm CLI socket not offered: %s is not a private folder", os.path.dirname(path))
+                return
+            sock = self._bind(path)
+            if sock is None:
+                return
+            self._sock, self.path = sock, path
+            threading.Thread(target=self._accept, args=(sock,), name="sleuth-warm-accept", daemon=True).start()
+
+    def close(self) -> None:
+        with self._lock:
+            self._close_locked()
+
+    def _close_locked(self) -> None:
+        sock, path = self._sock, self.path
+        self._sock = self.path = None
+        if sock is None:
+            return
+        try:
+            if path and os.stat(path).st_ino == os.fstat(sock.fileno()).st_ino:
+                os.unlink(path)
+        except OSError:
+            pass
+        try:
+            sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        sock.close()
+
+    @staticmethod
+    def _bind(path: str) -> socket.socket | None:
+        """Listen at ``path``; a stale socket (nobody answers) is replaced, a live one left to its server."""
+        if os.path.lexists(path):
+            probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                probe.connect(path)
+            except OSError:
+                try:
+                    os.unlink(path)
+                except OSError:
+                    return None
+            else:
+                logger.info("another Sleuth server answers the warm CLI for these folders (%s)", path)
+                return None
+            finally:
+                probe.close()
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            old = os.umask(0o177)
+            try:
+                sock.bind(path)
+            finally:
+                os.umask(old)
+            sock.listen(16)
+        except OSError as exc:
+            sock.close()
+            logger.warning("warm CLI socket not offered (%s): %s", path, exc)
+            return None
+        return sock
+
+    def _accept(self, sock: socket.socket) -> None:
+        while True:
+            try:
+                conn, _ = sock.accept()
+            except OSError:
+                return  # closed
+            threading.Thread(target=self._serve, args=(conn,), name="sleuth-warm", daemon=True).start()
+
+    # -- one client ---------------------------------------------------------------------------
+    def _serve(self, conn: socket.socket) -> None:
+        with conn:
+            uid = peer_uid(conn)
+            if uid != os.getuid():
+                logger.warning("warm CLI socket: refused a connection from uid %s", uid)
+                return
+            try:
+                request = _read_line(conn)
+            except (OSError, ValueError):
+                return
+            try:
+                answer = self._answer(request, conn)
+            except Exception as exc:  # a bug here must not take the server down
+                logger.exception("warm CLI request failed")
+                answer = {"error": {"code": "internal", "message": f"Internal error: {type(exc).__name__}: {exc}",
+                                    "hint": "Retry with --no-server; report this if it persists."}}
+            try:
+                conn.sendall(json.dumps(answer, separators=(",", ":")).encode("ascii") + b"\n")
+                conn.shutdown(socket.SHUT_RDWR)  # also wakes the hang-up watcher blocked in recv
+            except OSError:
+                pass
+
+    def _answer(self, raw: bytes, conn: socket.socket) -> dict[str, Any]:
+        from sleuth.commands.config import cli_settings
+        from sleuth.commands.context import CommandContext
+        from sleuth.engine.cancel import CancelToken
+        from sleuth.engine.errors import SleuthError
+        from sleuth.engine.workspace import Workspace
+
+        try:
+            request = json.loads(raw)
+        except ValueError:
+            return {"refused": "unreadable request"}
+        if not isinstance(request, dict) or request.get("v") != PROTOCOL:
+            return {"refused": "protocol version"}
+        command, args, roots = request.get("command"), request.get("args"), request.get("roots")
+        if command not in WARM_COMMANDS or not isinstance(args, dict):
+            return {"refused": "not a warm command"}
+        if not isinstance(roots, list) or not roots or not all(isinstance(r, str) for r in roots):
+            return {"refused": "roots"}
+        sandbox, settings, services = self.state()
+        workspace = Workspace(roots)
+        if [r.path for r in workspace.roots] != [r.path for r in sandbox.roots]:
+            return {"refused": "other roots"}
+        if request.get("guards") != guards(settings):
+            return {"refused": "other settings"}
+        if command == "sleuth.text" and not (services.index is not None and services.index.ready):
+            return {"refused": "index not ready"}
+        token = CancelToken()
+        threading.Thread(target=_cancel_on_hangup, args=(conn, token), name="sleuth-warm-hangup",
+                         daemon=True).start()
+        ctx = CommandContext(workspace=workspace, settings=cli_settings(settings), token=token,
+                             services=dataclasses.replace(services, open_buffers=None))
+        try:
+            return {"result": self.run(command, args, ctx)}
+        except SleuthError as error:
+            return {"error": error.to_dict()}
+
+
+def _read_line(conn: socket.socket) -> bytes:
+    conn.settimeout(10)
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        chunk = conn.recv(1 << 16)
+        if not chunk:
+            raise ValueError("closed before a full request")
+        newline = chunk.find(b"\n")
+        if newline >= 0:
+            chunks.append(chunk[:newline])
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+        if size > MAX_REQUEST_BYTES:
+            raise ValueError("request too large")
+    conn.settimeout(None)
+    return b"".join(chunks)
+
+
+def _cancel_on_hangup(conn: socket.socket, token: Any) -> None:
+    """The client sends nothing after its request: any read returning means it went away (Ctrl-C)."""
+    try:
+        conn.recv(1)
+    except OSError:
+        pass
+    token.cancel()
