@@ -67,6 +67,16 @@ export class ServerManager {
         return client;
     }
 
+    /** The running client without starting one (for polling: the status bar never starts the server). */
+    current(): LanguageClient | undefined {
+        return this.client?.isRunning() ? this.client : undefined;
+    }
+
+    /** Why the last start failed, while no server runs. */
+    failure(): string | undefined {
+        return this.current() ? undefined : this.lastError;
+    }
+
     /** Stop the current server (if any) and start a new one. */
     restart(): Promise<LanguageClient | undefined> {
         const previous = this.starting ?? Promise.resolve(undefined);
