@@ -117,8 +117,11 @@ def test_find_files_by_abbreviation(report: dict[str, Any]) -> None:
     assert "UserController.cs" in _step(report, "files")
 
 
-def test_show_index_status_reports_a_ready_index(report: dict[str, Any]) -> None:
-    assert "ready" in _step(report, "index")
+def test_the_status_bar_shows_the_index_and_opens_a_readable_status_page(report: dict[str, Any]) -> None:
+    """Issue 18: the status was a cut-off notification with a UTC ISO time and the store's path."""
+    outcome = _step(report, "index")
+    assert "files" in outcome.split("tooltip")[0], outcome  # the item: "Sleuth 20,005 files"
+    assert "Last built today at" in outcome and "State**: ready" in outcome, outcome
 
 
 def test_search_text_shows_ranked_results_with_scores(report: dict[str, Any]) -> None:
@@ -133,6 +136,26 @@ def test_an_interpreter_without_sleuth_gets_a_message_with_the_fix(report: dict[
 def test_toggles_switch_to_regex_and_a_replaced_search_is_cancelled(report: dict[str, Any]) -> None:
     assert "main.py:42" in _step(report, "toggles")
     assert "cancel" in report["steps"], report.get("cancel_error", "the toggles step did not record a cancellation")
+
+
+def test_alt_r_and_alt_c_toggle_the_grep_picker_and_its_title_says_so(report: dict[str, Any]) -> None:
+    """Issue 18: Alt+C/W/R did nothing in the picker and the toggles' state was invisible."""
+    outcome = _step(report, "toggles")
+    assert "Alt+R (regex button aria-checked=true) found main.py:42" in outcome
+    assert 'Alt+C showed "match case"' in outcome
+
+
+def test_the_picker_marks_the_servers_match(report: dict[str, Any]) -> None:
+    """Issue 18: a regex result showed no highlight (VS Code bolds only its fuzzy match of the typed text)."""
+    assert "«find_the_needle_here(42)»" in _step(report, "toggles")
+
+
+def test_errors_and_hints_are_worded_for_people(report: dict[str, Any]) -> None:
+    """Issue 18: "…or set fixed_strings… call again" with the pointer flattened; no hint for a regex typed as text."""
+    outcome = _step(report, "toggles")
+    assert "looks like a regular expression: press Alt+R" in outcome
+    assert "Invalid regular expression: unclosed character class" in outcome and "▸[A-Z" in outcome
+    assert "fixed_strings" not in outcome and "call again" not in outcome
 
 
 def test_rebuild_index_reports_a_ready_index(report: dict[str, Any]) -> None:

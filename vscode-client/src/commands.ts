@@ -99,7 +99,7 @@ export function registerPaletteCommands(server: ServerManager, output: LogOutput
             },
             noResults: (value) => {
                 const hint = regexHint(value, toggles.regex, 0, TOGGLE_KEYS.regex);
-                return hint ? [messageRow(`$(regex) ${hint}`, undefined, () => flip('regex'))] : [];
+                return hint ? [messageRow(`$(regex) ${hint.label}`, hint.detail, () => flip('regex'))] : [];
             },
             row: (m) => ((m as GrepMatch)?.type === 'match' ? grepRow(m as GrepMatch) : undefined),
         }, s.debounceMs, selected);

@@ -17,7 +17,8 @@ export interface ErrorData {
 /** An error as a picker shows it: a one-line summary (title), the pattern with a pointer, a fix. */
 export interface ShownError {
     summary: string;
-    /** The pattern with `‸` at the error position (one line; the picker has no fixed-width font). */
+    /** The pattern with POINTER at the error position and a note saying so (one line: the picker has
+     *  no fixed-width font to put a `^` under the pattern). */
     pointed?: string;
     /** The pattern and a `^` under the error position, for a fixed-width place (the output channel). */
     pointer?: [string, string];
@@ -26,7 +27,7 @@ export interface ShownError {
 }
 
 /** Marks the position of a regex error in a pattern shown on one line. */
-export const POINTER = '‸';
+export const POINTER = '▸';
 
 /** Hints written for programs, which a person has no use for. */
 const API_HINTS = [/Fix the argument named in the message and call again\.?/g, /\s*or set fixed_strings to search for literal text\.?/g];
@@ -55,7 +56,8 @@ export function describeError(data: ErrorData, regexToggleKey?: string): ShownEr
         const shown: ShownError = { summary: `Invalid regular expression: ${reason}`, fixes: [] };
         if (pattern !== undefined && pos !== undefined && pos >= 0 && pos <= pattern.length) {
             const at = [...pattern].slice(0, pos).join('').length; // position counts characters (code points)
-            shown.pointed = pattern.slice(0, at) + POINTER + pattern.slice(at);
+            const where = at >= pattern.length ? 'at the end' : `before character ${pos + 1}`;
+            shown.pointed = `${pattern.slice(0, at)}${POINTER}${pattern.slice(at)}    (${POINTER} marks the problem, ${where})`;
             shown.pointer = [pattern, ' '.repeat([...pattern.slice(0, at)].length) + '^'];
         }
         shown.fixes.push('Put a backslash before a special character to match it as text: \\[ matches [, \\( matches (');
@@ -106,8 +108,12 @@ export function looksLikeRegex(query: string): boolean {
     );
 }
 
-/** The row shown when a literal grep found nothing but the query looks like a regex. */
-export function regexHint(query: string, regexOn: boolean, found: number, toggleKey: string): string | undefined {
+/** The row shown when a literal grep found nothing but the query looks like a regex: a short label
+ *  (the picker cuts long rows) and the explanation as its detail. */
+export function regexHint(query: string, regexOn: boolean, found: number, toggleKey: string): { label: string; detail: string } | undefined {
     if (regexOn || found > 0 || !looksLikeRegex(query)) return undefined;
-    return `No match for the text as typed. It looks like a regular expression: press ${toggleKey} (or choose this row) to search with Use Regular Expression on.`;
+    return {
+        label: `This looks like a regular expression: press ${toggleKey} to search with it`,
+        detail: 'Nothing matches the text as typed. Choosing this row also turns Use Regular Expression on.',
+    };
 }

@@ -246,20 +246,43 @@ async function stepStream() {
 
 async function stepToggles() {
     await openPicker('Sleuth: Grep');
+    if (!/· text$/.test((await titleText()).trim())) throw new Error(`the title does not show the toggles' state: "${await titleText()}"`);
     // A long search, replaced by a new query while it runs: the first request must be cancelled
     // ($/cancelRequest), which the server log shows once the run is over (checked in main).
     await page.keyboard.insertText(STREAM_WORD);
     await page.locator(TITLE, { hasText: /searching/ }).first().waitFor({ timeout: WAIT });
     await page.locator(INPUT).fill('find_the_\\w+_here\\(\\d+\\)'); // still literal: no match
-    const regex = page.locator('.quick-input-widget [aria-label*="Use Regular Expression"]').first();
-    await regex.click();
+    // Nothing found for a query that looks like a regex: a hint row names the shortcut.
+    const hint = page.locator(ROWS, { hasText: /looks like a regular expression: press Alt\+R/ }).first();
+    await hint.waitFor({ timeout: WAIT });
+    const hintText = (await hint.innerText()).replace(/\s+/g, ' ');
+    await shot('grep-regex-hint');
+    // Alt+R (the shortcut, focus still in the input) turns the regex toggle on and searches again.
+    await page.keyboard.press('Alt+KeyR');
     const row = page.locator(ROWS, { hasText: `main.py:${NEEDLE_LINE}` }).first();
     await row.waitFor({ timeout: WAIT });
-    await page.locator(TITLE, { hasText: /1 match\b/ }).first().waitFor({ timeout: WAIT });
-    await shot('grep-regex-toggle');
-    await regex.click(); // back to literal: toggles persist between openings
+    await page.locator(TITLE, { hasText: /· regex: 1 match\b/ }).first().waitFor({ timeout: WAIT });
+    const checked = await page.locator('.quick-input-widget [aria-label*="Use Regular Expression"]').first().getAttribute('aria-checked');
+    const rowText = (await row.innerText()).replace(/\s+/g, ' ');
+    await shot('grep-regex-toggle-by-alt-r');
+    if (!rowText.includes(`«${NEEDLE}(42)»`)) throw new Error(`the row does not mark the server's match: ${rowText}`);
+    // An invalid regex: the error in words, a pointer into the pattern, the fix.
+    await page.locator(INPUT).fill('[A-Z');
+    const error = page.locator(ROWS, { hasText: /Invalid regular expression: unclosed character class/ }).first();
+    await error.waitFor({ timeout: WAIT });
+    await page.locator(ROWS, { hasText: /Alt\+R/ }).first().waitFor({ timeout: WAIT });
+    const errorText = (await page.locator(ROWS).allInnerTexts()).join(' | ').replace(/\s+/g, ' ');
+    await shot('grep-invalid-regex');
+    if (/fixed_strings|call again/.test(errorText)) throw new Error(`API wording shown to a person: ${errorText}`);
+    if (!errorText.includes('▸[A-Z')) throw new Error(`no pointer into the pattern: ${errorText}`);
+    // Alt+C: match case on, shown in the title; then both back off (toggles persist between openings).
+    await page.keyboard.press('Alt+KeyC');
+    await page.locator(TITLE, { hasText: /· regex, match case/ }).first().waitFor({ timeout: WAIT });
+    await page.keyboard.press('Alt+KeyC');
+    await page.keyboard.press('Alt+KeyR');
+    await page.locator(TITLE, { hasText: /· text\b/ }).first().waitFor({ timeout: WAIT });
     await page.keyboard.press('Escape');
-    report.steps.toggles = 'the regex toggle turned find_the_\\w+_here\\(\\d+\\) into a regex search that found main.py:42';
+    report.steps.toggles = `literal find_the_\\w+_here\\(\\d+\\) hinted "${hintText}"; Alt+R (regex button aria-checked=${checked}) found ${rowText}; "[A-Z" showed: ${errorText}; Alt+C showed "match case" in the title`;
 }
 
 /** The Sleuth output channel's log, as copied into the artifacts. */
@@ -341,32 +364,35 @@ async function stepRebuild() {
     else report.steps.rebuild = text;
 }
 
+const STATUS_ITEM = '.statusbar-item[id$="sleuth.indexStatus"]';
+
 async function stepIndex() {
-    const deadline = Date.now() + 180_000;
-    const toast = page.locator('.notifications-toasts .notification-toast', { hasText: /Sleuth/ });
-    for (;;) {
-        await page.keyboard.press('Escape');
-        await page.evaluate(() => document.querySelectorAll('.notifications-toasts .notification-toast .codicon-notifications-clear').forEach((b) => b.click()));
-        await runCommand('Sleuth: Show Index Status');
-        await toast.first().waitFor({ timeout: WAIT });
-        const text = (await toast.first().innerText()).replace(/\s+/g, ' ');
-        log(`index status: ${text}`);
-        if (/Sleuth index: ready/.test(text)) {
-            await shot('index-status-ready');
-            report.steps.index = text;
-            return;
-        }
-        if (/not available yet/i.test(text)) {
-            await shot('index-status-unavailable');
-            report.skipped.index = `the server answered: ${text}`;
-            return;
-        }
-        if (!/Sleuth index: (building|stale)/.test(text) || Date.now() > deadline) {
-            await shot('index-status-unexpected');
-            throw new Error(`Show Index Status said: ${text}`);
-        }
-        await page.waitForTimeout(2000);
-    }
+    // The status bar item reaches "N files" once the index is ready; its tooltip is in local time.
+    await page.keyboard.press('Escape');
+    const item = page.locator(STATUS_ITEM).first();
+    await item.waitFor({ timeout: WAIT });
+    await page.waitForFunction((sel) => /Sleuth [\d,]+ files/.test(document.querySelector(sel)?.textContent ?? ''), STATUS_ITEM, { timeout: 180_000 })
+        .catch(async () => {
+            throw new Error(`the status bar item never showed a ready index: "${await item.innerText().catch(() => '?')}"`);
+        });
+    const itemText = (await item.innerText()).replace(/\s+/g, ' ').trim();
+    await item.hover();
+    const hover = page.locator('.workbench-hover, .monaco-hover', { hasText: /Sleuth index/ }).first();
+    await hover.waitFor({ timeout: WAIT });
+    const tooltip = (await hover.innerText()).replace(/\s+/g, ' ');
+    await shot('index-status-bar-tooltip');
+    if (!/Last built today at \d\d:\d\d/.test(tooltip) || /\d{4}-\d\d-\d\dT/.test(tooltip)) throw new Error(`the tooltip is not in local time: ${tooltip}`);
+    // Clicking it opens the status page: a read-only document.
+    await page.mouse.move(700, 400);
+    await item.click();
+    await page.locator('.tab.active', { hasText: 'Sleuth Index Status' }).first().waitFor({ timeout: WAIT });
+    const lines = page.locator('.monaco-editor .view-lines', { hasText: /Files\s+indexed/ }).first();
+    await lines.waitFor({ timeout: WAIT });
+    const pageText = (await lines.innerText()).replace(/\s+/g, ' ');
+    await shot('index-status-page');
+    if (!/State\*\*: +ready/.test(pageText)) throw new Error(`the status page does not say ready: ${pageText}`);
+    report.steps.index = `status bar "${itemText}"; tooltip "${tooltip}"; page: ${pageText.slice(0, 300)}`;
+    await page.keyboard.press('Escape');
 }
 
 let workspaceRoot;
