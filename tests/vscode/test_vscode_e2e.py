@@ -39,8 +39,10 @@ def tools() -> dict[str, str]:
     """Paths printed by the set-up script (NODE24_BIN, CODE_SERVER, CHROMIUM, VSIX)."""
     if os.environ.get("SLEUTH_SKIP_VSCODE") == "1" and not IN_CI:
         pytest.skip("SLEUTH_SKIP_VSCODE=1: VS Code end-to-end tests not requested")
+    # SLEUTH_BUNDLE_PYTHON: the Python (with pip) that builds the wheels the .vsix carries.
     proc = subprocess.run(["bash", str(CLIENT / "scripts" / "setup-e2e.sh")], capture_output=True, text=True,
-                          timeout=1800, stdin=subprocess.DEVNULL)
+                          timeout=1800, stdin=subprocess.DEVNULL,
+                          env={**os.environ, "SLEUTH_BUNDLE_PYTHON": os.environ.get("SLEUTH_BUNDLE_PYTHON", sys.executable)})
     if proc.returncode == UNREACHABLE and not IN_CI:
         pytest.skip("a package registry (npm or apt) is unreachable: " + _tail(proc.stderr, 3))
     if proc.returncode != 0:
@@ -58,12 +60,11 @@ def _env(tools: dict[str, str]) -> dict[str, str]:
     return env
 
 
-@pytest.fixture(scope="module")
-def report(tools: dict[str, str]) -> dict[str, Any]:
+def _drive(tools: dict[str, str], artifacts: Path, **extra: str) -> dict[str, Any]:
     """One run of the end-to-end driver; its JSON report (every step's outcome and timings)."""
     env = _env(tools)
     env.update(SLEUTH_PYTHON=sys.executable, CODE_SERVER=tools["CODE_SERVER"], VSIX=tools["VSIX"],
-               CHROMIUM=tools["CHROMIUM"], NODE24_BIN=tools["NODE24_BIN"], ARTIFACTS=str(ARTIFACTS))
+               CHROMIUM=tools["CHROMIUM"], NODE24_BIN=tools["NODE24_BIN"], ARTIFACTS=str(artifacts), **extra)
     proc = subprocess.run([str(Path(tools["NODE24_BIN"]) / "node"), str(CLIENT / "test" / "e2e" / "run.mjs")],
                           cwd=CLIENT, env=env, capture_output=True, text=True, timeout=1200, stdin=subprocess.DEVNULL)
     lines = [line for line in proc.stdout.splitlines() if line.startswith("{")]
@@ -71,6 +72,13 @@ def report(tools: dict[str, str]) -> dict[str, Any]:
         pytest.fail(f"the e2e driver printed no report (exit {proc.returncode}):\n{_tail(proc.stderr)}", pytrace=False)
     result: dict[str, Any] = json.loads(lines[-1])
     result["stderr"] = proc.stderr
+    return result
+
+
+@pytest.fixture(scope="module")
+def report(tools: dict[str, str]) -> dict[str, Any]:
+    """The driver's run in a workspace whose sleuth.interpreter is this test's Python."""
+    result = _drive(tools, ARTIFACTS)
     timings = result.get("timings", {})
     print(f"\nVS Code e2e: keystroke to first result {timings.get('keystroke_to_first_result_ms')} ms (median of "
           f"{timings.get('keystroke_to_first_result_samples_ms')}), "
@@ -89,6 +97,20 @@ def _step(report: dict[str, Any], name: str) -> str:
         pytest.fail(f"VS Code e2e step '{name}': {why}\nscreenshots:\n{shots}\ndriver log:\n{_tail(report['stderr'], 15)}",
                     pytrace=False)
     return report["steps"][name]
+
+
+#: A Python >= 3.11 without Sleuth, for the fresh install (Debian's; the e2e set-up is Debian's too).
+FRESH_PYTHON = "/usr/bin/python3.11"
+
+
+@pytest.fixture(scope="module")
+def fresh_report(tools: dict[str, str]) -> dict[str, Any]:
+    """The driver's run as a fresh install: no sleuth.interpreter and only a Python without Sleuth on PATH."""
+    probe = subprocess.run([FRESH_PYTHON, "-c", "import sleuth"], capture_output=True, text=True) \
+        if Path(FRESH_PYTHON).exists() else None
+    if probe is None or probe.returncode == 0:
+        pytest.skip(f"{FRESH_PYTHON} is missing or already has Sleuth: no fresh machine to install on")
+    return _drive(tools, ARTIFACTS.with_name("vscode-e2e-fresh"), SLEUTH_E2E_FRESH="1", FRESH_PYTHON=FRESH_PYTHON)
 
 
 def test_unit_tests_of_the_client(tools: dict[str, str]) -> None:
@@ -175,3 +197,12 @@ def test_the_language_model_tools_are_registered(report: dict[str, Any]) -> None
     outcome = _step(report, "lm_tools")
     for name in ("sleuth_forge_search_files", "sleuth_codex_grep_files", "sleuth_acode_search_text"):
         assert name in outcome
+
+
+def test_a_fresh_install_makes_its_own_environment_and_searches(fresh_report: dict[str, Any]) -> None:
+    """Issue 18: a person had to install Sleuth into a Python and point sleuth.interpreter at it.
+    Here nothing is configured and the only python3 lacks Sleuth: the .vsix is the whole set-up."""
+    assert "status bar" in _step(fresh_report, "selfinstall")
+    assert "Ln 42" in _step(fresh_report, "grep")
+    assert "own environment is ready" in fresh_report["steps"].get("own_environment", ""), fresh_report.get("interpreter_log")
+    assert any("Interpreter (default): python3" in line for line in fresh_report.get("interpreter_log", []))

@@ -18,10 +18,15 @@
 // the command is not available yet in its build.
 // A screenshot of every step goes to the artifacts folder; the last stdout line is a JSON report.
 //
+// With SLEUTH_E2E_FRESH=1 it is a fresh install instead: no sleuth.interpreter setting and a PATH
+// whose python3 is FRESH_PYTHON (default /usr/bin/python3.11, a Python without Sleuth); steps:
+//   selfinstall  the extension makes its own environment from the bundled wheels (progress shown)
+//   grep         and a search works
+//
 // Environment: SLEUTH_PYTHON (a Python that imports sleuth), CODE_SERVER, VSIX, NODE24_BIN,
 // CHROMIUM (default /usr/bin/chromium), ARTIFACTS (default ../../test-artifacts/vscode-e2e).
 import { spawn, spawnSync } from 'child_process';
-import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'fs';
+import { appendFileSync, symlinkSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'fs';
 import { createServer } from 'net';
 import { tmpdir } from 'os';
 import { dirname, join, resolve } from 'path';
@@ -41,6 +46,7 @@ const VSIX = resolve(required('VSIX'));
 const CHROMIUM = env.CHROMIUM || '/usr/bin/chromium';
 const ARTIFACTS = resolve(env.ARTIFACTS || join(HERE, '..', '..', '..', 'test-artifacts', 'vscode-e2e'));
 const WAIT = Number(env.SLEUTH_E2E_WAIT_MS || 60_000);
+const FRESH = env.SLEUTH_E2E_FRESH === '1';
 
 rmSync(ARTIFACTS, { recursive: true, force: true });
 mkdirSync(ARTIFACTS, { recursive: true });
@@ -301,6 +307,10 @@ function checkServerLog() {
     // VS Code 1.101+ has vscode.lm.registerMcpServerDefinitionProvider: the extension offers `sleuth mcp`.
     const mcp = lines.find((l) => /Offered the Sleuth MCP server to chat/.test(l));
     if (mcp) report.steps.mcp_provider = mcp.trim();
+    const own = lines.find((l) => /Sleuth's own environment is ready|Sleuth's own environment: /.test(l));
+    if (own) report.steps.own_environment = own.trim();
+    const interp = lines.filter((l) => /Interpreter \(|Sleuth package: /.test(l)).map((l) => l.trim());
+    if (interp.length) report.interpreter_log = interp;
 }
 
 /** The server log must show the replaced search as cancelled. */
@@ -397,6 +407,26 @@ async function stepIndex() {
 
 let workspaceRoot;
 
+async function stepSelfInstall() {
+    // The first start makes Sleuth's environment; its progress notification shows while pip runs
+    // (it may be over before the page is up on a fast machine: the log, checked after, is the proof).
+    const toast = page.locator('.notifications-toasts .notification-toast', { hasText: /setting up its Python environment/ }).first();
+    const seen = await toast.waitFor({ timeout: 20_000 }).then(() => true, () => false);
+    if (seen) {
+        report.timings.selfinstall_toast = (await toast.innerText()).replace(/\s+/g, ' ');
+        await shot('selfinstall-progress');
+    }
+    const item = page.locator(STATUS_ITEM).first();
+    const t0 = Date.now();
+    await page.waitForFunction((sel) => /Sleuth (indexing|[\d,]+ files)/.test(document.querySelector(sel)?.textContent ?? ''), STATUS_ITEM, { timeout: 300_000 })
+        .catch(async () => {
+            throw new Error(`the server never started from Sleuth's own environment; status bar: "${await item.innerText().catch(() => '?')}"`);
+        });
+    report.timings.selfinstall_to_server_ms = Date.now() - t0;
+    await shot('selfinstall-server-running');
+    report.steps.selfinstall = `progress ${seen ? `shown: "${report.timings.selfinstall_toast}"` : 'not seen (already done)'}; status bar: "${(await item.innerText()).trim()}"`;
+}
+
 async function stepInterpreter() {
     // A Python that cannot import Sleuth (-S: no site-packages): changing the setting restarts
     // the server, which explains what is wrong and how to fix it.
@@ -442,14 +472,20 @@ async function main() {
         'workbench.tips.enabled': false,
         'security.workspace.trust.enabled': false,
         'chat.disableAIFeatures': true,
-        'sleuth.interpreter': [PYTHON],
+        ...(FRESH ? {} : { 'sleuth.interpreter': [PYTHON] }),
         'sleuth.search.maxResults': 5000,
         'sleuth.denyGlobs': [DENY_GLOB],
     };
     writeFileSync(join(userData, 'User', 'settings.json'), JSON.stringify(userSettings, null, 2));
+    // A fresh install: the only Pythons on PATH are FRESH_PYTHON (as python3) and the system's.
+    const pybin = join(root, 'pybin');
+    if (FRESH) {
+        mkdirSync(pybin);
+        symlinkSync(env.FRESH_PYTHON || '/usr/bin/python3.11', join(pybin, 'python3'));
+    }
     const childEnv = {
         ...env,
-        PATH: `${env.NODE24_BIN ? env.NODE24_BIN + ':' : ''}${env.PATH}`,
+        PATH: FRESH ? `${pybin}:${env.NODE24_BIN}:/usr/bin:/bin` : `${env.NODE24_BIN ? env.NODE24_BIN + ':' : ''}${env.PATH}`,
         XDG_CONFIG_HOME: join(xdg, 'config'),
         XDG_DATA_HOME: join(xdg, 'data'),
         XDG_CACHE_HOME: join(xdg, 'cache'),
@@ -487,7 +523,9 @@ async function main() {
         report.timings.workbench_ms = Date.now() - t;
         await shot('workbench');
         const only = env.SLEUTH_E2E_STEPS ? env.SLEUTH_E2E_STEPS.split(',') : undefined; // for debugging one step
-        for (const [name, step] of [['grep', stepGrep], ['stream', stepStream], ['toggles', stepToggles], ['files', stepFiles], ['index', stepIndex], ['rebuild', stepRebuild], ['text', stepText], ['interpreter', stepInterpreter]]) {
+        const steps = FRESH ? [['selfinstall', stepSelfInstall], ['grep', stepGrep]]
+            : [['grep', stepGrep], ['stream', stepStream], ['toggles', stepToggles], ['files', stepFiles], ['index', stepIndex], ['rebuild', stepRebuild], ['text', stepText], ['interpreter', stepInterpreter]];
+        for (const [name, step] of steps) {
             if (only && !only.includes(name)) continue;
             log(`step ${name}`);
             try {
