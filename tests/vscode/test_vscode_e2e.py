@@ -146,6 +146,11 @@ def test_the_status_bar_shows_the_index_and_opens_a_readable_status_page(report:
     assert "Last built today at" in outcome and "State**: ready" in outcome, outcome
 
 
+def test_grep_counts_the_files_searched_against_the_workspace(report: dict[str, Any]) -> None:
+    """Issue 18: "13 of 86 files" counted the index's candidates, not the workspace."""
+    assert "searched of 20,005 files in the workspace" in _step(report, "index")
+
+
 def test_search_text_shows_ranked_results_with_scores(report: dict[str, Any]) -> None:
     assert "guide.md" in _step(report, "text")
 

@@ -46,7 +46,7 @@ function isUnavailable(e: unknown): boolean {
     return /unknown command|not available|method not found|unhandled method|not supported/i.test(errorText(e));
 }
 
-export async function executeServerCommand(
+async function executeServerCommand(
     server: ServerManager,
     command: string,
     args: Record<string, unknown>,

@@ -401,8 +401,16 @@ async function stepIndex() {
     const pageText = (await lines.innerText()).replace(/\s+/g, ' ');
     await shot('index-status-page');
     if (!/State\*\*: +ready/.test(pageText)) throw new Error(`the status page does not say ready: ${pageText}`);
-    report.steps.index = `status bar "${itemText}"; tooltip "${tooltip}"; page: ${pageText.slice(0, 300)}`;
     await page.keyboard.press('Escape');
+    // With the index ready, a grep reads only its candidates: the title puts them against the workspace.
+    await openPicker('Sleuth: Grep');
+    await page.keyboard.insertText(NEEDLE);
+    const counted = page.locator(TITLE, { hasText: /searched of [\d,]+ files in the workspace/ }).first();
+    await counted.waitFor({ timeout: WAIT });
+    const grepTitle = (await counted.innerText()).trim();
+    await shot('grep-with-index-counts');
+    await page.keyboard.press('Escape');
+    report.steps.index = `status bar "${itemText}"; tooltip "${tooltip}"; grep title "${grepTitle}"; page: ${pageText.slice(0, 300)}`;
 }
 
 let workspaceRoot;
