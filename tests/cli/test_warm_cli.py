@@ -190,7 +190,8 @@ async def test_another_user_is_refused(server: tuple[Session, pathlib.Path], run
     request = json.dumps({"v": warm.PROTOCOL, "command": "sleuth.grep", "args": {"pattern": "user"},
                           "roots": [os.path.realpath(root)], "guards": {}})
     script = ("import socket,sys\ns=socket.socket(socket.AF_UNIX)\ns.settimeout(30)\ns.connect(sys.argv[1])\n"
-              "s.sendall(sys.argv[2].encode()+b'\\n')\nd=b''\nwhile True:\n try: c=s.recv(65536)\n except ConnectionResetError: break\n if not c: break\n d+=c\n"
+              "try: s.sendall(sys.argv[2].encode()+b'\\n')\nexcept (BrokenPipeError, ConnectionResetError): pass\n"
+              "d=b''\nwhile True:\n try: c=s.recv(65536)\n except ConnectionResetError: break\n if not c: break\n d+=c\n"
               "print('CONNECTED', len(d))\n")
     proc = await asyncio.to_thread(
         subprocess.run, ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable, "-c", script,
