@@ -29,7 +29,7 @@ def tree(make_tree):
 def test_result_has_every_field_of_the_contract(tree):
     result = grep({"pattern": "needle", "max_results": 5}, context(tree))
     assert set(result) == {"matches", "count", "truncated", "truncated_reason", "timed_out", "files_scanned",
-                           "files_matched", "skipped", "errors", "elapsed_ms"}
+                           "files_matched", "files_in_workspace", "skipped", "errors", "elapsed_ms"}
     assert result["truncated"] is True and result["truncated_reason"] == "max_results"
     assert [(m["path"], m["line"]) for m in result["matches"]] == [
         ("d00/f00.txt", 1), ("d00/f00.txt", 2), ("d00/f00.txt", 3), ("d00/f01.txt", 1), ("d00/f01.txt", 2)]

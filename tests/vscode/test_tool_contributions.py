@@ -1,8 +1,11 @@
 """The extension's language-model tools match the server's tool surface (SPEC §5, §11).
 
 VS Code reads ``contributes.languageModelTools`` from ``vscode-client/package.json`` before the
-server runs, so the names, descriptions and schemas there are a copy of ``sleuth tools list``
-(made by ``npm run sync-tools``). This test fails when the copy drifts from the server.
+server runs, so the names and schemas there are a copy of ``sleuth tools list`` (made by
+``npm run sync-tools``), and the model descriptions come from ``vscode-client/tool-descriptions.json``:
+a chat model picks among dozens of tools by these words alone, so each must say what the tool finds,
+when to use it, what it returns and its limits (the seed products' one-liners, such as forge's
+"Search file contents", stay the MCP profiles' wording). These tests fail when the copy drifts.
 """
 
 from __future__ import annotations
@@ -15,6 +18,9 @@ from pathlib import Path
 from typing import Any
 
 PACKAGE = Path(__file__).resolve().parents[2] / "vscode-client" / "package.json"
+DESCRIPTIONS = PACKAGE.with_name("tool-descriptions.json")
+#: Words that show a description states the tool's limits (a cap on results, what it skips or refuses).
+LIMIT_WORDS = re.compile(r"\b(limits?|at most|max_results|limit|truncated|refused|skipped)\b", re.IGNORECASE)
 
 
 def _server_tools() -> dict[str, dict[str, Any]]:
@@ -36,7 +42,23 @@ def test_every_server_tool_is_contributed_with_its_schema_and_description() -> N
     for name, tool in server.items():
         mine = contributed[_lm_name(name)]
         assert mine["inputSchema"] == tool["input_schema"], f"{name}: schema differs; run `npm run sync-tools`"
-        assert mine["modelDescription"] == tool["description"], f"{name}: description differs; run `npm run sync-tools`"
+        written = json.loads(DESCRIPTIONS.read_text(encoding="utf-8")).get(name)
+        assert written, f"{name}: no description in tool-descriptions.json"
+        assert mine["modelDescription"] == written, f"{name}: description differs; run `npm run sync-tools`"
+
+
+def test_every_tool_description_is_written_for_a_model_and_states_its_limits() -> None:
+    """What it finds, when to use it, what it returns and its limits: not a 20-character label."""
+    for tool in json.loads(PACKAGE.read_text(encoding="utf-8"))["contributes"]["languageModelTools"]:
+        text = tool["modelDescription"]
+        assert len(text) >= 400, f"{tool['name']}: {len(text)} characters: {text!r}"
+        assert re.search(r"\bUse (it|this)\b", text), f"{tool['name']}: does not say when to use it"
+        assert "Returns" in text, f"{tool['name']}: does not say what it returns"
+        assert "Limits:" in text and LIMIT_WORDS.search(text.split("Limits:", 1)[1]), \
+            f"{tool['name']}: does not state its limits"
+        others = re.findall(r"\bsleuth_[A-Za-z0-9_]+", text)
+        names = {t["name"] for t in json.loads(PACKAGE.read_text(encoding="utf-8"))["contributes"]["languageModelTools"]}
+        assert set(others) <= names, f"{tool['name']}: refers to tools that do not exist: {set(others) - names}"
 
 
 def test_contributed_names_are_valid_vscode_tool_names() -> None:

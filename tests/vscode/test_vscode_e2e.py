@@ -39,8 +39,10 @@ def tools() -> dict[str, str]:
     """Paths printed by the set-up script (NODE24_BIN, CODE_SERVER, CHROMIUM, VSIX)."""
     if os.environ.get("SLEUTH_SKIP_VSCODE") == "1" and not IN_CI:
         pytest.skip("SLEUTH_SKIP_VSCODE=1: VS Code end-to-end tests not requested")
+    # SLEUTH_BUNDLE_PYTHON: the Python (with pip) that builds the wheels the .vsix carries.
     proc = subprocess.run(["bash", str(CLIENT / "scripts" / "setup-e2e.sh")], capture_output=True, text=True,
-                          timeout=1800, stdin=subprocess.DEVNULL)
+                          timeout=1800, stdin=subprocess.DEVNULL,
+                          env={**os.environ, "SLEUTH_BUNDLE_PYTHON": os.environ.get("SLEUTH_BUNDLE_PYTHON", sys.executable)})
     if proc.returncode == UNREACHABLE and not IN_CI:
         pytest.skip("a package registry (npm or apt) is unreachable: " + _tail(proc.stderr, 3))
     if proc.returncode != 0:
@@ -58,12 +60,11 @@ def _env(tools: dict[str, str]) -> dict[str, str]:
     return env
 
 
-@pytest.fixture(scope="module")
-def report(tools: dict[str, str]) -> dict[str, Any]:
+def _drive(tools: dict[str, str], artifacts: Path, **extra: str) -> dict[str, Any]:
     """One run of the end-to-end driver; its JSON report (every step's outcome and timings)."""
     env = _env(tools)
     env.update(SLEUTH_PYTHON=sys.executable, CODE_SERVER=tools["CODE_SERVER"], VSIX=tools["VSIX"],
-               CHROMIUM=tools["CHROMIUM"], NODE24_BIN=tools["NODE24_BIN"], ARTIFACTS=str(ARTIFACTS))
+               CHROMIUM=tools["CHROMIUM"], NODE24_BIN=tools["NODE24_BIN"], ARTIFACTS=str(artifacts), **extra)
     proc = subprocess.run([str(Path(tools["NODE24_BIN"]) / "node"), str(CLIENT / "test" / "e2e" / "run.mjs")],
                           cwd=CLIENT, env=env, capture_output=True, text=True, timeout=1200, stdin=subprocess.DEVNULL)
     lines = [line for line in proc.stdout.splitlines() if line.startswith("{")]
@@ -71,6 +72,13 @@ def report(tools: dict[str, str]) -> dict[str, Any]:
         pytest.fail(f"the e2e driver printed no report (exit {proc.returncode}):\n{_tail(proc.stderr)}", pytrace=False)
     result: dict[str, Any] = json.loads(lines[-1])
     result["stderr"] = proc.stderr
+    return result
+
+
+@pytest.fixture(scope="module")
+def report(tools: dict[str, str]) -> dict[str, Any]:
+    """The driver's run in a workspace whose sleuth.interpreter is this test's Python."""
+    result = _drive(tools, ARTIFACTS)
     timings = result.get("timings", {})
     print(f"\nVS Code e2e: keystroke to first result {timings.get('keystroke_to_first_result_ms')} ms (median of "
           f"{timings.get('keystroke_to_first_result_samples_ms')}), "
@@ -89,6 +97,20 @@ def _step(report: dict[str, Any], name: str) -> str:
         pytest.fail(f"VS Code e2e step '{name}': {why}\nscreenshots:\n{shots}\ndriver log:\n{_tail(report['stderr'], 15)}",
                     pytrace=False)
     return report["steps"][name]
+
+
+#: A Python >= 3.11 without Sleuth, for the fresh install (Debian's; the e2e set-up is Debian's too).
+FRESH_PYTHON = "/usr/bin/python3.11"
+
+
+@pytest.fixture(scope="module")
+def fresh_report(tools: dict[str, str]) -> dict[str, Any]:
+    """The driver's run as a fresh install: no sleuth.interpreter and only a Python without Sleuth on PATH."""
+    probe = subprocess.run([FRESH_PYTHON, "-c", "import sleuth"], capture_output=True, text=True) \
+        if Path(FRESH_PYTHON).exists() else None
+    if probe is None or probe.returncode == 0:
+        pytest.skip(f"{FRESH_PYTHON} is missing or already has Sleuth: no fresh machine to install on")
+    return _drive(tools, ARTIFACTS.with_name("vscode-e2e-fresh"), SLEUTH_E2E_FRESH="1", FRESH_PYTHON=FRESH_PYTHON)
 
 
 def test_unit_tests_of_the_client(tools: dict[str, str]) -> None:
@@ -117,8 +139,16 @@ def test_find_files_by_abbreviation(report: dict[str, Any]) -> None:
     assert "UserController.cs" in _step(report, "files")
 
 
-def test_show_index_status_reports_a_ready_index(report: dict[str, Any]) -> None:
-    assert "ready" in _step(report, "index")
+def test_the_status_bar_shows_the_index_and_opens_a_readable_status_page(report: dict[str, Any]) -> None:
+    """Issue 18: the status was a cut-off notification with a UTC ISO time and the store's path."""
+    outcome = _step(report, "index")
+    assert "files" in outcome.split("tooltip")[0], outcome  # the item: "Sleuth 20,005 files"
+    assert "Last built today at" in outcome and "State**: ready" in outcome, outcome
+
+
+def test_grep_counts_the_files_searched_against_the_workspace(report: dict[str, Any]) -> None:
+    """Issue 18: "13 of 86 files" counted the index's candidates, not the workspace."""
+    assert "searched of 20,005 files in the workspace" in _step(report, "index")
 
 
 def test_search_text_shows_ranked_results_with_scores(report: dict[str, Any]) -> None:
@@ -133,6 +163,26 @@ def test_an_interpreter_without_sleuth_gets_a_message_with_the_fix(report: dict[
 def test_toggles_switch_to_regex_and_a_replaced_search_is_cancelled(report: dict[str, Any]) -> None:
     assert "main.py:42" in _step(report, "toggles")
     assert "cancel" in report["steps"], report.get("cancel_error", "the toggles step did not record a cancellation")
+
+
+def test_alt_r_and_alt_c_toggle_the_grep_picker_and_its_title_says_so(report: dict[str, Any]) -> None:
+    """Issue 18: Alt+C/W/R did nothing in the picker and the toggles' state was invisible."""
+    outcome = _step(report, "toggles")
+    assert "Alt+R (regex button aria-checked=true) found main.py:42" in outcome
+    assert 'Alt+C showed "match case"' in outcome
+
+
+def test_the_picker_marks_the_servers_match(report: dict[str, Any]) -> None:
+    """Issue 18: a regex result showed no highlight (VS Code bolds only its fuzzy match of the typed text)."""
+    assert "«find_the_needle_here(42)»" in _step(report, "toggles")
+
+
+def test_errors_and_hints_are_worded_for_people(report: dict[str, Any]) -> None:
+    """Issue 18: "…or set fixed_strings… call again" with the pointer flattened; no hint for a regex typed as text."""
+    outcome = _step(report, "toggles")
+    assert "looks like a regular expression: press Alt+R" in outcome
+    assert "Invalid regular expression: unclosed character class" in outcome and "▸[A-Z" in outcome
+    assert "fixed_strings" not in outcome and "call again" not in outcome
 
 
 def test_rebuild_index_reports_a_ready_index(report: dict[str, Any]) -> None:
@@ -152,3 +202,12 @@ def test_the_language_model_tools_are_registered(report: dict[str, Any]) -> None
     outcome = _step(report, "lm_tools")
     for name in ("sleuth_forge_search_files", "sleuth_codex_grep_files", "sleuth_acode_search_text"):
         assert name in outcome
+
+
+def test_a_fresh_install_makes_its_own_environment_and_searches(fresh_report: dict[str, Any]) -> None:
+    """Issue 18: a person had to install Sleuth into a Python and point sleuth.interpreter at it.
+    Here nothing is configured and the only python3 lacks Sleuth: the .vsix is the whole set-up."""
+    assert "status bar" in _step(fresh_report, "selfinstall")
+    assert "Ln 42" in _step(fresh_report, "grep")
+    assert "own environment is ready" in fresh_report["steps"].get("own_environment", ""), fresh_report.get("interpreter_log")
+    assert any("Interpreter (default): python3" in line for line in fresh_report.get("interpreter_log", []))

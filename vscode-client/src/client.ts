@@ -15,6 +15,7 @@ import {
 } from 'vscode-languageclient/node';
 import { SERVER_ID, SERVER_NAME } from './constants';
 import { selectedInterpreter } from './python';
+import { ownEnvironment, setOwnInterpreter } from './selfinstall';
 import { Interpreter, SERVER_ARGS, missingSleuthMessage, resolveInterpreter, serverSettings, shellQuote } from './settings';
 import { copyToClipboard, getConfiguration, openSettings, workspaceFolders } from './vscodeapi';
 
@@ -67,6 +68,16 @@ export class ServerManager {
         return client;
     }
 
+    /** The running client without starting one (for polling: the status bar never starts the server). */
+    current(): LanguageClient | undefined {
+        return this.client?.isRunning() ? this.client : undefined;
+    }
+
+    /** Why the last start failed, while no server runs. */
+    failure(): string | undefined {
+        return this.current() ? undefined : this.lastError;
+    }
+
     /** Stop the current server (if any) and start a new one. */
     restart(): Promise<LanguageClient | undefined> {
         const previous = this.starting ?? Promise.resolve(undefined);
@@ -79,11 +90,25 @@ export class ServerManager {
         this.lastError = undefined;
         const folder = workspaceFolders()[0];
         const config = getConfiguration(SERVER_ID, folder?.uri);
-        const interp = resolveInterpreter(config.get('interpreter'), await selectedInterpreter(folder?.uri), {
+        let interp: Interpreter = resolveInterpreter(config.get('interpreter'), await selectedInterpreter(folder?.uri), {
             workspaceFolder: folder?.uri.fsPath,
         });
         this.output.info(`Interpreter (${interp.source}): ${shellQuote(interp.command)}`);
-        const checked = await probe(interp.command);
+        let checked = await probe(interp.command);
+        setOwnInterpreter(undefined);
+        if (!checked.ok && interp.source !== 'setting') {
+            // No interpreter with Sleuth was configured: use (or make) the extension's own environment.
+            const own = await ownEnvironment(this.context, this.output, interp.source === 'python-extension' ? interp.command : undefined);
+            if (own && 'error' in own) {
+                this.failWith(own.error);
+                return undefined;
+            }
+            if (own) {
+                interp = { command: own.command, source: 'own' };
+                checked = await probe(own.command);
+                if (checked.ok) setOwnInterpreter(own.command);
+            }
+        }
         if (!checked.ok) {
             this.fail(interp, checked);
             return undefined;
@@ -110,6 +135,16 @@ export class ServerManager {
         void window.showErrorMessage(message, 'Open Settings', 'Copy Install Command', 'Show Log').then(async (pick) => {
             if (pick === 'Open Settings') await openSettings('sleuth.interpreter');
             else if (pick === 'Copy Install Command') await copyToClipboard(install);
+            else if (pick === 'Show Log') this.output.show();
+        });
+    }
+
+    /** A failure before any interpreter could be checked (no Python, the environment not made). */
+    private failWith(message: string): void {
+        this.lastError = message;
+        this.output.error(message);
+        void window.showErrorMessage(message, 'Open Settings', 'Show Log').then(async (pick) => {
+            if (pick === 'Open Settings') await openSettings('sleuth.interpreter');
             else if (pick === 'Show Log') this.output.show();
         });
     }

@@ -1,17 +1,32 @@
 /**
- * The palette commands: the three search pickers, the index commands and Restart Server.
+ * The palette commands: the three search pickers, the index commands and Restart Server, and the
+ * Grep picker's toggle shortcuts (Alt+C/W/R, bound in package.json while the picker is open).
  */
-import { CancellationToken, Disposable, LogOutputChannel, ProgressLocation, QuickInputButton, QuickInputButtonLocation, ThemeIcon, window } from 'vscode';
+import { CancellationToken, Disposable, LogOutputChannel, ProgressLocation, QuickInputButton, QuickInputButtonLocation, ThemeIcon, commands, window } from 'vscode';
 import { ExecuteCommandRequest } from 'vscode-languageclient/node';
 import { GrepToggles, filesArgs, grepArgs, textArgs } from './args';
 import type { ServerManager } from './client';
 import { Commands, PartialKeys, Requests, SERVER_ID, ServerCommands } from './constants';
 import { FileItem, GrepMatch, TextResult, fileRow, grepRow, indexStatusLine, textRow } from './format';
-import { errorText, showSearchPicker } from './picker';
+import { regexHint } from './messages';
+import { SearchPicker, errorText, messageRow, showSearchPicker } from './picker';
+import { IndexStatusView } from './statusbar';
 import { getConfiguration, registerCommand } from './vscodeapi';
 
-/** Toggle state survives between openings of the Grep picker. */
+/** Toggle state survives between openings of the Grep picker (and the title says which are on). */
 const toggles: GrepToggles = { matchCase: false, wholeWord: false, regex: false };
+
+/** Context key set while the Grep picker is open: package.json binds Alt+C/W/R under it. */
+const GREP_PICKER_OPEN = 'sleuth.grepPickerOpen';
+/** The shortcut of each toggle, as the title and hints name it (VS Code's search view uses the same). */
+export const TOGGLE_KEYS: Record<keyof GrepToggles, string> = process.platform === 'darwin'
+    ? { matchCase: '⌥⌘C', wholeWord: '⌥⌘W', regex: '⌥⌘R' }
+    : { matchCase: 'Alt+C', wholeWord: 'Alt+W', regex: 'Alt+R' };
+
+/** The toggles' state in words, for the Grep picker's title. */
+export function togglesLabel(t: GrepToggles): string {
+    return [t.regex ? 'regex' : 'text', t.wholeWord ? 'whole word' : '', t.matchCase ? 'match case' : ''].filter((x) => x).join(', ');
+}
 
 function toggleButton(icon: string, tooltip: string, checked: boolean): QuickInputButton {
     return { iconPath: new ThemeIcon(icon), tooltip, toggle: { checked }, location: QuickInputButtonLocation.Input };
@@ -41,29 +56,61 @@ async function executeServerCommand(
     return (await client.sendRequest(ExecuteCommandRequest.type, { command, arguments: [args] }, token)) as Record<string, unknown>;
 }
 
-export function registerPaletteCommands(server: ServerManager, output: LogOutputChannel): Disposable[] {
+export function registerPaletteCommands(server: ServerManager, output: LogOutputChannel, statusView?: IndexStatusView): Disposable[] {
+    /** Flips a toggle of the open Grep picker (its shortcut was pressed), or undefined when none is open. */
+    let flipToggle: ((which: keyof GrepToggles) => void) | undefined;
     const grep = () => {
         const s = pickerSettings();
-        const caseBtn = toggleButton('case-sensitive', 'Match Case', toggles.matchCase);
-        const wordBtn = toggleButton('whole-word', 'Match Whole Word', toggles.wholeWord);
-        const regexBtn = toggleButton('regex', 'Use Regular Expression', toggles.regex);
+        const makeButtons = () => ({
+            matchCase: toggleButton('case-sensitive', `Match Case (${TOGGLE_KEYS.matchCase})`, toggles.matchCase),
+            wholeWord: toggleButton('whole-word', `Match Whole Word (${TOGGLE_KEYS.wholeWord})`, toggles.wholeWord),
+            regex: toggleButton('regex', `Use Regular Expression (${TOGGLE_KEYS.regex})`, toggles.regex),
+        });
+        // VS Code flips a clicked button's `toggle.checked` in place; a shortcut makes new buttons.
+        let buttons: Record<keyof GrepToggles, QuickInputButton> = makeButtons();
         const selection = window.activeTextEditor?.selection;
         const selected = selection && !selection.isEmpty && selection.isSingleLine ? window.activeTextEditor!.document.getText(selection) : '';
-        showSearchPicker(server, output, {
+        const syncFromButtons = () => {
+            toggles.matchCase = !!buttons.matchCase.toggle?.checked;
+            toggles.wholeWord = !!buttons.wholeWord.toggle?.checked;
+            toggles.regex = !!buttons.regex.toggle?.checked;
+        };
+        let picker: SearchPicker | undefined;
+        const flip = (which: keyof GrepToggles) => {
+            syncFromButtons();
+            toggles[which] = !toggles[which];
+            buttons = makeButtons();
+            picker?.setButtons([buttons.matchCase, buttons.wholeWord, buttons.regex]);
+            picker?.refresh();
+        };
+        picker = showSearchPicker(server, output, {
             kind: 'grep',
-            title: 'Sleuth: Grep',
-            placeholder: 'Search file contents (literal; toggle regex, case and whole word on the right)',
+            get title() {
+                return `Sleuth: Grep · ${togglesLabel(toggles)}`;
+            },
+            placeholder: `Search file contents · ${TOGGLE_KEYS.matchCase} match case · ${TOGGLE_KEYS.wholeWord} whole word · ${TOGGLE_KEYS.regex} regular expression`,
             method: Requests.grep,
             partialKey: PartialKeys.grep,
-            buttons: [caseBtn, wordBtn, regexBtn],
+            buttons: [buttons.matchCase, buttons.wholeWord, buttons.regex],
+            regexToggleKey: TOGGLE_KEYS.regex,
             args: (value) => {
-                toggles.matchCase = !!caseBtn.toggle?.checked;
-                toggles.wholeWord = !!wordBtn.toggle?.checked;
-                toggles.regex = !!regexBtn.toggle?.checked;
+                syncFromButtons();
                 return value.trim() === '' ? undefined : grepArgs(value, toggles, s.maxResults, s.configuredCase);
+            },
+            noResults: (value) => {
+                const hint = regexHint(value, toggles.regex, 0, TOGGLE_KEYS.regex);
+                return hint ? [messageRow(`$(regex) ${hint.label}`, hint.detail, () => flip('regex'))] : [];
             },
             row: (m) => ((m as GrepMatch)?.type === 'match' ? grepRow(m as GrepMatch) : undefined),
         }, s.debounceMs, selected);
+        flipToggle = flip;
+        void commands.executeCommand('setContext', GREP_PICKER_OPEN, true);
+        picker.onDidHide(() => {
+            if (flipToggle === flip) {
+                flipToggle = undefined;
+                void commands.executeCommand('setContext', GREP_PICKER_OPEN, false);
+            }
+        });
     };
     const files = () => {
         const s = pickerSettings();
@@ -95,6 +142,7 @@ export function registerPaletteCommands(server: ServerManager, output: LogOutput
                 { location: ProgressLocation.Notification, title: 'Sleuth: rebuilding the index', cancellable: true },
                 (_progress, token) => executeServerCommand(server, ServerCommands.indexBuild, { full: true }, token),
             );
+            statusView?.show(status ?? {});
             void window.showInformationMessage(indexStatusLine(status ?? {}));
         } catch (e) {
             const prefix = isUnavailable(e) ? 'Sleuth: the index is not available yet in this server' : 'Sleuth: rebuilding the index failed';
@@ -105,7 +153,10 @@ export function registerPaletteCommands(server: ServerManager, output: LogOutput
         try {
             const status = await executeServerCommand(server, ServerCommands.indexStatus, {});
             output.info(`Index status: ${JSON.stringify(status)}`);
-            void window.showInformationMessage(indexStatusLine(status ?? {}));
+            if (statusView) {
+                statusView.show(status ?? {});
+                await statusView.openPage(status ?? {});
+            } else void window.showInformationMessage(indexStatusLine(status ?? {}));
         } catch (e) {
             const prefix = isUnavailable(e) ? 'Sleuth: index status not available yet' : 'Sleuth: index status failed';
             void window.showErrorMessage(`${prefix}: ${errorText(e)}`);
@@ -122,5 +173,8 @@ export function registerPaletteCommands(server: ServerManager, output: LogOutput
         registerCommand(Commands.rebuildIndex, rebuildIndex),
         registerCommand(Commands.indexStatus, indexStatus),
         registerCommand(Commands.restart, restart),
+        registerCommand(Commands.toggleCase, () => flipToggle?.('matchCase')),
+        registerCommand(Commands.toggleWholeWord, () => flipToggle?.('wholeWord')),
+        registerCommand(Commands.toggleRegex, () => flipToggle?.('regex')),
     ];
 }

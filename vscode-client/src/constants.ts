@@ -10,6 +10,9 @@ export const Commands = {
     rebuildIndex: 'sleuth.rebuildIndex',
     indexStatus: 'sleuth.showIndexStatus',
     restart: 'sleuth.restart',
+    toggleCase: 'sleuth.grepPick.toggleMatchCase',
+    toggleWholeWord: 'sleuth.grepPick.toggleWholeWord',
+    toggleRegex: 'sleuth.grepPick.toggleRegex',
 } as const;
 
 /** Custom requests with partial results (SPEC §6). */

@@ -10,6 +10,7 @@ import { SERVER_ID, SERVER_NAME } from './constants';
 import { registerMcpProvider } from './mcp';
 import { onInterpreterChanged } from './python';
 import { SERVER_KEYS } from './settings';
+import { IndexStatusView } from './statusbar';
 import { registerTools } from './tools';
 import { createOutputChannel, onConfigurationChanged } from './vscodeapi';
 
@@ -33,8 +34,10 @@ export async function activate(context: ExtensionContext): Promise<void> {
     };
 
     const mcp = registerMcpProvider(output);
+    const statusView = new IndexStatusView(server, output);
     context.subscriptions.push(
-        ...registerPaletteCommands(server, output),
+        statusView,
+        ...registerPaletteCommands(server, output, statusView),
         ...mcp.disposables,
         ...registerTools(context, server, output),
         onConfigurationChanged((e) => {

@@ -6,6 +6,7 @@
  * results, plus the one-line summaries (search footer, index status).
  */
 import * as path from 'path';
+import { humanBytes, localTime } from './status';
 
 /** One `{type: "match"}` event of `sleuth.grep` (SPEC §4); `column`/`end_column` are 1-based UTF-8 byte offsets. */
 export interface GrepMatch {
@@ -130,17 +131,46 @@ export function splitPath(p: string): [string, string] {
     return slash >= 0 ? [p.slice(slash + 1), p.slice(0, slash)] : [p, ''];
 }
 
+/** Marks around the server's match in a picker row's detail line: the QuickPick API highlights only
+ *  what VS Code's own filter matched of the typed text, never a range the extension names. */
+export const MATCH_OPEN = '«';
+export const MATCH_CLOSE = '»';
+
+/**
+ * `text` with MATCH_OPEN/MATCH_CLOSE around each `[start, end)` range (UTF-16 offsets); ranges that
+ * are empty, out of bounds or overlap an earlier one are left out.
+ */
+export function markRanges(text: string, ranges: readonly (readonly [number, number])[]): string {
+    const kept: [number, number][] = [];
+    for (const [s, e] of [...ranges].sort((a, b) => a[0] - b[0])) {
+        if (s < 0 || e > text.length || e <= s) continue;
+        if (kept.length > 0 && s < kept[kept.length - 1][1]) continue;
+        kept.push([s, e]);
+    }
+    let out = text;
+    for (const [s, e] of kept.reverse()) out = out.slice(0, s) + MATCH_OPEN + out.slice(s, e) + MATCH_CLOSE + out.slice(e);
+    return out;
+}
+
+/** UTF-16 offset of code-point offset `cp` in `text` (Python's string offsets, as `sleuth.text` highlights use). */
+export function codePointToUtf16Offset(text: string, cp: number): number {
+    let i = 0;
+    for (let n = 0; n < cp && i < text.length; n++) i += (text.codePointAt(i) ?? 0) > 0xffff ? 2 : 1;
+    return i;
+}
+
 /**
  * Picker row of a grep match: `name:line` as label, the folder as description and the line as
- * detail, where the picker highlights the typed text (only label highlights would reorder rows).
+ * detail, with the server's match between MATCH_OPEN and MATCH_CLOSE.
  */
 export function grepRow(m: GrepMatch): Row {
     const at = m.column !== undefined ? utf8ToUtf16Offset(m.text, m.column - 1) : 0;
+    const end = m.end_column !== undefined ? utf8ToUtf16Offset(m.text, m.end_column - 1) : at;
     const [name, dir] = splitPath(m.path);
     return {
         label: `${name}:${m.line}`,
         description: dir,
-        detail: excerpt(m.text, at),
+        detail: excerpt(m.column !== undefined ? markRanges(m.text, [[at, end]]) : m.text, at),
         path: m.path,
         line: m.line,
         column: m.column,
@@ -154,9 +184,23 @@ export function fileRow(f: FileItem): Row {
     return { label: name, description: dir, path: f.path };
 }
 
-/** Picker row of a ranked text result: `name:line`, the folder, then score and snippet as detail. */
+/** The `highlights` of a text result as UTF-16 ranges of its snippet. */
+function textHighlights(r: TextResult): [number, number][] {
+    if (!Array.isArray(r.highlights)) return [];
+    const out: [number, number][] = [];
+    for (const h of r.highlights as unknown[]) {
+        const { start, end } = (h ?? {}) as { start?: unknown; end?: unknown };
+        if (typeof start === 'number' && typeof end === 'number') {
+            out.push([codePointToUtf16Offset(r.snippet, start), codePointToUtf16Offset(r.snippet, end)]);
+        }
+    }
+    return out;
+}
+
+/** Picker row of a ranked text result: `name:line`, the folder, then score and snippet (the server's
+ *  highlights marked) as detail. */
 export function textRow(r: TextResult): Row {
-    const snippetLines = r.snippet.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+    const snippetLines = markRanges(r.snippet, textHighlights(r)).split('\n').map((l) => l.trim()).filter((l) => l !== '');
     const [name, dir] = splitPath(r.path);
     return {
         label: `${name}:${r.line}`,
@@ -167,14 +211,23 @@ export function textRow(r: TextResult): Row {
     };
 }
 
+function plural(n: number, noun: string): string {
+    return `${n.toLocaleString('en-US')} ${noun}${n === 1 ? '' : 's'}`;
+}
+
 /** One line under the picker once a grep/files/text search has answered. */
 export function summaryLine(kind: 'grep' | 'files' | 'text', shown: number, summary: Record<string, unknown>): string {
     const parts: string[] = [];
     const noun = kind === 'grep' ? 'match' : kind === 'files' ? 'file' : 'result';
     const total = typeof summary.total === 'number' ? summary.total : typeof summary.count === 'number' ? summary.count : shown;
     parts.push(`${total} ${noun}${total === 1 ? '' : noun.endsWith('h') ? 'es' : 's'}`);
-    if (typeof summary.files_matched === 'number' && typeof summary.files_scanned === 'number') {
-        parts.push(`in ${summary.files_matched} of ${summary.files_scanned} file${summary.files_scanned === 1 ? '' : 's'}`);
+    if (typeof summary.files_matched === 'number') parts.push(`in ${plural(summary.files_matched, 'file')}`);
+    if (typeof summary.files_scanned === 'number') {
+        // files_scanned counts the files read, which with the index is only its candidates: put it
+        // against the workspace (the index's count) when the server knows it.
+        const all = summary.files_in_workspace;
+        parts.push(typeof all === 'number' ? `· ${summary.files_scanned.toLocaleString('en-US')} searched of ${plural(all, 'file')} in the workspace`
+            : `· ${plural(summary.files_scanned, 'file')} searched`);
     }
     if (summary.truncated_reason === 'scan_budget') parts.push(`(first ${shown} shown; the search stopped at its budget, more may exist)`);
     else if (summary.truncated) parts.push(`(first ${shown} shown)`);
@@ -184,33 +237,17 @@ export function summaryLine(kind: 'grep' | 'files' | 'text', shown: number, summ
     return parts.join(' ');
 }
 
-function humanBytes(n: unknown): string | undefined {
-    if (typeof n !== 'number') return undefined;
-    const units = ['B', 'KB', 'MB', 'GB'];
-    let v = n;
-    let u = 0;
-    while (v >= 1024 && u < units.length - 1) {
-        v /= 1024;
-        u++;
-    }
-    return `${u === 0 ? v : v.toFixed(1)} ${units[u]}`;
-}
-
-/** `sleuth.index.status` as one sentence, e.g. "Sleuth index: ready · 1,234 files · 5.6 MB · built …". */
-export function indexStatusLine(status: Record<string, unknown>): string {
+/** `sleuth.index.status` as one sentence, e.g. "Sleuth index: ready · 1,234 files · 5.6 MB · built today at 21:41 (just now)"
+ *  (local time; the store's folder is on the status page, not in a notification). */
+export function indexStatusLine(status: Record<string, unknown>, now: Date = new Date()): string {
     const parts = [`Sleuth index: ${String(status.state ?? 'unknown')}`];
     const files = status.files_indexed ?? status.files;
-    if (typeof files === 'number') parts.push(`${files.toLocaleString('en-US')} file${files === 1 ? '' : 's'}`);
+    if (typeof files === 'number') parts.push(plural(files, 'file'));
     const bytes = humanBytes(status.bytes ?? status.bytes_indexed);
     if (bytes) parts.push(bytes);
     const pending = status.pending_updates ?? status.pending;
-    if (typeof pending === 'number' && pending > 0) parts.push(`${pending} pending update${pending === 1 ? '' : 's'}`);
-    const built = status.last_build_time ?? status.last_build ?? status.built_at;
-    if (built !== undefined && built !== null) parts.push(`built ${String(built)}`);
-    const store = status.store_path ?? status.path;
-    if (typeof store === 'string') {
-        const size = humanBytes(status.store_size ?? status.store_bytes);
-        parts.push(`store ${store}${size ? ` (${size})` : ''}`);
-    }
+    if (typeof pending === 'number' && pending > 0) parts.push(plural(pending, 'pending update'));
+    const built = localTime(status.last_build ?? status.last_build_time ?? status.built_at, now);
+    if (built) parts.push(`built ${built}`);
     return parts.join(' · ');
 }

@@ -10,6 +10,7 @@ import { Disposable, EventEmitter, LogOutputChannel, Uri } from 'vscode';
 import { SERVER_ID } from './constants';
 import { MCP_PROVIDER_ID, McpLaunch, mcpLaunch } from './mcpdef';
 import { selectedInterpreter } from './python';
+import { ownInterpreter } from './selfinstall';
 import { resolveInterpreter, shellQuote } from './settings';
 import { getConfiguration, workspaceFolders } from './vscodeapi';
 
@@ -19,7 +20,9 @@ export async function currentMcpLaunch(): Promise<McpLaunch> {
     const interp = resolveInterpreter(getConfiguration(SERVER_ID, folder?.uri).get('interpreter'), await selectedInterpreter(folder?.uri), {
         workspaceFolder: folder?.uri.fsPath,
     });
-    return mcpLaunch(interp.command, workspaceFolders().map((f) => f.uri.fsPath));
+    // The language server runs from Sleuth's own environment when the configured Python lacks Sleuth.
+    const own = interp.source === 'setting' ? undefined : ownInterpreter();
+    return mcpLaunch(own ?? interp.command, workspaceFolders().map((f) => f.uri.fsPath));
 }
 
 /** True when this VS Code has the MCP provider API (1.101+). */

@@ -5,6 +5,11 @@
  * CancellationToken) and sends a new custom request (`sleuth/grep` …) with a `partialResultToken`,
  * so rows appear as `$/progress` batches arrive, and a `workDoneToken`, whose reports show in the
  * picker's title while it runs. Accepting a row opens the file with the match selected.
+ *
+ * The rows mark the server's match in their detail line (MATCH_OPEN/MATCH_CLOSE): the API cannot
+ * highlight a range the extension names, and VS Code's own highlight of the typed characters would
+ * point at the wrong text for a regex, so the picker's filtering is kept off the detail line. An
+ * error or an empty result becomes rows that say what to do; some act when chosen.
  */
 import { randomUUID } from 'crypto';
 import {
@@ -24,10 +29,19 @@ import {
 import { ProgressType, ResponseError, WorkDoneProgress } from 'vscode-languageclient/node';
 import type { ServerManager } from './client';
 import { Row, matchRange, resolveResultPath, summaryLine } from './format';
+import { ErrorData, describeError, errorLines } from './messages';
 import { workspaceFolders } from './vscodeapi';
 
 export interface PickItem extends QuickPickItem {
-    row: Row;
+    /** The result this row opens; absent on message rows. */
+    row?: Row;
+    /** What choosing a message row does (the picker stays open). */
+    action?: () => void;
+}
+
+/** A message row (an error, a hint): not a result, so it is not filtered away. */
+export function messageRow(label: string, detail?: string, action?: () => void): PickItem {
+    return { label, detail, alwaysShow: true, action };
 }
 
 /** What differs between the three pickers. */
@@ -41,6 +55,23 @@ export interface PickerSpec {
     args(value: string): Record<string, unknown> | undefined;
     row(item: unknown): Row | undefined;
     buttons?: QuickInputButton[];
+    /** The key that turns regex search off, named in an invalid-regex error. */
+    regexToggleKey?: string;
+    /** Rows to show when a search found nothing (a hint), given the query. */
+    noResults?(value: string): PickItem[];
+}
+
+/** An open picker: `refresh()` clears its rows and searches again at once (a toggle changed). */
+export interface SearchPicker extends Disposable {
+    refresh(): void;
+    setButtons(buttons: QuickInputButton[]): void;
+    onDidHide(listener: () => unknown): void;
+}
+
+/** The `data` of a Sleuth JSON-RPC error, or just its message. */
+export function errorData(e: unknown): ErrorData {
+    if (e instanceof ResponseError) return { ...((e.data ?? {}) as ErrorData), message: ((e.data ?? {}) as ErrorData).message ?? e.message };
+    return { message: e instanceof Error ? e.message : String(e) };
 }
 
 /** Turn a JSON-RPC error from the server into its message and hint (SPEC §9). */
@@ -62,15 +93,16 @@ export function showSearchPicker(
     spec: PickerSpec,
     debounceMs: number,
     initialValue = '',
-): Disposable {
+): SearchPicker {
     const qp = window.createQuickPick<PickItem>();
     qp.title = spec.title;
     qp.placeholder = spec.placeholder;
     // VS Code re-sorts rows only by label highlights; labels are `name:line` (rarely matching a
-    // grep pattern) so the server's order stays, and the typed text is highlighted in the detail
-    // line, which holds the matching line (grep) or the snippet (text).
+    // grep pattern) so the server's order stays. The detail line carries the server's match marked
+    // (see format.ts); VS Code's highlight of the typed characters there would be a different,
+    // fuzzy match (nothing for `[A-Z]+_RESUME`, `scheduler tick` for `scheduler_tick`), so it is off.
     qp.matchOnDescription = false;
-    qp.matchOnDetail = spec.kind !== 'files';
+    qp.matchOnDetail = false;
     qp.keepScrollPosition = true;
     qp.buttons = spec.buttons ?? [];
     qp.value = initialValue;
@@ -104,6 +136,7 @@ export function showSearchPicker(
         } catch (e) {
             qp.busy = false;
             qp.title = `${spec.title}: ${errorText(e)}`;
+            qp.items = [messageRow(`$(error) ${errorText(e)}`)];
             return;
         }
         if (gen !== generation) return;
@@ -167,12 +200,18 @@ export function showSearchPicker(
             flush();
             qp.busy = false;
             qp.title = `${spec.title}: ${summaryLine(spec.kind, items.length, result ?? {})}`;
+            if (items.length === 0 && spec.noResults) qp.items = spec.noResults(value);
             output.info(`${spec.kind} ${JSON.stringify(value)}: ${items.length} rows, complete ${Date.now() - sentAt} ms after the request`);
         } catch (e) {
             if (gen !== generation || cts.token.isCancellationRequested) return;
             qp.busy = false;
-            qp.title = `${spec.title}: ${errorText(e)}`;
-            output.warn(`${spec.kind} ${JSON.stringify(value)} failed: ${errorText(e)}`);
+            const shown = describeError(errorData(e), spec.regexToggleKey);
+            qp.title = `${spec.title}: ${shown.summary}`;
+            qp.items = [
+                messageRow(`$(error) ${shown.summary}`, shown.pointed),
+                ...shown.fixes.map((fix) => messageRow(`$(lightbulb) ${fix}`)),
+            ];
+            output.warn(`${spec.kind} ${JSON.stringify(value)} failed:\n${errorLines(shown).join('\n')}`);
         } finally {
             if (running?.cts === cts) {
                 subs.forEach((d) => d.dispose());
@@ -199,19 +238,26 @@ export function showSearchPicker(
         timer = setTimeout(() => void search(qp.value, since), immediate ? 0 : debounceMs);
     };
 
+    const hideListeners: (() => unknown)[] = [];
     const subs: Disposable[] = [
         qp.onDidChangeValue(() => {
             clearStale();
             schedule();
         }),
-        qp.onDidTriggerButton(() => schedule(true)),
+        qp.onDidTriggerButton(() => {
+            clearStale();
+            schedule(true);
+        }),
         qp.onDidAccept(async () => {
             const item = qp.selectedItems[0] ?? qp.activeItems[0];
             if (!item) return;
+            if (item.action) return item.action();
+            if (!item.row) return;
             qp.hide();
             await openRow(item.row, output);
         }),
         qp.onDidHide(() => {
+            hideListeners.forEach((l) => l());
             if (timer) clearTimeout(timer);
             cancelRunning();
             generation++;
@@ -221,7 +267,17 @@ export function showSearchPicker(
     ];
     qp.show();
     if (initialValue) schedule(true);
-    return qp;
+    return {
+        dispose: () => qp.dispose(),
+        refresh: () => {
+            clearStale();
+            if (qp.value.trim() !== '') schedule(true);
+        },
+        onDidHide: (listener) => hideListeners.push(listener),
+        setButtons: (buttons) => {
+            qp.buttons = buttons;
+        },
+    };
 }
 
 /** Open the file of `row`, selecting the match (or the line, or nothing for a file row). */

@@ -101,7 +101,7 @@ export function substitute(value: string, vars: Variables): string {
 }
 
 /** Where the interpreter came from, for the log and for error messages. */
-export type InterpreterSource = 'setting' | 'python-extension' | 'default';
+export type InterpreterSource = 'setting' | 'python-extension' | 'default' | 'own';
 
 export interface Interpreter {
     command: string[];
@@ -141,7 +141,9 @@ export function missingSleuthMessage(interp: Interpreter, failure: 'not-found' |
             ? 'set in sleuth.interpreter'
             : interp.source === 'python-extension'
               ? "selected in the Python extension"
-              : 'the default, python3';
+              : interp.source === 'own'
+                ? "Sleuth's own environment"
+                : 'the default, python3';
     if (failure === 'not-found') {
         return `Sleuth cannot start: the Python interpreter "${py}" (${where}) was not found (${detail}). Fix: set "sleuth.interpreter" to a Python 3.11+ that has Sleuth installed, e.g. ["/path/to/venv/bin/python"].`;
     }

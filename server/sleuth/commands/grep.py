@@ -184,8 +184,9 @@ def _candidates(request: GrepRequest, ctx: CommandContext) -> Any:
     return index.candidate_entries(ctx.workspace, request)
 
 
-def shape(outcome: GrepOutcome, elapsed_ms: float, streamed: bool) -> dict[str, Any]:
-    """The SPEC §4 result object."""
+def shape(outcome: GrepOutcome, elapsed_ms: float, streamed: bool, files_in_workspace: int | None = None) -> dict[str, Any]:
+    """The SPEC §4 result object; ``files_in_workspace`` (the index's file count, None before it is
+    built) puts ``files_scanned`` in proportion: with the index, only its candidates are read."""
     return {
         "matches": outcome.items[outcome.streamed:] if streamed else outcome.items,
         "count": outcome.match_events,
@@ -194,6 +195,7 @@ def shape(outcome: GrepOutcome, elapsed_ms: float, streamed: bool) -> dict[str, 
         "timed_out": outcome.timed_out,
         "files_scanned": outcome.files_scanned,
         "files_matched": outcome.files_matched,
+        "files_in_workspace": files_in_workspace,
         "skipped": outcome.skipped.to_dict(),
         "errors": [e.to_dict() for e in outcome.errors],
         "elapsed_ms": round(elapsed_ms, 1),
@@ -210,7 +212,9 @@ def run(raw: Any, ctx: CommandContext) -> dict[str, Any]:
     # Compiled first, under the deadline: the index's candidates use the same literal query.
     outcome = prepare(request, token) or run_grep(ctx.workspace, request, token, ctx.progress, ctx.partial,
                                                   buffers, entries=_candidates(request, ctx))
-    result = shape(outcome, (time.perf_counter() - started) * 1000, ctx.partial is not None)
+    index = ctx.services.index
+    result = shape(outcome, (time.perf_counter() - started) * 1000, ctx.partial is not None,
+                   index.file_count() if index is not None else None)
     if args["max_output_bytes"]:
         result = fit_to_budget(result, "matches", args["max_output_bytes"])
     return result

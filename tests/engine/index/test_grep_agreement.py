@@ -78,6 +78,9 @@ def test_the_index_really_narrows_grep(tmp_path: Path) -> None:
         ctx = CommandContext(service.workspace, services=Services(index=service))
         result = grep({"pattern": "PM_RESUME"}, ctx)
         assert _lines(result) == [("hit.c", 1, 5)] and result["files_scanned"] == 1
+        # one file read, and the workspace's count beside it (a person reads "1 of 41", not "1 of 1")
+        assert result["files_in_workspace"] == 41
+        assert grep({"pattern": "PM_RESUME"}, CommandContext(service.workspace))["files_in_workspace"] is None
         scanned = grep({"pattern": r"\w+_RESUME"}, ctx)["files_scanned"]
         assert scanned == 1
         assert grep({"pattern": r"\d"}, ctx)["files_scanned"] == 41  # no literal: every catalogued file

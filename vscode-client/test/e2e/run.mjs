@@ -18,10 +18,15 @@
 // the command is not available yet in its build.
 // A screenshot of every step goes to the artifacts folder; the last stdout line is a JSON report.
 //
+// With SLEUTH_E2E_FRESH=1 it is a fresh install instead: no sleuth.interpreter setting and a PATH
+// whose python3 is FRESH_PYTHON (default /usr/bin/python3.11, a Python without Sleuth); steps:
+//   selfinstall  the extension makes its own environment from the bundled wheels (progress shown)
+//   grep         and a search works
+//
 // Environment: SLEUTH_PYTHON (a Python that imports sleuth), CODE_SERVER, VSIX, NODE24_BIN,
 // CHROMIUM (default /usr/bin/chromium), ARTIFACTS (default ../../test-artifacts/vscode-e2e).
 import { spawn, spawnSync } from 'child_process';
-import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'fs';
+import { appendFileSync, symlinkSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'fs';
 import { createServer } from 'net';
 import { tmpdir } from 'os';
 import { dirname, join, resolve } from 'path';
@@ -41,6 +46,7 @@ const VSIX = resolve(required('VSIX'));
 const CHROMIUM = env.CHROMIUM || '/usr/bin/chromium';
 const ARTIFACTS = resolve(env.ARTIFACTS || join(HERE, '..', '..', '..', 'test-artifacts', 'vscode-e2e'));
 const WAIT = Number(env.SLEUTH_E2E_WAIT_MS || 60_000);
+const FRESH = env.SLEUTH_E2E_FRESH === '1';
 
 rmSync(ARTIFACTS, { recursive: true, force: true });
 mkdirSync(ARTIFACTS, { recursive: true });
@@ -246,20 +252,43 @@ async function stepStream() {
 
 async function stepToggles() {
     await openPicker('Sleuth: Grep');
+    if (!/· text$/.test((await titleText()).trim())) throw new Error(`the title does not show the toggles' state: "${await titleText()}"`);
     // A long search, replaced by a new query while it runs: the first request must be cancelled
     // ($/cancelRequest), which the server log shows once the run is over (checked in main).
     await page.keyboard.insertText(STREAM_WORD);
     await page.locator(TITLE, { hasText: /searching/ }).first().waitFor({ timeout: WAIT });
     await page.locator(INPUT).fill('find_the_\\w+_here\\(\\d+\\)'); // still literal: no match
-    const regex = page.locator('.quick-input-widget [aria-label*="Use Regular Expression"]').first();
-    await regex.click();
+    // Nothing found for a query that looks like a regex: a hint row names the shortcut.
+    const hint = page.locator(ROWS, { hasText: /looks like a regular expression: press Alt\+R/ }).first();
+    await hint.waitFor({ timeout: WAIT });
+    const hintText = (await hint.innerText()).replace(/\s+/g, ' ');
+    await shot('grep-regex-hint');
+    // Alt+R (the shortcut, focus still in the input) turns the regex toggle on and searches again.
+    await page.keyboard.press('Alt+KeyR');
     const row = page.locator(ROWS, { hasText: `main.py:${NEEDLE_LINE}` }).first();
     await row.waitFor({ timeout: WAIT });
-    await page.locator(TITLE, { hasText: /1 match\b/ }).first().waitFor({ timeout: WAIT });
-    await shot('grep-regex-toggle');
-    await regex.click(); // back to literal: toggles persist between openings
+    await page.locator(TITLE, { hasText: /· regex: 1 match\b/ }).first().waitFor({ timeout: WAIT });
+    const checked = await page.locator('.quick-input-widget [aria-label*="Use Regular Expression"]').first().getAttribute('aria-checked');
+    const rowText = (await row.innerText()).replace(/\s+/g, ' ');
+    await shot('grep-regex-toggle-by-alt-r');
+    if (!rowText.includes(`«${NEEDLE}(42)»`)) throw new Error(`the row does not mark the server's match: ${rowText}`);
+    // An invalid regex: the error in words, a pointer into the pattern, the fix.
+    await page.locator(INPUT).fill('[A-Z');
+    const error = page.locator(ROWS, { hasText: /Invalid regular expression: unclosed character class/ }).first();
+    await error.waitFor({ timeout: WAIT });
+    await page.locator(ROWS, { hasText: /Alt\+R/ }).first().waitFor({ timeout: WAIT });
+    const errorText = (await page.locator(ROWS).allInnerTexts()).join(' | ').replace(/\s+/g, ' ');
+    await shot('grep-invalid-regex');
+    if (/fixed_strings|call again/.test(errorText)) throw new Error(`API wording shown to a person: ${errorText}`);
+    if (!errorText.includes('▸[A-Z')) throw new Error(`no pointer into the pattern: ${errorText}`);
+    // Alt+C: match case on, shown in the title; then both back off (toggles persist between openings).
+    await page.keyboard.press('Alt+KeyC');
+    await page.locator(TITLE, { hasText: /· regex, match case/ }).first().waitFor({ timeout: WAIT });
+    await page.keyboard.press('Alt+KeyC');
+    await page.keyboard.press('Alt+KeyR');
+    await page.locator(TITLE, { hasText: /· text\b/ }).first().waitFor({ timeout: WAIT });
     await page.keyboard.press('Escape');
-    report.steps.toggles = 'the regex toggle turned find_the_\\w+_here\\(\\d+\\) into a regex search that found main.py:42';
+    report.steps.toggles = `literal find_the_\\w+_here\\(\\d+\\) hinted "${hintText}"; Alt+R (regex button aria-checked=${checked}) found ${rowText}; "[A-Z" showed: ${errorText}; Alt+C showed "match case" in the title`;
 }
 
 /** The Sleuth output channel's log, as copied into the artifacts. */
@@ -278,6 +307,10 @@ function checkServerLog() {
     // VS Code 1.101+ has vscode.lm.registerMcpServerDefinitionProvider: the extension offers `sleuth mcp`.
     const mcp = lines.find((l) => /Offered the Sleuth MCP server to chat/.test(l));
     if (mcp) report.steps.mcp_provider = mcp.trim();
+    const own = lines.find((l) => /Sleuth's own environment is ready|Sleuth's own environment: /.test(l));
+    if (own) report.steps.own_environment = own.trim();
+    const interp = lines.filter((l) => /Interpreter \(|Sleuth package: /.test(l)).map((l) => l.trim());
+    if (interp.length) report.interpreter_log = interp;
 }
 
 /** The server log must show the replaced search as cancelled. */
@@ -341,35 +374,66 @@ async function stepRebuild() {
     else report.steps.rebuild = text;
 }
 
+const STATUS_ITEM = '.statusbar-item[id$="sleuth.indexStatus"]';
+
 async function stepIndex() {
-    const deadline = Date.now() + 180_000;
-    const toast = page.locator('.notifications-toasts .notification-toast', { hasText: /Sleuth/ });
-    for (;;) {
-        await page.keyboard.press('Escape');
-        await page.evaluate(() => document.querySelectorAll('.notifications-toasts .notification-toast .codicon-notifications-clear').forEach((b) => b.click()));
-        await runCommand('Sleuth: Show Index Status');
-        await toast.first().waitFor({ timeout: WAIT });
-        const text = (await toast.first().innerText()).replace(/\s+/g, ' ');
-        log(`index status: ${text}`);
-        if (/Sleuth index: ready/.test(text)) {
-            await shot('index-status-ready');
-            report.steps.index = text;
-            return;
-        }
-        if (/not available yet/i.test(text)) {
-            await shot('index-status-unavailable');
-            report.skipped.index = `the server answered: ${text}`;
-            return;
-        }
-        if (!/Sleuth index: (building|stale)/.test(text) || Date.now() > deadline) {
-            await shot('index-status-unexpected');
-            throw new Error(`Show Index Status said: ${text}`);
-        }
-        await page.waitForTimeout(2000);
-    }
+    // The status bar item reaches "N files" once the index is ready; its tooltip is in local time.
+    await page.keyboard.press('Escape');
+    const item = page.locator(STATUS_ITEM).first();
+    await item.waitFor({ timeout: WAIT });
+    await page.waitForFunction((sel) => /Sleuth [\d,]+ files/.test(document.querySelector(sel)?.textContent ?? ''), STATUS_ITEM, { timeout: 180_000 })
+        .catch(async () => {
+            throw new Error(`the status bar item never showed a ready index: "${await item.innerText().catch(() => '?')}"`);
+        });
+    const itemText = (await item.innerText()).replace(/\s+/g, ' ').trim();
+    await item.hover();
+    const hover = page.locator('.workbench-hover, .monaco-hover', { hasText: /Sleuth index/ }).first();
+    await hover.waitFor({ timeout: WAIT });
+    const tooltip = (await hover.innerText()).replace(/\s+/g, ' ');
+    await shot('index-status-bar-tooltip');
+    if (!/Last built today at \d\d:\d\d/.test(tooltip) || /\d{4}-\d\d-\d\dT/.test(tooltip)) throw new Error(`the tooltip is not in local time: ${tooltip}`);
+    // Clicking it opens the status page: a read-only document.
+    await page.mouse.move(700, 400);
+    await item.click();
+    await page.locator('.tab.active', { hasText: 'Sleuth Index Status' }).first().waitFor({ timeout: WAIT });
+    const lines = page.locator('.monaco-editor .view-lines', { hasText: /Files\s+indexed/ }).first();
+    await lines.waitFor({ timeout: WAIT });
+    const pageText = (await lines.innerText()).replace(/\s+/g, ' ');
+    await shot('index-status-page');
+    if (!/State\*\*: +ready/.test(pageText)) throw new Error(`the status page does not say ready: ${pageText}`);
+    await page.keyboard.press('Escape');
+    // With the index ready, a grep reads only its candidates: the title puts them against the workspace.
+    await openPicker('Sleuth: Grep');
+    await page.keyboard.insertText(NEEDLE);
+    const counted = page.locator(TITLE, { hasText: /searched of [\d,]+ files in the workspace/ }).first();
+    await counted.waitFor({ timeout: WAIT });
+    const grepTitle = (await counted.innerText()).trim();
+    await shot('grep-with-index-counts');
+    await page.keyboard.press('Escape');
+    report.steps.index = `status bar "${itemText}"; tooltip "${tooltip}"; grep title "${grepTitle}"; page: ${pageText.slice(0, 300)}`;
 }
 
 let workspaceRoot;
+
+async function stepSelfInstall() {
+    // The first start makes Sleuth's environment; its progress notification shows while pip runs
+    // (it may be over before the page is up on a fast machine: the log, checked after, is the proof).
+    const toast = page.locator('.notifications-toasts .notification-toast', { hasText: /setting up its Python environment/ }).first();
+    const seen = await toast.waitFor({ timeout: 20_000 }).then(() => true, () => false);
+    if (seen) {
+        report.timings.selfinstall_toast = (await toast.innerText()).replace(/\s+/g, ' ');
+        await shot('selfinstall-progress');
+    }
+    const item = page.locator(STATUS_ITEM).first();
+    const t0 = Date.now();
+    await page.waitForFunction((sel) => /Sleuth (indexing|[\d,]+ files)/.test(document.querySelector(sel)?.textContent ?? ''), STATUS_ITEM, { timeout: 300_000 })
+        .catch(async () => {
+            throw new Error(`the server never started from Sleuth's own environment; status bar: "${await item.innerText().catch(() => '?')}"`);
+        });
+    report.timings.selfinstall_to_server_ms = Date.now() - t0;
+    await shot('selfinstall-server-running');
+    report.steps.selfinstall = `progress ${seen ? `shown: "${report.timings.selfinstall_toast}"` : 'not seen (already done)'}; status bar: "${(await item.innerText()).trim()}"`;
+}
 
 async function stepInterpreter() {
     // A Python that cannot import Sleuth (-S: no site-packages): changing the setting restarts
@@ -416,14 +480,20 @@ async function main() {
         'workbench.tips.enabled': false,
         'security.workspace.trust.enabled': false,
         'chat.disableAIFeatures': true,
-        'sleuth.interpreter': [PYTHON],
+        ...(FRESH ? {} : { 'sleuth.interpreter': [PYTHON] }),
         'sleuth.search.maxResults': 5000,
         'sleuth.denyGlobs': [DENY_GLOB],
     };
     writeFileSync(join(userData, 'User', 'settings.json'), JSON.stringify(userSettings, null, 2));
+    // A fresh install: the only Pythons on PATH are FRESH_PYTHON (as python3) and the system's.
+    const pybin = join(root, 'pybin');
+    if (FRESH) {
+        mkdirSync(pybin);
+        symlinkSync(env.FRESH_PYTHON || '/usr/bin/python3.11', join(pybin, 'python3'));
+    }
     const childEnv = {
         ...env,
-        PATH: `${env.NODE24_BIN ? env.NODE24_BIN + ':' : ''}${env.PATH}`,
+        PATH: FRESH ? `${pybin}:${env.NODE24_BIN}:/usr/bin:/bin` : `${env.NODE24_BIN ? env.NODE24_BIN + ':' : ''}${env.PATH}`,
         XDG_CONFIG_HOME: join(xdg, 'config'),
         XDG_DATA_HOME: join(xdg, 'data'),
         XDG_CACHE_HOME: join(xdg, 'cache'),
@@ -461,7 +531,9 @@ async function main() {
         report.timings.workbench_ms = Date.now() - t;
         await shot('workbench');
         const only = env.SLEUTH_E2E_STEPS ? env.SLEUTH_E2E_STEPS.split(',') : undefined; // for debugging one step
-        for (const [name, step] of [['grep', stepGrep], ['stream', stepStream], ['toggles', stepToggles], ['files', stepFiles], ['index', stepIndex], ['rebuild', stepRebuild], ['text', stepText], ['interpreter', stepInterpreter]]) {
+        const steps = FRESH ? [['selfinstall', stepSelfInstall], ['grep', stepGrep]]
+            : [['grep', stepGrep], ['stream', stepStream], ['toggles', stepToggles], ['files', stepFiles], ['index', stepIndex], ['rebuild', stepRebuild], ['text', stepText], ['interpreter', stepInterpreter]];
+        for (const [name, step] of steps) {
             if (only && !only.includes(name)) continue;
             log(`step ${name}`);
             try {

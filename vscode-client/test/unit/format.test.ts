@@ -4,8 +4,10 @@ import * as path from 'path';
 import {
     excerpt,
     fileRow,
+    codePointToUtf16Offset,
     grepRow,
     indexStatusLine,
+    markRanges,
     matchRange,
     resolveResultPath,
     summaryLine,
@@ -77,7 +79,7 @@ describe('rows', () => {
         const row = grepRow({ type: 'match', path: 'src/app/main.py', line: 12, column: 5, end_column: 9, text: '    def main():\n', match_text: 'def ' });
         assert.equal(row.label, 'main.py:12');
         assert.equal(row.description, 'src/app');
-        assert.equal(row.detail, 'def main():');
+        assert.equal(row.detail, '«def »main():');
         assert.equal(row.column, 5);
         assert.equal(row.endColumn, 9);
     });
@@ -105,10 +107,31 @@ describe('rows', () => {
     });
 });
 
+describe('the server\'s match marked in the detail line', () => {
+    it('marks a regex match the typed text does not spell (the issue: [A-Z]+_RESUME showed nothing)', () => {
+        const row = grepRow({ type: 'match', path: 'kernel/power.c', line: 7, column: 9, end_column: 18, text: '\tcase   PM_RESUME:', match_text: 'PM_RESUME' });
+        assert.equal(row.detail, 'case   «PM_RESUME»:');
+    });
+    it('counts byte columns in UTF-8 (a multi-byte line)', () => {
+        const text = 'naïve = "é→ü"; value = find_the_needle_here(42)';
+        const col = Buffer.byteLength(text.slice(0, text.indexOf('find'))) + 1;
+        const row = grepRow({ type: 'match', path: 'a.py', line: 1, column: col, end_column: col + 20, text });
+        assert.equal(row.detail, 'naïve = "é→ü"; value = «find_the_needle_here»(42)');
+    });
+    it('marks the text result\'s highlights, not the typed words (scheduler_tick for "scheduler tick")', () => {
+        const row = textRow({ path: 'kernel/sched/core.c', line: 5, score: 0.5, snippet: 'void scheduler_tick(void) 😀 tick', highlights: [{ start: 5, end: 19 }, { start: 28, end: 32 }] });
+        assert.equal(row.detail, '0.50  void «scheduler_tick»(void) 😀 «tick»');
+    });
+    it('leaves out empty, overlapping and out-of-range ranges', () => {
+        assert.equal(markRanges('abcdef', [[1, 3], [2, 4], [5, 5], [4, 99]]), 'a«bc»def');
+        assert.equal(codePointToUtf16Offset('😀x', 1), 2);
+    });
+});
+
 describe('summaries', () => {
     it('grep summary counts matches and files', () => {
         const s = summaryLine('grep', 2, { count: 2, files_matched: 1, files_scanned: 10, elapsed_ms: 12.4, truncated: false });
-        assert.equal(s, '2 matches in 1 of 10 files · 12 ms');
+        assert.equal(s, '2 matches in 1 file · 10 files searched · 12 ms');
     });
     it('marks truncated and timed-out searches', () => {
         const s = summaryLine('files', 200, { total: 5000, truncated: true, timed_out: true });
@@ -120,6 +143,17 @@ describe('summaries', () => {
     });
     it('index status reads the state first', () => {
         const s = indexStatusLine({ state: 'ready', files_indexed: 1234, bytes: 5 * 1024 * 1024, store_path: '/c/idx.db', store_size: 2048 });
-        assert.equal(s, 'Sleuth index: ready · 1,234 files · 5.0 MB · store /c/idx.db (2.0 KB)');
+        assert.equal(s, 'Sleuth index: ready · 1,234 files · 5.0 MB');
+    });
+    it('index status shows the build time in local time, not UTC ISO', () => {
+        const now = new Date(2026, 10, 25, 21, 50);
+        const built = new Date(2026, 10, 25, 21, 41).toISOString(); // "…T…Z" in UTC
+        const s = indexStatusLine({ state: 'ready', files: 2, last_build: built }, now);
+        assert.equal(s, 'Sleuth index: ready · 2 files · built today at 21:41 (9 minutes ago)');
+    });
+    it('puts the files searched against the workspace when the server knows its size', () => {
+        // the issue: "13 of 86 files" counted the index's candidates, not the workspace
+        const s = summaryLine('grep', 13, { count: 13, files_matched: 13, files_scanned: 86, files_in_workspace: 78123 });
+        assert.equal(s, '13 matches in 13 files · 86 searched of 78,123 files in the workspace');
     });
 });

@@ -245,6 +245,14 @@ class IndexService(Maintenance):
                 "watcher": self.watcher.status() if self.watcher is not None else None,
             }
 
+    def file_count(self) -> int | None:
+        """Files in the built catalogue, else None: the workspace as a default search sees it (ignore
+        rules, deny globs and the size cap applied), so a grep that read a few index candidates can say
+        how many files the workspace holds, not only how many it opened."""
+        with self._lock:
+            cat = self._cat
+            return len(cat) if cat is not None and self.ready else None
+
     # -- narrowing ------------------------------------------------------------------------------
     def compatible(self, options: WalkOptions | None) -> bool:
         """Whether the index's file set covers a walk with ``options`` (filters are applied on top)."""
