@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
 
 from sleuth.engine.errors import SearchTimeout, describe_os_error
-from sleuth.engine.match import Matcher, Span
+from sleuth.engine.match.base import Matcher, Span
 from sleuth.engine.types import SearchOptions
 
 __all__ = ["FileResult", "BatchStats", "decode_buffer", "read_file", "search_buffer", "search_path",
@@ -131,12 +131,11 @@ def _matched_lines(data: bytes, matcher: Matcher) -> Iterator[tuple[int, int, in
     """(line number, line start, line end, spans in that line) for every line with a match.
 
     A match spanning several lines (multiline mode) marks each line it touches, as ``rg -n`` prints them;
-    its span is clipped to each line. A matcher that finds matches line by line says so with
-    ``matched_lines`` (see :meth:`sleuth.engine.match.engines.Re2Matcher.matched_lines`).
+    its span is clipped to each line. A matcher that finds matches line by line anyway hands the lines
+    over (:meth:`~sleuth.engine.match.base.Matcher.matched_lines`, ripgrep's candidate-line fast path).
     """
     lines = _Lines(data)
-    by_line = getattr(matcher, "matched_lines", None)
-    found = by_line(data) if by_line is not None else None
+    found = matcher.matched_lines(data)
     if found is not None:
         for lo, hi, spans in found:
             yield lines.number(lo), lo, hi, spans

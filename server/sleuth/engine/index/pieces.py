@@ -16,7 +16,7 @@ from array import array
 from typing import NamedTuple
 
 from sleuth.engine.errors import SearchTimeout
-from sleuth.engine.match import Matcher
+from sleuth.engine.match.base import Matcher
 from sleuth.engine.search import FileResult, FolderOpener, search_buffer
 from sleuth.engine.types import SearchOptions
 

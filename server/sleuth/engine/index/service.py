@@ -330,8 +330,7 @@ class IndexService(Maintenance):
         match, search = request.match, request.search
         if search.invert or match.fuzzy:
             return None
-        import sleuth.engine.match  # noqa: F401 - literals imports the match package; load it first
-        from sleuth.engine.literals import required_literals
+        from sleuth.engine.match.literals import required_literals
 
         literal_query = required_literals(match)
         result = self.candidates(list(request.targets), literal_query, request.walk,

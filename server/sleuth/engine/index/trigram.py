@@ -228,7 +228,7 @@ def simplify(query: Query) -> Query:
 
 
 def adapt(node: object, folded: bool = False) -> Query:
-    """Our query tree from :class:`sleuth.engine.literals.LiteralQuery` (read by shape, not imported:
+    """Our query tree from :class:`sleuth.engine.match.literals.LiteralQuery` (read by shape, not imported:
     the engine's index does not depend on the regex parser). ``None``/``any`` cannot narrow;
     ``bytes``/``str`` are literals; our own :data:`Query` nodes pass through.
     """
@@ -241,7 +241,7 @@ def adapt(node: object, folded: bool = False) -> Query:
     if isinstance(node, str):
         return Lit(node.encode("utf-8", "surrogateescape"), folded)
     op = getattr(node, "op", None)
-    if isinstance(op, str):  # sleuth.engine.literals.LiteralQuery: op any|lit|and|or, lit, casefold, children
+    if isinstance(op, str):  # sleuth.engine.match.literals.LiteralQuery: op any|lit|and|or, lit, casefold, children
         if op == "lit":
             return Lit(bytes(getattr(node, "lit")), folded or bool(getattr(node, "casefold", False)))
         children = tuple(getattr(node, "children", ()))

@@ -19,14 +19,15 @@ assertions and counts above 1000; ``regex`` fuzzy matching for ``fuzzy``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 import re2
 
 from sleuth.engine.cancel import CancelToken
 from sleuth.engine.errors import BadArgs
-import sleuth.engine.literals as _literals  # module import: literals imports match.syntax (a cycle)
-from sleuth.engine.match import Matcher
+from sleuth.engine.match.base import Matcher
+from sleuth.engine.match.case import Poll, pattern_sources, resolve_case
+from sleuth.engine.match.literals import LiteralQuery, literal_text, query_for_patterns
 from sleuth.engine.match.emit import Unsupported, check_line_mode, to_re2, to_regex, word_lookaround, word_wrap
 from sleuth.engine.match.engines import FuzzyMatcher, Re2Matcher, RegexMatcher, re2_compile
 from sleuth.engine.match.prefilter import compile_prefilter, literal_ends, program_check, rare_substring
@@ -36,13 +37,9 @@ from sleuth.engine.types import MatchOptions
 if TYPE_CHECKING:
     import regex
 
-__all__ = ["compile_matcher", "CompileStopped", "resolve_case", "compile_prefilter", "rare_substring"]
+__all__ = ["compile_matcher", "CompileStopped", "compile_prefilter", "rare_substring"]
 
 _UNANCHORED = re2._re2.RE2.Anchor.UNANCHORED
-
-
-def _sources(options: MatchOptions) -> list[str]:
-    return [escape(p) if options.fixed_strings else p for p in options.patterns]
 
 
 def _bad_pattern(options: MatchOptions, index: int, err: ParseError) -> BadArgs:
@@ -67,9 +64,6 @@ class CompileStopped(Exception):
     """The caller's token stopped a compile (cancelled, or its deadline passed); nothing was kept."""
 
 
-Poll = Callable[[int], None]
-
-
 def _poller(stop: CancelToken | None) -> Poll:
     """A check of ``stop`` every 64 patterns (and at every step, called with 0): compiling 10,000
     ``-e`` patterns is work like any other and stops at the request's deadline."""
@@ -80,28 +74,9 @@ def _poller(stop: CancelToken | None) -> Poll:
     return poll
 
 
-def resolve_case(options: MatchOptions, poll: Poll | None = None) -> bool:
-    """True when matching is case-insensitive (rg's ``-i``/``-s``/``-S`` rules; patterns checked jointly)."""
-    if options.case == "insensitive":
-        return True
-    if options.case == "sensitive":
-        return False
-    any_literal = any_upper = False
-    for i, text in enumerate(_sources(options)):
-        if poll is not None:
-            poll(i)
-        try:
-            parsed = parse(text)
-        except ParseError:
-            continue
-        any_literal = any_literal or parsed.any_literal
-        any_upper = any_upper or parsed.any_uppercase
-    return any_literal and not any_upper
-
-
 def _parse_all(options: MatchOptions, ci: bool, poll: Poll) -> tuple[Node, list[Parsed]]:
     parsed: list[Parsed] = []
-    for index, text in enumerate(_sources(options)):
+    for index, text in enumerate(pattern_sources(options)):
         poll(index)
         try:
             one = parse(text, case_insensitive=ci)
@@ -155,7 +130,7 @@ def compile_matcher(options: MatchOptions, *, deadline_token: CancelToken | None
     poll = _poller(stop)
     ci, node, parsed = _case_and_parse(options, poll)
     line_mode = not options.multiline
-    query = _literals.query_for_patterns(options, [p.node for p in parsed], ci, poll)
+    query = query_for_patterns(options, [p.node for p in parsed], ci, poll)
     poll(0)
     prefilter = compile_prefilter(query)
     poll(0)
@@ -203,7 +178,7 @@ def compile_matcher(options: MatchOptions, *, deadline_token: CancelToken | None
 MAX_ANCHORS = 8  # an alternation of more literals is matched whole: a find pass per literal adds up
 
 
-def _line_anchors(query: "_literals.LiteralQuery") -> tuple[bytes, ...] | None:
+def _line_anchors(query: LiteralQuery) -> tuple[bytes, ...] | None:
     """Case-sensitive literals (3 bytes or more) one of which every match contains: the longest one of
     a literal or an AND, one per branch of an OR whose every branch has one; or None."""
     if query.op == "or":
@@ -240,7 +215,7 @@ def _re2_pair(body: str, options: MatchOptions, line_mode: bool, ascii_text: boo
 
 
 def _fuzzy(options: MatchOptions, parsed: list[Parsed], ci: bool, line_mode: bool,  # type: ignore[no-untyped-def]
-           prefilter, token: CancelToken | None, label: str, query: "_literals.LiteralQuery") -> Matcher:
+           prefilter, token: CancelToken | None, label: str, query: LiteralQuery) -> Matcher:
     edits = options.fuzzy
     assert edits is not None
     constraint = ":[^\\n]" if line_mode else ""
@@ -264,7 +239,7 @@ def _fuzzy(options: MatchOptions, parsed: list[Parsed], ci: bool, line_mode: boo
             def line_filter(data: bytes, pos: int, end: int) -> int:
                 return prog.Match(_UNANCHORED, data, pos, end)[0][0]
 
-            texts = [_literals.literal_text(one.node) for one in parsed]
+            texts = [literal_text(one.node) for one in parsed]
             if all(t is not None for t in texts):
                 reach = max(len(t) for t in texts if t is not None) + edits
 

@@ -12,7 +12,7 @@
 Iteration follows Rust's ``find_iter``: leftmost-first, non-overlapping, an empty match right
 after the previous match is skipped, and the next search after an empty match starts one
 byte later (one character in the ``regex`` engine, which sees decoded text). The search layer calls ``may_match`` first; it is the literal prefilter
-compiled from :func:`sleuth.engine.literals.required_literals`.
+compiled from :func:`sleuth.engine.match.literals.required_literals`.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import re2
 
 from sleuth.engine.cancel import CancelToken
 from sleuth.engine.errors import SearchTimeout
-from sleuth.engine.match import Span
+from sleuth.engine.match.base import LineMatches, Matcher, Span
 
 if TYPE_CHECKING:  # the regex module is imported where a pattern needs it (it costs 8 ms at start-up)
     import regex
@@ -106,7 +106,7 @@ def _budget(token: CancelToken | None) -> float:
     return max(0.001, min(DEFAULT_TIMEOUT_S, left))
 
 
-class Re2Matcher:
+class Re2Matcher(Matcher):
     """RE2 matcher. For rg ``-w`` (``\\b{start-half}PAT\\b{end-half}``, which RE2 cannot write)
     ``word`` holds a second program: ``prog`` is then ``(?:^|\\W)(PAT)(?:\\W|$)`` searched from one
     character before the position, so the character before it serves as look-behind context, and
@@ -140,7 +140,7 @@ class Re2Matcher:
         for line_start, line_end in _anchor_lines(data, anchor, start, end, self._ends):
             yield from self._find_iter(data, line_start, line_end)
 
-    def matched_lines(self, data: bytes) -> Iterator[tuple[int, int, list[Span]]] | None:
+    def matched_lines(self, data: bytes) -> LineMatches | None:
         """``(line start, line end, spans)`` for each line with a match, when this matcher finds them
         line by line anyway (line mode with an anchor, see :meth:`find_iter`); else None. The searcher
         then takes the lines as they are found instead of locating each match's line again (an indexed
@@ -280,7 +280,7 @@ def _char_offset(data: bytes, byte_offset: int, ascii_only: bool) -> int:
     return len(data[:byte_offset].decode("utf-8", "surrogateescape"))
 
 
-class RegexMatcher:
+class RegexMatcher(Matcher):
     """The ``regex`` module over decoded text (``surrogateescape`` keeps invalid bytes 1:1)."""
 
     __slots__ = ("_pattern", "_group", "may_match", "_token", "description")
@@ -325,7 +325,7 @@ class RegexMatcher:
             cpos = e + 1 if s == e else e
 
 
-class FuzzyMatcher:
+class FuzzyMatcher(Matcher):
     """Approximate matching: ``(?:PAT){e<=N}`` with ENHANCEMATCH, one line at a time in line mode.
 
     ``score`` = 1 - edits / L, where L = matched length - insertions + deletions is the length of
