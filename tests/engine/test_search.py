@@ -9,7 +9,8 @@ import threading
 from hypothesis import given, strategies as st
 
 from sleuth.engine.match import Matcher, compile_matcher
-from sleuth.engine.search import decode_buffer, search_buffer
+from sleuth.engine.decode import decode_buffer
+from sleuth.engine.search import search_buffer
 from sleuth.engine.types import MatchOptions, SearchOptions
 
 

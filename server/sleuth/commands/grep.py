@@ -15,6 +15,7 @@ from sleuth.commands.context import CommandContext
 from sleuth.engine.cancel import CancelToken
 from sleuth.engine.errors import BadArgs
 from sleuth.engine.grep import GrepOutcome, GrepRequest, prepare, run_grep
+from sleuth.engine.index.candidates import CandidateList
 from sleuth.engine.types import MatchOptions, SearchOptions, WalkOptions
 
 __all__ = ["GREP_ARGS", "run", "build_request"]
@@ -100,7 +101,7 @@ def build_request(args: dict[str, Any], ctx: CommandContext) -> GrepRequest:
     return GrepRequest(tuple(targets), walk, match, search)
 
 
-def _candidates(request: GrepRequest, ctx: CommandContext) -> Any:
+def _candidates(request: GrepRequest, ctx: CommandContext) -> CandidateList | None:
     """File entries the index says may match, or None to scan (no index, not ready, no usable literal)."""
     index = ctx.services.index
     if index is None:

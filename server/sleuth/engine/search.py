@@ -11,18 +11,18 @@ regex pass over the whole buffer, no per-line Python work.
 
 from __future__ import annotations
 
-import codecs
 import os
 import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
 
+from sleuth.engine.decode import decode_buffer
 from sleuth.engine.errors import SearchTimeout, describe_os_error
 from sleuth.engine.match.base import Matcher, Span
 from sleuth.engine.types import SearchOptions
 
-__all__ = ["FileResult", "BatchStats", "decode_buffer", "read_file", "search_buffer", "search_path",
+__all__ = ["FileResult", "BatchStats", "read_file", "search_buffer", "search_path",
            "search_files", "BINARY", "TOO_LARGE", "ELLIPSIS"]
 
 BINARY = "binary"
@@ -63,22 +63,6 @@ def read_file(path: str, max_size: int | None = None) -> bytes | None:
         return data
     finally:
         os.close(fd)
-
-
-def decode_buffer(data: bytes) -> bytes | None:
-    """The bytes to search as UTF-8, or None for a binary file.
-
-    UTF-16 with a BOM is transcoded (as ripgrep does by default); a UTF-8 BOM is dropped;
-    anything else with a NUL byte is binary. Invalid UTF-8 is searched as is and replaced
-    by U+FFFD only when text is shown, so a regex never sees characters that are not there.
-    """
-    if data[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
-        return data.decode("utf-16", "replace").encode("utf-8")
-    if data[:3] == codecs.BOM_UTF8:
-        data = data[3:]
-    if b"\x00" in data:
-        return None
-    return data
 
 
 def _line_text(line: bytes) -> str:

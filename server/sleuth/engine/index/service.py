@@ -25,7 +25,7 @@ import stat as stat_mod
 import threading
 import time
 from dataclasses import replace
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -33,6 +33,7 @@ from sleuth.engine.cancel import CancelToken, NullProgress, ProgressSink
 from sleuth.engine.index import store
 from sleuth.engine.index.candidates import CandidateList, CandidateSet
 from sleuth.engine.index.catalogue import Catalogue, FileRecord
+from sleuth.engine.index.config import IndexConfig
 from sleuth.engine.index.maintenance import Maintenance
 from sleuth.engine.index.evaluate import evaluate, line_hits
 from sleuth.engine.index.postings import Postings
@@ -40,6 +41,10 @@ from sleuth.engine.index.rowmap import PieceTable, SpanColumns, files_and_spans
 from sleuth.engine.index.trigram import ALL, Query, adapt, simplify
 from sleuth.engine.types import FileEntry, FileError, SkipCounts, WalkOptions
 from sleuth.engine.workspace import Target, Workspace, canonicalize, sort_key
+
+if TYPE_CHECKING:  # the grep package imports the pool; the index needs only the request's shape
+    from sleuth.engine.grep.request import GrepRequest
+    from sleuth.engine.index.watcher import Watcher
 
 __all__ = ["IndexService", "CandidateSet", "PIECES_MIN_BYTES"]
 
@@ -53,20 +58,16 @@ Lister = Callable[[CancelToken], Iterable[FileEntry]]
 class IndexService(Maintenance):
     """The index of one workspace; see the module docstring. All public methods are thread-safe."""
 
-    def __init__(self, workspace: Workspace, settings: Any = None, *, cache_dir: str | None = None,
+    def __init__(self, workspace: Workspace, config: IndexConfig = IndexConfig(), *, cache_dir: str | None = None,
                  lister: Lister | None = None, on_error: Callable[[str], None] | None = None) -> None:
         """``on_error(message)``: called once (on the index thread) when the index stops on an error —
         a full disk, a read-only cache — so the transport can tell the person, not only the log."""
         self.workspace = workspace
-        self.settings = settings
-        self.options = WalkOptions(
-            hidden=False, follow=bool(getattr(settings, "follow", False)),
-            no_ignore=not bool(getattr(settings, "respect_gitignore", True)),
-            deny_globs=tuple(getattr(settings, "deny_globs", ()) or ()),
-        )
-        self.max_bytes: int | None = getattr(settings, "max_file_size_bytes", None)
+        self.config = config
+        self.options = config.walk_options()
+        self.max_bytes: int | None = config.max_file_size_bytes
         roots = [r.path for r in workspace.roots]
-        self.base = store.store_dir(roots, cache_dir or getattr(settings, "index_path", None))
+        self.base = store.store_dir(roots, cache_dir or config.index_path)
         self._lister = lister or self._walk
         self._lock = threading.RLock()
         self._wake = threading.Condition(self._lock)
@@ -95,7 +96,7 @@ class IndexService(Maintenance):
         self._hold: Any = None  # the open generation's readers.lock (store.open_current)
         self._unreadable: list[FileError] = []  # folders the last walk could not read
         self._on_error = on_error
-        self.watcher: Any = None  # the server's file watcher (engine/index/watcher.py), for status only
+        self.watcher: Watcher | None = None  # the server's file watcher, for status only
 
     # -- lifecycle ------------------------------------------------------------------------------
     def start(self, progress: ProgressSink = NullProgress, token: CancelToken | None = None) -> None:
@@ -323,8 +324,8 @@ class IndexService(Maintenance):
                           np.fromiter((r.mtime_ns for r in chosen), np.int64, len(chosen)), spans.count[narrow],
                           spans.start[ranges], spans.end[ranges], spans.before[ranges])
 
-    def candidate_entries(self, workspace: Workspace, request: Any) -> CandidateList | list[FileEntry] | None:
-        """The lead's grep hook: candidate files of a ``GrepRequest`` in result order, or None to scan."""
+    def candidate_entries(self, workspace: Workspace, request: GrepRequest) -> CandidateList | None:
+        """Grep's hook: the candidate files of ``request`` in result order, or None to scan."""
         if not self.ready or workspace.roots != self.workspace.roots or _named_through_link(request.targets):
             return None
         match, search = request.match, request.search

@@ -15,7 +15,7 @@ would have read 11 and 16 MB but put the store at ~31.6%. (Every 1 KiB would sti
 ``PM_RESUME -i`` 1,331 files: its trigrams are everywhere in ``pm_runtime_*`` code, which only
 positions could tell apart.)
 
-A trigram is three consecutive *bytes* of the file as the searcher sees it (:func:`normalize`),
+A trigram is three consecutive *bytes* of the file as the searcher sees it (:func:`sleuth.engine.decode.transcoded`),
 case-sensitive: a case-sensitive literal is the AND of its byte trigrams, a case-insensitive one
 the AND of the OR of each all-ASCII trigram's case spellings. Case-insensitive matching (Unicode
 simple case folding, as rg does) also maps KELVIN SIGN (U+212A) to ``k`` and LONG S (U+017F) to
@@ -24,7 +24,6 @@ simple case folding, as rg does) also maps KELVIN SIGN (U+212A) to ``k`` and LON
 
 from __future__ import annotations
 
-import codecs
 from dataclasses import dataclass
 from typing import Iterator, Union
 
@@ -37,7 +36,6 @@ __all__ = [
     "Or",
     "Query",
     "ALL",
-    "normalize",
     "indexed_variants",
     "chunks",
     "trigram_code",
@@ -94,13 +92,6 @@ class _All:
 
 ALL = _All()
 Query = Union[Lit, Grams, And, Or, _All]
-
-
-def normalize(data: bytes) -> bytes:
-    """A file's bytes as the searcher sees them: UTF-16 with a BOM transcoded to UTF-8 (as rg does)."""
-    if data[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
-        return data.decode("utf-16", "replace").encode("utf-8", "surrogatepass")
-    return data
 
 
 def indexed_variants(chunk: bytes) -> list[bytes]:

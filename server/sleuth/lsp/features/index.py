@@ -4,7 +4,7 @@ The only place the LSP layer touches :class:`sleuth.engine.index.service.IndexSe
 service lives in ``server.services.index`` (commands reach it as ``ctx.services.index``).
 
 * :func:`start_index` — after ``initialized`` (when ``index_enabled`` and a folder is open):
-  ``IndexService(workspace, settings, cache_dir=...)`` then ``start(progress)``, with its own
+  ``IndexService(workspace, settings.index_config(), cache_dir=...)`` then ``start(progress)``, with its own
   work-done progress on a server-created token; open buffers are handed over at once.
 * ``workspace/didChangeWatchedFiles`` -> ``notify_changed(paths)``; open-buffer edits ->
   ``notify_buffer(path, text or None)``.
@@ -34,6 +34,7 @@ from sleuth.lsp.documents import uri_to_path
 from sleuth.lsp.progress import WorkDoneReporter
 
 if TYPE_CHECKING:
+    from sleuth.engine.index.service import IndexService
     from sleuth.lsp.server import SleuthServer
 
 __all__ = ["setup", "start_index", "stop_index", "on_folders_changed", "on_settings_changed",
@@ -56,8 +57,7 @@ def _cache_dir(server: "SleuthServer") -> str | None:
 def index_key(server: "SleuthServer") -> tuple[Any, ...]:
     """What the index depends on: when this changes, the index restarts."""
     s = server.settings
-    return (s.index_enabled, s.index_path, s.follow, s.respect_gitignore, s.deny_globs, s.max_file_size_bytes,
-            tuple(r.path for r in server.sandbox.roots), _cache_dir(server))
+    return (s.index_enabled, s.index_config(), tuple(r.path for r in server.sandbox.roots), _cache_dir(server))
 
 
 def start_index(server: "SleuthServer") -> None:
@@ -68,7 +68,7 @@ def start_index(server: "SleuthServer") -> None:
     try:
         from sleuth.engine.index.service import IndexService  # its SQLite stack loads only when an index runs
 
-        service = IndexService(server.sandbox, server.settings, cache_dir=_cache_dir(server),
+        service = IndexService(server.sandbox, server.settings.index_config(), cache_dir=_cache_dir(server),
                                on_error=lambda message: _index_failed(server, message))
         for path, text in server.buffers.snapshot().items():
             service.notify_buffer(path, text)
@@ -122,7 +122,7 @@ def _index_failed(server: "SleuthServer", message: str) -> None:
                 "once the cause is fixed.")))
 
 
-def _start_watcher(server: "SleuthServer", service: Any) -> None:
+def _start_watcher(server: "SleuthServer", service: "IndexService") -> None:
     """Watch the folders for the index (in the background: adding 5,000 watches takes ~0.15 s)."""
     from sleuth.engine.index.watcher import Watcher
 
@@ -140,7 +140,7 @@ def _start_watcher(server: "SleuthServer", service: Any) -> None:
     threading.Thread(target=start, name="sleuth-watcher-start", daemon=True).start()
 
 
-def _failed(service: Any) -> bool:
+def _failed(service: "IndexService") -> bool:
     try:
         return service.status().get("state") == "error"
     except Exception:
@@ -162,7 +162,7 @@ def _rescan_interval(server: "SleuthServer") -> float:
         else RESCAN_INTERVAL_S
 
 
-def _start_rescans(server: "SleuthServer", service: Any) -> None:
+def _start_rescans(server: "SleuthServer", service: "IndexService") -> None:
     """The client reports no file changes: catch the index up by an incremental rescan, periodically."""
     loop = server.loop
     if loop is None:
