@@ -36,8 +36,8 @@ from sleuth.lsp.progress import PartialSender, WorkDoneReporter
 if TYPE_CHECKING:
     from sleuth.lsp.server import SleuthServer
 
-__all__ = ["Invoker", "Request", "STREAM_KEYS", "QUICK_COMMANDS", "PROGRESS_COMMANDS", "CANCEL_GRACE_S", "load_test_commands",
-           "command_arguments"]
+__all__ = ["Invoker", "Request", "STREAM_KEYS", "QUICK_COMMANDS", "PROGRESS_COMMANDS", "CANCEL_GRACE_S",
+           "load_test_commands"]
 
 logger = logging.getLogger(__name__)
 
@@ -45,18 +45,6 @@ CANCEL_GRACE_S = 0.1
 # Per-command metadata lives in the core's registry (sleuth.core.registry), shared with the MCP server.
 
 Runner = Callable[[dict[str, Any], CommandContext], dict[str, Any]]
-
-
-def command_arguments(arguments: Any) -> Any:
-    """``workspace/executeCommand``'s ``arguments``: ``[ {named args} ]`` -> the object; absent or
-    empty -> ``{}``, and so is one empty value: Lua has one empty table for ``[]`` and ``{}``, so
-    Neovim's ``arguments = {{}}`` arrives as ``[[]]`` (and ``[null]`` means nothing either);
-    several values stay a list (refused by :meth:`Invoker.invoke`)."""
-    if not arguments:
-        return {}
-    if len(arguments) == 1:
-        return {} if arguments[0] in (None, []) else arguments[0]
-    return list(arguments)
 
 
 @dataclass

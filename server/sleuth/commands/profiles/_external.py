@@ -119,8 +119,8 @@ def _match_flags(backend: str, request: GrepRequest) -> list[str]:
         flags.append(f"-Z{match.fuzzy}")
     if search.invert:
         flags.append("-v")
-    if match.multiline:
-        flags += ["-U", "--multiline-dotall"] if backend == "rg" else []
+    if match.multiline:  # rg's -U alone: "." still stops at a newline, as on the native engine
+        flags += ["-U"] if backend == "rg" else []
     if search.max_matches_per_file:
         flags += ["-m", str(search.max_matches_per_file)]
     for pattern in match.patterns:
