@@ -385,7 +385,7 @@ def search_files(files: Iterable[tuple[str, str, str | None]], matcher: Matcher,
     ``should_stop`` is polled every 16 files, and after a file the matcher ran on once
     ``POLL_INTERVAL_S`` passed since the last such poll: the caller publishes results there
     (:mod:`sleuth.engine.grep.unit_search`), and 16 files of a slow pattern took 300 ms. Items are ``(path, display, open-buffer text or None)``;
-    an index's candidate pieces are searched before, by :func:`sleuth.engine.index.pieces.search_pieces`.
+    an index's candidate pieces are searched before, by :func:`sleuth.engine.pieces.search_pieces`.
     """
     may_match = matcher.may_match
     invert = options.invert

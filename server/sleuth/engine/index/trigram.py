@@ -6,7 +6,7 @@ trigram, so at file level they would be candidates for almost every query. A fil
 :data:`WHOLE_FILE_BYTES` (16 KiB) is one chunk; a bigger one is cut at line ends into chunks of about
 :data:`CHUNK_BYTES` (8 KiB; :data:`SMALL_CHUNK_BYTES`, 4 KiB, from 256 KiB on), so a line — and every
 line-mode match — lies in one chunk, and the searcher reads only the candidate chunks of a file
-(:mod:`sleuth.engine.index.pieces`). Measured on the Linux tree against 64 KiB chunks: store 20.5% ->
+(:mod:`sleuth.engine.pieces`). Measured on the Linux tree against 64 KiB chunks: store 20.5% ->
 25.2% of the corpus, and far fewer bytes to match — the four alternates of the benchsuite 115 MB ->
 8 MB in 918 -> 499 files, ``PM_RESUME -i`` 88 MB -> 36 MB. Then 8 KiB instead of 16 KiB chunks in
 files of 16-256 KiB: store 27.5% -> 29.0% (with the shards vacuumed after the build, -12 MB), the
