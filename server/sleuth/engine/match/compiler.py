@@ -116,11 +116,11 @@ def _regex_compile(text: str, options: MatchOptions) -> "regex.Pattern[str]":
                       pattern=options.patterns[0]) from None
 
 
-def compile_matcher(options: MatchOptions, *, deadline_token: CancelToken | None = None,
-                    stop: CancelToken | None = None) -> Matcher:
+def compile_matcher(options: MatchOptions, *, stop: CancelToken | None = None) -> Matcher:
     """Compile ``options`` into a :class:`Matcher`; raises ``BadArgs`` for an invalid pattern.
 
-    ``deadline_token`` bounds the backtracking engines' matching later; ``stop`` bounds this compile:
+    The backtracking engines' matching later is bounded by the running search's deadline
+    (:func:`~sleuth.engine.match.engines.search_deadline`); ``stop`` bounds this compile:
     it is polled between patterns and between steps, and :class:`CompileStopped` is raised once it
     says stop. Every step is linear in the number of patterns (10,000 ``-e`` patterns compile in a
     fraction of a second); a step inside RE2, Hyperscan or the ``regex`` module cannot be
@@ -137,7 +137,7 @@ def compile_matcher(options: MatchOptions, *, deadline_token: CancelToken | None
     label = f"patterns={list(options.patterns)!r} ci={ci} word={options.word} multiline={options.multiline}"
 
     if options.fuzzy:
-        return _fuzzy(options, parsed, ci, line_mode, prefilter, deadline_token, label, query)
+        return _fuzzy(options, parsed, ci, line_mode, prefilter, label, query)
 
     needs_backtracking = any(p.needs_backtracking for p in parsed)
     unicode_wb = any(p.word_boundaries for p in parsed)
@@ -146,7 +146,7 @@ def compile_matcher(options: MatchOptions, *, deadline_token: CancelToken | None
         body = to_regex(node, line_mode=line_mode)
         text = word_lookaround(body) if options.word else body
         fallback = RegexMatcher(_regex_compile(text, options), 0,
-                                prefilter, deadline_token, "regex: " + label)
+                                prefilter, "regex: " + label)
         if needs_backtracking:
             return fallback
     try:
@@ -215,7 +215,7 @@ def _re2_pair(body: str, options: MatchOptions, line_mode: bool, ascii_text: boo
 
 
 def _fuzzy(options: MatchOptions, parsed: list[Parsed], ci: bool, line_mode: bool,  # type: ignore[no-untyped-def]
-           prefilter, token: CancelToken | None, label: str, query: LiteralQuery) -> Matcher:
+           prefilter, label: str, query: LiteralQuery) -> Matcher:
     edits = options.fuzzy
     assert edits is not None
     constraint = ":[^\\n]" if line_mode else ""
@@ -243,4 +243,4 @@ def _fuzzy(options: MatchOptions, parsed: list[Parsed], ci: bool, line_mode: boo
             if all(t is not None for t in texts):
                 reach = max(len(t) for t in texts if t is not None) + edits
 
-    return FuzzyMatcher(pattern, prefilter, line_filter, line_mode, token, "fuzzy: " + label, reach)
+    return FuzzyMatcher(pattern, prefilter, line_filter, line_mode, "fuzzy: " + label, reach)
