@@ -64,8 +64,8 @@ def held_index(tmp_path: pathlib.Path) -> Iterator[Any]:
         service = IndexService(Workspace([root]), Settings(deny_globs=DENY).index_config(), cache_dir=str(tmp_path / "cache"))
         service.start()
         assert service.wait_ready(120)
-        service._apply_pending = lambda limit=256: gate.wait()  # type: ignore[method-assign]
-        service._catch_up = lambda: gate.wait()  # type: ignore[method-assign]
+        service.upkeep._apply_pending = lambda limit=256: gate.wait()  # type: ignore[method-assign]
+        service.upkeep._catch_up = lambda: gate.wait()  # type: ignore[method-assign]
         made.append(service)
         return service
 

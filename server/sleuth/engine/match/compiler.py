@@ -31,7 +31,7 @@ from sleuth.engine.match.literals import LiteralQuery, literal_text, query_for_p
 from sleuth.engine.match.emit import Unsupported, check_line_mode, to_re2, to_regex, word_lookaround, word_wrap
 from sleuth.engine.match.engines import FuzzyMatcher, Re2Matcher, RegexMatcher, re2_compile
 from sleuth.engine.match.prefilter import compile_prefilter, literal_ends, program_check, rare_substring
-from sleuth.engine.match.syntax import Alt, Group, Node, ParseError, Parsed, escape, parse
+from sleuth.engine.match.syntax import Alt, Group, Node, ParseError, Parsed, parse
 from sleuth.engine.types import MatchOptions
 
 if TYPE_CHECKING:
