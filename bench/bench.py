@@ -101,7 +101,7 @@ def main() -> int:
     # -- build ------------------------------------------------------------------------------------
     if not args.reuse:
         shutil.rmtree(args.cache, ignore_errors=True)
-    service = IndexService(workspace, settings, cache_dir=args.cache)
+    service = IndexService(workspace, settings.index_config(), cache_dir=args.cache)
     self0, children0 = _cpu(resource.RUSAGE_SELF), _cpu(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     service.start()
@@ -130,7 +130,7 @@ def main() -> int:
     # -- restart to ready ---------------------------------------------------------------------------
     service.stop()
     started = time.perf_counter()
-    service = IndexService(workspace, settings, cache_dir=args.cache)
+    service = IndexService(workspace, settings.index_config(), cache_dir=args.cache)
     service.start()
     service.wait_ready()
     report["restart_to_ready_s"] = round(time.perf_counter() - started, 2)

@@ -301,7 +301,7 @@ def main() -> int:
     corpus = os.path.realpath(args.corpus)
     workspace = Workspace([corpus])
     settings = Settings()
-    service = IndexService(workspace, settings, cache_dir=args.cache)
+    service = IndexService(workspace, settings.index_config(), cache_dir=args.cache)
     started = time.perf_counter()
     service.start()
     service.wait_ready()

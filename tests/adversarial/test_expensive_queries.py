@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from sleuth.engine import literals
+from sleuth.engine.match import literals
 from sleuth.engine.cancel import CancelToken
 from sleuth.engine.match import prefilter
 from sleuth.engine.types import MatchOptions, SearchOptions, WalkOptions

@@ -45,7 +45,7 @@ def profile() -> str:
 
 
 def _started(root: pathlib.Path, cache: pathlib.Path) -> IndexService:
-    service = IndexService(Workspace([root]), Settings(), cache_dir=str(cache))
+    service = IndexService(Workspace([root]), Settings().index_config(), cache_dir=str(cache))
     service.start()
     assert service.wait_ready(120), service.status()
     return service
@@ -140,7 +140,7 @@ out = {}
 for indexed in (False, True):
     ctx = CommandContext(workspace=workspace, settings=Settings(), token=CancelToken())
     if indexed:
-        ctx.services.index = IndexService(workspace, Settings(), cache_dir=cache)
+        ctx.services.index = IndexService(workspace, Settings().index_config(), cache_dir=cache)
         ctx.services.index.start()
         assert ctx.services.index.wait_ready(120), ctx.services.index.status()
     result = grep.run({"pattern": "NEEDLE"}, ctx)

@@ -61,11 +61,11 @@ def held_index(tmp_path: pathlib.Path) -> Iterator[Any]:
     made: list[IndexService] = []
 
     def make(root: pathlib.Path) -> IndexService:
-        service = IndexService(Workspace([root]), Settings(deny_globs=DENY), cache_dir=str(tmp_path / "cache"))
+        service = IndexService(Workspace([root]), Settings(deny_globs=DENY).index_config(), cache_dir=str(tmp_path / "cache"))
         service.start()
         assert service.wait_ready(120)
-        service._apply_pending = lambda limit=256: gate.wait()  # type: ignore[method-assign]
-        service._catch_up = lambda: gate.wait()  # type: ignore[method-assign]
+        service.upkeep._apply_pending = lambda limit=256: gate.wait()  # type: ignore[method-assign]
+        service.upkeep._catch_up = lambda: gate.wait()  # type: ignore[method-assign]
         made.append(service)
         return service
 

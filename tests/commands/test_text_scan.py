@@ -38,7 +38,7 @@ def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def ready_index(tree: Path, tmp_path_factory: pytest.TempPathFactory) -> IndexService:
-    service = IndexService(Workspace([tree]), Settings(), cache_dir=str(tmp_path_factory.mktemp("cache")))
+    service = IndexService(Workspace([tree]), Settings().index_config(), cache_dir=str(tmp_path_factory.mktemp("cache")))
     service.start()
     assert service.wait_ready(120), service.status()
     yield service
@@ -51,7 +51,7 @@ class _NotReady:
     ready = False
 
     def __init__(self, real: IndexService) -> None:
-        self.options, self.max_bytes = real.options, real.max_bytes
+        self.config = real.config
 
     def status(self) -> dict[str, Any]:
         return {"state": "building"}

@@ -8,8 +8,9 @@ import threading
 
 from hypothesis import given, strategies as st
 
-from sleuth.engine.match import compile_matcher
-from sleuth.engine.search import decode_buffer, search_buffer
+from sleuth.engine.match import Matcher, compile_matcher
+from sleuth.engine.decode import decode_buffer
+from sleuth.engine.search import search_buffer
 from sleuth.engine.types import MatchOptions, SearchOptions
 
 
@@ -231,8 +232,9 @@ def test_a_file_that_may_match_is_prefiltered_once(tmp_path) -> None:
     assert results[0].matched_lines == 50 and len(matcher.checked) == 1
 
 
-class _WithoutLineShortcut:
-    """The real matcher with its ``matched_lines`` shortcut hidden: the generic per-match path."""
+class _WithoutLineShortcut(Matcher):
+    """The real matcher without its ``matched_lines`` shortcut (the protocol's default declines): the
+    generic per-match path."""
 
     def __init__(self, real) -> None:  # type: ignore[no-untyped-def]
         self.real = real

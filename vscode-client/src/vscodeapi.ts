@@ -27,8 +27,6 @@ export function registerCommand(command: string, callback: (...args: any[]) => u
     return commands.registerCommand(command, callback);
 }
 
-export const { onDidChangeConfiguration } = workspace;
-
 export function workspaceFolders(): readonly WorkspaceFolder[] {
     return workspace.workspaceFolders ?? [];
 }

@@ -112,8 +112,9 @@ def to_args(ns: argparse.Namespace, path: str | None) -> dict[str, Any]:
 
 
 def render_human(result: dict[str, Any], *, with_path: bool, line_number: bool, heading: bool,
-                 colour: bool, only_matching: bool = False) -> None:
-    """Print events the way ``rg`` does: headings on a terminal, ``path:line:text`` in a pipe, ``--`` between groups."""
+                 colour: bool, only_matching: bool = False, context: bool = False) -> None:
+    """Print events the way ``rg`` does: headings on a terminal, ``path:line:text`` in a pipe, and with
+    ``context`` lines asked for, ``--`` between groups."""
     c = _COLOURS if colour else {k: "" for k in _COLOURS}
     write = sys.stdout.write
     current: str | None = None
@@ -130,14 +131,14 @@ def render_human(result: dict[str, Any], *, with_path: bool, line_number: bool, 
         if path != current:
             if heading and current is not None:
                 write("\n")
-            elif current is not None and (result.get("_context") or False):
+            elif current is not None and context:
                 write("--\n")
             if heading and with_path and kind != "notice":  # rg names the file on the notice line itself
                 write(f"{c['path']}{path}{c['reset']}\n")
             current, last_line = path, 0
         elif kind == "notice":
             pass
-        elif last_line and event["line"] > last_line + 1 and result.get("_context"):
+        elif last_line and event["line"] > last_line + 1 and context:
             write("--\n")
         if kind == "notice":  # rg's binary-file lines
             write((f"{c['path']}{path}{c['reset']}: " if with_path else "") + event["text"] + "\n")
@@ -227,11 +228,11 @@ def _run(ns: argparse.Namespace) -> int:
         print_json(result)
     else:
         single_file = len(paths) == 1 and (paths[0] == STDIN_PATH or not workspace.resolve(paths[0])[0].is_dir)
-        result["_context"] = bool(ns.context or ns.before_context or ns.after_context)
         render_human(result, with_path=not single_file,
                      line_number=ns.line_number if ns.line_number is not None else tty,
                      heading=ns.heading if ns.heading is not None else tty,
-                     colour=ns.color == "always" or (ns.color == "auto" and tty), only_matching=ns.only_matching)
+                     colour=ns.color == "always" or (ns.color == "auto" and tty), only_matching=ns.only_matching,
+                     context=bool(ns.context or ns.before_context or ns.after_context))
         for error in result["errors"]:
             sys.stderr.write(f"sleuth: {error['path']}: {error['error']}\n")
     if result["errors"]:

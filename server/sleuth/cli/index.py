@@ -37,7 +37,7 @@ def index_context(roots: list[str] | None, progress: ProgressBar | None = None) 
     shared = workspace_settings(roots)
     ctx = make_context(roots, progress, settings=cli_settings(shared))
     try:
-        ctx.services.index = IndexService(ctx.workspace, shared)
+        ctx.services.index = IndexService(ctx.workspace, shared.index_config())
     except StoreInsideWorkspace as exc:
         sys.stderr.write(f"sleuth: {exc}\n")
         raise SystemExit(EXIT_ERROR) from None

@@ -200,7 +200,7 @@ def _open_index(ctx: CommandContext, name: str, roots: list[str] | None) -> Any:
         return None  # the call itself reports the unknown tool
     if "index" not in tool.capabilities:
         return None
-    index = IndexService(ctx.workspace, Settings(deny_globs=ctx.settings.deny_globs))
+    index = IndexService(ctx.workspace, Settings(deny_globs=ctx.settings.deny_globs).index_config())
     ctx.services.index = index
     index.start(ctx.progress)
     index.wait_ready()  # not ready (a build error): the tool answers its own index_not_ready

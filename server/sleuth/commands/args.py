@@ -15,9 +15,46 @@ from typing import Any, Mapping
 from sleuth.commands.config import Settings
 from sleuth.engine.errors import BadArgs
 
-__all__ = ["Arg", "parse_args", "json_schema", "unwrap_arguments", "check_text"]
+__all__ = ["Arg", "parse_args", "json_schema", "unwrap_arguments", "check_text", "coerce"]
 
-_KINDS = {"bool": bool, "int": int, "str": str, "number": (int, float)}
+_JSON_KINDS = {"string": "str", "integer": "int", "number": "number", "boolean": "bool", "array": "list",
+               "object": "object", "null": "null"}
+
+
+def coerce(kind: str, value: Any, *, loose: bool = False) -> Any:
+    """``value`` as a ``kind`` (bool, int, number, str, list, object, null, or a JSON Schema type name),
+    or :class:`ValueError`. The one type check behind every door's arguments (the commands' tables,
+    the seed schemas, acode's ToolInput); each door words the error its own way. JSON has one number
+    type, so an integral float is an int. ``loose``: ToolInput's conversions (seed 004, like .NET's
+    ``Convert.ChangeType``): ``"5"`` is 5 and ``"true"``/``"false"`` are booleans."""
+    kind = _JSON_KINDS.get(kind, kind)
+    if kind == "bool":
+        if isinstance(value, bool):
+            return value
+        if loose and isinstance(value, str) and value.lower() in ("true", "false"):
+            return value.lower() == "true"
+    elif kind in ("int", "number"):
+        if isinstance(value, bool):
+            raise ValueError(kind)
+        if isinstance(value, float) and value.is_integer() and kind == "int":
+            return int(value)
+        if isinstance(value, int) or (kind == "number" and isinstance(value, float)):
+            return value
+        if loose and kind == "int" and isinstance(value, str):
+            return int(value)  # ValueError when it is not a whole number
+    elif kind == "str":
+        if isinstance(value, str):
+            return value
+    elif kind == "list":
+        if isinstance(value, list):
+            return value
+    elif kind == "object":
+        if isinstance(value, dict):
+            return value
+    elif kind == "null":
+        if value is None:
+            return value
+    raise ValueError(kind)
 
 
 @dataclass(frozen=True)
@@ -37,14 +74,19 @@ class Arg:
 
 
 def unwrap_arguments(raw: Any) -> Any:
-    """``workspace/executeCommand`` sends ``arguments: [ {...} ]``; accept that or the bare object."""
+    """The named-arguments object of a call, for every door: ``workspace/executeCommand`` sends
+    ``arguments: [ {...} ]``, the others the bare object. Absent or empty -> ``{}``, and so is one
+    empty value: Lua has one empty table for ``[]`` and ``{}``, so Neovim's ``arguments = {{}}``
+    arrives as ``[[]]`` (and ``[null]`` means nothing either). Several values stay a list, which
+    :func:`parse_args` (and the language server's invoker) refuse."""
+    if raw is None:
+        return {}
     if isinstance(raw, (list, tuple)):
         if len(raw) == 0:
             return {}
         if len(raw) == 1:
-            return raw[0]
-        raise BadArgs("Expected one object of named arguments, got a list of several values.",
-                      hint='Pass arguments as [{"pattern": "..."}].')
+            return {} if raw[0] is None or raw[0] == [] else raw[0]
+        return list(raw)
     return raw
 
 
@@ -70,18 +112,17 @@ def _type_name(kind: str) -> str:
 
 
 def _check_type(command: str, name: str, arg: Arg, value: Any) -> Any:
-    ok: bool
+    ok = True
     if arg.kind == "str_list" or arg.kind == "str_or_list":
         if isinstance(value, str) and arg.kind == "str_or_list":
             value = [value]
         ok = isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value)
         value = list(value) if ok else value
-    elif arg.kind in ("int", "number"):
-        ok = isinstance(value, _KINDS[arg.kind]) and not isinstance(value, bool)
-        if ok and arg.kind == "int" and isinstance(value, float) and value.is_integer():
-            value = int(value)
     else:
-        ok = isinstance(value, _KINDS[arg.kind])  # type: ignore[arg-type]
+        try:
+            value = coerce(arg.kind, value)
+        except ValueError:
+            ok = False
     if not ok:
         raise BadArgs(f"{command}: '{name}' must be {_type_name(arg.kind)}, got {type(value).__name__}.",
                       hint=f"Pass {name} as {_type_name(arg.kind)}.", argument=name)
@@ -94,8 +135,9 @@ def _check_type(command: str, name: str, arg: Arg, value: Any) -> Any:
 def parse_args(command: str, raw: Any, spec: Mapping[str, Arg], settings: Settings) -> dict[str, Any]:
     """Validated arguments with defaults; :class:`BadArgs` on the first problem found."""
     raw = unwrap_arguments(raw)
-    if raw is None:
-        raw = {}
+    if isinstance(raw, list):
+        raise BadArgs(f"{command}: expected one object of named arguments, got a list of several values.",
+                      hint='Pass arguments as [{"pattern": "..."}].')
     if not isinstance(raw, Mapping):
         raise BadArgs(f"{command}: arguments must be an object of named values, got {type(raw).__name__}.",
                       hint='Pass arguments as {"name": value, ...}.')

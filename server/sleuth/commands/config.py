@@ -15,6 +15,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Mapping
 
+from sleuth.engine.index.config import IndexConfig
+
 __all__ = ["Settings", "merge_settings", "flat_settings", "field_of", "load_agent_config", "load_user_config",
            "user_config_path", "AGENT_CONFIG_PATH", "cli_settings"]
 
@@ -64,6 +66,11 @@ class Settings:
 
     def replace(self, **changes: Any) -> "Settings":
         return dataclasses.replace(self, **changes)
+
+    def index_config(self) -> IndexConfig:
+        """What the index takes from these settings (and all it takes: a change elsewhere keeps it)."""
+        return IndexConfig(follow=self.follow, respect_gitignore=self.respect_gitignore, deny_globs=self.deny_globs,
+                           max_file_size_bytes=self.max_file_size_bytes, index_path=self.index_path)
 
 
 _ENUMS: dict[str, tuple[str, ...]] = {

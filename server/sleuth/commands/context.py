@@ -7,12 +7,16 @@ request (index, rate limiter, metrics, open buffers) hang off :class:`Services`,
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from sleuth.commands.config import Settings
 from sleuth.engine.cancel import CancelToken, NullProgress, ProgressSink
 from sleuth.engine.metrics import DEFAULT as DEFAULT_METRICS, Metrics
+from sleuth.engine.ratelimit import RateLimiter
 from sleuth.engine.workspace import Workspace
+
+if TYPE_CHECKING:  # the service brings numpy and SQLite, which a cold CLI command never loads
+    from sleuth.engine.index.service import IndexService
 
 __all__ = ["CommandContext", "Services", "PartialSink"]
 
@@ -25,14 +29,14 @@ class Services:
     """Long-lived collaborators; any may be None where a transport has no use for it (the CLI has no buffers)."""
 
     open_buffers: Mapping[str, str] | None = None  # absolute path -> unsaved text
-    index: Any = None  # sleuth.engine.index service, when enabled
-    rate_limiter: Any = None
-    metrics: Any = None  # a Metrics registry; None: the process-wide one
+    index: IndexService | None = None  # when enabled
+    rate_limiter: RateLimiter | None = None
+    metrics: Metrics | None = None  # a Metrics registry; None: the process-wide one
 
     @property
     def metrics_registry(self) -> Metrics:
         """Where invocations are counted: ``metrics`` when set, else the process-wide registry."""
-        return self.metrics if isinstance(self.metrics, Metrics) else DEFAULT_METRICS
+        return self.metrics if self.metrics is not None else DEFAULT_METRICS
 
 
 @dataclass

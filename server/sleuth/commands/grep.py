@@ -15,6 +15,7 @@ from sleuth.commands.context import CommandContext
 from sleuth.engine.cancel import CancelToken
 from sleuth.engine.errors import BadArgs
 from sleuth.engine.grep import GrepOutcome, GrepRequest, grep_buffer, prepare, run_grep
+from sleuth.engine.index.candidates import CandidateList
 from sleuth.engine.workspace import Target
 from sleuth.engine.types import BinaryMode, MatchOptions, Replacement, SearchOptions, WalkOptions
 
@@ -174,7 +175,7 @@ def _binary_mode(choice: str, targets: list[Target]) -> BinaryMode:
     return "quit"
 
 
-def _candidates(request: GrepRequest, ctx: CommandContext) -> Any:
+def _candidates(request: GrepRequest, ctx: CommandContext) -> CandidateList | None:
     """File entries the index says may match, or None to scan (no index, not ready, no usable literal)."""
     index = ctx.services.index
     if index is None or request.search.encoding is not None or request.search.search_zip \

@@ -80,10 +80,10 @@ def _source(ctx: CommandContext, query: str, token: CancelToken, scan: bool = Fa
     index = ctx.services.index
     if index is not None and index.ready and not scan:
         return index, "index"
-    from sleuth.engine.index.text_scan import ScannedFiles, index_walk_options
+    from sleuth.engine.index.text_scan import ScannedFiles
 
-    options = index.options if index is not None else index_walk_options(ctx.settings)
-    max_bytes = index.max_bytes if index is not None else ctx.settings.max_file_size_bytes
+    config = index.config if index is not None else ctx.settings.index_config()
+    options, max_bytes = config.walk_options(), config.max_file_size_bytes
     return ScannedFiles(ctx.workspace, query, options, token, max_bytes, ctx.services.open_buffers), "scan"
 
 

@@ -45,16 +45,14 @@ def shared_limiter() -> RateLimiter:
 
 def _limiter(ctx: CommandContext) -> RateLimiter:
     limiter = ctx.services.rate_limiter
-    return limiter if isinstance(limiter, RateLimiter) else shared_limiter()
+    return limiter if limiter is not None else shared_limiter()
 
 
 def _limit_for(tool: ToolDefinition, ctx: CommandContext) -> int:
     settings = ctx.settings
     if not settings.rate_limit_enabled:
         return 0
-    # seed 004 AC-085, once Settings has it: {tool: per-minute} (a mapping or a tuple of pairs)
-    raw = getattr(settings, "rate_limit_per_tool", None) or {}
-    per_tool: Mapping[str, int] = raw if isinstance(raw, Mapping) else dict(raw)
+    per_tool = dict(settings.rate_limit_per_tool)  # seed 004 AC-085: (tool name, calls per minute) pairs
     for key in (tool.qualified_name, tool.name):
         if key in per_tool:
             return int(per_tool[key])

@@ -15,11 +15,15 @@ from __future__ import annotations
 import logging
 import threading
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from sleuth.commands.config import Settings
 from sleuth.engine.cancel import CancelToken, NullProgress, ProgressSink
 from sleuth.engine.workspace import Workspace
+
+if TYPE_CHECKING:  # SQLite and numpy load only when an index runs
+    from sleuth.engine.index.service import IndexService
+    from sleuth.engine.index.watcher import Watcher
 
 __all__ = ["IndexKeeper", "IndexHooks", "BuildProgress", "index_key", "store_misplaced", "RESCAN_INTERVAL_S"]
 
@@ -29,9 +33,7 @@ RESCAN_INTERVAL_S = 60.0
 
 def index_key(workspace: Workspace, settings: Settings, cache_dir: str | None) -> tuple[Any, ...]:
     """What the index depends on: when this changes, the index restarts."""
-    s = settings
-    return (s.index_enabled, s.index_path, s.follow, s.respect_gitignore, s.deny_globs, s.max_file_size_bytes,
-            tuple(r.path for r in workspace.roots), cache_dir)
+    return (settings.index_enabled, settings.index_config(), tuple(r.path for r in workspace.roots), cache_dir)
 
 
 def store_misplaced(exc: BaseException) -> bool:
@@ -71,14 +73,14 @@ class IndexKeeper:
     """At most one running index service (plus watcher and rescans) for the current roots."""
 
     hooks: IndexHooks = field(default_factory=IndexHooks)
-    service: Any = None
-    watcher: Any = None
+    service: IndexService | None = None
+    watcher: Watcher | None = None
     key: tuple[Any, ...] = ()
     _rescan_stop: threading.Event | None = None
     _lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
 
     def start(self, workspace: Workspace, settings: Settings, cache_dir: str | None = None,
-              buffers: Mapping[str, str] | None = None) -> Any:
+              buffers: Mapping[str, str] | None = None) -> IndexService | None:
         """Start the service for ``workspace`` (no-op when disabled, without roots, or running); the
         service, or None. A failure to start is logged and leaves searches scanning."""
         with self._lock:
@@ -88,7 +90,7 @@ class IndexKeeper:
             try:
                 from sleuth.engine.index.service import IndexService  # its SQLite stack loads only when an index runs
 
-                service = IndexService(workspace, settings, cache_dir=cache_dir, on_error=self._failed)
+                service = IndexService(workspace, settings.index_config(), cache_dir=cache_dir, on_error=self._failed)
                 for path, text in (buffers or {}).items():
                     service.notify_buffer(path, text)
                 service.start(progress=progress.sink if progress else NullProgress,
@@ -126,7 +128,7 @@ class IndexKeeper:
                 logger.exception("index stop failed")
 
     def refresh(self, workspace: Workspace, settings: Settings, cache_dir: str | None = None,
-                buffers: Mapping[str, str] | None = None) -> Any:
+                buffers: Mapping[str, str] | None = None) -> IndexService | None:
         """Bring the index in line with the roots and settings: stop it when disabled, restart it when
         what it depends on changed, start it when none runs."""
         if not settings.index_enabled:
@@ -152,7 +154,7 @@ class IndexKeeper:
         if self.hooks.on_error is not None:
             self.hooks.on_error(message)
 
-    def _start_watcher(self, service: Any) -> None:
+    def _start_watcher(self, service: IndexService) -> None:
         """Watch the folders (in the background: adding 5,000 watches takes ~0.15 s)."""
         from sleuth.engine.index.watcher import Watcher
 
@@ -169,7 +171,7 @@ class IndexKeeper:
 
         threading.Thread(target=start, name="sleuth-watcher-start", daemon=True).start()
 
-    def _end_progress_when_built(self, service: Any, progress: BuildProgress) -> None:
+    def _end_progress_when_built(self, service: IndexService, progress: BuildProgress) -> None:
         """End the first build's progress when it is done, failed, was cancelled or the index stopped."""
 
         def finish() -> None:
@@ -180,7 +182,7 @@ class IndexKeeper:
 
         threading.Thread(target=finish, name="sleuth-index-progress", daemon=True).start()
 
-    def _start_rescans(self, service: Any) -> None:
+    def _start_rescans(self, service: IndexService) -> None:
         stop = self._rescan_stop = threading.Event()
         interval = self.hooks.rescan_interval_s
 

@@ -11,7 +11,6 @@ regex pass over the whole buffer, no per-line Python work.
 
 from __future__ import annotations
 
-import codecs
 import dataclasses
 import os
 import threading
@@ -19,13 +18,14 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
 
+from sleuth.engine.decode import BINARY_BLOCK, transcode
 from sleuth.engine.decompress import DecompressError, compressed_kind, decompress
 from sleuth.engine.errors import SearchTimeout, describe_os_error
-from sleuth.engine.match import Matcher, Span
+from sleuth.engine.match.base import Matcher, Span
 from sleuth.engine.replace import Replacer, replacer_for
 from sleuth.engine.types import SearchOptions
 
-__all__ = ["FileResult", "BatchStats", "first_lines", "decode_buffer", "transcode", "read_file", "search_buffer", "search_data", "search_path",
+__all__ = ["FileResult", "BatchStats", "first_lines", "read_file", "search_buffer", "search_data", "search_path",
            "search_files", "BINARY", "TOO_LARGE", "ELLIPSIS"]
 
 BINARY = "binary"
@@ -67,34 +67,6 @@ def read_file(path: str, max_size: int | None = None) -> bytes | None:
         return data
     finally:
         os.close(fd)
-
-
-BINARY_BLOCK = 1 << 16  # rg reads a file in 64 KiB buffers and looks for a NUL in each one it reads
-
-
-def transcode(data: bytes, encoding: str | None = None) -> bytes:
-    """The bytes to search as UTF-8, as rg 14 reads a file (``-E``). ``None`` (rg's ``auto``): UTF-16
-    with a BOM transcoded, a UTF-8 BOM dropped, anything else as is (invalid UTF-8 is searched as is and
-    replaced by U+FFFD only when text is shown, so a regex never sees characters that are not there).
-    ``"none"``: raw bytes, no BOM sniffing. A codec name: the file decoded from it (invalid sequences
-    become U+FFFD, which ``.`` then matches, as in rg), except that a UTF-16 BOM still wins."""
-    if encoding == "none":
-        return data
-    if data[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
-        return data.decode("utf-16", "replace").encode("utf-8")
-    if encoding is None or encoding == "utf-8":
-        if data[:3] == codecs.BOM_UTF8:
-            data = data[3:]
-        return data if encoding is None else data.decode("utf-8", "replace").encode("utf-8")
-    return data.decode(encoding, "replace").encode("utf-8", "surrogatepass")
-
-
-def decode_buffer(data: bytes) -> bytes | None:
-    """The bytes to search (:func:`transcode`), or None for a file rg's recursive search passes over:
-    one with a NUL byte in its first 64 KiB."""
-    data = transcode(data)
-    nul = data.find(b"\x00", 0, BINARY_BLOCK)
-    return None if nul >= 0 else data
 
 
 def _line_text(line: bytes) -> str:
@@ -147,12 +119,11 @@ def _matched_lines(data: bytes, matcher: Matcher) -> Iterator[tuple[int, int, in
     """(line number, line start, line end, spans in that line) for every line with a match.
 
     A match spanning several lines (multiline mode) marks each line it touches, as ``rg -n`` prints them;
-    its span is clipped to each line. A matcher that finds matches line by line says so with
-    ``matched_lines`` (see :meth:`sleuth.engine.match.engines.Re2Matcher.matched_lines`).
+    its span is clipped to each line. A matcher that finds matches line by line anyway hands the lines
+    over (:meth:`~sleuth.engine.match.base.Matcher.matched_lines`, ripgrep's candidate-line fast path).
     """
     lines = _Lines(data)
-    by_line = getattr(matcher, "matched_lines", None)
-    found = by_line(data) if by_line is not None else None
+    found = matcher.matched_lines(data)
     if found is not None:
         for lo, hi, spans in found:
             yield lines.number(lo), lo, hi, spans
@@ -507,7 +478,7 @@ def search_files(files: Iterable[tuple[str, str, str | None]], matcher: Matcher,
     ``should_stop`` is polled every 16 files, and after a file the matcher ran on once
     ``POLL_INTERVAL_S`` passed since the last such poll: the caller publishes results there
     (:mod:`sleuth.engine.grep.unit_search`), and 16 files of a slow pattern took 300 ms. Items are ``(path, display, open-buffer text or None)``;
-    an index's candidate pieces are searched before, by :func:`sleuth.engine.index.pieces.search_pieces`.
+    an index's candidate pieces are searched before, by :func:`sleuth.engine.pieces.search_pieces`.
     """
     may_match = matcher.may_match
     invert = options.invert

@@ -26,19 +26,7 @@ from sleuth.lsp.progress import PartialSender, WorkDoneReporter
 if TYPE_CHECKING:
     from sleuth.lsp.server import SleuthServer
 
-__all__ = ["invoke", "Request", "command_arguments"]
-
-
-def command_arguments(arguments: Any) -> Any:
-    """``workspace/executeCommand``'s ``arguments``: ``[ {named args} ]`` -> the object; absent or
-    empty -> ``{}``, and so is one empty value: Lua has one empty table for ``[]`` and ``{}``, so
-    Neovim's ``arguments = {{}}`` arrives as ``[[]]`` (and ``[null]`` means nothing either);
-    several values stay a list (refused by the session)."""
-    if not arguments:
-        return {}
-    if len(arguments) == 1:
-        return {} if arguments[0] in (None, []) else arguments[0]
-    return list(arguments)
+__all__ = ["invoke", "Request"]
 
 
 @dataclass

@@ -39,6 +39,7 @@ from pygls.io_ import StdinAsyncReader, StdoutWriter
 from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCRequestMessage, JsonRPCResponseMessage, MsgId
 
 from sleuth import __version__
+from sleuth.commands.args import unwrap_arguments
 from sleuth.commands.config import Settings
 from sleuth.commands.context import Services
 from sleuth.core.session import Session
@@ -47,7 +48,7 @@ from sleuth.lsp import framing, invocation_log, wire
 from sleuth.lsp.cancellation import CancelRegistry
 from sleuth.lsp.config import session_layers, where_to_set
 from sleuth.lsp.documents import OpenBuffers
-from sleuth.lsp.invoke import Request, command_arguments, invoke
+from sleuth.lsp.invoke import Request, invoke
 from sleuth.lsp.progress import WorkDoneReporter
 
 __all__ = ["SleuthServer", "SleuthProtocol", "create_server", "converter_factory"]
@@ -368,7 +369,7 @@ class SleuthServer(LanguageServer):
     # -- invocations --------------------------------------------------------------------------
     async def execute_command(self, params: types.ExecuteCommandParams, request_id: MsgId | None) -> Any:
         """``workspace/executeCommand``: ``arguments`` is ``[ {named args} ]`` (or absent)."""
-        return await self.run_command(Request(params.command, command_arguments(params.arguments), request_id,
+        return await self.run_command(Request(params.command, unwrap_arguments(params.arguments), request_id,
                                               params.work_done_token))
 
     async def run_command(self, request: Request) -> Any:

@@ -38,7 +38,7 @@ def indexed(workspace, tmp_path: Path):
 
     def make(files, name="ws"):
         caller = workspace(files, name=name)
-        service = IndexService(Workspace([caller.root]), caller.settings, cache_dir=str(tmp_path / f"cache-{name}"))
+        service = IndexService(Workspace([caller.root]), caller.settings.index_config(), cache_dir=str(tmp_path / f"cache-{name}"))
         service.start()
         assert service.wait_ready(60)
         caller.services.index = service

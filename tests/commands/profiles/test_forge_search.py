@@ -11,7 +11,7 @@ import pytest
 
 from sleuth.commands.context import CommandContext
 from sleuth.commands.profiles import lookup
-from sleuth.commands.profiles.backends import classify_exit
+from sleuth.commands.profiles._external import classify
 from sleuth.commands.tools_call import run as tools_call
 from sleuth.engine.cancel import CancelToken
 from sleuth.engine.workspace import Workspace
@@ -208,9 +208,9 @@ def test_timeout_sets_timed_out_with_note(workspace):
 
 
 def test_it_ls_exit_01_and_02_classification():
-    assert classify_exit(0) == "ok_with_matches"
-    assert classify_exit(1) == "ok_no_matches"
-    assert classify_exit(2) == "backend_error" and classify_exit(3) == "backend_error"
+    assert classify(0) == "ok_with_matches"
+    assert classify(1) == "ok_no_matches"
+    assert classify(2) == "backend_error" and classify(3) == "backend_error"
 
 
 @pytest.mark.rg

@@ -23,7 +23,7 @@ def test_a_pending_change_is_a_candidate_before_it_is_indexed(tmp_path: Path, ki
     service = kit.start(root, cache)
     try:
         (root / "a.c").write_text("now with fresh_token\n")
-        with service._lock:  # hold the updater off: the change is pending, not yet indexed
+        with service.state.lock:  # hold the updater off: the change is pending, not yet indexed
             service.notify_changed([str(root / "a.c")])
             got = service.candidates(None, Lit(b"fresh_token"))
             assert got is not None and str((root / "a.c").resolve()) in got.paths
@@ -205,7 +205,7 @@ def test_text_search_sees_buffers_and_pending_changes(tmp_path: Path, kit: Simpl
         hits = search_text(service, "brand new helper")["results"]
         assert hits and hits[0]["path"] == "a.py" and hits[0]["line"] == 1
         (root / "b.py").write_text("class FreshlySaved:\n    pass\n")
-        with service._lock:  # not yet re-indexed: found from disk
+        with service.state.lock:  # not yet re-indexed: found from disk
             service.notify_changed([str(root / "b.py")])
             assert [h["path"] for h in search_text(service, "FreshlySaved")["results"]] == ["b.py"]
     finally:
@@ -288,7 +288,7 @@ def test_size_limits_filter_catalogue_and_pending_files(tmp_path: Path, kit: Sim
             assert names(100_000, literal) == {"small.c", "big.c"}  # no file is that big: no filter
         (root / "later.c").write_text("needle\n" + "y" * 200_000 + "\n")  # pending: its size is checked
         service.notify_changed([str(root / "later.c")])
-        with service._lock:  # still pending while we ask
+        with service.state.lock:  # still pending while we ask
             for literal in (False, True):
                 assert names(100_000, literal) == {"small.c", "big.c"}
     finally:

@@ -10,6 +10,7 @@ from types import SimpleNamespace
 
 from sleuth.engine.index import IndexService, store
 from sleuth.engine.index.trigram import Lit
+from sleuth.commands.config import Settings
 from sleuth.engine.workspace import Workspace
 
 
@@ -64,10 +65,7 @@ def test_settings_index_path_chooses_the_store_location(tmp_path: Path, kit: Sim
     root = tmp_path / "ws"
     kit.write_tree(root, {"x.txt": "hello world\n"})
 
-    class Settings:
-        index_path = str(tmp_path / "elsewhere")
-
-    service = IndexService(Workspace([root]), Settings())
+    service = IndexService(Workspace([root]), Settings(index_path=str(tmp_path / "elsewhere")).index_config())
     assert service.base.startswith(str(tmp_path / "elsewhere"))
     assert service.base == store.store_dir([str(root.resolve())], str(tmp_path / "elsewhere"))
 

@@ -26,7 +26,7 @@ def _lines(result: dict) -> list[tuple[str, int, int, str]]:
 @pytest.fixture
 def reads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Byte counts of every piece read (grep runs in this process for small trees)."""
-    import sleuth.engine.index.pieces as pieces
+    import sleuth.engine.pieces as pieces
 
     lengths: list[int] = []
     real = os.pread

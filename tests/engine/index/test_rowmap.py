@@ -38,7 +38,7 @@ def shards(draw: st.DrawFn) -> list[FileRecord]:
         offsets = tuple(sum(gaps[:i + 1]) * 100 for i in range(len(gaps)))
         lines = tuple(sum(gaps[:i + 1]) * 3 for i in range(len(gaps)))
         size = (offsets[-1] if offsets else 0) + 10
-        records.append(FileRecord(fid, f"/r/{fid}", str(fid), size, 1, 0, row, offsets, lines=lines))
+        records.append(FileRecord(size, 1, row, offsets, lines=lines, id=fid, path=f"/r/{fid}", display=str(fid), shard=0))
         row += len(offsets) + 1 + draw(st.integers(0, 2))
     return records
 

@@ -9,7 +9,7 @@ import numpy as np
 from sleuth.engine.grep import units as grep
 from sleuth.engine.cancel import CancelToken
 from sleuth.engine.index.candidates import CandidateList
-from sleuth.engine.index.pieces import Pieces, unpack
+from sleuth.engine.pieces import Pieces, unpack
 from sleuth.engine.index.rowmap import PieceTable
 from sleuth.engine.types import FileEntry
 

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sleuth.engine.errors import BadArgs
-from sleuth.engine.literals import ANY, LiteralQuery, fuzzy_pieces, required_literals
+from sleuth.engine.match.literals import ANY, LiteralQuery, fuzzy_pieces, required_literals
 from sleuth.engine.match import compile_matcher
 from sleuth.engine.types import MatchOptions
 

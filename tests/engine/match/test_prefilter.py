@@ -13,7 +13,7 @@ import regex
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from sleuth.engine.literals import LiteralQuery
+from sleuth.engine.match.literals import LiteralQuery
 from sleuth.engine.match import compile_matcher
 from sleuth.engine.match.prefilter import _FOLDS_INTO_ASCII, compile_prefilter, hyperscan_available
 from sleuth.engine.types import MatchOptions

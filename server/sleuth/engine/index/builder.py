@@ -24,7 +24,8 @@ from sleuth.engine.index import store
 from sleuth.engine.index.catalogue import Indexed
 from sleuth.engine.index.defs import definition_keys
 from sleuth.engine.index.postings import SegmentWriter, distinct, flat_path, trigram_codes
-from sleuth.engine.index.trigram import chunks, indexed_variants, normalize
+from sleuth.engine.decode import transcoded
+from sleuth.engine.index.trigram import chunks, indexed_variants
 
 __all__ = ["index_file", "next_row", "worker_main", "chunk_trigrams"]
 
@@ -76,7 +77,7 @@ def index_file(conn: sqlite3.Connection, path: str, row: int, max_bytes: int | N
     own = writer is None
     writer = writer or SegmentWriter(conn)
     raw = data
-    data = normalize(data)
+    data = transcoded(data)
     first = row
     offsets: list[int] = []
     lines: list[int] = []

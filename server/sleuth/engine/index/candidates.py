@@ -3,7 +3,7 @@
 :class:`CandidateSet` is the result of :meth:`IndexService.candidates`; :meth:`CandidateSet.entries`
 gives its walk entries in result order as a :class:`CandidateList`, whose ``pieces`` hold, for a
 file narrowed to some chunks, the byte ranges a range-aware searcher reads instead of the whole file
-(:func:`sleuth.engine.index.pieces.search_pieces`; a searcher that ignores them reads every file).
+(:func:`sleuth.engine.pieces.search_pieces`; a searcher that ignores them reads every file).
 """
 
 from __future__ import annotations

@@ -25,9 +25,10 @@ __all__ = ["Indexed", "FileRecord", "Catalogue", "LOAD_BATCH"]
 LOAD_BATCH = 4096  # catalogue rows read between two yields to searches
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Indexed:
-    """What the catalogue records for one file. ``first_row`` -1 = unreadable or too large (always a candidate)."""
+    """What the index learnt of one file's content (the builder's answer). ``first_row`` -1 = unreadable
+    or too large (always a candidate). Not changed once made."""
 
     size: int
     mtime_ns: int
@@ -41,19 +42,14 @@ class Indexed:
     plain: bool = False  # no NUL, BOM or UTF-16: the bytes on disk are the indexed text, so chunks may be read alone
 
 
-@dataclass(slots=True)
-class FileRecord:
+@dataclass(slots=True, kw_only=True)
+class FileRecord(Indexed):
+    """A catalogued file: what was indexed of it, and which file it is (id, paths, shard)."""
+
     id: int
     path: str
     display: str
-    size: int
-    mtime_ns: int
     shard: int
-    first_row: int  # -1: known but not indexed (unreadable, too large): always a candidate
-    offsets: tuple[int, ...]
-    wide: bool = False  # see Indexed.wide
-    lines: tuple[int, ...] = ()  # see Indexed.lines
-    plain: bool = False  # see Indexed.plain
 
     @property
     def indexed(self) -> bool:
@@ -110,8 +106,8 @@ class Catalogue:
                     path = path.decode(encoding, errors)
                 offs = tuple(map(int, offsets.split(","))) if offsets else ()
                 counts = tuple(map(int, lines.split(","))) if lines else ()
-                rec = FileRecord(fid, path, display, size, mtime_ns, shard, first_row, offs, bool(wide), counts,
-                                 bool(plain))
+                rec = FileRecord(size, mtime_ns, first_row, offs, None, bool(wide), counts, bool(plain),
+                                 id=fid, path=path, display=display, shard=shard)
                 by_id[fid] = rec
                 by_path[path] = rec
                 shard_bytes[shard] += size
@@ -173,8 +169,8 @@ class Catalogue:
             fid = old.id if fid is None else fid
         if fid is None:
             fid = self.next_id
-        rec = FileRecord(fid, path, display, indexed.size, indexed.mtime_ns, shard, indexed.first_row, indexed.offsets,
-                         indexed.wide, indexed.lines, indexed.plain)
+        rec = FileRecord(indexed.size, indexed.mtime_ns, indexed.first_row, indexed.offsets, None, indexed.wide,
+                         indexed.lines, indexed.plain, id=fid, path=path, display=display, shard=shard)
         conn.execute(self.INSERT, self.row_values(rec))
         self._add(rec)
         if old is not None and old.id == rec.id and old.display == rec.display:

@@ -1,7 +1,7 @@
 """The index's background upkeep: open or build the store, catch up after a restart, apply changes.
 
-A mixin of :class:`sleuth.engine.index.service.IndexService` (it shares the service's lock and
-state): the service holds the query side, this module the one thread that writes. Every write is
+One :class:`Maintenance` per index, beside the query side (:mod:`.narrowing`); both hold the
+shared :class:`~sleuth.engine.index.state.IndexState`. This is the one thread that writes. Every write is
 a small SQLite transaction on the live generation; a full rebuild writes a new generation and
 swaps it in when complete (queries use the old one meanwhile).
 """
@@ -13,18 +13,22 @@ import os
 import sqlite3
 import threading
 import time
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
+from typing import IO, TYPE_CHECKING, Callable, Iterable, Iterator
 
 from sleuth.engine import foreground
-from sleuth.engine.cancel import CancelToken, ProgressSink
+from sleuth.engine.cancel import CancelToken, NullProgress, ProgressSink
 from sleuth.engine.errors import Cancelled
 from sleuth.engine.index import store
 from sleuth.engine.index.build import full_build
 from sleuth.engine.index.builder import index_file, next_row
 from sleuth.engine.index.catalogue import Catalogue
 from sleuth.engine.index.postings import Postings, flat_path
-from sleuth.engine.types import FileEntry, FileError, SkipCounts, WalkOptions
-from sleuth.engine.workspace import Target, Workspace, sort_key
+from sleuth.engine.index.state import IndexState
+from sleuth.engine.types import FileEntry, FileError, SkipCounts
+from sleuth.engine.workspace import Target, sort_key
+
+if TYPE_CHECKING:
+    from sleuth.engine.ignore import IgnoreOracle
 
 __all__ = ["Maintenance", "REBUILD_GARBAGE_RATIO", "CATCH_UP_REBUILD_RATIO"]
 
@@ -34,81 +38,170 @@ CATCH_UP_BATCH = 2048  # files the catch-up compares between two yields to searc
 
 
 class Maintenance:
-    """Background-thread methods of the index service (see the module docstring)."""
+    """The index's lifecycle and its one writing thread (see the module docstring)."""
 
-    if TYPE_CHECKING:  # state owned by IndexService.__init__
-        workspace: Workspace
-        options: WalkOptions
-        max_bytes: int | None
-        base: str
-        _lister: Callable[[CancelToken], Iterable[FileEntry]]
-        _lock: threading.RLock
-        _cat: Catalogue | None
-        _catalog_db: sqlite3.Connection | None
-        _shards: list[sqlite3.Connection]
-        _postings: list[Any]
-        _writers: list[sqlite3.Connection]  # the upkeep thread's own shard connections (WAL writer)
-        _gen: str | None
-        _pending: dict[str, float]
-        _state: str
-        _error: str | None
-        _garbage: int
-        _want_rebuild: bool
-        _want_rescan: bool
-        _stopping: bool
-        _token: CancelToken
-        _progress: ProgressSink
-        _last_build: dict[str, Any]
-        _build_done: threading.Event
-        _wake: threading.Condition
-        _oracle: Any
-        _rebuilding: bool
-        _hold: Any
-        _unreadable: list[FileError]
-        _on_error: Callable[[str], None] | None
-        worker_pids: list[int]
+    def __init__(self, state: IndexState, lister: Callable[[CancelToken], Iterable[FileEntry]] | None = None,
+                 on_error: Callable[[str], None] | None = None) -> None:
+        """``lister``: the index's file list (default: a walk of the roots); ``on_error(message)``: called
+        once (on the index thread) when the index stops on an error."""
+        self.state = state
+        self._lister = lister or self._walk
+        self._on_error = on_error
+        self._thread: threading.Thread | None = None
+        self._oracle: IgnoreOracle | None = None  # the index's own path rule, for changed files
+        self._hold: IO[bytes] | None = None  # the open generation's readers.lock (store.open_current)
+
+    # -- lifecycle ------------------------------------------------------------------------------
+    def start(self, progress: ProgressSink = NullProgress, token: CancelToken | None = None) -> None:
+        """Open or build in the background; returns at once. Grep scans until :attr:`ready`."""
+        with self.state.lock:
+            if self._thread is not None:
+                return
+            self.state.progress = progress
+            if token is not None:
+                token.on_cancel(self.state.token.cancel)
+            self.state.phase = "loading"  # opening a published store; "building" once it turns out a build is needed
+            self._thread = threading.Thread(target=self._run, name="sleuth-index", daemon=True)
+            self._thread.start()
+
+    def stop(self) -> None:
+        """Cancel any build, stop the thread, close the store (it stays valid on disk)."""
+        with self.state.lock:
+            self.state.stopping = True
+            self.state.token.cancel()
+            self.state.wake.notify_all()
+            thread = self._thread
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(timeout=30)
+        with self.state.lock:
+            self._close()
+            self.state.phase = "absent" if self.state.phase != "error" else "error"
+
+    def wait_ready(self, timeout: float | None = None) -> bool:
+        """Block until the first load or build finished (tests, the CLI); True when ready."""
+        self.state.build_done.wait(timeout)
+        return self.state.ready
+
+    def wait_idle(self, timeout: float = 30.0) -> bool:
+        """Block until every notified change is applied (tests, benchmarks); True when idle."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with self.state.lock:
+                busy = self.state.pending or self.state.want_rebuild or self.state.want_rescan or not self.state.build_done.is_set()
+                if self.state.phase == "error" or self._thread is None or not self._thread.is_alive():
+                    return not busy
+            if not busy:
+                return True
+            time.sleep(0.01)
+        return False
+
+    def build(self, full: bool = False, progress: ProgressSink = NullProgress,
+              token: CancelToken | None = None, wait: bool = True) -> None:
+        """Incremental catch-up (rescan by size/mtime) or, with ``full``, a rebuild; ``wait``: until done.
+
+        After an error (the index thread has ended) this starts over: the cause may be gone (disk
+        space freed), and if not, the new attempt fails the same way and the status says so.
+        """
+        with self.state.lock:
+            thread = self._thread
+            if thread is not None and not thread.is_alive() and not self.state.stopping:
+                self._thread = None
+                self.state.build_done.clear()
+                self.state.error = None
+                if self.state.token.should_stop():
+                    self.state.token = CancelToken()
+        if self._thread is None:
+            self.start(progress, token)
+            if wait:
+                self.wait_ready()
+            if not full:
+                return
+        with self.state.lock:
+            self.state.progress = progress
+            self.state.build_done.clear()
+            if full:
+                self.state.want_rebuild = True
+            else:
+                self.state.want_rescan = True
+            self.state.wake.notify_all()
+        if wait:
+            while not self.state.build_done.wait(0.1):
+                if token is not None and token.should_stop():
+                    break
+                if self._thread is None or not self._thread.is_alive():
+                    break  # the index thread ended (an error): nothing will finish this build
+
+    # -- change notifications -------------------------------------------------------------------
+    def notify_changed(self, paths: Iterable[str], files_only: bool = False) -> None:
+        """Files (or folders) created, changed or deleted on disk: searched from disk until re-indexed.
+
+        ``files_only``: the caller knows none of ``paths`` was a folder (the server's own watcher), so
+        a path gone from disk and absent from the catalogue (an editor's temporary file) needs no rescan.
+        """
+        now = time.monotonic()
+        with self.state.lock:
+            for path in paths:
+                path = self.state.normal(path)
+                if os.path.basename(path) in (".gitignore", ".ignore", ".rgignore"):
+                    self.state.want_rescan = True
+                if os.path.isdir(path) or (not files_only and self.state.cat is not None and path not in self.state.cat.by_path
+                                           and not os.path.exists(path)):
+                    self.state.want_rescan = True
+                self.state.pending[path] = now
+                if self._oracle is not None:
+                    self._oracle.invalidate(path)
+            self.state.wake.notify_all()
+
+    def notify_buffer(self, path: str, text: str | None) -> None:
+        """An open editor buffer's unsaved text (None when closed): always a candidate while open."""
+        with self.state.lock:
+            path = self.state.normal(path)
+            if text is None:
+                self.state.buffers.pop(path, None)
+            else:
+                self.state.buffers[path] = text
 
     def _walk(self, token: CancelToken) -> Iterator[FileEntry]:
         """The index's file list; the folders it could not read are kept (:attr:`_unreadable`) and
         reported by every search the index answers, as the walk reports them (rg does too)."""
         from sleuth.engine.walk import walk
 
-        targets = [Target(r, r.path, True) for r in self.workspace.roots]
+        targets = [Target(r, r.path, True) for r in self.state.workspace.roots]
         errors: list[FileError] = []
-        yield from walk(self.workspace, targets, self.options, token, SkipCounts(), errors)
+        yield from walk(self.state.workspace, targets, self.state.options, token, SkipCounts(), errors)
         if not token.should_stop():
-            with self._lock:
-                self._unreadable = errors
+            with self.state.lock:
+                self.state.unreadable = errors
 
     def _searchable(self, path: str) -> bool:
-        if not os.path.isfile(path) or not self.workspace.contains(path):
+        if not os.path.isfile(path) or not self.state.workspace.contains(path):
             return False
         if self._oracle is None:
             from sleuth.engine.ignore import IgnoreOracle
 
-            self._oracle = IgnoreOracle(self.workspace, self.options)
+            self._oracle = IgnoreOracle(self.state.workspace, self.state.options)
         return bool(self._oracle.is_searchable(path))
 
     def _close(self) -> None:
-        for conn in [self._catalog_db, *self._shards, *self._writers]:
+        for conn in [self.state.catalog_db, *self.state.shards, *self.state.writers]:
             if conn is not None:
                 try:
                     conn.close()
                 except sqlite3.Error:
                     pass
-        self._catalog_db, self._shards, self._writers, self._cat = None, [], [], None
-        for post in self._postings:
+        self.state.catalog_db, self.state.shards, self.state.writers, self.state.cat = None, [], [], None
+        for post in self.state.postings:
             post.close()
-        self._postings = []
+        self.state.postings = []
         if self._hold is not None:
             self._hold.close()  # another process may now delete the generation, once it is not current
             self._hold = None
 
     def _meta(self) -> dict[str, str]:
-        return {"roots": ascii("\0".join(r.path for r in self.workspace.roots)), "options": repr(self.options)}
+        return {"roots": ascii("\0".join(r.path for r in self.state.workspace.roots)), "options": repr(self.state.options)}
 
     def _open(self) -> bool:
-        opened = store.open_current(self.base)
+        opened = store.open_current(self.state.base)
         if opened is None:
             return False
         gen, catalog, shards, hold = opened
@@ -123,14 +216,14 @@ class Maintenance:
         # The posting readers (segment directories: ~0.15 s on the Linux tree) are made here, before
         # the index says ready, not by the first search; nothing else uses these connections yet.
         postings = [Postings(conn, flat_path(os.path.join(gen, f"shard-{i}.db"))) for i, conn in enumerate(shards)]
-        with self._lock:
+        with self.state.lock:
             self._close()
-            self._gen, self._catalog_db, self._shards, self._cat = gen, catalog, shards, cat
+            self.state.gen, self.state.catalog_db, self.state.shards, self.state.cat = gen, catalog, shards, cat
             self._hold = hold
-            self._postings = postings  # a new generation: its own posting readers and statistics
-            self._writers = [store.connect(os.path.join(gen, f"shard-{i}.db")) for i in range(len(shards))]
-            self._garbage = int(meta.get("garbage", "0"))
-            self._last_build = {"at": _iso(float(meta.get("built_at", "0"))), "seconds": float(meta.get("seconds", "0"))}
+            self.state.postings = postings  # a new generation: its own posting readers and statistics
+            self.state.writers = [store.connect(os.path.join(gen, f"shard-{i}.db")) for i in range(len(shards))]
+            self.state.garbage = int(meta.get("garbage", "0"))
+            self.state.last_build = {"at": _iso(float(meta.get("built_at", "0"))), "seconds": float(meta.get("seconds", "0"))}
         return True
 
     def _full_build(self, adopt: bool = False) -> None:
@@ -139,54 +232,54 @@ class Maintenance:
         ``adopt`` (the first open found no usable store): when another process published one while
         this one waited for the lock, open it and catch up instead of building the same again.
         """
-        with self._lock:
-            progress, token = self._progress, self._token
-            if self._cat is None:
-                self._state = "building"
-            self._rebuilding = True
+        with self.state.lock:
+            progress, token = self.state.progress, self.state.token
+            if self.state.cat is None:
+                self.state.phase = "building"
+            self.state.rebuilding = True
         started_at = time.monotonic()
         try:
-            with store.build_lock(self.base, token.should_stop):
+            with store.build_lock(self.state.base, token.should_stop):
                 if adopt and self._open():
-                    self._rebuilding = False
+                    self.state.rebuilding = False
                     self._catch_up()
-                    with self._lock:
-                        self._state = "ready"
+                    with self.state.lock:
+                        self.state.phase = "ready"
                     return
                 progress(0, None, "listing files")
                 entries = sorted(self._lister(token), key=lambda e: sort_key(e.display))
                 if token.should_stop():
                     raise Cancelled("The index build was cancelled.")
-                result = full_build(self.base, entries, token, progress, self.max_bytes, self._meta(),
+                result = full_build(self.state.base, entries, token, progress, self.state.max_bytes, self._meta(),
                                     on_worker_start=self._set_workers)
                 # Opened outside the service lock (loading the catalogue takes a while on a big tree):
                 # status requests and queries go on meanwhile; until the swap they use the old state.
                 if not self._open():
                     raise RuntimeError("the index just built could not be opened")
-                with self._lock:
+                with self.state.lock:
                     # Changes notified during the build may be missing from it: they stay pending and are re-applied.
-                    self._pending = {p: t for p, t in self._pending.items() if t >= started_at - 1.0}
-                    self._last_build = {"at": _iso(time.time()), "seconds": round(result.seconds, 2)}
-                    self._state = "ready"
+                    self.state.pending = {p: t for p, t in self.state.pending.items() if t >= started_at - 1.0}
+                    self.state.last_build = {"at": _iso(time.time()), "seconds": round(result.seconds, 2)}
+                    self.state.phase = "ready"
         finally:
-            self._rebuilding = False
-        store.remove_unused_generations(self.base)  # the one this process just let go of, if no one else holds it
+            self.state.rebuilding = False
+        store.remove_unused_generations(self.state.base)  # the one this process just let go of, if no one else holds it
 
     def _yield(self) -> None:
         """Between steps of the load and the catch-up: wait while a person's search runs (it gets the
         cores and the interpreter lock; :mod:`sleuth.engine.foreground`). Never with the lock held."""
-        foreground.yield_to_searches(self._token.should_stop)
+        foreground.yield_to_searches(self.state.token.should_stop)
 
     def _set_workers(self, pids: list[int]) -> None:
-        self.worker_pids = pids
+        self.state.worker_pids = pids
 
     def _catch_up(self) -> None:
         """Compare a fresh walk with the catalogue by size and mtime; differences become pending."""
-        token = self._token
+        token = self.state.token
         seen: set[str] = set()
         changed: list[str] = []
-        with self._lock:
-            cat = self._cat
+        with self.state.lock:
+            cat = self.state.cat
         assert cat is not None
         for count, entry in enumerate(self._lister(token)):
             if not count % CATCH_UP_BATCH:
@@ -197,13 +290,13 @@ class Maintenance:
                 changed.append(entry.path)
         if token.should_stop():
             return
-        with self._lock:
+        with self.state.lock:
             gone = [p for p in cat.by_path if p not in seen]
             now = time.monotonic()
             for path in changed + gone:
-                self._pending.setdefault(path, now)
+                self.state.pending.setdefault(path, now)
             if len(changed) + len(gone) > CATCH_UP_REBUILD_RATIO * max(len(cat), 1) and len(cat) > 100:
-                self._want_rebuild = True
+                self.state.want_rebuild = True
 
     def _apply_pending(self, limit: int = 256) -> None:
         """Re-index up to ``limit`` pending paths, one small transaction each.
@@ -212,15 +305,15 @@ class Maintenance:
         thread's own connection without the service lock — WAL readers keep answering queries — and
         only the catalogue update takes the lock. Until then the path stays pending (read from disk).
         """
-        with self._lock:
-            batch = sorted(self._pending.items(), key=lambda kv: kv[1])[:limit]
+        with self.state.lock:
+            batch = sorted(self.state.pending.items(), key=lambda kv: kv[1])[:limit]
         for path, stamp in batch:
-            if self._token.should_stop():
+            if self.state.token.should_stop():
                 return
             searchable = self._searchable(path)
-            with self._lock:
-                cat, gen, writers = self._cat, self._gen, self._writers
-                if cat is None or self._catalog_db is None:
+            with self.state.lock:
+                cat, gen, writers = self.state.cat, self.state.gen, self.state.writers
+                if cat is None or self.state.catalog_db is None:
                     return
                 old = cat.by_path.get(path)
                 shard = old.shard if old is not None else cat.smallest_shard()
@@ -229,17 +322,17 @@ class Maintenance:
                 conn = writers[shard]
                 conn.execute("BEGIN IMMEDIATE")
                 try:
-                    indexed, row = index_file(conn, path, next_row(conn), self.max_bytes)
+                    indexed, row = index_file(conn, path, next_row(conn), self.state.max_bytes)
                     conn.execute("UPDATE meta SET value=? WHERE key='next_row'", (str(row),))
                     conn.execute("COMMIT")
                 except BaseException:
                     if conn.in_transaction:  # SQLite rolls back by itself on some errors (a full disk)
                         conn.execute("ROLLBACK")
                     raise
-            with self._lock:
-                if self._gen != gen or self._cat is not cat or self._catalog_db is None:
+            with self.state.lock:
+                if self.state.gen != gen or self.state.cat is not cat or self.state.catalog_db is None:
                     continue  # a rebuild swapped the store meanwhile: the path stays pending
-                catalog = self._catalog_db
+                catalog = self.state.catalog_db
                 old = cat.by_path.get(path)
                 catalog.execute("BEGIN IMMEDIATE")
                 # Another process on this store (a second window, the CLI) may have added files since
@@ -247,41 +340,41 @@ class Maintenance:
                 (top,) = catalog.execute("SELECT coalesce(max(id), 0) FROM files").fetchone()
                 cat.next_id = max(cat.next_id, int(top) + 1)
                 if indexed is not None:
-                    cat.put(catalog, None, path, self.workspace.display(path), shard, indexed)
+                    cat.put(catalog, None, path, self.state.workspace.display(path), shard, indexed)
                 else:
                     cat.remove(catalog, path)
                 if old is not None:
-                    self._garbage += len(old.rows)
-                catalog.execute("INSERT OR REPLACE INTO meta VALUES('garbage', ?)", (str(self._garbage),))
+                    self.state.garbage += len(old.rows)
+                catalog.execute("INSERT OR REPLACE INTO meta VALUES('garbage', ?)", (str(self.state.garbage),))
                 catalog.execute("COMMIT")
-                if self._pending.get(path) == stamp:
-                    del self._pending[path]
+                if self.state.pending.get(path) == stamp:
+                    del self.state.pending[path]
                 live = cat.live_rows
-                if self._garbage > REBUILD_GARBAGE_RATIO * max(live, 1) and live > 1000:
-                    self._want_rebuild = True
+                if self.state.garbage > REBUILD_GARBAGE_RATIO * max(live, 1) and live > 1000:
+                    self.state.want_rebuild = True
 
     def _run(self) -> None:
         try:
-            _test_gate(self._token)
-            store.remove_stale_builds(self.base)
-            store.remove_unused_generations(self.base)  # left by processes that had them open
+            _test_gate(self.state.token)
+            store.remove_stale_builds(self.state.base)
+            store.remove_unused_generations(self.state.base)  # left by processes that had them open
             if self._open():
                 self._catch_up()
-                with self._lock:
-                    self._state = "ready"
+                with self.state.lock:
+                    self.state.phase = "ready"
             else:
                 self._full_build(adopt=True)
             _settle_heap()
-            self._build_done.set()
+            self.state.build_done.set()
             while True:
-                with self._lock:
-                    while not (self._stopping or self._pending or self._want_rebuild or self._want_rescan):
-                        self._build_done.set()
-                        self._wake.wait()
-                    if self._stopping:
+                with self.state.lock:
+                    while not (self.state.stopping or self.state.pending or self.state.want_rebuild or self.state.want_rescan):
+                        self.state.build_done.set()
+                        self.state.wake.wait()
+                    if self.state.stopping:
                         return
-                    rebuild, rescan = self._want_rebuild, self._want_rescan
-                    self._want_rebuild = self._want_rescan = False
+                    rebuild, rescan = self.state.want_rebuild, self.state.want_rescan
+                    self.state.want_rebuild = self.state.want_rescan = False
                 if rebuild:
                     self._full_build()
                     _settle_heap()
@@ -290,18 +383,18 @@ class Maintenance:
                 else:
                     self._apply_pending()
         except Cancelled:
-            with self._lock:
-                if self._cat is None:
-                    self._state = "absent"
+            with self.state.lock:
+                if self.state.cat is None:
+                    self.state.phase = "absent"
         except Exception as exc:  # noqa: BLE001 - the server keeps running on plain scans
-            with self._lock:
-                self._state = "error"
-                self._error = _describe(exc)
+            with self.state.lock:
+                self.state.phase = "error"
+                self.state.error = _describe(exc)
                 on_error = self._on_error
             if on_error is not None:
-                on_error(self._error)
+                on_error(self.state.error)
         finally:
-            self._build_done.set()
+            self.state.build_done.set()
 
 
 TEST_GATE_ENV = "SLEUTH_TEST_INDEX_GATE"

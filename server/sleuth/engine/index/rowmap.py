@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Iterable, Iterator, Mapping, NamedTuple, Seque
 
 import numpy as np
 
-from sleuth.engine.index.pieces import Pieces, unpack
+from sleuth.engine.pieces import Pieces, pack, unpack
 
 if TYPE_CHECKING:
     from sleuth.engine.index.catalogue import FileRecord
@@ -169,10 +169,10 @@ _NO_SPANS = SpanColumns(*(np.empty(0, np.int64) for _ in range(5)))
 
 
 class PieceTable:
-    """The index's :class:`~sleuth.engine.index.pieces.Pieces` of some files of a candidate list, by
+    """The index's :class:`~sleuth.engine.pieces.Pieces` of some files of a candidate list, by
     position in the list, as columns: ascending ``positions`` with each file's ``size``, ``mtime_ns``
     and range ``count``, ranges flat from ``first[k]`` in ``start``/``end``/``before``. A pool unit's
-    share is sliced out as one packed blob (:meth:`blob`, read by ``pieces.unpack``), so a search never
+    share is sliced out as one packed blob (:meth:`blob`, :func:`sleuth.engine.pieces.pack`), so a search never
     makes an object per narrowed file on the server (an ``-i PM_RESUME`` search narrows ~1,300)."""
 
     __slots__ = ("positions", "size", "mtime_ns", "count", "first", "start", "end", "before")
@@ -197,13 +197,11 @@ class PieceTable:
 
     def blob(self, low: int, high: int) -> bytes:
         """The pieces of positions ``low`` to ``high`` (excluded), keyed from ``low``, in the packed form
-        :func:`sleuth.engine.index.pieces.unpack` reads."""
+        :func:`sleuth.engine.pieces.pack` gives."""
         i, j = np.searchsorted(self.positions, (low, high)).tolist()
-        if i == j:
-            return b""
         a, b = int(self.first[i]), int(self.first[j])
-        return np.concatenate(((j - i, b - a), self.positions[i:j] - low, self.size[i:j], self.mtime_ns[i:j],
-                               self.count[i:j], self.start[a:b], self.end[a:b], self.before[a:b])).tobytes()
+        return pack((self.positions[i:j] - low, self.size[i:j], self.mtime_ns[i:j], self.count[i:j]),
+                    (self.start[a:b], self.end[a:b], self.before[a:b]))
 
     def take(self, kept: Sequence[int]) -> "PieceTable":
         """The table after the list keeps only the files at positions ``kept`` (ascending), renumbered."""

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Protocol, Sequence
 
 from sleuth.engine.cancel import CancelToken
+from sleuth.engine.decode import decode_text
 
 try:  # linear time; several times faster than re on megabytes with re.I
     import re2 as _re2
@@ -53,9 +54,14 @@ W_FILENAME, W_STEM = 1.0, 3.0
 
 
 class _Record(Protocol):
-    path: str
-    display: str
-    size: int
+    """A file as the ranking reads it (read-only: the catalogue's records are frozen)."""
+
+    @property
+    def path(self) -> str: ...
+    @property
+    def display(self) -> str: ...
+    @property
+    def size(self) -> int: ...
 
 
 class TextSource(Protocol):
@@ -286,9 +292,7 @@ def _read_file(path: str, buffer: str | None) -> str | None:
             data = handle.read()
     except OSError:
         return None
-    if b"\0" in data[:8192]:
-        return None
-    return data.decode("utf-8", "replace")
+    return decode_text(data)
 
 
 class _Scan:

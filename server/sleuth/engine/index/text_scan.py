@@ -22,7 +22,7 @@ files that hold the query's rarest word.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping
+from typing import Iterable, Mapping
 
 import numpy as np
 
@@ -30,21 +30,12 @@ from sleuth.engine.cancel import CancelToken
 from sleuth.engine.index.builder import chunk_trigrams
 from sleuth.engine.index.defs import definition_keys
 from sleuth.engine.index.query import TextQuery, parse_query
-from sleuth.engine.index.trigram import ALL, And, Grams, Or, Query, chunks, normalize, simplify
+from sleuth.engine.decode import transcoded
+from sleuth.engine.index.trigram import ALL, And, Grams, Or, Query, chunks, simplify
 from sleuth.engine.types import FileEntry, MatchOptions, SearchOptions, SkipCounts, WalkOptions
 from sleuth.engine.workspace import Target, Workspace, sort_key
 
-__all__ = ["ScannedFile", "ScannedFiles", "index_walk_options"]
-
-
-def index_walk_options(settings: Any) -> WalkOptions:
-    """The files the index covers, from the server settings: what the scan must cover to answer alike
-    (no hidden files, the ignore files unless ``respect_gitignore`` is off, the deny globs)."""
-    return WalkOptions(
-        hidden=False, follow=bool(getattr(settings, "follow", False)),
-        no_ignore=not bool(getattr(settings, "respect_gitignore", True)),
-        deny_globs=tuple(getattr(settings, "deny_globs", ()) or ()),
-    )
+__all__ = ["ScannedFile", "ScannedFiles"]
 
 
 @dataclass(frozen=True)
@@ -118,7 +109,7 @@ class ScannedFiles:
         except OSError:
             self._features[fid] = None
             return None
-        data = normalize(data)
+        data = transcoded(data)
         feature = (frozenset(definition_keys(data)),
                    [chunk_trigrams(data[start:end]) for start, end in chunks(data)])
         self._features[fid] = feature

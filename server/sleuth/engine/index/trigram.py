@@ -6,7 +6,7 @@ trigram, so at file level they would be candidates for almost every query. A fil
 :data:`WHOLE_FILE_BYTES` (16 KiB) is one chunk; a bigger one is cut at line ends into chunks of about
 :data:`CHUNK_BYTES` (8 KiB; :data:`SMALL_CHUNK_BYTES`, 4 KiB, from 256 KiB on), so a line — and every
 line-mode match — lies in one chunk, and the searcher reads only the candidate chunks of a file
-(:mod:`sleuth.engine.index.pieces`). Measured on the Linux tree against 64 KiB chunks: store 20.5% ->
+(:mod:`sleuth.engine.pieces`). Measured on the Linux tree against 64 KiB chunks: store 20.5% ->
 25.2% of the corpus, and far fewer bytes to match — the four alternates of the benchsuite 115 MB ->
 8 MB in 918 -> 499 files, ``PM_RESUME -i`` 88 MB -> 36 MB. Then 8 KiB instead of 16 KiB chunks in
 files of 16-256 KiB: store 27.5% -> 29.0% (with the shards vacuumed after the build, -12 MB), the
@@ -15,7 +15,7 @@ would have read 11 and 16 MB but put the store at ~31.6%. (Every 1 KiB would sti
 ``PM_RESUME -i`` 1,331 files: its trigrams are everywhere in ``pm_runtime_*`` code, which only
 positions could tell apart.)
 
-A trigram is three consecutive *bytes* of the file as the searcher sees it (:func:`normalize`),
+A trigram is three consecutive *bytes* of the file as the searcher sees it (:func:`sleuth.engine.decode.transcoded`),
 case-sensitive: a case-sensitive literal is the AND of its byte trigrams, a case-insensitive one
 the AND of the OR of each all-ASCII trigram's case spellings. Case-insensitive matching (Unicode
 simple case folding, as rg does) also maps KELVIN SIGN (U+212A) to ``k`` and LONG S (U+017F) to
@@ -24,7 +24,6 @@ simple case folding, as rg does) also maps KELVIN SIGN (U+212A) to ``k`` and LON
 
 from __future__ import annotations
 
-import codecs
 from dataclasses import dataclass
 from typing import Iterator, Union
 
@@ -37,7 +36,6 @@ __all__ = [
     "Or",
     "Query",
     "ALL",
-    "normalize",
     "indexed_variants",
     "chunks",
     "trigram_code",
@@ -94,13 +92,6 @@ class _All:
 
 ALL = _All()
 Query = Union[Lit, Grams, And, Or, _All]
-
-
-def normalize(data: bytes) -> bytes:
-    """A file's bytes as the searcher sees them: UTF-16 with a BOM transcoded to UTF-8 (as rg does)."""
-    if data[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
-        return data.decode("utf-16", "replace").encode("utf-8", "surrogatepass")
-    return data
 
 
 def indexed_variants(chunk: bytes) -> list[bytes]:
@@ -228,7 +219,7 @@ def simplify(query: Query) -> Query:
 
 
 def adapt(node: object, folded: bool = False) -> Query:
-    """Our query tree from :class:`sleuth.engine.literals.LiteralQuery` (read by shape, not imported:
+    """Our query tree from :class:`sleuth.engine.match.literals.LiteralQuery` (read by shape, not imported:
     the engine's index does not depend on the regex parser). ``None``/``any`` cannot narrow;
     ``bytes``/``str`` are literals; our own :data:`Query` nodes pass through.
     """
@@ -241,7 +232,7 @@ def adapt(node: object, folded: bool = False) -> Query:
     if isinstance(node, str):
         return Lit(node.encode("utf-8", "surrogateescape"), folded)
     op = getattr(node, "op", None)
-    if isinstance(op, str):  # sleuth.engine.literals.LiteralQuery: op any|lit|and|or, lit, casefold, children
+    if isinstance(op, str):  # sleuth.engine.match.literals.LiteralQuery: op any|lit|and|or, lit, casefold, children
         if op == "lit":
             return Lit(bytes(getattr(node, "lit")), folded or bool(getattr(node, "casefold", False)))
         children = tuple(getattr(node, "children", ()))

@@ -19,24 +19,25 @@ assertions and counts above 1000; ``regex`` fuzzy matching for ``fuzzy``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 import re2
 
 from sleuth.engine.cancel import CancelToken
 from sleuth.engine.errors import BadArgs
-import sleuth.engine.literals as _literals  # module import: literals imports match.syntax (a cycle)
-from sleuth.engine.match import Matcher
+from sleuth.engine.match.base import Matcher
+from sleuth.engine.match.case import Poll, pattern_sources, resolve_case
+from sleuth.engine.match.literals import LiteralQuery, literal_text, query_for_patterns
 from sleuth.engine.match.emit import Unsupported, check_line_mode, to_re2, to_regex, word_lookaround, word_wrap
 from sleuth.engine.match.engines import FuzzyMatcher, Re2Matcher, RegexMatcher, re2_compile
 from sleuth.engine.match.prefilter import compile_prefilter, literal_ends, program_check, rare_substring
-from sleuth.engine.match.syntax import Alt, Group, Node, ParseError, Parsed, escape, parse
+from sleuth.engine.match.syntax import Alt, Group, Node, ParseError, Parsed, parse
 from sleuth.engine.types import MatchOptions
 
 if TYPE_CHECKING:
     import regex
 
-__all__ = ["compile_matcher", "CompileStopped", "resolve_case", "compile_prefilter", "rare_substring", "capture_regex"]
+__all__ = ["compile_matcher", "CompileStopped", "compile_prefilter", "rare_substring", "capture_regex"]
 
 _UNANCHORED = re2._re2.RE2.Anchor.UNANCHORED
 
@@ -45,7 +46,8 @@ CRLF_FLAG = "(?R)"  # rg --crlf is its regex crate's CRLF mode on the whole patt
 
 
 def _sources(options: MatchOptions) -> list[str]:
-    texts = [escape(p) if options.fixed_strings else p for p in options.patterns]
+    """The patterns as the regex engines get them: ``-F`` escaped, ``--crlf`` in CRLF mode."""
+    texts = pattern_sources(options)
     return [CRLF_FLAG + text for text in texts] if options.crlf else texts
 
 
@@ -73,9 +75,6 @@ class CompileStopped(Exception):
     """The caller's token stopped a compile (cancelled, or its deadline passed); nothing was kept."""
 
 
-Poll = Callable[[int], None]
-
-
 def _poller(stop: CancelToken | None) -> Poll:
     """A check of ``stop`` every 64 patterns (and at every step, called with 0): compiling 10,000
     ``-e`` patterns is work like any other and stops at the request's deadline."""
@@ -84,25 +83,6 @@ def _poller(stop: CancelToken | None) -> Poll:
             raise CompileStopped()
 
     return poll
-
-
-def resolve_case(options: MatchOptions, poll: Poll | None = None) -> bool:
-    """True when matching is case-insensitive (rg's ``-i``/``-s``/``-S`` rules; patterns checked jointly)."""
-    if options.case == "insensitive":
-        return True
-    if options.case == "sensitive":
-        return False
-    any_literal = any_upper = False
-    for i, text in enumerate(_sources(options)):
-        if poll is not None:
-            poll(i)
-        try:
-            parsed = parse(text)
-        except ParseError:
-            continue
-        any_literal = any_literal or parsed.any_literal
-        any_upper = any_upper or parsed.any_uppercase
-    return any_literal and not any_upper
 
 
 def _parse_all(options: MatchOptions, ci: bool, poll: Poll) -> tuple[Node, list[Parsed]]:
@@ -147,11 +127,11 @@ def _regex_compile(text: str, options: MatchOptions) -> "regex.Pattern[str]":
                       pattern=options.patterns[0]) from None
 
 
-def compile_matcher(options: MatchOptions, *, deadline_token: CancelToken | None = None,
-                    stop: CancelToken | None = None) -> Matcher:
+def compile_matcher(options: MatchOptions, *, stop: CancelToken | None = None) -> Matcher:
     """Compile ``options`` into a :class:`Matcher`; raises ``BadArgs`` for an invalid pattern.
 
-    ``deadline_token`` bounds the backtracking engines' matching later; ``stop`` bounds this compile:
+    The backtracking engines' matching later is bounded by the running search's deadline
+    (:func:`~sleuth.engine.match.engines.search_deadline`); ``stop`` bounds this compile:
     it is polled between patterns and between steps, and :class:`CompileStopped` is raised once it
     says stop. Every step is linear in the number of patterns (10,000 ``-e`` patterns compile in a
     fraction of a second); a step inside RE2, Hyperscan or the ``regex`` module cannot be
@@ -161,18 +141,18 @@ def compile_matcher(options: MatchOptions, *, deadline_token: CancelToken | None
     if options.engine == "pcre2":
         from sleuth.engine.match.pcre import compile_pcre2
 
-        return compile_pcre2(options, deadline_token)
+        return compile_pcre2(options)
     poll = _poller(stop)
     ci, node, parsed = _case_and_parse(options, poll)
     line_mode = not options.multiline
-    query = _literals.query_for_patterns(options, [p.node for p in parsed], ci, poll)
+    query = query_for_patterns(options, [p.node for p in parsed], ci, poll)
     poll(0)
     prefilter = compile_prefilter(query)
     poll(0)
     label = f"patterns={list(options.patterns)!r} ci={ci} word={options.word} multiline={options.multiline}"
 
     if options.fuzzy:
-        return _fuzzy(options, parsed, ci, line_mode, prefilter, deadline_token, label, query)
+        return _fuzzy(options, parsed, ci, line_mode, prefilter, label, query)
 
     needs_backtracking = any(p.needs_backtracking for p in parsed)
     unicode_wb = any(p.word_boundaries for p in parsed)
@@ -181,7 +161,7 @@ def compile_matcher(options: MatchOptions, *, deadline_token: CancelToken | None
         body = to_regex(node, line_mode=line_mode)
         text = word_lookaround(body) if options.word else body
         fallback = RegexMatcher(_regex_compile(text, options), 0,
-                                prefilter, deadline_token, "regex: " + label)
+                                prefilter, "regex: " + label)
         if needs_backtracking:
             return fallback
     try:
@@ -234,7 +214,7 @@ def capture_regex(options: MatchOptions) -> "tuple[regex.Pattern[str], dict[str,
 MAX_ANCHORS = 8  # an alternation of more literals is matched whole: a find pass per literal adds up
 
 
-def _line_anchors(query: "_literals.LiteralQuery") -> tuple[bytes, ...] | None:
+def _line_anchors(query: LiteralQuery) -> tuple[bytes, ...] | None:
     """Case-sensitive literals (3 bytes or more) one of which every match contains: the longest one of
     a literal or an AND, one per branch of an OR whose every branch has one; or None."""
     if query.op == "or":
@@ -271,7 +251,7 @@ def _re2_pair(body: str, options: MatchOptions, line_mode: bool, ascii_text: boo
 
 
 def _fuzzy(options: MatchOptions, parsed: list[Parsed], ci: bool, line_mode: bool,  # type: ignore[no-untyped-def]
-           prefilter, token: CancelToken | None, label: str, query: "_literals.LiteralQuery") -> Matcher:
+           prefilter, label: str, query: LiteralQuery) -> Matcher:
     edits = options.fuzzy
     assert edits is not None
     constraint = ":[^\\n]" if line_mode else ""
@@ -295,8 +275,8 @@ def _fuzzy(options: MatchOptions, parsed: list[Parsed], ci: bool, line_mode: boo
             def line_filter(data: bytes, pos: int, end: int) -> int:
                 return prog.Match(_UNANCHORED, data, pos, end)[0][0]
 
-            texts = [_literals.literal_text(one.node) for one in parsed]
+            texts = [literal_text(one.node) for one in parsed]
             if all(t is not None for t in texts):
                 reach = max(len(t) for t in texts if t is not None) + edits
 
-    return FuzzyMatcher(pattern, prefilter, line_filter, line_mode, token, "fuzzy: " + label, reach)
+    return FuzzyMatcher(pattern, prefilter, line_filter, line_mode, "fuzzy: " + label, reach)

@@ -12,7 +12,7 @@
 Iteration follows Rust's ``find_iter``: leftmost-first, non-overlapping, an empty match right
 after the previous match is skipped, and the next search after an empty match starts one
 byte later (one character in the ``regex`` engine, which sees decoded text). The search layer calls ``may_match`` first; it is the literal prefilter
-compiled from :func:`sleuth.engine.literals.required_literals`.
+compiled from :func:`sleuth.engine.match.literals.required_literals`.
 """
 
 from __future__ import annotations
@@ -24,9 +24,8 @@ from typing import TYPE_CHECKING, Callable, Iterator
 
 import re2
 
-from sleuth.engine.cancel import CancelToken
 from sleuth.engine.errors import SearchTimeout
-from sleuth.engine.match import Span
+from sleuth.engine.match.base import LineMatches, Matcher, Span
 
 if TYPE_CHECKING:  # the regex module is imported where a pattern needs it (it costs 8 ms at start-up)
     import regex
@@ -72,8 +71,8 @@ _SEARCH = threading.local()  # .deadline: the absolute deadline of the search th
 
 @contextmanager
 def search_deadline(deadline: float | None) -> Iterator[None]:
-    """While this thread runs one search, matchers compiled without a token take their per-buffer
-    budget from the search's absolute ``time.monotonic()`` deadline.
+    """While this thread runs one search, the backtracking matchers take their per-buffer budget from
+    the search's absolute ``time.monotonic()`` deadline (capped by :data:`DEFAULT_TIMEOUT_S`).
 
     A scan's matchers are compiled once per process and shared by every search with the same
     options (``engine/grep.py``), so they cannot hold one request's token; without this, each file
@@ -87,26 +86,27 @@ def search_deadline(deadline: float | None) -> Iterator[None]:
         _SEARCH.deadline = previous
 
 
-def _budget(token: CancelToken | None) -> float:
-    """Seconds left for one buffer: the token's (else the running search's) deadline if any, capped
-    by the default."""
-    if token is None:
-        deadline = getattr(_SEARCH, "deadline", None)
-        if deadline is None:
-            return DEFAULT_TIMEOUT_S
-        return max(0.001, min(DEFAULT_TIMEOUT_S, deadline - time.monotonic()))
-    remaining = getattr(token, "remaining_seconds", None)
-    if callable(remaining):
-        left = remaining()
-    else:
-        deadline = getattr(token, "_deadline", None)
-        left = None if deadline is None else deadline - time.monotonic()
-    if left is None:
-        return DEFAULT_TIMEOUT_S
-    return max(0.001, min(DEFAULT_TIMEOUT_S, left))
+def _budget() -> tuple[float, bool]:
+    """Seconds one buffer may take, and whether that is the running search's time left (True) or the
+    per-buffer cap :data:`DEFAULT_TIMEOUT_S` (False): the cap holds whatever ``timeout_ms`` says, so
+    that one pathological file leaves time for the others."""
+    deadline = getattr(_SEARCH, "deadline", None)
+    if deadline is None:
+        return DEFAULT_TIMEOUT_S, False
+    left = deadline - time.monotonic()
+    return (max(0.001, left), True) if left < DEFAULT_TIMEOUT_S else (DEFAULT_TIMEOUT_S, False)
 
 
-class Re2Matcher:
+def _timed_out(what: str, by_search: bool) -> MatchTimeout:
+    """The error for a buffer that used up its budget; "raise timeout_ms" only where it would help."""
+    if by_search:
+        return MatchTimeout(f"{what} took too long on one file: the search's timeout_ms ran out.")
+    return MatchTimeout(f"{what} took longer on one file than the {DEFAULT_TIMEOUT_S:g} s any one file may take.",
+                        hint="Simplify the pattern (avoid nested repetition with look-around/back-references); "
+                             "a larger timeout_ms does not lift this per-file limit.")
+
+
+class Re2Matcher(Matcher):
     """RE2 matcher. For rg ``-w`` (``\\b{start-half}PAT\\b{end-half}``, which RE2 cannot write)
     ``word`` holds a second program: ``prog`` is then ``(?:^|\\W)(PAT)(?:\\W|$)`` searched from one
     character before the position, so the character before it serves as look-behind context, and
@@ -140,7 +140,7 @@ class Re2Matcher:
         for line_start, line_end in _anchor_lines(data, anchor, start, end, self._ends):
             yield from self._find_iter(data, line_start, line_end)
 
-    def matched_lines(self, data: bytes) -> Iterator[tuple[int, int, list[Span]]] | None:
+    def matched_lines(self, data: bytes) -> LineMatches | None:
         """``(line start, line end, spans)`` for each line with a match, when this matcher finds them
         line by line anyway (line mode with an anchor, see :meth:`find_iter`); else None. The searcher
         then takes the lines as they are found instead of locating each match's line again (an indexed
@@ -280,17 +280,16 @@ def _char_offset(data: bytes, byte_offset: int, ascii_only: bool) -> int:
     return len(data[:byte_offset].decode("utf-8", "surrogateescape"))
 
 
-class RegexMatcher:
+class RegexMatcher(Matcher):
     """The ``regex`` module over decoded text (``surrogateescape`` keeps invalid bytes 1:1)."""
 
-    __slots__ = ("_pattern", "_group", "may_match", "_token", "description")
+    __slots__ = ("_pattern", "_group", "may_match", "description")
 
     def __init__(self, pattern: "regex.Pattern[str]", group: str | int, prefilter: Prefilter | None,
-                 token: CancelToken | None, description: str) -> None:
+                 description: str) -> None:
         self._pattern = pattern
         self._group = group
         self.may_match: Prefilter = prefilter or _anything  # the prefilter itself: one call per file of a scan
-        self._token = token
         self.description = description
 
     def find_iter(self, data: bytes, start: int = 0, end: int | None = None) -> Iterator[Span]:
@@ -300,18 +299,19 @@ class RegexMatcher:
         cpos = _char_offset(data, start, ascii_only)
         cend = len(text) if end == n else _char_offset(data, end, ascii_only)
         offsets = _Offsets(text, ascii_only)
-        deadline = time.monotonic() + _budget(self._token)
+        budget, by_search = _budget()
+        deadline = time.monotonic() + budget
         search = self._pattern.search
         group = self._group
         last_end = -1
         while cpos <= cend:
             left = deadline - time.monotonic()
             if left <= 0:
-                raise MatchTimeout("The pattern took too long on one file (backtracking engine).")
+                raise _timed_out("The pattern (backtracking engine)", by_search)
             try:
                 m = search(text, cpos, cend, timeout=left)
             except TimeoutError:
-                raise MatchTimeout("The pattern took too long on one file (backtracking engine).") from None
+                raise _timed_out("The pattern (backtracking engine)", by_search) from None
             if m is None:
                 return
             s, e = m.span(group)
@@ -325,7 +325,7 @@ class RegexMatcher:
             cpos = e + 1 if s == e else e
 
 
-class FuzzyMatcher:
+class FuzzyMatcher(Matcher):
     """Approximate matching: ``(?:PAT){e<=N}`` with ENHANCEMATCH, one line at a time in line mode.
 
     ``score`` = 1 - edits / L, where L = matched length - insertions + deletions is the length of
@@ -333,23 +333,23 @@ class FuzzyMatcher:
     so an exact match scores 1.0 and each edit costs 1/L. Empty matches are never reported.
     """
 
-    __slots__ = ("_pattern", "may_match", "_line_filter", "_reach", "_line_mode", "_token", "description")
+    __slots__ = ("_pattern", "may_match", "_line_filter", "_reach", "_line_mode", "description")
 
     def __init__(self, pattern: "regex.Pattern[str]", prefilter: Prefilter | None,
                  line_filter: "Callable[[bytes, int, int], int] | None", line_mode: bool,
-                 token: CancelToken | None, description: str, reach: int | None = None) -> None:
+                 description: str, reach: int | None = None) -> None:
         self._reach = reach  # a match starts at most this many characters before its intact piece
         self._pattern = pattern
         self.may_match: Prefilter = prefilter or _anything  # the prefilter itself: one call per file of a scan
         self._line_filter = line_filter
         self._line_mode = line_mode
-        self._token = token
         self.description = description
 
     def find_iter(self, data: bytes, start: int = 0, end: int | None = None) -> Iterator[Span]:
         n = len(data)
         end = n if end is None else min(end, n)
-        deadline = time.monotonic() + _budget(self._token)
+        budget, by_search = _budget()
+        deadline = (time.monotonic() + budget, by_search)
         if not self._line_mode:
             yield from self._search(data, start, end, deadline)
             return
@@ -368,7 +368,8 @@ class FuzzyMatcher:
             if line_end >= end:
                 return
 
-    def _search(self, data: bytes, start: int, end: int, deadline: float) -> Iterator[Span]:
+    def _search(self, data: bytes, start: int, end: int, budget: tuple[float, bool]) -> Iterator[Span]:
+        deadline, by_search = budget
         chunk = data[start:end]
         text, ascii_only = _decode(chunk)
         offsets = _Offsets(text, ascii_only)
@@ -377,7 +378,7 @@ class FuzzyMatcher:
         while cpos <= len(text):
             left = deadline - time.monotonic()
             if left <= 0:
-                raise MatchTimeout("The fuzzy pattern took too long on one file.")
+                raise _timed_out("The fuzzy pattern", by_search)
             begin = cpos
             if finder is not None:
                 # Every match holds one piece intact (pigeonhole) and starts at most `reach`
@@ -391,7 +392,7 @@ class FuzzyMatcher:
             try:
                 m = self._pattern.search(text, begin, timeout=left)
             except TimeoutError:
-                raise MatchTimeout("The fuzzy pattern took too long on one file.") from None
+                raise _timed_out("The fuzzy pattern", by_search) from None
             if m is None:
                 return
             s, e = m.span()

@@ -16,10 +16,9 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Iterator
 
-from sleuth.engine.cancel import CancelToken
 from sleuth.engine.errors import BadArgs
-from sleuth.engine.match import Span
-from sleuth.engine.match.engines import MatchTimeout, _anything, _budget, _char_offset, _decode, _no_line_at_end, _Offsets
+from sleuth.engine.match.base import Matcher, Span
+from sleuth.engine.match.engines import _anything, _budget, _char_offset, _decode, _no_line_at_end, _Offsets, _timed_out
 from sleuth.engine.types import MatchOptions
 
 if TYPE_CHECKING:
@@ -86,16 +85,14 @@ def pcre2_program(options: MatchOptions) -> "regex.Pattern[str]":
                       hint="Fix the pattern, or drop -P/engine pcre2 for ripgrep's own syntax.") from None
 
 
-class Pcre2Matcher:
+class Pcre2Matcher(Matcher):
     """The ``regex`` module over decoded text, one line at a time in line mode."""
 
-    __slots__ = ("_pattern", "_line_mode", "_token", "may_match", "description")
+    __slots__ = ("_pattern", "_line_mode", "may_match", "description")
 
-    def __init__(self, pattern: "regex.Pattern[str]", line_mode: bool, token: CancelToken | None,
-                 description: str) -> None:
+    def __init__(self, pattern: "regex.Pattern[str]", line_mode: bool, description: str) -> None:
         self._pattern = pattern
         self._line_mode = line_mode
-        self._token = token
         self.may_match = _anything
         self.description = description
 
@@ -106,13 +103,14 @@ class Pcre2Matcher:
         cpos = _char_offset(data, start, ascii_only)
         cend = len(text) if end == n else _char_offset(data, end, ascii_only)
         offsets = _Offsets(text, ascii_only)
-        deadline = time.monotonic() + _budget(self._token)
+        budget, by_search = _budget()
+        deadline = time.monotonic() + budget
         search = self._pattern.search
         last_end = -1
         while cpos <= cend:
             left = deadline - time.monotonic()
             if left <= 0:
-                raise MatchTimeout("The pattern took too long on one file (PCRE2 mode).")
+                raise _timed_out("The pattern (PCRE2 mode)", by_search)
             try:
                 m = search(text, cpos, cend, timeout=left)
                 if m is not None and self._line_mode and "\n" in text[m.start():m.end()]:
@@ -123,7 +121,7 @@ class Pcre2Matcher:
                         cpos = line_end + 1
                         continue
             except TimeoutError:
-                raise MatchTimeout("The pattern took too long on one file (PCRE2 mode).") from None
+                raise _timed_out("The pattern (PCRE2 mode)", by_search) from None
             if m is None:
                 return
             s, e = m.span()
@@ -137,9 +135,9 @@ class Pcre2Matcher:
             cpos = e + 1 if s == e else e
 
 
-def compile_pcre2(options: MatchOptions, token: CancelToken | None) -> Pcre2Matcher:
+def compile_pcre2(options: MatchOptions) -> Pcre2Matcher:
     if options.fuzzy:
         raise BadArgs("sleuth.grep: 'fuzzy' cannot be combined with the pcre2 engine.", argument="engine",
                       hint="Drop one of them.")
     label = f"pcre2: patterns={list(options.patterns)!r} word={options.word} multiline={options.multiline}"
-    return Pcre2Matcher(pcre2_program(options), not options.multiline, token, label)
+    return Pcre2Matcher(pcre2_program(options), not options.multiline, label)

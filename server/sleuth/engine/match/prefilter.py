@@ -1,7 +1,7 @@
 """The literal prefilter behind ``Matcher.may_match``: can this buffer hold a match at all?
 
 Most files of a search hold no match, so a scan's speed is the speed of this question. It is
-answered from the pattern's required literals (:func:`sleuth.engine.literals.required_literals`,
+answered from the pattern's required literals (:func:`sleuth.engine.match.literals.required_literals`,
 an AND/OR tree) by one of two scanners:
 
 * **Hyperscan** (an optional dependency, x86-64 wheels): every literal of an OR, case-sensitive or
@@ -30,8 +30,8 @@ from typing import Callable, Sequence
 
 import re2
 
-import sleuth.engine.literals as _literals  # module import: literals imports match.syntax (a cycle)
 from sleuth.engine.match.engines import re2_compile
+from sleuth.engine.match.literals import LiteralQuery
 
 try:  # optional: a compiled extension with x86-64 wheels; without it RE2 scans the literals
     import hyperscan as _hs
@@ -212,7 +212,7 @@ def _any_literal(leaves: Sequence[tuple[bytes, bool]], use_hyperscan: bool) -> P
 _MAX_EXACT_BRANCHES = 16  # an OR with more AND/OR branches is checked by one literal of each
 
 
-def _implied_literals(query: "_literals.LiteralQuery") -> list[tuple[bytes, bool]] | None:
+def _implied_literals(query: LiteralQuery) -> list[tuple[bytes, bool]] | None:
     """Literals one of which occurs wherever ``query`` holds (None: no such set): an OR gives all of
     its branches' sets, an AND the best of its parts' (fewest literals, then longest shortest one).
     Weaker than the query (an AND is judged by one of its parts), so the matcher decides the rest; but
@@ -235,7 +235,7 @@ def _implied_literals(query: "_literals.LiteralQuery") -> list[tuple[bytes, bool
     return None
 
 
-def compile_prefilter(query: "_literals.LiteralQuery", *, use_hyperscan: bool | None = None) -> Prefilter | None:
+def compile_prefilter(query: LiteralQuery, *, use_hyperscan: bool | None = None) -> Prefilter | None:
     """``may_match`` from a literal query; None means no filter. The literals of an OR are scanned
     together, ANDs are all() of their parts. ``use_hyperscan`` None picks Hyperscan when usable;
     False forces the RE2 scans (tests compare the two)."""

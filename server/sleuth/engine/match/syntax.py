@@ -2,7 +2,7 @@
 
 Sleuth owns its parser instead of handing the pattern to an engine, because one dialect must
 mean the same thing whichever engine runs it: the AST is emitted for RE2 and for the ``regex``
-module (:mod:`.emit`), mined for required literals (:mod:`sleuth.engine.literals`) and for
+module (:mod:`.emit`), mined for required literals (:mod:`.literals`) and for
 rg's smart-case rule, and its errors carry a 0-based character ``position`` in the pattern.
 
 Accepted syntax is Rust's: literals and escapes (``\\x7F \\x{10FFFF} \\u00E9 \\U0001F600 \\n \\t``,

@@ -28,6 +28,7 @@ from sleuth.lsp.documents import uri_to_path
 from sleuth.lsp.progress import WorkDoneReporter
 
 if TYPE_CHECKING:
+    from sleuth.engine.index.service import IndexService
     from sleuth.lsp.server import SleuthServer
 
 __all__ = ["setup", "start_index", "refresh_index", "register_watchers", "WATCHER_REGISTRATION_ID"]

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from sleuth.lsp.invoke import Request, command_arguments
+from sleuth.commands.args import unwrap_arguments
+from sleuth.lsp.invoke import Request
 
 if TYPE_CHECKING:
     from sleuth.lsp.server import SleuthServer
@@ -56,7 +57,7 @@ def _advertise(server: "SleuthServer", name: str) -> None:
     """
 
     async def command(ls: "SleuthServer", *arguments: Any) -> Any:
-        return await ls.run_command(Request(name, command_arguments(arguments), ls.protocol.msg_id))
+        return await ls.run_command(Request(name, unwrap_arguments(arguments), ls.protocol.msg_id))
 
     server.command(name)(command)
 

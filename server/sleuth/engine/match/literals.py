@@ -14,7 +14,7 @@ query; classes of up to 4 characters become exact one-character sets; everything
     foo.*bar                        -> AND("foo", "bar")
     \\w{5}\\s+\\w{5}                   -> ANY
 
-The contract, which the index helper relies on (trigram prefilter) and :meth:`Matcher.may_match`
+The contract, which the index helper relies on (trigram prefilter) and :meth:`~sleuth.engine.match.base.Matcher.may_match`
 enforces: **if the pattern matches anywhere in a buffer, the buffer satisfies the query**
 (:meth:`LiteralQuery.satisfied_by`). A query never promises more than that, so a literal may be
 shorter than 3 bytes (an index treats such a leaf as ANY). ``casefold`` leaves hold the literal
@@ -30,6 +30,7 @@ import threading
 from dataclasses import dataclass
 from typing import Callable, Iterable, Literal, Sequence
 
+from sleuth.engine.match.case import resolve_case
 from sleuth.engine.match.syntax import (
     Alt, Assert, Backref, Cls, Concat, Dot, Empty, Group, Lit, Look, Node, ParseError, Repeat, escape, parse,
 )
@@ -268,8 +269,6 @@ def required_literals(options: MatchOptions) -> LiteralQuery:
     found = _QUERIES.get(options)
     if found is not None:
         return found
-    from sleuth.engine.match.compiler import resolve_case  # local: the compiler imports this module
-
     try:
         ci = resolve_case(options)
         nodes = [parse(escape(p) if options.fixed_strings else p, case_insensitive=ci).node for p in options.patterns]

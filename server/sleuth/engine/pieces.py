@@ -1,4 +1,5 @@
-"""Searching only the candidate chunks of an indexed file: the rest of it is never read.
+"""Searching only the candidate chunks of an indexed file (the rest of it is never read), and the one
+packed form in which those chunks travel from the index to the pool's workers.
 
 The index knows, for a file cut into several chunks, which chunks may hold a line-mode match
 (:class:`Pieces`), and the catalogue stores how many newlines precede each chunk. So a 24 MB
@@ -7,20 +8,27 @@ on those pieces only, and line numbers come from the stored counts. This is soun
 file is what was indexed: same size and mtime (checked on the open descriptor), and *plain* — no
 NUL (which would make it binary), BOM or UTF-16 (whose offsets are in transcoded text). Anything
 else returns None and the caller searches the file whole.
+
+The searcher lives beside :mod:`sleuth.engine.search` (it is one: bytes in, line events out), and
+this module owns the packed form both ways (:func:`pack`, :func:`unpack`): the index only supplies
+the columns (:class:`sleuth.engine.index.rowmap.PieceTable`), grep only carries the bytes.
 """
 
 from __future__ import annotations
 
 import os
 from array import array
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, Sequence
 
 from sleuth.engine.errors import SearchTimeout
-from sleuth.engine.match import Matcher
+from sleuth.engine.match.base import Matcher
 from sleuth.engine.search import FileResult, FolderOpener, first_lines, search_buffer
 from sleuth.engine.types import SearchOptions
 
-__all__ = ["Pieces", "search_pieces", "unpack"]
+if TYPE_CHECKING:  # the columns are numpy arrays; a worker unpacking them never imports numpy
+    import numpy as np
+
+__all__ = ["Pieces", "search_pieces", "pack", "unpack"]
 
 
 class Pieces(NamedTuple):
@@ -33,13 +41,20 @@ class Pieces(NamedTuple):
     mtime_ns: int
 
 
+def pack(files: Sequence["np.ndarray"], ranges: Sequence["np.ndarray"]) -> bytes:
+    """The packed form of some files' pieces: native int64 columns, the file count ``n`` and range
+    count ``k``, then the ``n`` positions, sizes, mtimes and range counts (``files``, in that order),
+    then the ``k`` range starts, ends and newlines-before (``ranges``). An indexed ``-i`` search ships
+    ~1,300 narrowed files; as nested tuples they were the bulk of the pickling the pool's feeder
+    thread did, under the interpreter lock the search thread needs. Columns must be int64."""
+    n, k = len(files[0]), len(ranges[0])
+    if not n:
+        return b""
+    return array("q", (n, k)).tobytes() + b"".join(column.tobytes() for column in (*files, *ranges))
+
+
 def unpack(blob: bytes) -> dict[int, Pieces]:
-    """The pieces a pool unit carries, by position in the unit. The blob is int64 columns (written by
-    :meth:`sleuth.engine.index.rowmap.PieceTable.blob`, sliced out of the search's table): the file
-    count ``n`` and range count ``k``, then ``n`` positions, sizes, mtimes and range counts, then ``k``
-    range starts, ends and newlines-before. An indexed ``-i`` search ships ~1,300 narrowed files; as
-    nested tuples they were the bulk of the pickling the pool's feeder thread did, under the
-    interpreter lock the search thread needs."""
+    """The pieces :func:`pack` packed, by position (in a pool unit: position in the unit)."""
     if not blob:
         return {}
     flat = array("q")

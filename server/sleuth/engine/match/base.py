@@ -1,0 +1,48 @@
+"""The interface every matcher implements: :class:`Span` and the :class:`Matcher` protocol.
+
+It sits below the engines, the compiler and the searchers so that each of them imports it without
+importing the others (ripgrep's ``grep-matcher`` crate: the trait, with no engine in it).
+"""
+
+from __future__ import annotations
+
+from typing import Iterator, NamedTuple, Protocol
+
+__all__ = ["Span", "Matcher", "LineMatches"]
+
+
+class Span(NamedTuple):
+    """A match as byte offsets into the searched buffer; ``score`` in 0..1 for fuzzy matches, else None."""
+
+    start: int
+    end: int
+    score: float | None = None
+
+
+LineMatches = Iterator[tuple[int, int, list[Span]]]
+"""``(line start, line end, spans in the line)`` for each line with a match, in order."""
+
+
+class Matcher(Protocol):
+    """Finds matches in UTF-8 bytes. In line mode no match spans a ``\\n``.
+
+    ``find_iter`` and ``may_match`` are required; ``matched_lines`` is an optional fast path with a
+    default (ripgrep's ``Matcher::find_candidate_line``): a matcher that subclasses this protocol
+    inherits the default, which declines."""
+
+    __slots__ = ()
+
+    def find_iter(self, data: bytes, start: int = 0, end: int | None = None) -> Iterator[Span]:
+        """Non-overlapping matches in ``data[start:end]``, leftmost first."""
+        ...
+
+    def may_match(self, data: bytes) -> bool:
+        """Cheap whole-buffer test: False guarantees ``find_iter`` yields nothing (literal prefilter)."""
+        ...
+
+    def matched_lines(self, data: bytes) -> LineMatches | None:
+        """The matching lines of ``data`` with their spans, when this matcher finds matches line by line
+        anyway (so the searcher need not locate each match's line again); None (the default) means
+        "not offered": the searcher then derives the lines from ``find_iter``. When offered, the
+        lines and spans must be exactly those ``find_iter`` implies (each span inside its line)."""
+        return None
