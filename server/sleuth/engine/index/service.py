@@ -25,7 +25,7 @@ import stat as stat_mod
 import threading
 import time
 from dataclasses import replace
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence, TypeVar
 
 import numpy as np
 
@@ -37,6 +37,7 @@ from sleuth.engine.index.maintenance import Maintenance
 from sleuth.engine.index.evaluate import evaluate, line_hits
 from sleuth.engine.index.postings import Postings
 from sleuth.engine.index.rowmap import PieceTable, SpanColumns, files_and_spans
+from sleuth.engine.index.symbols import SymbolShards
 from sleuth.engine.index.trigram import ALL, Query, adapt, simplify
 from sleuth.engine.types import FileEntry, FileError, SkipCounts, WalkOptions
 from sleuth.engine.workspace import Target, Workspace, canonicalize, sort_key
@@ -48,6 +49,7 @@ __all__ = ["IndexService", "CandidateSet", "PIECES_MIN_BYTES"]
 PIECES_MIN_BYTES = 16 << 10
 
 Lister = Callable[[CancelToken], Iterable[FileEntry]]
+T = TypeVar("T")
 
 
 class IndexService(Maintenance):
@@ -396,6 +398,16 @@ class IndexService(Maintenance):
                 rows = [r for (r,) in conn.execute("SELECT rowid FROM defs WHERE defs MATCH ?", (expression,))]
                 out.update(fid for fid, _ in cat.owners(shard, rows))
         return out
+
+    def read_symbols(self, read: Callable[[SymbolShards], T]) -> T | None:
+        """``read(shards)`` on the live generation under the service lock, or None before it is ready:
+        the symbol lookup's one way in (:mod:`sleuth.engine.symbols.search`)."""
+        with self._lock:
+            cat = self._cat
+            if cat is None or not self.ready:
+                return None
+            return read(SymbolShards(self._shards, cat, self._changed().covers,
+                                     (self._gen, len(cat), cat.next_id, self._garbage)))
 
     def all_ids(self) -> list[int]:
         with self._lock:
