@@ -18,7 +18,7 @@ The socket is an attack surface, so the server answers only when:
 * the client's safeguards and index-shaping settings (:data:`GUARD_FIELDS`, from its own
   ``config.yml`` and ``.agent/config.yml``) equal the server's, so the server neither weakens its
   deny globs or redaction for the client nor answers from an index built under other rules;
-* for ``sleuth.text``, the server's index is ready (the cold CLI waits for it; a scan would say
+* for ``sleuth.text`` and ``sleuth.symbols``, the server's index is ready (the cold CLI waits for it; a scan would say
   ``source: "scan"``).
 
 Otherwise it answers ``{"refused": why}`` and the CLI runs cold. The command runs with
@@ -47,7 +47,7 @@ __all__ = ["WARM_COMMANDS", "GUARD_FIELDS", "PROTOCOL", "roots_key", "socket_dir
 logger = logging.getLogger(__name__)
 
 PROTOCOL = 1
-WARM_COMMANDS = frozenset({"sleuth.grep", "sleuth.files", "sleuth.text"})
+WARM_COMMANDS = frozenset({"sleuth.grep", "sleuth.files", "sleuth.text", "sleuth.symbols"})
 # Settings that shape what a search may read or what the index holds: must match to answer warm.
 GUARD_FIELDS = ("deny_globs", "redaction", "backend", "index_path", "index_enabled", "follow",
                 "respect_gitignore", "max_file_size_bytes")
@@ -254,7 +254,7 @@ class WarmListener:
             return {"refused": "other roots"}
         if request.get("guards") != guards(settings):
             return {"refused": "other settings"}
-        if command == "sleuth.text" and not (services.index is not None and services.index.ready):
+        if command in ("sleuth.text", "sleuth.symbols") and not (services.index is not None and services.index.ready):
             return {"refused": "index not ready"}
         token = CancelToken()
         threading.Thread(target=_cancel_on_hangup, args=(conn, token), name="sleuth-warm-hangup",
