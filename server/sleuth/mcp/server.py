@@ -123,7 +123,9 @@ class SleuthMCP:
     # -- registration -----------------------------------------------------------------------
     @staticmethod
     def _profile_tools(profiles: list[str]) -> list[ToolDefinition]:
-        names = list(PROFILES) if "all" in profiles else [p for p in profiles if p != "none"]
+        # Sleuth's own profile is the native find_symbols tool again: "all" means every seed profile
+        seeds = [p for p in PROFILES if p != "sleuth"]
+        names = seeds if "all" in profiles else [p for p in profiles if p != "none"]
         return [tool for name in dict.fromkeys(names) for tool in all_tools(name)]
 
     def _add(self, name: str, title: str, description: str, input_schema: dict[str, Any],
