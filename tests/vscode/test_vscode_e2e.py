@@ -135,6 +135,13 @@ def test_toggles_switch_to_regex_and_a_replaced_search_is_cancelled(report: dict
     assert "cancel" in report["steps"], report.get("cancel_error", "the toggles step did not record a cancellation")
 
 
+def test_ctrl_t_finds_a_symbol_through_sleuth(report: dict[str, Any]) -> None:
+    """Go to Symbol in Workspace (Quick Open with '#') lists Sleuth's workspace/symbol answer and opens it."""
+    outcome = _step(report, "symbols")
+    assert "UserController" in outcome and "opened UserController.cs" in outcome
+    assert 'sleuth.symbols query="UserController"' in _step(report, "symbols_log")  # the row came from Sleuth
+
+
 def test_rebuild_index_reports_a_ready_index(report: dict[str, Any]) -> None:
     assert "ready" in _step(report, "rebuild")
 
