@@ -111,7 +111,6 @@ _TYPE_WORDS = {b"struct": SymbolKind.STRUCT, b"union": SymbolKind.STRUCT, b"enum
                b"record": SymbolKind.CLASS, b"object": SymbolKind.OBJECT, b"protocol": SymbolKind.INTERFACE,
                b"module": SymbolKind.MODULE, b"namespace": SymbolKind.NAMESPACE, b"type": SymbolKind.CLASS}
 _TYPE_WORD = re.compile(rb"(\w+)[ \t]+\w+\W*$")
-_SCOPE = re.compile(rb"(\w+)[ \t]*::[ \t]*~?$")
 
 # A top-level aggregate whose closing brace is at column 0 (the kernel's and most C code's layout).
 _BLOCK = re.compile(rb"\n(?:typedef[ \t]+)?(?:(?:static|const|extern)[ \t]+)*(struct|union|enum)\b"
@@ -178,18 +177,12 @@ def _c_symbols(data: bytes, cpp: bool = False, keys: set[str] | None = None) -> 
         if keys is not None:
             keys.add(raw.replace(b"_", b"").lower().decode("utf-8", "replace"))
         start = m.start(group) - 1
-        container = ""
         if group == "type":
             word = _TYPE_WORD.search(buffer, m.start(), m.end(group))
             kind = _TYPE_WORDS.get(word.group(1), SymbolKind.CLASS) if word else SymbolKind.CLASS
         else:
-            kind = _C_KINDS[group]
-            if group == "cfunc":
-                scope = _SCOPE.search(buffer, max(m.start(), m.start(group) - 200), m.start(group))
-                if scope:
-                    container = scope.group(1).decode("utf-8", "replace")
-                    kind = SymbolKind.METHOD
-        found.append((start, start + len(raw), raw.decode("utf-8", "replace"), kind, container))
+            kind = _C_KINDS[group]  # (a C-like function's name follows a blank: ``A::b(`` is _SCOPED's)
+        found.append((start, start + len(raw), raw.decode("utf-8", "replace"), kind, ""))
     found.extend(_c_members(buffer))
     if cpp:
         seen = {f[0] for f in found}
