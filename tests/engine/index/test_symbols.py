@@ -129,6 +129,8 @@ def test_columns_are_utf16_and_packing_round_trips() -> None:
     found = extract("a.md", "# Café 😀 menu\n".encode())
     assert [(s.name, s.line, s.col, s.end_col) for s in found] == [("Café 😀 menu", 0, 2, 14)]
     assert unpack(pack(found)) == found
+    members = extract("w.c", C.encode())
+    assert unpack(pack(members)) == members  # containers repeated as "^", end columns left out when implied
 
 
 @pytest.mark.parametrize("name, query, tier", [
@@ -193,6 +195,22 @@ def test_a_new_function_is_found_right_after_it_is_written(service: IndexService
     while _find(service, "renmd") != [("renamed", "app/users.py")] and time.monotonic() < deadline:
         time.sleep(0.05)  # the in-order vocabulary is cached per letter and refreshed after a change
     assert _find(service, "renmd") == [("renamed", "app/users.py")]
+
+
+def test_a_big_file_answers_from_its_stored_symbols(tmp_path: Path) -> None:
+    """Files of 64 KiB or more keep their symbols in the index (extracting them again would be slow)."""
+    filler = "".join(f"#define REG_{i:05d}_OFFSET 0x{i:x}\n" for i in range(3000))
+    write_tree(tmp_path / "ws", {"asic_reg.h": filler + "struct asic_block {\n\tint blk_id;\n};\n"})
+    svc = IndexService(Workspace([tmp_path / "ws"]), cache_dir=str(tmp_path / "cache"))
+    svc.start()
+    try:
+        assert svc.wait_ready(120) and svc.wait_idle(60)
+        assert (tmp_path / "ws" / "asic_reg.h").stat().st_size >= 64 << 10
+        (tmp_path / "ws" / "asic_reg.h").write_text("")  # not re-read: the answer must come from the store
+        assert _find(svc, "blk_id") == [("blk_id", "asic_reg.h")]
+        assert _find(svc, "REG_02999_OFFSET") == [("REG_02999_OFFSET", "asic_reg.h")]
+    finally:
+        svc.stop()
 
 
 def test_not_ready_says_so(tmp_path: Path) -> None:

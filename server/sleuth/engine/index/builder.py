@@ -95,7 +95,7 @@ def index_file(conn: sqlite3.Connection, path: str, row: int, max_bytes: int | N
     keys, found = definitions_and_symbols(os.path.basename(path), data)
     if keys:
         conn.execute("INSERT INTO defs(rowid, keys) VALUES(?, ?)", (first, " ".join(sorted(keys))))
-    symbols.write(conn, first, found)
+    symbols.write(conn, first, found, keys, size)
     nul = b"\0" in data
     wide = (bool(data) and not data.endswith(b"\n")) or nul
     plain = not nul and data is raw and raw[:3] != b"\xef\xbb\xbf"

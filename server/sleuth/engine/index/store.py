@@ -304,6 +304,7 @@ def _open_generation(gen: str) -> tuple[str, sqlite3.Connection, list[sqlite3.Co
             conn.execute("SELECT rowid FROM defs WHERE defs MATCH 'abc' LIMIT 1").fetchall()
             conn.execute("SELECT rowid FROM symkeys WHERE symkeys MATCH 'abc' LIMIT 1").fetchall()
             conn.execute("SELECT row, data FROM symbols LIMIT 1").fetchall()
+            conn.execute("SELECT term FROM defvocab WHERE term >= 'a' AND term < 'b' LIMIT 1").fetchall()
     except (sqlite3.Error, OSError):
         for conn in conns:
             conn.close()

@@ -1,14 +1,17 @@
 """The symbol index: stored with each file's chunks by the incremental build, looked up by name key.
 
-Per shard two tables, keyed like ``defs`` by the file's first chunk row (so a replaced file's old
-symbols are garbage the catalogue no longer points at, reclaimed by the next rebuild):
+Per shard, keyed like ``defs`` by the file's first chunk row (so a replaced file's old symbols are
+garbage the catalogue no longer points at, reclaimed by the next rebuild):
 
-- ``symkeys``: FTS5, one document per file holding its names' keys (``pack.fast_key``), no content;
-  ``symvocab`` (``fts5vocab``) lists every key, in order, so a prefix is a range of it;
-- ``symbols``: the file's symbols, packed (:mod:`sleuth.engine.symbols.pack`).
+- the name keys (``pack.fast_key``) of a file's symbols are its ``defs`` keys (the definition
+  keys ``sleuth.text`` ranks by) plus, in ``symkeys`` (FTS5, no content), the keys ``defs`` lacks:
+  members, enumerators, methods. Storing only the difference halves what the keys cost; ``defvocab``
+  and ``symvocab`` (``fts5vocab``) list the keys in order, so a prefix is a range of them;
+- ``symbols``: the symbols of a file of :data:`~sleuth.engine.symbols.pack.STORED_MIN_BYTES` or
+  more, packed; a smaller file is extracted again when a query needs it.
 
 A lookup turns the query into keys (the query's own key, then keys it prefixes, then keys it
-matches in order, shortest first), the keys into files, and unpacks only those files. Files with a
+matches in order, shortest first), the keys into files, and unpacks or extracts only those files. Files with a
 change pending and open buffers are read from disk or memory instead, so a function is found the
 moment it is saved (:func:`disk_symbols`; the search itself is :mod:`sleuth.engine.symbols.search`).
 """
@@ -22,31 +25,41 @@ import threading
 from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence, TYPE_CHECKING
 
+from sleuth.engine.index.trigram import normalize
 from sleuth.engine.symbols.extract import Symbol, extract
-from sleuth.engine.symbols.pack import name_keys, pack, unpack
+from sleuth.engine.symbols.pack import STORED_MIN_BYTES, keys_of, pack, unpack
 
 if TYPE_CHECKING:
     from sleuth.engine.index.catalogue import Catalogue
 
 __all__ = ["create_tables", "write", "SymbolFile", "SymbolStore", "SymbolShards", "disk_symbols", "MAX_FILES"]
 
-MAX_FILES = 600  # files unpacked for one query (a file holds a few hundred symbols at most, typically)
+MAX_FILES = 120  # files unpacked or extracted for one tier of a query, shortest paths first
 MAX_KEYS = 300  # prefix or in-order keys tried per query, shortest first
 _RANGE_SCAN = 20000  # vocabulary entries read for one prefix
+_KEY_BATCH = 32  # keys ORed into one FTS5 query
+_VOCABS = ("defvocab", "symvocab")
+_KEY_TABLES = ("defs", "symkeys")
 
 
 def create_tables(conn: sqlite3.Connection) -> None:
+    """After ``defs``: the symbol tables and the two key vocabularies (virtual, nothing stored)."""
     conn.execute("CREATE VIRTUAL TABLE symkeys USING fts5(keys, tokenize='unicode61', detail=none, content='')")
     conn.execute("CREATE VIRTUAL TABLE symvocab USING fts5vocab(symkeys, 'row')")
+    conn.execute("CREATE VIRTUAL TABLE defvocab USING fts5vocab(defs, 'row')")
     conn.execute("CREATE TABLE symbols(row INTEGER PRIMARY KEY, data BLOB NOT NULL)")
 
 
-def write(conn: sqlite3.Connection, row: int, symbols: list[Symbol]) -> None:
-    """Store ``symbols`` for the file whose first chunk row is ``row`` (the caller owns the transaction)."""
+def write(conn: sqlite3.Connection, row: int, symbols: list[Symbol], definition_keys: set[str], size: int) -> None:
+    """Store ``symbols`` of the file (``size`` bytes) whose first chunk row is ``row``; ``definition_keys``
+    are its ``defs`` keys, already stored. The caller owns the transaction."""
     if not symbols:
         return
-    conn.execute("INSERT INTO symkeys(rowid, keys) VALUES(?, ?)", (row, name_keys(symbols)))
-    conn.execute("INSERT INTO symbols(row, data) VALUES(?, ?)", (row, pack(symbols)))
+    extra = keys_of(symbols) - definition_keys
+    if extra:
+        conn.execute("INSERT INTO symkeys(rowid, keys) VALUES(?, ?)", (row, " ".join(sorted(extra))))
+    if size >= STORED_MIN_BYTES:
+        conn.execute("INSERT INTO symbols(row, data) VALUES(?, ?)", (row, pack(symbols)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,8 +110,9 @@ class SymbolStore:
         found: set[str] = set()
         upper = prefix[:-1] + chr(ord(prefix[-1]) + 1)
         for conn in shards.connections:
-            found.update(t for (t,) in conn.execute(
-                "SELECT term FROM symvocab WHERE term > ? AND term < ? LIMIT ?", (prefix, upper, _RANGE_SCAN)))
+            for vocab in _VOCABS:
+                found.update(t for (t,) in conn.execute(
+                    f"SELECT term FROM {vocab} WHERE term > ? AND term < ? LIMIT ?", (prefix, upper, _RANGE_SCAN)))
         return sorted(found, key=lambda k: (len(k), k))[:limit]
 
     def in_order(self, shards: SymbolShards, key: str, limit: int = MAX_KEYS) -> list[str]:
@@ -121,42 +135,44 @@ class SymbolStore:
         terms: set[str] = set()
         upper = chr(ord(letter) + 1)
         for conn in shards.connections:
-            terms.update(t for (t,) in conn.execute(
-                "SELECT term FROM symvocab WHERE term >= ? AND term < ?", (letter, upper)))
+            for vocab in _VOCABS:
+                terms.update(t for (t,) in conn.execute(
+                    f"SELECT term FROM {vocab} WHERE term >= ? AND term < ?", (letter, upper)))
         blob = "\n".join(sorted(terms)).encode("utf-8", "surrogateescape")
         with self._lock:
             self._vocab[letter] = (shards.stamp, blob)
         return blob
 
-    def files(self, shards: SymbolShards, keys: Iterable[str], limit: int = MAX_FILES) -> list[SymbolFile]:
-        """The indexed files defining any of ``keys`` (tried in order until ``limit`` files), unpacked;
-        files the index cannot vouch for (``covers``) are left to the caller."""
+    def files(self, shards: SymbolShards, keys: Sequence[str], limit: int = MAX_FILES) -> list[SymbolFile]:
+        """The indexed files defining any of ``keys`` (looked up in order, a batch at a time, until
+        ``limit`` files), unpacked; files the index cannot vouch for (``covers``) are the caller's."""
         seen: set[tuple[int, int]] = set()
         picked: list[tuple[int, int, str, str]] = []
-        for key in keys:
+        for start in range(0, len(keys), _KEY_BATCH):
             if len(picked) >= limit:
                 break
+            expression = " OR ".join(_escape(k) for k in keys[start:start + _KEY_BATCH])
             for shard, conn in enumerate(shards.connections):
-                rows = [r for (r,) in conn.execute("SELECT rowid FROM symkeys WHERE symkeys MATCH ?", (_escape(key),))]
-                rows = [r for r in rows if (shard, r) not in seen]
+                rows = sorted({r for table in _KEY_TABLES for (r,) in conn.execute(
+                    f"SELECT rowid FROM {table} WHERE {table} MATCH ?", (expression,)) if (shard, r) not in seen})
                 if not rows:
                     continue
                 for row, (path, display) in zip(rows, shards.owners(shard, rows)):
                     seen.add((shard, row))
                     if path and not shards.covers(path):
                         picked.append((shard, row, path, display))
+        picked.sort(key=lambda p: len(p[3]))  # over the cap, the shorter paths (they rank first among equals)
+        del picked[limit:]
         out: list[SymbolFile] = []
         for shard, conn in enumerate(shards.connections):
             mine = {row: (path, display) for s, row, path, display in picked if s == shard}
             if not mine:
                 continue
-            wanted = list(mine)
-            for start in range(0, len(wanted), 500):
-                part = wanted[start:start + 500]
-                marks = ",".join("?" * len(part))
-                for row, data in conn.execute(f"SELECT row, data FROM symbols WHERE row IN ({marks})", part):
-                    path, display = mine[row]
-                    out.append(SymbolFile(path, display, unpack(data)))
+            marks = ",".join("?" * len(mine))
+            for row, data in conn.execute(f"SELECT row, data FROM symbols WHERE row IN ({marks})", list(mine)):
+                path, display = mine.pop(row)
+                out.append(SymbolFile(path, display, unpack(data)))
+            out.extend(disk_symbols(path, display, None) for path, display in mine.values())  # small files
         return out
 
 
@@ -167,7 +183,7 @@ def disk_symbols(path: str, display: str, text: str | None) -> SymbolFile:
     else:
         try:
             with open(path, "rb") as handle:
-                data = handle.read()
+                data = normalize(handle.read())
         except OSError:
             data = b""
     return SymbolFile(path, display, extract(os.path.basename(path), data))
