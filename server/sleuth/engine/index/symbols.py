@@ -11,9 +11,9 @@ garbage the catalogue no longer points at, reclaimed by the next rebuild):
   more, packed; a smaller file is extracted again when a query needs it.
 
 A lookup turns the query into keys (the query's own key, then keys it prefixes, then keys it
-matches in order, shortest first), the keys into files, and unpacks or extracts only those files. Files with a
-change pending and open buffers are read from disk or memory instead, so a function is found the
-moment it is saved (:func:`disk_symbols`; the search itself is :mod:`sleuth.engine.symbols.search`).
+matches in order, shortest first), the keys into files, and unpacks or extracts only those files.
+Files with a change pending and open buffers are read from disk or memory instead, so a function is
+found the moment it is saved (:func:`disk_symbols`; the search is :mod:`sleuth.engine.symbols.search`).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import re
 import sqlite3
 import threading
 from dataclasses import dataclass
-from typing import Callable, Iterable, Sequence, TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from sleuth.engine.index.trigram import normalize
 from sleuth.engine.symbols.extract import Symbol, extract
@@ -90,7 +90,6 @@ class SymbolShards:
             rec = by_id.get(found.get(row, 0))
             out.append((rec.path, rec.display) if rec is not None and rec.first_row == row else ("", ""))
         return out
-
 
 
 def _escape(key: str) -> str:
