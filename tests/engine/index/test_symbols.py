@@ -40,6 +40,17 @@ static int widget_probe(struct widget *w)
 \treturn 0;
 }
 int widget_count;
+
+static int
+widget_remove(
+\tstruct widget *w)
+{
+\treturn 0;
+}
+
+static void
+widget_declared(int x);
+EXPORT_SYMBOL(widget_probe);
 """
 
 PY = """class UserService(Base):
@@ -96,6 +107,8 @@ def test_c_definitions_members_and_enumerators_with_containers_and_ranges() -> N
     assert (probe.kind, probe.line, probe.col, probe.end_col) == (K.FUNCTION, 19, 11, 23)
     assert C.splitlines()[probe.line][probe.col:probe.end_col] == "widget_probe"
     assert by_name["widget_count"].kind == K.VARIABLE
+    assert (by_name["widget_remove"].kind, by_name["widget_remove"].line) == (K.FUNCTION, 26)  # type on the line before
+    assert "widget_declared" not in by_name and "EXPORT_SYMBOL" not in by_name
 
 
 def test_the_c_pass_gives_the_text_search_the_same_definition_keys() -> None:

@@ -129,6 +129,10 @@ _MAX_BLOCK = 256 << 10
 # (the definition regex wants a blank before the name); only in C++ files: a pass less over C.
 _SCOPED = re.compile(rb"\n(?:[\w:<>,\*&~ \t]+?[ \t\*&])?(?P<scope>\w+)(?:<[^>\n]*>)?::(?P<name>~?\w+)[ \t]*\((?![^\n]*;[ \t]*$)",
                      re.M)
+# A function whose return type is on the line before (``static int\nxfs_foo(struct xfs_mount *mp)``): the
+# name at column 0 followed by ``(``, the line before ending like a type, a ``{`` before any ``;``.
+_SPLIT_FUNC = re.compile(rb"\n(?P<name>[A-Za-z_]\w*)[ \t]*\(")
+_TYPE_END = re.compile(rb"(?:^|\n)(?![ \t]*#)[^\n;{}()=,\\:]*[\w\*][ \t]*$")
 _CPP_EXT = frozenset("cc cpp cxx hpp hh hxx c++ h++ mm cu cuh ino".split())
 
 
@@ -184,6 +188,16 @@ def _c_symbols(data: bytes, cpp: bool = False, keys: set[str] | None = None) -> 
             kind = _C_KINDS[group]  # (a C-like function's name follows a blank: ``A::b(`` is _SCOPED's)
         found.append((start, start + len(raw), raw.decode("utf-8", "replace"), kind, ""))
     found.extend(_c_members(buffer))
+    seen = {f[0] for f in found}
+    for m in _SPLIT_FUNC.finditer(buffer):
+        start = m.start("name") - 1
+        name = m.group("name")
+        if start in seen or name in _NOT_NAMES or is_prototype(buffer[m.end():m.end() + 2000]):
+            continue
+        before = buffer.rfind(b"\n", 0, m.start())
+        if before < 0 or not _TYPE_END.match(buffer, before, m.start()):
+            continue
+        found.append((start, start + len(name), name.decode("utf-8", "replace"), SymbolKind.FUNCTION, ""))
     if cpp:
         seen = {f[0] for f in found}
         for m in _SCOPED.finditer(buffer):
