@@ -24,7 +24,7 @@ def test_neovim_workspace_symbol_fills_the_quickfix_list(tmp_path: pathlib.Path)
     root = make_tree(tmp_path / "ws", {"src/users.py": "class UserService:\n    def get_user_by_id(self, uid):\n"
                                                        "        return uid\n"})
     out = tmp_path / "quickfix.txt"
-    env = {**os.environ, "WS": str(root), "OUT": str(out), "CACHE": str(tmp_path / "cache"), "QUERY": "gubi",
+    env = {**os.environ, "WS": str(root), "OUT": str(out), "CACHE": str(tmp_path / "cache"), "QUERY": "getuserbyid",
            "SLEUTH_PYTHON": sys.executable}
     script = pathlib.Path(__file__).with_name("nvim_workspace_symbol.lua")
     proc = subprocess.run([str(NVIM), "--headless", "-u", "NONE", "-c", f"luafile {script}"], env=env,

@@ -179,7 +179,10 @@ def test_ranking_exact_then_same_key_then_prefix_then_word_starts_shorter_paths_
     assert found[2:] == [("get_user_by_idx", "x.py"), ("getUserByIdFaster", "x.py")]
     assert _find(service, "getuserbyid")[:2] == [("get_user_by_id", "app/users.py"), ("get_user_by_id", "a/b/c/deep/users.py")]
     assert _find(service, "WIDGETON")[0] == ("WIDGET_ON", "drivers/widget.c")
-    assert ("placeOrder", "web/orders.ts") in _find(service, "plord")  # word starts, from the in-order keys
+    deadline = time.monotonic() + 60  # word starts come from the in-order keys, loaded in the background
+    while ("placeOrder", "web/orders.ts") not in _find(service, "plord") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert ("placeOrder", "web/orders.ts") in _find(service, "plord")
     assert _find(service, "zzzz") == []
 
 

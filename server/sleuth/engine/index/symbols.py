@@ -22,12 +22,13 @@ import os
 import re
 import sqlite3
 import threading
+import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Sequence
 
 from sleuth.engine.index.trigram import normalize
 from sleuth.engine.symbols.extract import Symbol, extract
-from sleuth.engine.symbols.pack import STORED_MIN_BYTES, keys_of, pack, unpack
+from sleuth.engine.symbols.pack import STORED_MIN_BYTES, fast_key, keys_of, pack, unpack
 
 if TYPE_CHECKING:
     from sleuth.engine.index.catalogue import Catalogue
@@ -40,6 +41,8 @@ _RANGE_SCAN = 20000  # vocabulary entries read for one prefix
 _KEY_BATCH = 32  # keys ORed into one FTS5 query
 _VOCABS = ("defvocab", "symvocab")
 _KEY_TABLES = ("defs", "symkeys")
+VOCAB_REFRESH_S = 5.0  # the in-order vocabulary is read again at most this often after a change
+FIRST_LOAD_WAIT_S = 0.5  # the first in-order query waits this long for the vocabulary, then answers without
 
 
 def create_tables(conn: sqlite3.Connection) -> None:
@@ -92,16 +95,27 @@ class SymbolShards:
         return out
 
 
+def _db_path(conn: sqlite3.Connection) -> str:
+    return str(conn.execute("PRAGMA database_list").fetchone()[2])
+
+
 def _escape(key: str) -> str:
     return '"' + key.replace('"', '""') + '"'
 
 
 class SymbolStore:
-    """Lookups against one index service's shards, with a per-letter cache of the key vocabulary
-    (for in-order matches, which no index answers): rebuilt when the store changed."""
+    """Lookups against one index service's shards. In-order matches need every key, which no index
+    answers by range: the whole vocabulary (a few million keys on the Linux tree, ~40 MB as one sorted
+    bytes string) is read once in the background on the first such query — reading it costs seconds,
+    as ``fts5vocab`` walks every key's document list — and again, at most every
+    :data:`VOCAB_REFRESH_S`, after the store changed. Until it is there (the first query waits
+    :data:`FIRST_LOAD_WAIT_S`: enough for a project, not for the Linux tree), that tier is empty."""
 
     def __init__(self) -> None:
-        self._vocab: dict[str, tuple[object, bytes]] = {}
+        self._keys: bytes = b""
+        self._stamp: object = None
+        self._loaded_at = 0.0
+        self._loading = False
         self._lock = threading.Lock()
 
     def prefixed(self, shards: SymbolShards, prefix: str, limit: int = MAX_KEYS) -> list[str]:
@@ -116,31 +130,63 @@ class SymbolStore:
 
     def in_order(self, shards: SymbolShards, key: str, limit: int = MAX_KEYS) -> list[str]:
         """Keys that hold ``key``'s characters in order, starting with its first one, shortest first."""
-        blob = self._letter(shards, key[0])
-        pattern = re.compile(("^" + "[^\n]*?".join(re.escape(c) for c in key) + "[^\n]*$").encode(), re.M)
+        keys = self._vocabulary(shards)
+        if not keys and self.wait_loaded(FIRST_LOAD_WAIT_S):  # a small tree's is there in milliseconds
+            keys = self._keys
+        first = key[0].encode("utf-8", "surrogateescape")
+        start = keys.find(b"\n" + first)
+        if start < 0:
+            return []
+        end = keys.find(b"\n" + bytes([first[0] + 1]), start) if len(first) == 1 and first[0] < 0x7F else -1
+        # one deterministic pass per key: each gap takes anything but the next wanted character
+        gaps = "".join(f"[^{re.escape(c)}\n]*{re.escape(c)}" for c in key[1:])
+        pattern = re.compile(("\n" + re.escape(key[0]) + gaps + "[^\n]*").encode("utf-8", "surrogateescape"))
         found: list[bytes] = []
-        for m in pattern.finditer(blob):
-            found.append(m.group(0))
+        for m in pattern.finditer(keys, start, end if end > 0 else len(keys)):
+            found.append(m.group(0)[1:])
             if len(found) >= 20 * limit:
                 break
-        keys = sorted({f.decode("utf-8", "replace") for f in found}, key=lambda k: (len(k), k))
-        return [k for k in keys if k != key][:limit]
+        ordered = sorted({f.decode("utf-8", "surrogateescape") for f in found}, key=lambda k: (len(k), k))
+        return [k for k in ordered if k != key][:limit]
 
-    def _letter(self, shards: SymbolShards, letter: str) -> bytes:
+    def _vocabulary(self, shards: SymbolShards) -> bytes:
+        """The sorted keys as ``\nkey\nkey...\n`` (empty until the first load finished)."""
         with self._lock:
-            cached = self._vocab.get(letter)
-            if cached is not None and cached[0] == shards.stamp:
-                return cached[1]
+            stale = self._stamp != shards.stamp and time.monotonic() - self._loaded_at > VOCAB_REFRESH_S
+            if stale and not self._loading:
+                self._loading = True
+                paths = [_db_path(conn) for conn in shards.connections]
+                threading.Thread(target=self._load, args=(paths, shards.stamp), name="sleuth-symbol-vocab",
+                                 daemon=True).start()
+            return self._keys
+
+    def _load(self, paths: list[str], stamp: object) -> None:
         terms: set[str] = set()
-        upper = chr(ord(letter) + 1)
-        for conn in shards.connections:
-            for vocab in _VOCABS:
-                terms.update(t for (t,) in conn.execute(
-                    f"SELECT term FROM {vocab} WHERE term >= ? AND term < ?", (letter, upper)))
-        blob = "\n".join(sorted(terms)).encode("utf-8", "surrogateescape")
+        try:
+            for path in paths:  # own connections: the service's are used under its lock
+                conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
+                try:
+                    for vocab in _VOCABS:
+                        terms.update(t for (t,) in conn.execute(f"SELECT term FROM {vocab}"))
+                finally:
+                    conn.close()
+            blob = ("\n" + "\n".join(sorted(terms)) + "\n").encode("utf-8", "surrogateescape")
+        except sqlite3.Error:
+            blob = None  # a generation replaced meanwhile: the next query starts another load
         with self._lock:
-            self._vocab[letter] = (shards.stamp, blob)
-        return blob
+            if blob is not None:
+                self._keys, self._stamp, self._loaded_at = blob, stamp, time.monotonic()
+            self._loading = False
+
+    def wait_loaded(self, timeout: float) -> bool:
+        """Tests and benchmarks: wait until no load runs (True when the vocabulary is there)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with self._lock:
+                if not self._loading:
+                    return bool(self._keys)
+            time.sleep(0.02)
+        return False
 
     def files(self, shards: SymbolShards, keys: Sequence[str], limit: int = MAX_FILES) -> list[SymbolFile]:
         """The indexed files defining any of ``keys`` (looked up in order, a batch at a time, until
@@ -162,6 +208,7 @@ class SymbolStore:
                         picked.append((shard, row, path, display))
         picked.sort(key=lambda p: len(p[3]))  # over the cap, the shorter paths (they rank first among equals)
         del picked[limit:]
+        wanted = set(keys)  # a file's other names are looked up under their own keys
         out: list[SymbolFile] = []
         for shard, conn in enumerate(shards.connections):
             mine = {row: (path, display) for s, row, path, display in picked if s == shard}
@@ -170,8 +217,10 @@ class SymbolStore:
             marks = ",".join("?" * len(mine))
             for row, data in conn.execute(f"SELECT row, data FROM symbols WHERE row IN ({marks})", list(mine)):
                 path, display = mine.pop(row)
-                out.append(SymbolFile(path, display, unpack(data)))
-            out.extend(disk_symbols(path, display, None) for path, display in mine.values())  # small files
+                out.append(SymbolFile(path, display, unpack(data, wanted)))
+            for path, display in mine.values():  # small files: extracted again
+                found = disk_symbols(path, display, None)
+                out.append(SymbolFile(path, display, [s for s in found.symbols if fast_key(s.name) in wanted]))
         return out
 
 
