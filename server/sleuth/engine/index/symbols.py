@@ -129,24 +129,32 @@ class SymbolStore:
         return sorted(found, key=lambda k: (len(k), k))[:limit]
 
     def in_order(self, shards: SymbolShards, key: str, limit: int = MAX_KEYS) -> list[str]:
-        """Keys that hold ``key``'s characters in order, starting with its first one, shortest first."""
+        """Keys that hold ``key``'s characters in order from their start (word starts: ``gubi``), or hold
+        ``key`` whole further in (``resume`` in ``pmruntimeresume``); shortest first."""
         keys = self._vocabulary(shards)
         if not keys and self.wait_loaded(FIRST_LOAD_WAIT_S):  # a small tree's is there in milliseconds
             keys = self._keys
+        found: set[bytes] = set()
+        cap = 20 * limit
         first = key[0].encode("utf-8", "surrogateescape")
         start = keys.find(b"\n" + first)
-        if start < 0:
-            return []
-        end = keys.find(b"\n" + bytes([first[0] + 1]), start) if len(first) == 1 and first[0] < 0x7F else -1
-        # one deterministic pass per key: each gap takes anything but the next wanted character
-        gaps = "".join(f"[^{re.escape(c)}\n]*{re.escape(c)}" for c in key[1:])
-        pattern = re.compile(("\n" + re.escape(key[0]) + gaps + "[^\n]*").encode("utf-8", "surrogateescape"))
-        found: list[bytes] = []
-        for m in pattern.finditer(keys, start, end if end > 0 else len(keys)):
-            found.append(m.group(0)[1:])
-            if len(found) >= 20 * limit:
-                break
-        ordered = sorted({f.decode("utf-8", "surrogateescape") for f in found}, key=lambda k: (len(k), k))
+        if start >= 0:
+            end = keys.find(b"\n" + bytes([first[0] + 1]), start) if len(first) == 1 and first[0] < 0x7F else -1
+            # one deterministic pass: each gap takes anything but the next wanted character
+            gaps = "".join(f"[^{re.escape(c)}\n]*{re.escape(c)}" for c in key[1:])
+            pattern = re.compile(("\n" + re.escape(key[0]) + gaps + "[^\n]*").encode("utf-8", "surrogateescape"))
+            for m in pattern.finditer(keys, start, end if end > 0 else len(keys)):
+                found.add(m.group(0)[1:])
+                if len(found) >= cap:
+                    break
+        needle = key.encode("utf-8", "surrogateescape")
+        at = keys.find(needle)
+        while at >= 0 and len(found) < 2 * cap:
+            begin = keys.rfind(b"\n", 0, at) + 1
+            stop = keys.find(b"\n", at)
+            found.add(keys[begin:stop])
+            at = keys.find(needle, stop)
+        ordered = sorted((f.decode("utf-8", "surrogateescape") for f in found), key=lambda k: (len(k), k))
         return [k for k in ordered if k != key][:limit]
 
     def _vocabulary(self, shards: SymbolShards) -> bytes:
