@@ -193,7 +193,8 @@ def symbol_queries(tags_file: str, count: int, seed: int) -> list[tuple[str, str
             name, kind, path, number = line.rstrip("\n").split("\t")
             seen[name] += 1
             where[name] = (kind, path, int(number))
-    unique = sorted(n for n, c in seen.items() if c == 1 and len(n) >= 4 and re.fullmatch(r"\w+", n))
+    unique = sorted(n for n, c in seen.items() if c == 1 and len(n) >= 4 and re.fullmatch(r"\w+", n)
+                    and not n.startswith("__anon"))  # ctags' names for anonymous aggregates: nobody types them
     picked = random.Random(seed).sample(unique, min(count, len(unique)))
     return [(n, *where[n]) for n in picked]
 

@@ -59,7 +59,7 @@ async def test_neovim_workspace_symbol_with_partial_results_and_progress(start, 
     root = make_tree(tmp_path / "ws", TREE)
     session = await start([root])
     await session.execute("sleuth.index.build", {"wait": True})
-    answer = await _symbols(session, "resume", partial_result_token="p", work_done_token="w")
+    answer = await _symbols(session, "esume", partial_result_token="p", work_done_token="w")
     assert answer == []
     await session.eventually(lambda: session.progress.get("p"))
     streamed = [item for batch in session.progress["p"] for item in batch]

@@ -141,7 +141,7 @@ class SymbolStore:
         if start >= 0:
             end = keys.find(b"\n" + bytes([first[0] + 1]), start) if len(first) == 1 and first[0] < 0x7F else -1
             # one deterministic pass: each gap takes anything but the next wanted character
-            gaps = "".join(f"[^{re.escape(c)}\n]*{re.escape(c)}" for c in key[1:])
+            gaps = "".join(f"[^{re.escape(c)}\n]*+{re.escape(c)}" for c in key[1:])  # possessive: linear
             pattern = re.compile(("\n" + re.escape(key[0]) + gaps + "[^\n]*").encode("utf-8", "surrogateescape"))
             for m in pattern.finditer(keys, start, end if end > 0 else len(keys)):
                 found.add(m.group(0)[1:])
