@@ -59,11 +59,12 @@ async def test_neovim_workspace_symbol_with_partial_results_and_progress(start, 
     root = make_tree(tmp_path / "ws", TREE)
     session = await start([root])
     await session.execute("sleuth.index.build", {"wait": True})
-    answer = await _symbols(session, "esume", partial_result_token="p", work_done_token="w")
+    answer = await _symbols(session, "pm", partial_result_token="p", work_done_token="w")
     assert answer == []
     await session.eventually(lambda: session.progress.get("p"))
     streamed = [item for batch in session.progress["p"] for item in batch]
-    assert [(s["name"], s["containerName"]) for s in streamed] == [("resume", "pm_ops"), ("PM_RESUME", "pm_event")]
+    assert [(s["name"], s.get("containerName")) for s in streamed] == [
+        ("pm_ops", None), ("pm_event", None), ("PM_RESUME", "pm_event"), ("PM_SUSPEND", "pm_event")]
     assert [v["kind"] for v in session.progress["w"]][::len(session.progress["w"]) - 1] == ["begin", "end"]
 
 
