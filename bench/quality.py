@@ -160,6 +160,45 @@ def definition_queries(corpus: str, sources: Sequence[str], tags_file: str, per_
     return styles
 
 
+# -- workspace symbols ------------------------------------------------------------------------------
+SYMBOL_KINDS = {"function", "struct", "union", "enum", "enumerator", "member", "macro", "typedef", "variable",
+                "class", "method", "namespace", "subroutine"}  # ctags' default definition kinds (no prototypes)
+
+
+def symbol_tags(corpus: str, sources: Sequence[str], cache: str) -> str:
+    """Path of a cached ``name\tkind\tpath\tline`` file of every definition ctags finds (members and
+    enumerators too: Ctrl+T finds those), made once over every source file."""
+    digest = hashlib.sha256("\n".join(sources).encode("utf-8", "surrogateescape")).hexdigest()[:12]
+    out = os.path.join(cache, f"ctags-symbols-{digest}.tsv")
+    if not os.path.exists(out):
+        print(f"running ctags over {len(sources)} source files (cached in {out}) ...", flush=True)
+        proc = subprocess.run(["ctags", "-x", "--_xformat=%N\t%K\t%F\t%n", "--langmap=C:+.h",
+                               "--languages=C,C++,Python,Rust,Sh,Perl", "-L", "-"], cwd=corpus,
+                              input=("\n".join(sources) + "\n").encode(), capture_output=True)
+        with open(out + ".tmp", "w") as handle:
+            for raw in proc.stdout.decode("utf-8", "replace").splitlines():
+                parts = raw.split("\t")
+                if len(parts) == 4 and parts[1] in SYMBOL_KINDS:
+                    handle.write(raw + "\n")
+        os.replace(out + ".tmp", out)
+    return out
+
+
+def symbol_queries(tags_file: str, count: int, seed: int) -> list[tuple[str, str, str, int]]:
+    """``[(name, kind, path, line)]``: a seeded sample of names whose only definition ctags finds."""
+    seen: Counter[str] = Counter()
+    where: dict[str, tuple[str, str, int]] = {}
+    with open(tags_file) as handle:
+        for line in handle:
+            name, kind, path, number = line.rstrip("\n").split("\t")
+            seen[name] += 1
+            where[name] = (kind, path, int(number))
+    unique = sorted(n for n, c in seen.items() if c == 1 and len(n) >= 4 and re.fullmatch(r"\w+", n)
+                    and not n.startswith("__anon"))  # ctags' names for anonymous aggregates: nobody types them
+    picked = random.Random(seed).sample(unique, min(count, len(unique)))
+    return [(n, *where[n]) for n in picked]
+
+
 # -- Quick-Open -------------------------------------------------------------------------------------
 def _prefix(word: str, rng: random.Random, low: int = 2, high: int = 5) -> str:
     return word if len(word) <= low else word[:rng.randint(low, min(high, len(word)))]
@@ -294,7 +333,8 @@ def main() -> int:
                         help="folder of the cached ctags output")
     parser.add_argument("--per-style", type=int, default=100)
     parser.add_argument("--seed", type=int, default=2026)
-    parser.add_argument("--only", choices=("defs", "files"))
+    parser.add_argument("--only", choices=("defs", "files", "symbols"))
+    parser.add_argument("--lsp", action="store_true", help="symbols: also time workspace/symbol over LSP")
     parser.add_argument("--misses", type=int, default=0, help="print this many misses per style")
     parser.add_argument("--json", help="also write the figures here")
     args = parser.parse_args()
@@ -308,6 +348,7 @@ def main() -> int:
     service.wait_idle(120)
     print(f"index ready in {time.perf_counter() - started:.1f} s: {service.status()['files']} files", flush=True)
     services = Services(index=service)
+    _SERVICE[:] = [service]
     entries = service.catalogue_entries(workspace, None, None) or []
     paths = [e.display for e in entries]
     report: dict[str, Any] = {"corpus": corpus, "files": len(paths), "seed": args.seed}
@@ -317,7 +358,9 @@ def main() -> int:
         out = get_command(name)(call, CommandContext(workspace, settings, services=services))
         return out, time.perf_counter() - begun
 
-    if args.only != "files":
+    if args.only in (None, "symbols"):
+        report["symbols"] = symbols_quality(corpus, paths, args, run)
+    if args.only in (None, "defs"):
         sources = [p for p in paths if p.endswith(SOURCE_EXTS)]
         tags = tree_tags(corpus, sources, args.tags)
         styles = definition_queries(corpus, sources, tags, args.per_style, args.seed)
@@ -344,7 +387,7 @@ def main() -> int:
         for kind, rows in sorted(by_kind.items()):
             report["definitions"]["kind_" + kind] = _report(kind, rows, 0)
 
-    if args.only != "defs":
+    if args.only in (None, "files"):
         print("Quick-Open queries (sleuth.files):")
         report["quick_open"] = {}
         all_rows = []
@@ -362,6 +405,65 @@ def main() -> int:
         with open(args.json, "w") as handle:
             json.dump(report, handle, indent=2)
     return 0
+
+
+_SERVICE: list[Any] = []  # the index service of this run (the symbols warm-up waits on its vocabulary)
+
+
+def symbols_quality(corpus: str, paths: Sequence[str], args: argparse.Namespace,
+                    run: Callable[[str, dict[str, Any]], tuple[dict[str, Any], float]]) -> dict[str, Any]:
+    """``sleuth.symbols`` judged by ctags: exact names whose only ctags definition is one place -> top-1
+    rate; the same names lower-cased without ``_`` -> MRR@10; latency in process (and over LSP)."""
+    sources = [p for p in paths if p.endswith(SOURCE_EXTS + (".cc", ".cpp", ".hpp"))]
+    picks = symbol_queries(symbol_tags(corpus, sources, args.tags), args.per_style * 3, args.seed)
+    print(f"symbol queries (sleuth.symbols), judged by ctags: {len(picks)} names defined once")
+    out: dict[str, Any] = {}
+    begun = time.perf_counter()  # a warm server: the in-order keys are read once in the background
+    run("sleuth.symbols", {"query": "zqxjv", "max_results": 10})
+    from sleuth.engine.symbols.search import _store
+
+    loaded = _store(_SERVICE[0]).wait_loaded(600)
+    print(f"  in-order key vocabulary loaded: {loaded} in {time.perf_counter() - begun:.1f} s")
+    styles = {"exact": lambda n: n, "relaxed": lambda n: n.lower().replace("_", "")}
+    for style, make in styles.items():
+        rows = []
+        lines_ok = 0
+        for name, kind, path, line in picks:
+            result, took = run("sleuth.symbols", {"query": make(name), "max_results": 10})
+            got = [(r["name"], r["path"]) for r in result["results"]]
+            rank = next((i + 1 for i, g in enumerate(got) if g == (name, path)), None)
+            lines_ok += bool(rank and result["results"][rank - 1]["line"] == line)
+            rows.append((make(name), rank, took, f"{kind} {name} in {path}:{line}, got {got[:3]}"))
+        out[style] = _report(style, rows, args.misses)
+        out[style]["top1_rate"] = round(out[style]["first"] / max(len(rows), 1), 3)
+        out[style]["same_line_as_ctags"] = lines_ok
+        print(f"    top-1 rate {out[style]['top1_rate']:.3f}; found on ctags' line: {lines_ok}")
+    if args.lsp:
+        out["lsp"] = _symbols_over_lsp(corpus, args.cache, [make(n) for n, *_ in picks for make in styles.values()])
+    return out
+
+
+def _symbols_over_lsp(corpus: str, cache: str, queries: list[str]) -> dict[str, Any]:
+    """``workspace/symbol`` round trips on a real ``sleuth serve`` (VS Code's capabilities), same store."""
+    from lsp_client import LspProcess, vscode_capabilities
+
+    lsp = LspProcess([sys.executable, "-m", "sleuth", "serve"], cwd=corpus)
+    uri = "file://" + corpus
+    lsp.request("initialize", {"processId": os.getpid(), "rootUri": uri, "capabilities": vscode_capabilities(),
+                               "workspaceFolders": [{"uri": uri, "name": "linux"}],
+                               "initializationOptions": {"cacheDir": cache}}, 60)
+    lsp.notify("initialized", {})
+    deadline = time.time() + 600
+    while lsp.execute("sleuth.index.status", {}, 30).result.get("state") != "ready" and time.time() < deadline:
+        time.sleep(0.1)
+    times = []
+    for query in queries:
+        times.append(lsp.request("workspace/symbol", {"query": query}, 60).seconds)
+    lsp.request("shutdown", None, 30)
+    lsp.notify("exit")
+    figures = {"n": len(times), "p50_ms": round(_pct(times, .5) * 1000, 1), "p95_ms": round(_pct(times, .95) * 1000, 1)}
+    print(f"  workspace/symbol over LSP: n={figures['n']}  p50 {figures['p50_ms']} ms  p95 {figures['p95_ms']} ms")
+    return figures
 
 
 if __name__ == "__main__":

@@ -97,6 +97,15 @@ def test_index_build_then_ranked_text_finds_the_definition(tree):
     assert "ready" in status.stdout
 
 
+def test_symbols_finds_definitions_by_name_and_kind(tree):
+    proc = sleuth(tree, "symbols", "helper")
+    assert (proc.returncode, proc.stdout) == (0, "src/app.py:5: function helper\nsrc/util.py:1: variable HELPER\n")
+    only = json.loads(sleuth(tree, "symbols", "--json", "--kind", "variable", "helper").stdout)
+    assert [(r["name"], r["kind"], r["line"], r["match"]) for r in only["results"]] == [("HELPER", "variable", 1, "same_key")]
+    assert sleuth(tree, "symbols", "Demo").stdout == "README.md:1: string Demo\n"
+    assert sleuth(tree, "symbols", "zzzqqqxxx").returncode == 1
+
+
 def test_text_exit_code_one_when_nothing_matches(tree):
     assert sleuth(tree, "text", "zzzqqqxxx").returncode == 1
 

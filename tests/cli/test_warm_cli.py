@@ -102,6 +102,9 @@ CASES = [
     ("files", ["files", "-q", "usrctl"]),
     ("text", ["text", "user controller"]),
     ("text", ["text", "get_user", "-C", "0"]),
+    ("symbols", ["symbols", "getuser"]),
+    ("symbols", ["symbols", "user", "--kind", "class"]),
+    ("symbols", ["symbols", "user", "--kind", "gadget"]),  # a bad kind: the same message and exit code
 ]
 
 

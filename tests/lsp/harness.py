@@ -31,6 +31,8 @@ PROFILES = ("vscode", "minimal")
 def capabilities(profile: str) -> types.ClientCapabilities:
     if profile == "vscode":
         return pytest_lsp.client_capabilities("visual-studio-code")
+    if profile == "neovim":  # opted into by the tests that name it (e.g. workspace/symbol)
+        return pytest_lsp.client_capabilities("neovim")
     return types.ClientCapabilities()
 
 

@@ -19,7 +19,7 @@ async def test_tools_list_over_lsp(start, tmp_path: pathlib.Path) -> None:
     listed = await session.execute("sleuth.tools.list", {})
     names = [tool["name"] for tool in listed["tools"]]
     assert names == ["forge.search_files", "forge.Search", "codex.grep_files", "kimi.search_files",
-                     "acode.search_text", "acode.search_files", "acode.grep"]
+                     "acode.search_text", "acode.search_files", "acode.grep", "sleuth.find_symbols"]
     assert all(t["read_only"] and t["risk"] == "low" and not t["requires_approval"] for t in listed["tools"])
     only = await session.execute("sleuth.tools.list", {"profile": "acode"})
     assert [t["tool"] for t in only["tools"]] == ["search_text", "search_files", "grep"]

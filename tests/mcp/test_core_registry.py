@@ -20,7 +20,7 @@ def test_registry_names_every_command_and_the_lsp_uses_its_tables() -> None:
     for info in COMMANDS.values():
         assert callable(info.runner())
     assert STREAM_KEYS["sleuth.grep"] == "matches" and "sleuth.metrics" in QUICK_COMMANDS
-    assert RATE_LIMITED == {"sleuth.grep", "sleuth.files", "sleuth.text"}
+    assert RATE_LIMITED == {"sleuth.grep", "sleuth.files", "sleuth.text", "sleuth.symbols"}
     from sleuth.lsp import invoke
 
     assert invoke.STREAM_KEYS is STREAM_KEYS and invoke.QUICK_COMMANDS is QUICK_COMMANDS

@@ -97,6 +97,23 @@ async def test_results_equal_the_cli_and_roots_are_the_sandbox(tmp_path: pathlib
 
 
 @pytest.mark.parametrize("mode", MODES)
+async def test_find_symbols_by_name_kind_and_path(tmp_path: pathlib.Path, mode: str) -> None:
+    ws = write_tree(tmp_path / "ws", {"src/users.py": "class UserService:\n    def get_user(self):\n        pass\n",
+                                      "lib/users.py": "def get_user():\n    pass\n"})
+    async with connect(tmp_path, mode, [ws]) as client:
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+        assert tools["find_symbols"].annotations.read_only_hint is True
+        assert {"query", "kind", "include_path", "offset"} <= set(tools["find_symbols"].input_schema["properties"])
+        found = await client.call_tool("find_symbols", {"query": "get_user"})
+        assert _text(found).splitlines()[:2] == ["lib/users.py:1: function get_user",
+                                                 "src/users.py:2: method get_user in UserService"]
+        methods = await client.call_tool("find_symbols", {"query": "get_user", "kind": "method"})
+        assert [r["path"] for r in methods.structured_content["results"]] == ["src/users.py"]
+        scoped = await client.call_tool("find_symbols", {"query": "getuser", "include_path": "lib"})
+        assert [r["path"] for r in scoped.structured_content["results"]] == ["lib/users.py"]
+
+
+@pytest.mark.parametrize("mode", MODES)
 async def test_bad_arguments_are_tool_errors_a_model_can_read(tmp_path: pathlib.Path, mode: str) -> None:
     ws = write_tree(tmp_path / "ws", {"a.txt": "x\n"})
     async with connect(tmp_path, mode, [ws]) as client:

@@ -185,6 +185,13 @@ def test_errors_and_hints_are_worded_for_people(report: dict[str, Any]) -> None:
     assert "fixed_strings" not in outcome and "call again" not in outcome
 
 
+def test_ctrl_t_finds_a_symbol_through_sleuth(report: dict[str, Any]) -> None:
+    """Go to Symbol in Workspace (Quick Open with '#') lists Sleuth's workspace/symbol answer and opens it."""
+    outcome = _step(report, "symbols")
+    assert "UserController" in outcome and "opened UserController.cs" in outcome
+    assert 'sleuth.symbols query="UserController"' in _step(report, "symbols_log")  # the row came from Sleuth
+
+
 def test_rebuild_index_reports_a_ready_index(report: dict[str, Any]) -> None:
     assert "ready" in _step(report, "rebuild")
 

@@ -20,6 +20,7 @@ SUBCOMMANDS: dict[str, str] = {
     "grep": "sleuth.cli.grep",
     "files": "sleuth.cli.files",
     "text": "sleuth.cli.text",
+    "symbols": "sleuth.cli.symbols",
     "index": "sleuth.cli.index",
     "tools": "sleuth.cli.tools",
     "serve": "sleuth.cli.serve",

@@ -20,6 +20,7 @@ _MODULES: dict[str, str] = {
     "sleuth.grep": "sleuth.commands.grep",
     "sleuth.files": "sleuth.commands.files",
     "sleuth.text": "sleuth.commands.text",
+    "sleuth.symbols": "sleuth.commands.symbols",
     "sleuth.index.status": "sleuth.commands.index_status",
     "sleuth.index.build": "sleuth.commands.index_build",
     "sleuth.tools.list": "sleuth.commands.tools_list",

@@ -18,7 +18,7 @@ from sleuth.engine.errors import BadArgs
 __all__ = ["run", "TOOLS_LIST_ARGS"]
 
 TOOLS_LIST_ARGS: dict[str, Arg] = {
-    "profile": Arg("str", "Only this profile's tools (forge, codex, kimi, acode).", non_blank=True),
+    "profile": Arg("str", "Only this profile's tools (forge, codex, kimi, acode, sleuth).", non_blank=True),
     "capability": Arg("str", "Only tools with this capability (e.g. 'files', 'regex').", non_blank=True),
 }
 

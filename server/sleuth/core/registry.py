@@ -69,6 +69,13 @@ _TABLE: tuple[CommandInfo, ...] = (
         "prefix*; identifiers match by their parts (`user id` finds getUserId). Lines that define a "
         "match rank first. Use it when you know what something is about, not its exact spelling.",
         args_attr="TEXT_ARGS", stream_key="results", rate_limited=True),
+    CommandInfo(
+        "sleuth.symbols", "sleuth.commands.symbols", "Find symbol definitions by name",
+        "Find where functions, classes, structs, methods, macros, enum members, fields and headings are "
+        "defined, by name: exact ('PM_RESUME'), without case or underscores ('pmresume'), a prefix, or word "
+        "starts ('gubi' finds getUserById). Each result has its kind, container, path and line. Filter by "
+        "kind ('function', 'struct'...) and path. Use it to jump to a definition when you know its name.",
+        args_attr="SYMBOLS_ARGS", stream_key="results", rate_limited=True),
     CommandInfo("sleuth.index.status", "sleuth.commands.index_status", "Index status",
                 "State of the workspace index (building, ready, error) with its counts.", quick=True),
     CommandInfo("sleuth.index.build", "sleuth.commands.index_build", "Rebuild the index",
@@ -82,7 +89,7 @@ _TABLE: tuple[CommandInfo, ...] = (
 )
 
 COMMANDS: dict[str, CommandInfo] = {info.name: info for info in _TABLE}
-SEARCHES: tuple[str, ...] = ("sleuth.grep", "sleuth.files", "sleuth.text")
+SEARCHES: tuple[str, ...] = ("sleuth.grep", "sleuth.files", "sleuth.text", "sleuth.symbols")
 
 # The derived views the transports use; STREAM_KEYS is a plain dict so test commands can add theirs.
 STREAM_KEYS: dict[str, str] = {info.name: info.stream_key for info in _TABLE if info.stream_key}

@@ -18,7 +18,7 @@ The socket is an attack surface, so the server answers only when:
 * the client's safeguards and index-shaping settings (:data:`GUARD_FIELDS`, from its own
   ``config.yml`` and ``.agent/config.yml``) equal the server's, so the server neither weakens its
   deny globs or redaction for the client nor answers from an index built under other rules;
-* for ``sleuth.text``, the server's index is ready (the cold CLI waits for it; a scan would say
+* for ``sleuth.text`` and ``sleuth.symbols``, the server's index is ready (the cold CLI waits for it; a scan would say
   ``source: "scan"``).
 
 Otherwise it answers ``{"refused": why}`` and the CLI runs cold. This module holds what both ends share
@@ -49,7 +49,7 @@ except ImportError:  # pragma: no cover - by version
         from hashlib import sha256
 
 PROTOCOL = 1
-WARM_COMMANDS = frozenset({"sleuth.grep", "sleuth.files", "sleuth.text"})
+WARM_COMMANDS = frozenset({"sleuth.grep", "sleuth.files", "sleuth.text", "sleuth.symbols"})
 # Settings that shape what a search may read or what the index holds: must match to answer warm.
 GUARD_FIELDS = ("deny_globs", "redaction", "backend", "index_path", "index_enabled", "follow",
                 "respect_gitignore", "max_file_size_bytes")

@@ -165,7 +165,7 @@ class WarmListener:
             return {"refused": "other roots"}
         if request.get("guards") != guards(settings):
             return {"refused": "other settings"}
-        if command == "sleuth.text" and not (services.index is not None and services.index.ready):
+        if command in ("sleuth.text", "sleuth.symbols") and not (services.index is not None and services.index.ready):
             return {"refused": "index not ready"}
         token = CancelToken()
         threading.Thread(target=_cancel_on_hangup, args=(conn, token), name="sleuth-warm-hangup",

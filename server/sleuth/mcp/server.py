@@ -50,7 +50,8 @@ _LEVELS = {1: logging.ERROR, 2: logging.WARNING}  # the log line's severity (els
 INSTRUCTIONS = (
     "Sleuth searches the folders this host shares as roots. Use `grep` for exact text or regexes "
     "(`path:line: text` per match), `find_files` to locate files by glob or fuzzy name, `search_text` for "
-    "ranked word search with definitions first. Answers are bounded: a cut answer says so and gives the "
+    "ranked word search with definitions first, `find_symbols` for where a function, class or struct is "
+    "defined, by name. Answers are bounded: a cut answer says so and gives the "
     "`offset` for its next page. Paths are relative to the roots; nothing outside them is searched."
 )
 
@@ -119,7 +120,9 @@ class SleuthMCP:
     # -- registration -----------------------------------------------------------------------
     @staticmethod
     def _profile_tools(profiles: list[str]) -> list[ToolDefinition]:
-        names = list(PROFILES) if "all" in profiles else [p for p in profiles if p != "none"]
+        # Sleuth's own profile is the native find_symbols tool again: "all" means every seed profile
+        seeds = [p for p in PROFILES if p != "sleuth"]
+        names = seeds if "all" in profiles else [p for p in profiles if p != "none"]
         return [tool for name in dict.fromkeys(names) for tool in all_tools(name)]
 
     def _add(self, name: str, title: str, description: str, input_schema: dict[str, Any],
@@ -197,7 +200,7 @@ class SleuthMCP:
     def _search_handler(self, tool: SearchTool) -> Callable[..., Any]:
         async def handle(ctx: Context, raw: Mapping[str, Any], roots: list[str]) -> CallToolResult:
             args, offset, _ = split_offset(raw, tool, self.session.settings)
-            if tool.command == "sleuth.text":
+            if tool.command in ("sleuth.text", "sleuth.symbols"):
                 await self._wait_for_index(ctx)
             result = await self._invoke(ctx, tool.command, args)
             structured, text = page(tool, result, offset, self.max_tokens)
@@ -254,7 +257,7 @@ class SleuthMCP:
             raise
 
     async def _wait_for_index(self, ctx: Context) -> None:
-        """``search_text`` needs the index: wait for its first build (with progress) rather than fail."""
+        """``search_text`` and ``find_symbols`` need the index: wait for its first build (with progress) rather than fail."""
         service = self.session.services.index
         if service is None or service.ready:
             return

@@ -1,7 +1,7 @@
 """The native searches as MCP tools: schemas, a text rendering a model reads cheaply, bounded pages.
 
 Each :class:`SearchTool` wraps one registry command (``sleuth.grep``, ``sleuth.files``,
-``sleuth.text``). Its input schema is the command's argument table rendered by
+``sleuth.text``, ``sleuth.symbols``). Its input schema is the command's argument table rendered by
 :func:`sleuth.commands.args.json_schema` (the same table validates the call, so the schema cannot
 drift) plus ``offset``, the paging cursor. Its answer has two forms of one page:
 
@@ -71,6 +71,11 @@ def _text_lines(item: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _symbol_line(item: Mapping[str, Any]) -> str:
+    container = f" in {item['container']}" if item.get("container") else ""
+    return f"{item['path']}:{item['line']}: {item['kind']} {item['name']}{container}"
+
+
 @dataclass(frozen=True)
 class SearchTool:
     """One native search as an MCP tool."""
@@ -122,6 +127,7 @@ SEARCH_TOOLS: tuple[SearchTool, ...] = (
     SearchTool("grep", "sleuth.grep", "matches", "match", _grep_line),
     SearchTool("find_files", "sleuth.files", "items", "file", _files_line),
     SearchTool("search_text", "sleuth.text", "results", "result", _text_lines),
+    SearchTool("find_symbols", "sleuth.symbols", "results", "symbol", _symbol_line),
 )
 
 

@@ -245,7 +245,8 @@ def test_tools_list_filters(workspace):
     from sleuth.commands.tools_list import run as tools_list
 
     everything = tools_list({}, ctx)
-    assert everything["count"] == 7 and everything["profiles"] == ["forge", "codex", "kimi", "acode"]
+    assert everything["count"] == 8 and everything["profiles"] == ["forge", "codex", "kimi", "acode", "sleuth"]
+    assert [t["name"] for t in tools_list({"capability": "symbols"}, ctx)["tools"]] == ["sleuth.find_symbols"]
     assert [t["name"] for t in tools_list({"profile": "forge"}, ctx)["tools"]] == ["forge.search_files", "forge.Search"]
     assert all("fuzzy" in t["capabilities"] for t in tools_list({"capability": "fuzzy"}, ctx)["tools"])
     for bad in ({"profile": "nope"}, {"bogus": 1}, {"profile": 3}):

@@ -305,6 +305,8 @@ function checkServerLog() {
     const tools = lines.find((l) => /Registered \d+ language-model tools/.test(l));
     if (tools) report.steps.lm_tools = tools.trim();
     // VS Code 1.101+ has vscode.lm.registerMcpServerDefinitionProvider: the extension offers `sleuth mcp`.
+    const symbols = lines.find((l) => /sleuth\.symbols query="UserController" -> [1-9]\d* results?/.test(l));
+    if (symbols) report.steps.symbols_log = symbols.trim();
     const mcp = lines.find((l) => /Offered the Sleuth MCP server to chat/.test(l));
     if (mcp) report.steps.mcp_provider = mcp.trim();
     const own = lines.find((l) => /Sleuth's own environment is ready|Sleuth's own environment: /.test(l));
@@ -359,6 +361,32 @@ async function stepText() {
     await row.click();
     await page.locator('.tab.active', { hasText: 'guide.md' }).first().waitFor({ timeout: WAIT });
     report.steps.text = `"user controller" ranked ${JSON.stringify(text)} and opened guide.md`;
+}
+
+/** Ctrl+T is Quick Open with "#": VS Code asks every workspace-symbol provider, the Sleuth language
+ * client among them (no other extension here knows C#). The row must show the class and open its file. */
+async function stepSymbols() {
+    const deadline = Date.now() + WAIT;
+    const row = page.locator(ROWS, { hasText: 'UserController' }).first();
+    for (;;) {
+        await page.keyboard.press('Escape');
+        await page.keyboard.press('F1');
+        await page.waitForSelector(INPUT, { state: 'visible', timeout: WAIT });
+        await page.fill(INPUT, '#');
+        await page.keyboard.insertText('UserController');
+        try {
+            await row.waitFor({ timeout: 5000 });
+            break;
+        } catch (e) {
+            if (Date.now() > deadline) throw e;
+        }
+    }
+    await shot('symbols-results');
+    const text = (await row.innerText()).replace(/\s+/g, ' ');
+    await page.keyboard.press('Enter');
+    await page.locator('.tab.active', { hasText: 'UserController.cs' }).first().waitFor({ timeout: WAIT });
+    await shot('symbols-opened');
+    report.steps.symbols = `"#UserController" listed ${JSON.stringify(text)} and opened UserController.cs`;
 }
 
 async function stepRebuild() {
@@ -532,7 +560,7 @@ async function main() {
         await shot('workbench');
         const only = env.SLEUTH_E2E_STEPS ? env.SLEUTH_E2E_STEPS.split(',') : undefined; // for debugging one step
         const steps = FRESH ? [['selfinstall', stepSelfInstall], ['grep', stepGrep]]
-            : [['grep', stepGrep], ['stream', stepStream], ['toggles', stepToggles], ['files', stepFiles], ['index', stepIndex], ['rebuild', stepRebuild], ['text', stepText], ['interpreter', stepInterpreter]];
+            : [['grep', stepGrep], ['stream', stepStream], ['toggles', stepToggles], ['files', stepFiles], ['index', stepIndex], ['symbols', stepSymbols], ['rebuild', stepRebuild], ['text', stepText], ['interpreter', stepInterpreter]];
         for (const [name, step] of steps) {
             if (only && !only.includes(name)) continue;
             log(`step ${name}`);

@@ -13,6 +13,7 @@ arguments into native command calls and the native result into the seed's output
     codex     codex_grep_files       grep_files                   (seed 002)
     kimi      kimi_search_files      search_files                 (seed 003)
     acode     acode                  search_text, search_files, grep          (seed 004)
+    sleuth    sleuth_symbols         find_symbols                 (Sleuth's own: workspace symbols)
 
 :func:`lookup` resolves ``profile.tool`` (or an alias), or a bare tool name when it is
 unambiguous within ``Settings.tools_profile`` (or across all profiles when none is configured).
@@ -37,6 +38,7 @@ PROFILES: dict[str, tuple[str, ...]] = {
     "codex": ("sleuth.commands.profiles.codex_grep_files",),
     "kimi": ("sleuth.commands.profiles.kimi_search_files",),
     "acode": ("sleuth.commands.profiles.acode",),
+    "sleuth": ("sleuth.commands.profiles.sleuth_symbols",),
 }
 
 

@@ -5,7 +5,8 @@ build uses both cores; a plain subprocess, so it never re-imports the server's `
 Per file: read the bytes once (``fstat`` on the same descriptor, so size/mtime describe exactly
 what was indexed), cut them into line-aligned chunks, give each chunk a row number and its distinct
 trigrams to a :class:`~sleuth.engine.index.postings.SegmentWriter`, and insert one row of definition
-keys. Rows get fresh ids from the shard's ``next_row`` counter and are never rewritten: a changed
+keys and one of symbols (:mod:`sleuth.engine.index.symbols`). Rows get fresh ids from the shard's
+``next_row`` counter and are never rewritten: a changed
 file's old rows are simply no longer referenced by the catalogue (counted as garbage; a full
 rebuild reclaims them).
 """
@@ -20,12 +21,12 @@ from typing import Any
 
 import numpy as np
 
-from sleuth.engine.index import store
+from sleuth.engine.index import store, symbols
 from sleuth.engine.index.catalogue import Indexed
-from sleuth.engine.index.defs import definition_keys
 from sleuth.engine.index.postings import SegmentWriter, distinct, flat_path, trigram_codes
 from sleuth.engine.decode import transcoded
 from sleuth.engine.index.trigram import chunks, indexed_variants
+from sleuth.engine.symbols.extract import definitions_and_symbols
 
 __all__ = ["index_file", "next_row", "worker_main", "chunk_trigrams"]
 
@@ -92,9 +93,10 @@ def index_file(conn: sqlite3.Connection, path: str, row: int, max_bytes: int | N
         row += 1  # chunks() yields one (empty) chunk for an empty file: it still owns a row
     if own:
         writer.flush()
-    keys = definition_keys(data)
+    keys, found = definitions_and_symbols(os.path.basename(path), data)
     if keys:
         conn.execute("INSERT INTO defs(rowid, keys) VALUES(?, ?)", (first, " ".join(sorted(keys))))
+    symbols.write(conn, first, found, keys, size)
     nul = b"\0" in data
     wide = (bool(data) and not data.endswith(b"\n")) or nul
     plain = not nul and data is raw and raw[:3] != b"\xef\xbb\xbf"
@@ -155,6 +157,7 @@ def _index_shard(argv: list[str]) -> int:
     conn.execute("INSERT OR REPLACE INTO meta VALUES('post_bytes', ?)", (str(os.path.getsize(flat.name)),))
     conn.execute("COMMIT")
     conn.execute("INSERT INTO defs(defs) VALUES('optimize')")
+    conn.execute("INSERT INTO symkeys(symkeys) VALUES('optimize')")
     conn.execute("VACUUM")  # 'optimize' leaves the merged segments' pages free: ~6 MB a shard on the Linux tree
     store.mark_complete(conn)
     conn.close()

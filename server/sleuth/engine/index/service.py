@@ -23,7 +23,7 @@ queries). This class only wires them and keeps one public surface.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence, TypeVar
 
 from sleuth.engine.cancel import CancelToken, NullProgress, ProgressSink
 from sleuth.engine.index import store
@@ -33,6 +33,7 @@ from sleuth.engine.index.config import IndexConfig
 from sleuth.engine.index.maintenance import Maintenance
 from sleuth.engine.index.narrowing import PIECES_MIN_BYTES, Narrowing
 from sleuth.engine.index.state import IndexState
+from sleuth.engine.index.symbols import SymbolShards
 from sleuth.engine.index.trigram import Query
 from sleuth.engine.types import FileEntry, WalkOptions
 from sleuth.engine.workspace import Target, Workspace
@@ -44,6 +45,7 @@ if TYPE_CHECKING:
 __all__ = ["IndexService", "CandidateSet", "PIECES_MIN_BYTES"]
 
 Lister = Callable[[CancelToken], Iterable[FileEntry]]
+T = TypeVar("T")
 
 
 class IndexService:
@@ -165,6 +167,16 @@ class IndexService:
 
     def definers(self, key: str, prefix: bool = False) -> set[int]:
         return self.query.definers(key, prefix)
+
+    def read_symbols(self, read: Callable[[SymbolShards], T]) -> T | None:
+        """``read(shards)`` on the live generation under the service lock, or None before it is ready:
+        the symbol lookup's one way in (:mod:`sleuth.engine.symbols.search`)."""
+        st = self.state
+        with st.lock:
+            cat = st.cat
+            if cat is None or not st.ready:
+                return None
+            return read(SymbolShards(st.shards, cat, st.changed().covers, (st.gen, len(cat), cat.next_id, st.garbage)))
 
     def all_ids(self) -> list[int]:
         return self.query.all_ids()

@@ -5,7 +5,7 @@ Layout under the cache directory (never inside a workspace folder)::
     <cache>/sleuth/<hash of the roots>/
         CURRENT              name of the live generation, replaced atomically (temp file + rename)
         build.lock           held (flock, exclusive) while a process builds and publishes: one writer at a time
-        gen-<stamp>/         catalog.db (files, meta) + shard-<i>.db (trigram postings of chunks, definition keys)
+        gen-<stamp>/         catalog.db (files, meta) + shard-<i>.db (trigram postings of chunks, definition keys, symbols)
                              + readers.lock, held shared by every process that has the generation open
         build-<stamp>-<pid>/ a build in progress: never opened for queries, removed when found stale
 
@@ -34,7 +34,7 @@ import sqlite3
 import time
 from typing import IO, Callable, Iterable, Iterator
 
-from sleuth.engine.index import postings
+from sleuth.engine.index import postings, symbols
 
 try:
     import fcntl
@@ -60,7 +60,7 @@ __all__ = [
     "remove_stale_builds",
 ]
 
-SCHEMA = "sleuth-index-16"  # 16: a check sum per posting list; 10: "wide" = no final newline or a NUL; 11: 16/4 KiB chunks; 12: lines, plain; 13: byte trigram postings; 14: 8 KiB chunks in files over 16 KiB; 15: paths as bytes, readers.lock
+SCHEMA = "sleuth-index-17"  # 17: workspace symbols (symkeys, symbols); 16: a check sum per posting list; 10: "wide" = no final newline or a NUL; 11: 16/4 KiB chunks; 12: lines, plain; 13: byte trigram postings; 14: 8 KiB chunks in files over 16 KiB; 15: paths as bytes, readers.lock
 SHARDS = 2  # one per core: each build worker owns one shard database
 READERS = "readers.lock"  # in every generation: held shared while a process has it open
 
@@ -134,11 +134,12 @@ def create_catalog(conn: sqlite3.Connection) -> None:
 
 
 def create_shard(conn: sqlite3.Connection) -> None:
-    """The chunks' trigram postings (no positions: the searcher confirms) and per-file definition keys."""
+    """The chunks' trigram postings (no positions: the searcher confirms), per-file definition keys and symbols."""
     _meta(conn)
     conn.execute("INSERT OR REPLACE INTO meta VALUES('next_row', '1')")
     postings.create_tables(conn)
     conn.execute("CREATE VIRTUAL TABLE defs USING fts5(keys, tokenize='unicode61', detail=none, content='')")
+    symbols.create_tables(conn)
 
 
 def mark_complete(conn: sqlite3.Connection, **extra: str) -> None:
@@ -301,6 +302,9 @@ def _open_generation(gen: str) -> tuple[str, sqlite3.Connection, list[sqlite3.Co
             conn.execute("SELECT tri, seg, n, rows FROM grams LIMIT 1").fetchall()
             conn.execute("SELECT seg, codes, starts, exc_starts, bytes_at, exc_at FROM segs LIMIT 1").fetchall()
             conn.execute("SELECT rowid FROM defs WHERE defs MATCH 'abc' LIMIT 1").fetchall()
+            conn.execute("SELECT rowid FROM symkeys WHERE symkeys MATCH 'abc' LIMIT 1").fetchall()
+            conn.execute("SELECT row, data FROM symbols LIMIT 1").fetchall()
+            conn.execute("SELECT term FROM defvocab WHERE term >= 'a' AND term < 'b' LIMIT 1").fetchall()
     except (sqlite3.Error, OSError):
         for conn in conns:
             conn.close()

@@ -4,6 +4,7 @@
 * :mod:`.session` — initialize / initialized / configuration / workspace folders / shutdown
 * :mod:`.documents` — didOpen / didChange / didClose into the open-buffer store
 * :mod:`.index` — the index lifecycle hook and file-watcher registration
+* :mod:`.symbols` — ``workspace/symbol`` over ``sleuth.symbols``
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ __all__ = ["setup_all"]
 
 
 def setup_all(server: "SleuthServer") -> None:
-    from sleuth.lsp.features import documents, index, requests, session
+    from sleuth.lsp.features import documents, index, requests, session, symbols
 
-    for module in (requests, session, documents, index):
+    for module in (requests, session, documents, index, symbols):
         module.setup(server)

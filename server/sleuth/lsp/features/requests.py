@@ -18,7 +18,8 @@ if TYPE_CHECKING:
 
 __all__ = ["setup", "CUSTOM_REQUESTS", "DEBUG_WORKERS"]
 
-CUSTOM_REQUESTS = {"sleuth/grep": "sleuth.grep", "sleuth/files": "sleuth.files", "sleuth/text": "sleuth.text"}
+CUSTOM_REQUESTS = {"sleuth/grep": "sleuth.grep", "sleuth/files": "sleuth.files", "sleuth/text": "sleuth.text",
+                   "sleuth/symbols": "sleuth.symbols"}
 DEBUG_WORKERS = "sleuth/debug/workers"
 
 
