@@ -11,6 +11,7 @@ import { registerMcpProvider } from './mcp';
 import { onInterpreterChanged } from './python';
 import { SERVER_KEYS } from './settings';
 import { registerTools } from './tools';
+import { registerSearchView } from './view';
 import { createOutputChannel, onConfigurationChanged } from './vscodeapi';
 
 let manager: ServerManager | undefined;
@@ -37,6 +38,7 @@ export async function activate(context: ExtensionContext): Promise<void> {
         ...registerPaletteCommands(server, output),
         ...mcp.disposables,
         ...registerTools(context, server, output),
+        ...registerSearchView(server, output),
         onConfigurationChanged((e) => {
             if (e.affectsConfiguration(`${SERVER_ID}.interpreter`)) {
                 restartSoon('sleuth.interpreter changed');
