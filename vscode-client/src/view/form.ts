@@ -2,9 +2,10 @@
  * The search view's form: a webview view (a tree view cannot hold text boxes) with the query box,
  * its Match Case / Match Whole Word / Use Regular Expression toggles, the replace box, the include
  * and exclude globs, file types and context lines, plus the running search's status and a Cancel
- * button. It only reports what is typed; the toggles' Alt+C / Alt+W / Alt+R are real keybindings
- * (package.json, `when` the context key `sleuth.searchFormFocus` this view sets), so they can be
- * rebound, and a webview forwards its key presses to VS Code's keybinding service.
+ * button. It only reports what is typed. The toggles' Alt+C / Alt+W / Alt+R are keybindings
+ * (package.json) when the results tree has focus; in the form the page handles them itself, because
+ * a webview forwards its key presses to the workbench, where the forwarded Alt also drives the menu
+ * bar's mnemonics (in the end-to-end test the second Alt+R opened the Run menu).
  */
 import { randomBytes } from 'crypto';
 import { CancellationToken, Disposable, EventEmitter, Webview, WebviewView, WebviewViewProvider, WebviewViewResolveContext, commands } from 'vscode';
@@ -180,6 +181,20 @@ function formHtml(webview: Webview): string {
   for (const [id, key] of Object.entries(toggles)) {
     $(id).addEventListener('click', () => { state[key] = !state[key]; show({}); send(true); $('pattern').focus(); });
   }
+  // Alt+C / Alt+W / Alt+R are handled here and kept from VS Code: a webview forwards its keys to
+  // the workbench, where the forwarded Alt also reaches the menu bar (Alt+R opened the Run menu).
+  const combos = { KeyC: 'matchCase', KeyW: 'wholeWord', KeyR: 'regex' };
+  document.addEventListener('keydown', (e) => {
+    if (e.key === 'Alt') { e.stopPropagation(); return; }
+    const key = combos[e.code];
+    if (!key || !e.altKey || e.ctrlKey || e.metaKey || e.shiftKey) return;
+    e.preventDefault();
+    e.stopPropagation();
+    state[key] = !state[key];
+    show({});
+    send(true);
+  }, true);
+  document.addEventListener('keyup', (e) => { if (e.key === 'Alt' || (e.altKey && combos[e.code])) e.stopPropagation(); }, true);
   $('replaceAll').addEventListener('click', () => vscode.postMessage({ type: 'replaceAll' }));
   $('cancel').addEventListener('click', () => vscode.postMessage({ type: 'cancel' }));
   window.addEventListener('focus', () => vscode.postMessage({ type: 'focus', focused: true }));

@@ -12,6 +12,7 @@
 //   interpreter  pointing sleuth.interpreter at a Python without Sleuth restarts the server and
 //             shows a message naming the fix
 //   text      Sleuth: Search Text ranks docs/guide.md for "user controller" and shows its score
+//   view, view_more, view_replace, view_timing  the Sleuth search view (see view.mjs)
 // and, from the Sleuth output channel afterwards: the server's log lines, the language-model tools
 // and the MCP server definition provider registered (this VS Code has the API).
 // files, index and text are skipped, with the server's words, only when the server answers that
@@ -28,6 +29,7 @@ import { dirname, join, resolve } from 'path';
 import { fileURLToPath } from 'url';
 import { chromium } from 'playwright-core';
 import { DENY_GLOB, NEEDLE, NEEDLE_LINE, NEEDLE_TEXT, STREAM_WORD, writeFixture } from './fixture.mjs';
+import { viewSteps, writeViewFixture } from './view.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const env = process.env;
@@ -371,6 +373,9 @@ async function stepIndex() {
 
 let workspaceRoot;
 
+/** What the search view's steps (view.mjs) need from this driver. */
+const viewContext = { log, shot, report, runCommand, WAIT, page: () => page, workspaceRoot: () => workspaceRoot };
+
 async function stepInterpreter() {
     // A Python that cannot import Sleuth (-S: no site-packages): changing the setting restarts
     // the server, which explains what is wrong and how to fix it.
@@ -402,6 +407,7 @@ async function main() {
     log(`writing the fixture workspace ${ws}`);
     let t = Date.now();
     writeFixture(ws);
+    writeViewFixture(ws);
     report.timings.fixture_ms = Date.now() - t;
     log(`fixture written in ${report.timings.fixture_ms} ms`);
     const port = await freePort();
@@ -461,7 +467,7 @@ async function main() {
         report.timings.workbench_ms = Date.now() - t;
         await shot('workbench');
         const only = env.SLEUTH_E2E_STEPS ? env.SLEUTH_E2E_STEPS.split(',') : undefined; // for debugging one step
-        for (const [name, step] of [['grep', stepGrep], ['stream', stepStream], ['toggles', stepToggles], ['files', stepFiles], ['index', stepIndex], ['rebuild', stepRebuild], ['text', stepText], ['interpreter', stepInterpreter]]) {
+        for (const [name, step] of [['grep', stepGrep], ['stream', stepStream], ['toggles', stepToggles], ['files', stepFiles], ['index', stepIndex], ['rebuild', stepRebuild], ['text', stepText], ...viewSteps(viewContext), ['interpreter', stepInterpreter]]) {
             if (only && !only.includes(name)) continue;
             log(`step ${name}`);
             try {
