@@ -306,8 +306,18 @@ export function registerSearchView(server: ServerManager, output: LogOutputChann
         }
         if (skipped) void window.showWarningMessage(`Sleuth: ${skipped}; those were left out of the replacement.`);
         output.info(`replace ${JSON.stringify(spec.pattern)} -> ${JSON.stringify(replaceText)}: ${count} edits offered for review`);
+        // Files with unsaved changes keep them: their edits land in the editor only. Every other file
+        // the person let the preview change is saved, as VS Code's own Replace All writes files.
+        const unsaved = new Set(workspace.textDocuments.filter((d) => d.isDirty).map((d) => d.uri.toString()));
         const applied = await workspace.applyEdit(edit);
-        output.info(`replace: ${applied ? 'applied' : 'not applied'}`);
+        let saved = 0;
+        if (applied) {
+            for (const [uri] of edit.entries()) {
+                const doc = workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
+                if (doc?.isDirty && !unsaved.has(uri.toString()) && (await doc.save())) saved++;
+            }
+        }
+        output.info(`replace: ${applied ? `applied, ${saved} file${saved === 1 ? '' : 's'} saved, ${unsaved.size} unsaved left unsaved` : 'not applied'}`);
         if (applied) void search(shown.query, shown.maxResults, Date.now());
     };
 

@@ -422,6 +422,7 @@ async function main() {
         'workbench.tips.enabled': false,
         'security.workspace.trust.enabled': false,
         'chat.disableAIFeatures': true,
+        'files.autoSave': 'off', // the search view's replace test keeps a buffer unsaved
         'sleuth.interpreter': [PYTHON],
         'sleuth.search.maxResults': 5000,
         'sleuth.denyGlobs': [DENY_GLOB],

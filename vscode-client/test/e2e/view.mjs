@@ -204,7 +204,7 @@ export function viewSteps(ctx) {
     }
 
     /** Text of the editor tab's model as shown (the visible lines). */
-    const editorText = () => page().locator('.editor-instance .monaco-editor .view-lines').first().innerText().catch(() => '');
+    const editorText = async () => (await page().locator('.editor-instance .monaco-editor .view-lines').first().innerText().catch(() => '')).replace(/\u00a0/g, ' ');
 
     async function stepViewReplace() {
         const root = ctx.workspaceRoot();
@@ -237,6 +237,13 @@ export function viewSteps(ctx) {
         for (const rel of Object.keys(REPLACE_FILES)) {
             if (disk(rel) !== before[rel]) throw new Error(`${rel} changed on disk before the preview was applied`);
         }
+        // Entries that need confirmation start unticked: tick each file (all its edits), then Apply.
+        for (const rel of Object.keys(REPLACE_FILES)) {
+            const name = rel.split('/').pop();
+            const row = page().locator('.monaco-list-row', { has: page().locator('.monaco-checkbox'), hasText: name }).first();
+            await row.locator('.monaco-checkbox').first().click();
+        }
+        await shot('view-replace-preview-ticked');
         await apply.click();
         const deadline = Date.now() + WAIT;
         while (!disk('replace/users.py').includes('fetch_user(22)')) {
