@@ -60,7 +60,7 @@ export class SearchForm implements WebviewViewProvider, Disposable {
 
     private receive(m: FromForm): void {
         if (m.type === 'ready') {
-            this.post({ type: 'state', query: this.query, focus: true });
+            this.post({ type: 'state', query: this.query, focus: true, initial: true });
             this.post({ type: 'status', ...this.status });
         } else if (m.type === 'query') {
             this.query = { ...EMPTY_QUERY, ...m.query };
@@ -201,7 +201,12 @@ function formHtml(webview: Webview): string {
   window.addEventListener('blur', () => vscode.postMessage({ type: 'focus', focused: false }));
   window.addEventListener('message', (e) => {
     const m = e.data;
-    if (m.type === 'state') { show(m.query); if (m.focus) $('pattern').focus(); }
+    if (m.type === 'state') {
+      // The first state may arrive after the person started typing: then what is typed wins.
+      if (m.initial && texts.some((id) => $(id).value !== '')) send(true);
+      else show(m.query);
+      if (m.focus) $('pattern').focus();
+    }
     else if (m.type === 'focus') { $('pattern').focus(); $('pattern').select(); }
     else if (m.type === 'status') {
       $('status').classList.toggle('searching', !!m.searching);

@@ -191,11 +191,17 @@ export function viewSteps(ctx) {
         await setField(frame, 'pattern', MORE_QUERY);
         const first = await waitMessage(/5,000 results in 5,000 files \(more exist: Load more\)/, 300_000);
         const more = page().locator(TREE_ROWS, { hasText: 'Load more' }).first();
-        await page().locator(`${SIDEBAR} .monaco-list`).last().hover();
         // The "Load more" row is the last: go there with the keyboard (End) and press Enter.
         await page().locator(TREE_ROWS).first().click();
-        await page().keyboard.press('End');
-        await more.waitFor({ timeout: WAIT });
+        // The tree receives its 10,000 rows in batches: End again until the last row is there.
+        const deadline = Date.now() + 180_000;
+        for (;;) {
+            await page().keyboard.press('End');
+            if (await more.isVisible()) break;
+            if (Date.now() > deadline) throw new Error('the Load more row did not appear at the end of the results');
+            await page().waitForTimeout(1000);
+        }
+        await page().locator(`${TREE_ROWS}.focused`, { hasText: 'Load more' }).first().waitFor({ timeout: WAIT });
         await shot('view-load-more-offered');
         await page().keyboard.press('Enter');
         const second = await waitMessage(/10,000 results in 10,000 files \(more exist: Load more\)/, 300_000);
