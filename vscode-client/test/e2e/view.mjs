@@ -66,7 +66,8 @@ export function viewSteps(ctx) {
     async function waitMessage(re, timeout = WAIT) {
         await page().waitForFunction(([sel, src]) => {
             const el = document.querySelector(sel);
-            return !!el && new RegExp(src).test(el.textContent ?? '');
+            const text = el?.textContent ?? '';
+            return !/^(Searching|Loading)/.test(text) && new RegExp(src).test(text);
         }, [`${SIDEBAR} .message`, re.source], { timeout }).catch(async () => {
             throw new Error(`the view's message never matched ${re}: "${await message()}"`);
         });
@@ -301,11 +302,12 @@ export function viewSteps(ctx) {
     async function sleuthSample(query) {
         const frame = await openView();
         await setField(frame, 'pattern', '');
-        await page().waitForFunction((sel) => !document.querySelector(sel), TREE_ROWS, { timeout: WAIT });
+        await page().waitForFunction(([rows, msg]) => !document.querySelector(rows) && !/\d/.test(document.querySelector(msg)?.textContent ?? ''),
+            [TREE_ROWS, `${SIDEBAR} .message`], { timeout: WAIT });
         return timeSearch(TREE_ROWS, async () => {
             await frame.locator('#pattern').fill(query);
             await frame.locator('#pattern').press('Enter');
-        }, (sel) => /results? in \d|No results/.test(document.querySelector(sel)?.textContent ?? ''), `${SIDEBAR} .message`);
+        }, (sel) => /^(?!Searching|Loading).*(results? in \d|No results)/.test(document.querySelector(sel)?.textContent ?? ''), `${SIDEBAR} .message`);
     }
 
     async function builtinSample(query) {
@@ -316,7 +318,8 @@ export function viewSteps(ctx) {
         await input.focus();
         await page().keyboard.press('Control+a');
         await page().keyboard.press('Delete');
-        await page().waitForFunction((sel) => !document.querySelector(sel), BUILTIN_ROWS, { timeout: WAIT });
+        await page().waitForFunction(([rows, msg]) => !document.querySelector(rows) && !/results? in \d/.test(document.querySelector(msg)?.textContent ?? ''),
+            [BUILTIN_ROWS, `${BUILTIN} .messages`], { timeout: WAIT });
         return timeSearch(BUILTIN_ROWS, async () => {
             await page().keyboard.insertText(query);
             await page().keyboard.press('Enter');
