@@ -71,7 +71,9 @@ export function registerSearchView(server: ServerManager, output: LogOutputChann
     let generation = 0;
     let running: { cts: CancellationTokenSource; subs: Disposable[] } | undefined;
     let timer: NodeJS.Timeout | undefined;
+    /** The search whose rows the tree shows (complete or cancelled), and the one running. */
     let shown: Shown | undefined;
+    let pending: Shown | undefined;
     let lastKey = '';
 
     const setStatus = (text: string, searching: boolean) => {
@@ -103,6 +105,7 @@ export function registerSearchView(server: ServerManager, output: LogOutputChann
         }
         const cfg = getConfiguration(SERVER_ID);
         const args = viewGrepArgs(query, maxResults, cfg.get('case'));
+        pending = { query, args, maxResults };
         const previous = tree.results;
         const model = new ResultModel();
         if (!more) tree.show(model, false); // the old rows answer another query: gone at once
@@ -202,6 +205,9 @@ export function registerSearchView(server: ServerManager, output: LogOutputChann
         generation++;
         cancelRunning();
         const model = tree.results;
+        // The rows on screen answer the cancelled search's query (a cancelled "Load more" shows the
+        // same query's previous page): replacing them must use that query.
+        if (pending && (!shown || searchKey(pending.query) !== searchKey(shown.query))) shown = pending;
         tree.show(model, false);
         setStatus(`Cancelled: ${countLine(model)} shown`, false);
         setContext('sleuth.hasResults', model.matches > 0);

@@ -326,7 +326,16 @@ export function viewSteps(ctx) {
         }, (sel) => /results? in \d|No results/.test(document.querySelector(sel)?.textContent ?? ''), `${BUILTIN} .messages`);
     }
 
+    /** Back to a plain literal search over everything (what VS Code's search does by default). */
+    async function resetForm(frame) {
+        for (const id of ['replace', 'include', 'exclude', 'types']) await setField(frame, id, '');
+        for (const [id, key] of [['case', 'c'], ['word', 'w'], ['regex', 'r']]) {
+            if ((await pressed(frame, id)) === 'true') await frame.locator('#pattern').press(`Alt+${key}`);
+        }
+    }
+
     async function stepViewTiming() {
+        await resetForm(await openView());
         const queries = [STREAM_WORD, NEEDLE];
         const out = {};
         for (const q of queries) {
