@@ -104,6 +104,9 @@ export function registerSearchView(server: ServerManager, output: LogOutputChann
             return;
         }
         const cfg = getConfiguration(SERVER_ID);
+        // A lower hard cap set by the person (`sleuth.maxResults`) bounds the pages too.
+        const cap = Math.max(1, Math.min(MAX_LOADED, cfg.get<number>('maxResults', MAX_LOADED)));
+        maxResults = Math.min(maxResults, cap);
         const args = viewGrepArgs(query, maxResults, cfg.get('case'));
         pending = { query, args, maxResults };
         const previous = tree.results;
@@ -163,7 +166,7 @@ export function registerSearchView(server: ServerManager, output: LogOutputChann
             add(result?.[PartialKeys.grep]);
             if (flushTimer) clearTimeout(flushTimer);
             flushTimer = undefined;
-            const canLoadMore = !!result?.truncated && result?.truncated_reason === 'max_results' && maxResults < MAX_LOADED;
+            const canLoadMore = !!result?.truncated && result?.truncated_reason === 'max_results' && maxResults < cap;
             shown = { query, args, maxResults };
             tree.show(model, canLoadMore);
             view.badge = model.matches > 0 ? { value: model.matches, tooltip: countLine(model) } : undefined;
