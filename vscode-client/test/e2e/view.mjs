@@ -302,7 +302,8 @@ export function viewSteps(ctx) {
     async function sleuthSample(query) {
         const frame = await openView();
         await setField(frame, 'pattern', '');
-        await page().waitForFunction(([rows, msg]) => !document.querySelector(rows) && !/\d/.test(document.querySelector(msg)?.textContent ?? ''),
+        // Empty: no rows and no message (a stale "No results" would end the timing at once).
+        await page().waitForFunction(([rows, msg]) => !document.querySelector(rows) && (document.querySelector(msg)?.textContent ?? '').trim() === '',
             [TREE_ROWS, `${SIDEBAR} .message`], { timeout: WAIT });
         return timeSearch(TREE_ROWS, async () => {
             await frame.locator('#pattern').fill(query);
