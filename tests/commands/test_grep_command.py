@@ -157,3 +157,12 @@ def test_an_ignore_file_edited_between_two_pooled_searches_is_obeyed(make_tree):
     assert found() == []
     (root / "a" / "b07" / ".ignore").write_text("!target.txt\n")
     assert found() == ["a/b07/target.txt"]
+
+
+def test_twenty_thousand_results_is_within_the_hard_cap(make_tree):
+    """The VS Code search view's 'load more' goes up to 20,000 matches; one more is refused."""
+    root = make_tree({f"f{i:02d}.txt": "hit\n" * 1000 for i in range(21)})
+    result = grep({"pattern": "hit", "max_results": 20_000}, context(root))
+    assert result["count"] == 20_000 and result["truncated"] is True
+    with pytest.raises(BadArgs):
+        grep({"pattern": "hit", "max_results": 20_001}, context(root))

@@ -6,6 +6,7 @@ import pathlib
 
 from harness import make_tree
 from lsprotocol import types
+from sleuth.commands.config import Settings
 
 
 def _warnings(session) -> list[str]:
@@ -46,7 +47,7 @@ async def test_workspace_configuration_is_pulled_and_reread_on_change(start, tmp
             types.DidChangeConfigurationParams(settings={"sleuth": {"contextLines": 5, "maxResults": -1}}))
     settings = (await session.execute("sleuth.test.echo", {}))["settings"]
     assert settings["context_lines"] == 5
-    assert settings["max_results"] == 10_000  # rejected, default kept
+    assert settings["max_results"] == Settings().max_results  # rejected, default kept
     assert sum("max_results" in m or "maxResults" in m for m in _warnings(session)) == 1
 
 

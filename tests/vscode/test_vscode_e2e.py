@@ -218,3 +218,32 @@ def test_a_fresh_install_makes_its_own_environment_and_searches(fresh_report: di
     assert "Ln 42" in _step(fresh_report, "grep")
     assert "own environment is ready" in fresh_report["steps"].get("own_environment", ""), fresh_report.get("interpreter_log")
     assert any("Interpreter (default): python3" in line for line in fresh_report.get("interpreter_log", []))
+
+
+def test_search_view_streams_grouped_highlighted_results_with_toggles_and_globs(report: dict[str, Any]) -> None:
+    """The Sleuth view: rows grouped by file with counts, the match highlighted, Alt+C/W/R, include/exclude/types."""
+    outcome = _step(report, "view")
+    assert 'highlighted "find_the_needle_here"' in outcome and "src/app · 1" in outcome
+    assert "exclude orders.py 3 in 2" in outcome and "Ln 42" in outcome
+
+
+def test_search_view_loads_more_up_to_the_next_page(report: dict[str, Any]) -> None:
+    outcome = _step(report, "view_more")
+    assert "5,000 results in 5,000 files (more exist" in outcome and "10,000 results in 10,000 files" in outcome
+
+
+def test_search_view_replaces_only_after_the_preview_is_applied_and_spares_unsaved_files(report: dict[str, Any]) -> None:
+    outcome = _step(report, "view_replace")
+    assert "disk unchanged until Apply" in outcome and "fetch_user(22)" in outcome and "edited in its editor" in outcome
+
+
+def test_search_view_and_builtin_search_are_timed_on_the_same_queries(report: dict[str, Any]) -> None:
+    """Figures only (no speed assertion): both views measured in the same run, medians in the report."""
+    _step(report, "view_timing")
+    timings = report["timings"]["view_vs_builtin"]
+    for query in timings.values():
+        for side in ("sleuth_view", "builtin_search"):
+            assert query[side]["first_row_ms"] >= 0 and query[side]["complete_ms"] > 0
+    print("\nSleuth view vs built-in search:", json.dumps({q: {s: (v[s]["first_row_ms"], v[s]["complete_ms"])
+                                                               for s in ("sleuth_view", "builtin_search")}
+                                                           for q, v in timings.items()}))

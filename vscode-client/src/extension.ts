@@ -12,6 +12,7 @@ import { onInterpreterChanged } from './python';
 import { SERVER_KEYS } from './settings';
 import { IndexStatusView } from './statusbar';
 import { registerTools } from './tools';
+import { registerSearchView } from './view';
 import { createOutputChannel, onConfigurationChanged } from './vscodeapi';
 
 let manager: ServerManager | undefined;
@@ -40,6 +41,7 @@ export async function activate(context: ExtensionContext): Promise<void> {
         ...registerPaletteCommands(server, output, statusView),
         ...mcp.disposables,
         ...registerTools(context, server, output),
+        ...registerSearchView(server, output),
         onConfigurationChanged((e) => {
             if (e.affectsConfiguration(`${SERVER_ID}.interpreter`)) {
                 restartSoon('sleuth.interpreter changed');

@@ -38,7 +38,8 @@ class Settings:
     default_max_results: int = 200
     text_default_max_results: int = 20
     # hard caps
-    max_results: int = 10_000
+    # The VS Code search view loads up to 20,000 matches (VS Code's own search.maxResults default).
+    max_results: int = 20_000
     max_matches_per_file: int = 100_000
     max_files: int = 1_000_000
     max_file_size_bytes: int = 100 * 1024 * 1024

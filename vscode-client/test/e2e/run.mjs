@@ -12,6 +12,7 @@
 //   interpreter  pointing sleuth.interpreter at a Python without Sleuth restarts the server and
 //             shows a message naming the fix
 //   text      Sleuth: Search Text ranks docs/guide.md for "user controller" and shows its score
+//   view, view_more, view_replace, view_timing  the Sleuth search view (see view.mjs)
 // and, from the Sleuth output channel afterwards: the server's log lines, the language-model tools
 // and the MCP server definition provider registered (this VS Code has the API).
 // files, index and text are skipped, with the server's words, only when the server answers that
@@ -33,6 +34,7 @@ import { dirname, join, resolve } from 'path';
 import { fileURLToPath } from 'url';
 import { chromium } from 'playwright-core';
 import { DENY_GLOB, NEEDLE, NEEDLE_LINE, NEEDLE_TEXT, STREAM_WORD, writeFixture } from './fixture.mjs';
+import { viewSteps, writeViewFixture } from './view.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const env = process.env;
@@ -443,6 +445,9 @@ async function stepIndex() {
 
 let workspaceRoot;
 
+/** What the search view's steps (view.mjs) need from this driver. */
+const viewContext = { log, shot, report, runCommand, WAIT, page: () => page, workspaceRoot: () => workspaceRoot };
+
 async function stepSelfInstall() {
     // The first start makes Sleuth's environment; its progress notification shows while pip runs
     // (it may be over before the page is up on a fast machine: the log, checked after, is the proof).
@@ -494,6 +499,7 @@ async function main() {
     log(`writing the fixture workspace ${ws}`);
     let t = Date.now();
     writeFixture(ws);
+    writeViewFixture(ws);
     report.timings.fixture_ms = Date.now() - t;
     log(`fixture written in ${report.timings.fixture_ms} ms`);
     const port = await freePort();
@@ -508,6 +514,7 @@ async function main() {
         'workbench.tips.enabled': false,
         'security.workspace.trust.enabled': false,
         'chat.disableAIFeatures': true,
+        'files.autoSave': 'off', // the search view's replace test keeps a buffer unsaved
         ...(FRESH ? {} : { 'sleuth.interpreter': [PYTHON] }),
         'sleuth.search.maxResults': 5000,
         'sleuth.denyGlobs': [DENY_GLOB],
@@ -560,7 +567,7 @@ async function main() {
         await shot('workbench');
         const only = env.SLEUTH_E2E_STEPS ? env.SLEUTH_E2E_STEPS.split(',') : undefined; // for debugging one step
         const steps = FRESH ? [['selfinstall', stepSelfInstall], ['grep', stepGrep]]
-            : [['grep', stepGrep], ['stream', stepStream], ['toggles', stepToggles], ['files', stepFiles], ['index', stepIndex], ['symbols', stepSymbols], ['rebuild', stepRebuild], ['text', stepText], ['interpreter', stepInterpreter]];
+            : [['grep', stepGrep], ['stream', stepStream], ['toggles', stepToggles], ['files', stepFiles], ['index', stepIndex], ['symbols', stepSymbols], ['rebuild', stepRebuild], ['text', stepText], ...viewSteps(viewContext), ['interpreter', stepInterpreter]];
         for (const [name, step] of steps) {
             if (only && !only.includes(name)) continue;
             log(`step ${name}`);
