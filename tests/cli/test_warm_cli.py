@@ -122,7 +122,7 @@ async def test_warm_output_is_the_cold_output(server: tuple[Session, pathlib.Pat
 
 async def test_json_results_match_but_for_timing(server: tuple[Session, pathlib.Path]) -> None:
     session, root = server
-    for argv in (["grep", "--json", "-n", "user"], ["files", "--json", "-q", "guide"], ["text", "--json", "user"]):
+    for argv in (["grep", "--result-json", "-n", "user"], ["files", "--json", "-q", "guide"], ["text", "--json", "user"]):
         cold = json.loads((await asyncio.to_thread(cli, root, *argv, "--no-server")).stdout)
         hot = json.loads((await asyncio.to_thread(cli, root, *argv)).stdout)
         for result in (cold, hot):

@@ -11,7 +11,7 @@
    before the global excludes file; within each kind the deepest folder with a matching rule
    decides. Git files count only inside a repository (a ``.git`` in the folder or an ancestor)
    unless ``no_require_git``; ``.gitignore`` files above the nearest repository root do
-   not apply; ``no_ignore`` turns all of them off;
+   not apply (``.rgignore`` and ``.ignore`` files of every ancestor do); ``no_ignore`` turns all of them off;
 4. ``file_types`` (files only): a selected type whitelists, any other file is skipped;
 5. hidden (dot) entries are skipped unless ``hidden`` — or unless a rule above whitelisted them.
 
@@ -286,18 +286,17 @@ class Filter:
         return state
 
     def _root_state(self, root: Root) -> DirState:
+        # Every ancestor, as rg: .rgignore and .ignore files apply from any of them, inside a
+        # repository or not; entering a repository's root (its .git) drops the .gitignore files above it.
         chain: list[str] = []
         if self.use_ignore:
             d = root.path
             while True:
                 up = os.path.dirname(d)
                 if up == d:
-                    chain = []
                     break
                 d = up
                 chain.append(d)
-                if os.path.lexists(os.path.join(d, ".git")):
-                    break
         state: DirState | None = None
         for d in reversed(chain):
             state = self.enter(state, os.path.basename(d), d, None)
