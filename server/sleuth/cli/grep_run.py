@@ -337,7 +337,10 @@ def _run(ns: argparse.Namespace, to_args: Callable[[argparse.Namespace, str | No
             print_counts(_with_zero(counts, listings) if ns.include_zero else counts, options)
         if ns.stats and result is not None and not ns.json:
             _print_stats(result, events)
-        nothing_searched = result is not None and result["files_scanned"] == 0 and not failures and not errors
+        if result is not None and result["files_scanned"] == 0 and not found and not failures and not errors:
+            # An index (a running server's) reads no file when none can match: only a listing of the
+            # files the search would take tells that nothing was there to search, warm or cold alike.
+            nothing_searched = not _any_file(ns, workspace, cold)
     if nothing_searched and not ns.no_messages:
         sys.stderr.write("sleuth: No files were searched, which means Sleuth probably applied a filter you "
                          "didn't expect.\n  hint: check the ignore files, --hidden, -g and -t; --no-ignore "
@@ -350,6 +353,20 @@ def _run(ns: argparse.Namespace, to_args: Callable[[argparse.Namespace, str | No
     if failures or errors or nothing_searched:
         return EXIT_ERROR  # rg 14.1: nothing searched is an error too
     return EXIT_FOUND if found else EXIT_NONE
+
+
+def _any_file(ns: argparse.Namespace, workspace: Any, cold: Callable[[], Any]) -> bool:
+    listed: list[dict[str, Any]] = []
+
+    def take(result: dict[str, Any]) -> int:
+        listed.append(result)
+        return EXIT_FOUND
+
+    for path in ns.paths or [None]:
+        args = dict(_files_args(ns, path), max_results=1)
+        if run_search("sleuth.files", args, workspace, cold, False, take, no_server=ns.no_server) != EXIT_FOUND:
+            return True
+    return any(r["items"] for r in listed)
 
 
 def _with_zero(counts: list[tuple[str, int]], listings: list[dict[str, Any]]) -> list[tuple[str, int]]:
