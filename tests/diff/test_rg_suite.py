@@ -68,15 +68,7 @@ DIFFERENCES: dict[str, str] = {
     "multiline::vimgrep": "-U --vimgrep: a match that spans lines is reported on each of its lines",
     # not yet
     "regression::r1446_respect_excludes_in_worktree": _NOT_YET + "a git worktree's .git file (its info/exclude)",
-    **{f"feature::f45_{n}": _NOT_YET + "--ignore-file" for n in (
-        "relative_cwd#2", "relative_cwd#3", "precedence_with_others", "precedence_internal")},
-    "feature::f68_no_ignore_vcs": _NOT_YET + "--no-ignore-vcs",
-    "feature::f1138_no_ignore_dot#2": _NOT_YET + "--no-ignore-dot",
-    "feature::f1138_no_ignore_dot#3": _NOT_YET + "--no-ignore-dot",
-    "regression::r2198#2": _NOT_YET + "--no-ignore-dot",
-    "feature::f1420_no_ignore_exclude#2": _NOT_YET + "--no-ignore-exclude",
-    **{f"feature::f1466_no_ignore_files#{n}": _NOT_YET + "--ignore-file/--no-ignore-files" for n in range(2, 7)},
-    "misc::no_parent_ignore_git": _NOT_YET + "--no-ignore-parent",
+    "feature::f45_relative_cwd#3": "the sandbox: an --ignore-file outside the folder searched (../) is refused",
     "regression::r1164#2": _NOT_YET + "--ignore-file-case-insensitive",
     **{f"feature::f740_passthru#{n}": _NOT_YET + "--passthru" for n in range(1, 5)},
     "feature::stop_on_nonmatch": _NOT_YET + "--stop-on-nonmatch",

@@ -16,6 +16,7 @@ from typing import Any, Callable
 
 from sleuth.cli.common import EXIT_ERROR, EXIT_FOUND, EXIT_NONE, ProgressBar, cli_workspace, make_context, run_search
 from sleuth.cli.grep_print import Colours, PrintOptions, print_counts, print_events, print_paths
+from sleuth.cli.rg_flags import rg_ignore_args
 from sleuth.engine.errors import SleuthError
 
 __all__ = ["run_grep_cli", "merge_results"]
@@ -388,7 +389,7 @@ def _files_args(ns: argparse.Namespace, path: str | None) -> dict[str, Any]:
         globs.insert(0, "**")
     args: dict[str, Any] = {"patterns": globs or None, "path": path, "hidden": ns.hidden, "no_ignore": ns.no_ignore,
                             "no_require_git": ns.no_require_git, "follow": ns.follow,
-                            "max_file_size_bytes": ns.max_filesize, "file_types": ns.type, "max_depth": ns.max_depth,
+                            "max_file_size_bytes": ns.max_filesize, **rg_ignore_args(ns), "file_types": ns.type, "max_depth": ns.max_depth,
                             "sort": ns.engine_sort}
     return {k: v for k, v in args.items() if v is not None}
 

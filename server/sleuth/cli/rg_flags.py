@@ -17,7 +17,7 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass, field
 
-__all__ = ["add_rg_flags", "split_argv", "SplitArgv"]
+__all__ = ["add_rg_flags", "split_argv", "SplitArgv", "rg_ignore_args"]
 
 
 def add_rg_flags(p: argparse.ArgumentParser) -> None:
@@ -52,6 +52,11 @@ def add_rg_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument("--no-messages", action="store_true", help="do not report errors on stderr")
     g.add_argument("-u", "--unrestricted", action="count", default=0,
                    help="-u: --no-ignore; -uu: also --hidden; -uuu: also binary files")
+    for switch in ("dot", "vcs", "exclude", "global", "parent", "files"):
+        g.add_argument(f"--no-ignore-{switch}", dest=f"no_ignore_{switch}", action="store_true", default=False)
+        g.add_argument(f"--ignore-{switch}", dest=f"no_ignore_{switch}", action="store_false", help=argparse.SUPPRESS)
+    g.add_argument("--ignore-file", action="append", default=[], metavar="PATH",
+                   help="extra gitignore-format rules (inside the sandbox)")
     g.add_argument("-T", "--type-not", action="append", default=[], metavar="TYPE", help="skip files of TYPE")
     g.add_argument("--type-add", action="append", default=[], metavar="NAME:GLOB")
     g.add_argument("--type-clear", action="append", default=[], metavar="NAME")
@@ -74,6 +79,16 @@ def add_rg_flags(p: argparse.ArgumentParser) -> None:
         names = ["-j", flag] if flag == "--threads" else [flag]
         g.add_argument(*names, dest="_ignored_" + flag.strip("-").replace("-", "_"), metavar="NUM",
                        help=argparse.SUPPRESS)
+
+
+def rg_ignore_args(ns: argparse.Namespace) -> dict[str, object]:
+    """The ignore switches' ``sleuth.grep``/``sleuth.files`` arguments (only those set: a running
+    server of an older Sleuth then still answers the command lines that use none)."""
+    args: dict[str, object] = {f"no_ignore_{s}": True for s in ("dot", "vcs", "exclude", "global", "parent", "files")
+                               if getattr(ns, f"no_ignore_{s}")}
+    if ns.ignore_file:
+        args["ignore_files"] = list(ns.ignore_file)
+    return args
 
 
 @dataclass

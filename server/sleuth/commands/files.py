@@ -14,6 +14,7 @@ from typing import Any, Iterable
 
 from sleuth.commands.args import Arg, parse_args
 from sleuth.commands.context import CommandContext
+from sleuth.commands.ignore_args import IGNORE_SWITCHES, ignore_switches
 from sleuth.engine.cancel import CancelToken
 from sleuth.engine.errors import BadArgs
 from sleuth.engine.types import FileEntry, FileError, SkipCounts, WalkOptions
@@ -31,6 +32,7 @@ FILES_ARGS: dict[str, Arg] = {
     "hidden": Arg("bool", "Include hidden files and folders.", default_from="hidden"),
     "no_ignore": Arg("bool", "Ignore .gitignore/.ignore rules.", default=False),
     "no_require_git": Arg("bool", "Apply .gitignore files outside git repositories too.", default=False),
+    **IGNORE_SWITCHES,
     "follow": Arg("bool", "Follow symbolic links (only to targets inside the workspace).", default_from="follow"),
     "file_types": Arg("str_list", "Only these file types (ripgrep type names or extensions).", default=[]),
     "max_depth": Arg("int", "Maximum folder depth below the path.", minimum=0, cap="max_depth"),
@@ -90,7 +92,7 @@ def _entries(args: dict[str, Any], ctx: CommandContext, token: CancelToken, skip
         no_ignore=args["no_ignore"] or not ctx.settings.respect_gitignore, no_require_git=args["no_require_git"],
         include_globs=tuple(args["patterns"] or ()), file_types=tuple(args["file_types"]),
         max_depth=args["max_depth"], deny_globs=ctx.settings.deny_globs,
-        max_file_size_bytes=args["max_file_size_bytes"],
+        max_file_size_bytes=args["max_file_size_bytes"], **ignore_switches(args, ctx.workspace),
     )
     index = ctx.services.index
     if index is not None and args["query"]:

@@ -12,6 +12,7 @@ from typing import Any
 from sleuth.commands.args import Arg, parse_args
 from sleuth.commands.budget import fit_to_budget
 from sleuth.commands.context import CommandContext
+from sleuth.commands.ignore_args import IGNORE_SWITCHES, ignore_switches
 from sleuth.engine.cancel import CancelToken
 from sleuth.engine.errors import BadArgs
 from sleuth.engine.grep import GrepOutcome, GrepRequest, prepare, run_grep
@@ -40,6 +41,7 @@ GREP_ARGS: dict[str, Arg] = {
     "follow": Arg("bool", "Follow symbolic links (only to targets inside the workspace).", default_from="follow"),
     "no_ignore": Arg("bool", "Ignore .gitignore/.ignore rules.", default=False),
     "no_require_git": Arg("bool", "Apply .gitignore files outside git repositories too.", default=False),
+    **IGNORE_SWITCHES,
     "recursive": Arg("bool", "Descend into sub-folders.", default=True),
     "max_depth": Arg("int", "Maximum folder depth below the path (0 = the path itself).", minimum=0, cap="max_depth"),
     "context": Arg("int", "Lines of context before and after each match.", minimum=0, maximum=100),
@@ -90,7 +92,7 @@ def build_request(args: dict[str, Any], ctx: CommandContext) -> GrepRequest:
         include_globs=tuple(args["include_globs"]), exclude_globs=tuple(args["exclude_globs"]),
         file_types=tuple(args["file_types"]), recursive=args["recursive"], max_depth=args["max_depth"],
         max_file_size_bytes=args["max_file_size_bytes"], max_files=args["max_files"],
-        deny_globs=settings.deny_globs,
+        deny_globs=settings.deny_globs, **ignore_switches(args, ctx.workspace),
     )
     match = MatchOptions(patterns=patterns, fixed_strings=args["fixed_strings"], word=args["word"],
                          case=args["case"], fuzzy=args["fuzzy"], multiline=args["multiline"])
