@@ -14,7 +14,8 @@ import re
 import sys
 from typing import Any, Callable
 
-from sleuth.cli.common import EXIT_ERROR, EXIT_FOUND, EXIT_NONE, ProgressBar, cli_workspace, make_context, run_search
+from sleuth.cli.common import (EXIT_ERROR, EXIT_FOUND, EXIT_NONE, ProgressBar, cli_workspace, make_context, print_json,
+                               run_search)
 from sleuth.cli.grep_print import Colours, PrintOptions, print_counts, print_events, print_paths
 from sleuth.cli.rg_flags import rg_ignore_args
 from sleuth.engine.errors import SleuthError
@@ -196,25 +197,29 @@ def _sort(ns: argparse.Namespace) -> None:
 
 
 def run_grep_cli(ns: argparse.Namespace, to_args: Callable[[argparse.Namespace, str | None], dict[str, Any]]) -> int:
+    """Run ``sleuth grep``; ``to_args`` turns the prepared namespace and one path into ``sleuth.grep`` arguments."""
     try:
-        return _run(ns, to_args)
+        if ns.type_list:
+            return _print_type_list()
+        colours = _prepare(ns)
+        if (not ns.regexp and not ns.files) or ns.max_count == 0:
+            return EXIT_NONE  # -f with an empty file (no pattern matches nothing), -m0: as rg
+        return _Run(ns, to_args, colours).run()
     except UsageError as exc:
         sys.stderr.write(f"sleuth grep: {exc}\n")
         return EXIT_ERROR
 
 
-def _run(ns: argparse.Namespace, to_args: Callable[[argparse.Namespace, str | None], dict[str, Any]]) -> int:
-    if ns.type_list:
-        return _print_type_list()
+def _prepare(ns: argparse.Namespace) -> Colours | None:
+    """The namespace as the searches take it: patterns, types, -u, sort, globs; the colours to print with."""
     if ns.files and ns.pattern is not None and not ns.regexp and not ns.file:
         ns.paths.insert(0, ns.pattern)  # --files takes no pattern: every positional is a path
         ns.pattern = None
-        ns.regexp = []
-    patterns = _patterns(ns) if not ns.files else []
-    ns.regexp = patterns
-    if not patterns and not ns.files:
-        return EXIT_NONE  # -f with an empty file: no pattern matches nothing (rg)
+    ns.regexp = _patterns(ns) if not ns.files else []
     _types(ns)
+    if ns.pretty:
+        ns.color, ns.heading = "always", True
+        ns.line_number = True if ns.line_number is None else ns.line_number
     if ns.unrestricted >= 1:
         ns.no_ignore = True
     if ns.unrestricted >= 2:
@@ -222,92 +227,125 @@ def _run(ns: argparse.Namespace, to_args: Callable[[argparse.Namespace, str | No
     _sort(ns)
     ns.glob = ([_caseless(g) for g in ns.glob] if ns.glob_case_insensitive else list(ns.glob)) + [
         _caseless(g) for g in ns.iglob]
-    tty = sys.stdout.isatty()
     try:
         colours: Colours | None = Colours(ns.colors)  # checked even when not used, as rg does
     except ValueError as exc:
         raise UsageError(f"error parsing flag --colors: {exc}") from None
-    if not (ns.color in ("always", "ansi") or (ns.color == "auto" and tty)):
-        colours = None
-    if ns.max_count == 0:
-        return EXIT_NONE
-    workspace = cli_workspace(ns.root)
-    made: list[Any] = []  # the cold path's context, made once when a search runs here
+    if not (ns.color in ("always", "ansi") or (ns.color == "auto" and sys.stdout.isatty())):
+        return None
+    return colours
 
-    def cold() -> Any:
-        if not made:
-            made.append(make_context(ns.root, ProgressBar()))
-        return made[0]
 
-    mode = ("files" if ns.files else "quiet" if ns.quiet else "without" if ns.files_without_match
+def _mode(ns: argparse.Namespace) -> str:
+    return ("files" if ns.files else "quiet" if ns.quiet else "without" if ns.files_without_match
             else "with" if ns.files_with_matches else "count_matches" if ns.count_matches
             else "count" if ns.count else "content")
-    ns.output = {"with": "files_with_matches", "quiet": "files_with_matches", "count": "count"}.get(mode, "content")
-    if mode == "without":
-        ns.output = "files_with_matches"
-    ns.engine_max_columns = ns.max_columns if ns.result_json else 0
-    if mode in ("count", "count_matches", "with", "without", "quiet"):
-        ns.context = ns.before_context = ns.after_context = None
-    results: list[dict[str, Any]] = []
-    listings: list[dict[str, Any]] = []
-    failures = 0
 
-    def keep(into: list[dict[str, Any]]) -> Callable[[dict[str, Any]], int]:
+
+class _Run:
+    """One ``sleuth grep``: a ``sleuth.grep`` (and, where the mode needs the file list, a
+    ``sleuth.files``) per path argument, then the printing of the mode."""
+
+    def __init__(self, ns: argparse.Namespace, to_args: Callable[[argparse.Namespace, str | None], dict[str, Any]],
+                 colours: Colours | None) -> None:
+        self.ns, self.to_args, self.colours = ns, to_args, colours
+        self.mode = _mode(ns)
+        ns.output = {"with": "files_with_matches", "quiet": "files_with_matches", "without": "files_with_matches",
+                     "count": "count"}.get(self.mode, "content")
+        ns.engine_max_columns = ns.max_columns if ns.result_json else 0  # rg's -M is the printer's
+        if self.mode in ("count", "count_matches", "with", "without", "quiet"):
+            ns.context = ns.before_context = ns.after_context = None
+        self.workspace = cli_workspace(ns.root)
+        self._made: list[Any] = []  # the cold path's context, made once when a search runs here
+        self.results: list[dict[str, Any]] = []
+        self.listings: list[dict[str, Any]] = []
+        self.failures = 0
+
+    def cold(self) -> Any:
+        if not self._made:
+            self._made.append(make_context(self.ns.root, ProgressBar()))
+        return self._made[0]
+
+    def search(self, name: str, args: dict[str, Any], into: list[dict[str, Any]], as_json: bool = False) -> bool:
         def take(result: dict[str, Any]) -> int:
             into.append(result)
             return EXIT_FOUND
-        return take
 
-    for path in ns.paths or [None]:
-        show = _display(workspace, path, ns.path_separator)
-        if mode != "files":
-            code = run_search("sleuth.grep", to_args(ns, path), workspace, cold, ns.result_json, keep(results),
-                              no_server=ns.no_server)
-            if code != EXIT_FOUND:
-                failures += 1
-                continue
-            if not ns.result_json:
-                for event in results[-1]["matches"]:
+        if run_search(name, args, self.workspace, self.cold, as_json, take, no_server=self.ns.no_server) == EXIT_FOUND:
+            return True
+        self.failures += 1  # reported by run_search; rg goes on with the other paths
+        return False
+
+    def run(self) -> int:
+        ns, mode = self.ns, self.mode
+        if ns.result_json:
+            return self.run_result_json()
+        listing = mode in ("files", "without") or (mode in ("count", "count_matches") and ns.include_zero)
+        for path in ns.paths or [None]:
+            show = _display(self.workspace, path, ns.path_separator)
+            if mode != "files":
+                if not self.search("sleuth.grep", self.to_args(ns, path), self.results):
+                    continue
+                for event in self.results[-1]["matches"]:
                     event["path"] = show(event["path"])
-        if mode in ("files", "without") or (mode in ("count", "count_matches") and ns.include_zero):
-            code = run_search("sleuth.files", _files_args(ns, path), workspace, cold, False, keep(listings),
-                              no_server=ns.no_server)
-            if code != EXIT_FOUND:
-                failures += 1
-            else:
-                for item in listings[-1]["items"]:
+            if listing and self.search("sleuth.files", _files_args(ns, path), self.listings):
+                for item in self.listings[-1]["items"]:
                     item["path"] = show(item["path"])
-    if ns.result_json:
-        if results:
-            print_json(merge_results(results))
-        return EXIT_ERROR if failures or (results and merge_results(results)["errors"]) else (
-            EXIT_FOUND if results and (merge_results(results)["count"] or merge_results(results)["files_matched"])
-            else EXIT_NONE)
-    single_file = len(ns.paths) == 1 and not _is_dir(workspace, ns.paths[0])
-    with_path = ns.with_filename if ns.with_filename is not None else (ns.vimgrep or not single_file)
-    heading = (ns.heading if ns.heading is not None else tty) and not ns.vimgrep
-    options = PrintOptions(
-        with_path=with_path,
-        line_number=ns.line_number if ns.line_number is not None else (tty or bool(ns.column) or ns.vimgrep),
-        heading=heading, colours=colours, column=ns.column if ns.column is not None else ns.vimgrep, vimgrep=ns.vimgrep, null=ns.null, trim=ns.trim,
-        max_columns=ns.max_columns or None, preview=ns.max_columns_preview,
-        context=bool(ns.context or ns.before_context or ns.after_context), context_separator=ns.context_separator,
-        match_separator=ns.field_match_separator, context_field_separator=ns.field_context_separator)
-    if ns.line_number is False:
-        options.line_number = False
-    result = merge_results(results) if results else None
-    found = nothing_searched = False
-    if mode == "files":
-        paths = [item["path"] for listing in listings for item in listing["items"]]
-        paths = list(reversed(paths)) if ns.reverse_groups else paths
-        if not ns.quiet:
-            print_paths(paths, options)
-        found = bool(paths)
-        errors = [e for listing in listings for e in listing["errors"]]
-    else:
-        assert result is not None or failures
-        events = result["matches"] if result else []
-        groups = _file_groups(events)
+        found, errors = self.print()
+        nothing_searched = False
+        if mode != "files" and self.results and not found and not self.failures and not errors:
+            # An index (a running server's) reads no file when none can match: only a listing of the
+            # files the search would take tells that nothing was there to search, warm or cold alike.
+            nothing_searched = sum(r["files_scanned"] for r in self.results) == 0 and not self.any_file()
+        if not ns.no_messages:
+            if nothing_searched:
+                sys.stderr.write("sleuth: No files were searched, which means Sleuth probably applied a filter you "
+                                 "didn't expect.\n  hint: check the ignore files, --hidden, -g and -t; --no-ignore "
+                                 "-uu searches everything.\n")
+            for error in errors:
+                sys.stderr.write(f"sleuth: {error['path']}: {error['error']}\n")
+        if mode == "quiet" and found:
+            return EXIT_FOUND
+        if self.failures or errors or nothing_searched:
+            return EXIT_ERROR  # rg 14.1: nothing searched is an error too
+        return EXIT_FOUND if found else EXIT_NONE
+
+    def run_result_json(self) -> int:
+        """``--result-json``: the ``sleuth.grep`` result object (merged over the paths), or the first error's."""
+        for path in self.ns.paths or [None]:
+            if not self.search("sleuth.grep", self.to_args(self.ns, path), self.results, as_json=True):
+                return EXIT_ERROR
+        result = merge_results(self.results)
+        print_json(result)
+        if result["errors"]:
+            return EXIT_ERROR
+        return EXIT_FOUND if result["count"] or result["files_matched"] else EXIT_NONE
+
+    def options(self) -> PrintOptions:
+        ns = self.ns
+        tty = sys.stdout.isatty()
+        single_file = len(ns.paths) == 1 and not _is_dir(self.workspace, ns.paths[0])
+        line_number = ns.line_number if ns.line_number is not None else (tty or bool(ns.column) or ns.vimgrep)
+        return PrintOptions(
+            with_path=ns.with_filename if ns.with_filename is not None else (ns.vimgrep or not single_file),
+            line_number=line_number, heading=(ns.heading if ns.heading is not None else tty) and not ns.vimgrep,
+            colours=self.colours, column=ns.column if ns.column is not None else ns.vimgrep, vimgrep=ns.vimgrep,
+            null=ns.null, trim=ns.trim, max_columns=ns.max_columns or None, preview=ns.max_columns_preview,
+            context=bool(ns.context or ns.before_context or ns.after_context),
+            context_separator=ns.context_separator, match_separator=ns.field_match_separator,
+            context_field_separator=ns.field_context_separator)
+
+    def print(self) -> tuple[bool, list[dict[str, Any]]]:
+        """Print the mode's output; whether anything was found, and the files that could not be read."""
+        ns, mode, options = self.ns, self.mode, self.options()
+        listed = [item["path"] for listing in self.listings for item in listing["items"]]
+        if mode == "files":
+            paths = list(reversed(listed)) if ns.reverse_groups else listed
+            if not ns.quiet:
+                print_paths(paths, options)
+            return bool(paths), [e for listing in self.listings for e in listing["errors"]]
+        result = merge_results(self.results) if self.results else None
+        groups = _file_groups(result["matches"] if result else [])
         if ns.reverse_groups:
             groups.reverse()
         events = [e for g in groups for e in g]
@@ -323,56 +361,32 @@ def _run(ns: argparse.Namespace, to_args: Callable[[argparse.Namespace, str | No
         elif mode == "with":
             print_paths(matched, options)
         elif mode == "without":
-            listed = [item["path"] for listing in listings for item in listing["items"]]
             have = set(matched)
             rest = [p for p in listed if p not in have]
             print_paths(rest, options)
             found = bool(rest)
-        elif mode == "count":
-            counts = [(e["path"], e["count"]) for e in events if e["type"] == "count"]
-            print_counts(_with_zero(counts, listings) if ns.include_zero else counts, options)
-        elif mode == "count_matches":
-            counts = [(g[0]["path"], sum(len(e.get("submatches") or [e]) for e in g if e["type"] == "match"))
-                      for g in groups]
-            counts = [c for c in counts if c[1]]
-            print_counts(_with_zero(counts, listings) if ns.include_zero else counts, options)
+        elif mode in ("count", "count_matches"):
+            if mode == "count":
+                counts = [(e["path"], e["count"]) for e in events if e["type"] == "count"]
+            else:
+                counts = [(g[0]["path"], sum(len(e.get("submatches") or [e]) for e in g if e["type"] == "match"))
+                          for g in groups]
+                counts = [c for c in counts if c[1]]
+            if ns.include_zero:
+                have_counts = dict(counts)
+                counts = [(p, have_counts.get(p, 0)) for p in listed]
+            print_counts(counts, options)
         if ns.stats and result is not None and not ns.json:
             _print_stats(result, events)
-        if result is not None and result["files_scanned"] == 0 and not found and not failures and not errors:
-            # An index (a running server's) reads no file when none can match: only a listing of the
-            # files the search would take tells that nothing was there to search, warm or cold alike.
-            nothing_searched = not _any_file(ns, workspace, cold)
-    if nothing_searched and not ns.no_messages:
-        sys.stderr.write("sleuth: No files were searched, which means Sleuth probably applied a filter you "
-                         "didn't expect.\n  hint: check the ignore files, --hidden, -g and -t; --no-ignore "
-                         "-uu searches everything.\n")
-    if not ns.no_messages:
-        for error in errors:
-            sys.stderr.write(f"sleuth: {error['path']}: {error['error']}\n")
-    if mode == "quiet" and found:
-        return EXIT_FOUND
-    if failures or errors or nothing_searched:
-        return EXIT_ERROR  # rg 14.1: nothing searched is an error too
-    return EXIT_FOUND if found else EXIT_NONE
+        return found, errors
 
-
-def _any_file(ns: argparse.Namespace, workspace: Any, cold: Callable[[], Any]) -> bool:
-    listed: list[dict[str, Any]] = []
-
-    def take(result: dict[str, Any]) -> int:
-        listed.append(result)
-        return EXIT_FOUND
-
-    for path in ns.paths or [None]:
-        args = dict(_files_args(ns, path), max_results=1)
-        if run_search("sleuth.files", args, workspace, cold, False, take, no_server=ns.no_server) != EXIT_FOUND:
-            return True
-    return any(r["items"] for r in listed)
-
-
-def _with_zero(counts: list[tuple[str, int]], listings: list[dict[str, Any]]) -> list[tuple[str, int]]:
-    have = dict(counts)
-    return [(item["path"], have.get(item["path"], 0)) for listing in listings for item in listing["items"]]
+    def any_file(self) -> bool:
+        """Whether the search had any file to take (a listing of one, per path)."""
+        listed: list[dict[str, Any]] = []
+        for path in self.ns.paths or [None]:
+            if not self.search("sleuth.files", dict(_files_args(self.ns, path), max_results=1), listed):
+                return True
+        return any(r["items"] for r in listed)
 
 
 def _is_dir(workspace: Any, path: str) -> bool:
@@ -389,8 +403,8 @@ def _files_args(ns: argparse.Namespace, path: str | None) -> dict[str, Any]:
         globs.insert(0, "**")
     args: dict[str, Any] = {"patterns": globs or None, "path": path, "hidden": ns.hidden, "no_ignore": ns.no_ignore,
                             "no_require_git": ns.no_require_git, "follow": ns.follow,
-                            "max_file_size_bytes": ns.max_filesize, **rg_ignore_args(ns), "file_types": ns.type, "max_depth": ns.max_depth,
-                            "sort": ns.engine_sort}
+                            "max_file_size_bytes": ns.max_filesize, **rg_ignore_args(ns), "file_types": ns.type,
+                            "max_depth": ns.max_depth, "sort": ns.engine_sort}
     return {k: v for k, v in args.items() if v is not None}
 
 
@@ -400,10 +414,3 @@ def _print_stats(result: dict[str, Any], events: list[dict[str, Any]]) -> None:
     seconds = result["elapsed_ms"] / 1000
     sys.stdout.write(f"\n{matches} matches\n{lines} matched lines\n{result['files_matched']} files contained matches\n"
                      f"{result['files_scanned']} files searched\n{seconds:.6f} seconds\n")
-
-
-def print_json(value: Any) -> None:
-    from sleuth.cli.common import print_json as emit
-
-    emit(value)
-

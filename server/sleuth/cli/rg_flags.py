@@ -35,6 +35,7 @@ def add_rg_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument("--vimgrep", action="store_true", help="path:line:column:text, one line per match")
     g.add_argument("--trim", dest="trim", action="store_true", default=False, help="strip leading whitespace")
     g.add_argument("--no-trim", dest="trim", action="store_false")
+    g.add_argument("-p", "--pretty", action="store_true", help="--color always --heading --line-number")
     g.add_argument("-0", "--null", action="store_true", help="a NUL byte after each path")
     g.add_argument("--stats", action="store_true", help="print search statistics at the end")
     g.add_argument("--max-columns-preview", dest="max_columns_preview", action="store_true", default=False)
@@ -72,7 +73,7 @@ def add_rg_flags(p: argparse.ArgumentParser) -> None:
     # Accepted for rg's command lines; they tune how rg runs, not what it finds.
     for flag in ("--mmap", "--no-mmap", "--line-buffered", "--no-line-buffered", "--block-buffered",
                  "--no-block-buffered", "--no-config", "--one-file-system", "--no-one-file-system", "--debug",
-                 "--trace", "--no-unicode", "--unicode", "--no-ignore-messages", "--ignore-messages", "--pretty"):
+                 "--trace", "--no-unicode", "--unicode", "--no-ignore-messages", "--ignore-messages"):
         g.add_argument(flag, action="store_true", dest="_ignored_" + flag.strip("-").replace("-", "_"),
                        help=argparse.SUPPRESS)
     for flag in ("--threads", "--dfa-size-limit", "--regex-size-limit", "--hyperlink-format"):
