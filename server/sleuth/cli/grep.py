@@ -95,7 +95,7 @@ def to_args(ns: argparse.Namespace, path: str | None) -> dict[str, Any]:
         "no_require_git": ns.no_require_git, "max_depth": ns.max_depth, "context": ns.context,
         "before": ns.before_context, "after": ns.after_context, "max_matches_per_file": ns.max_count,
         "max_file_size_bytes": ns.max_filesize, "max_results": ns.max_results, "timeout_ms": ns.timeout_ms,
-        "output": ns.output, **rg_ignore_args(ns), "sort": ns.engine_sort, "max_columns": ns.engine_max_columns, "use_open_buffers": False,
+        "output": ns.output, **rg_ignore_args(ns), "passthru": ns.passthru or None, "sort": ns.engine_sort, "max_columns": ns.engine_max_columns, "use_open_buffers": False,
     }
     return {k: v for k, v in args.items() if v is not None}
 

@@ -70,12 +70,13 @@ def _patterns(ns: argparse.Namespace) -> list[str]:
     for p in patterns:
         if "\0" in p:
             raise UsageError("a pattern may not contain a NUL byte")
-    if ns.line_regexp or (patterns and not all(patterns)):
-        # an empty pattern matches every line (rg): as a regex, the others escaped when -F
+    if ns.line_regexp or any(not p.strip() for p in patterns):
+        # sleuth.grep refuses a blank pattern (an assistant's slip); rg searches for it: an empty one
+        # matches every line, a space finds spaces. As a regex group it is not blank (-F: escaped).
         from sleuth.engine.match.syntax import escape
 
         patterns = [escape(p) if ns.fixed_strings else p for p in patterns]
-        patterns = [f"^(?:{p})$" if ns.line_regexp else (p or "(?:)") for p in patterns]
+        patterns = [f"^(?:{p})$" if ns.line_regexp else (f"(?:{p})" if not p.strip() else p) for p in patterns]
         ns.fixed_strings = False
     if ns.multiline and ns.multiline_dotall and not ns.fixed_strings:
         patterns = [f"(?s:{p})" for p in patterns]
@@ -250,8 +251,8 @@ class _Run:
                  colours: Colours | None) -> None:
         self.ns, self.to_args, self.colours = ns, to_args, colours
         self.mode = _mode(ns)
-        ns.output = {"with": "files_with_matches", "quiet": "files_with_matches", "without": "files_with_matches",
-                     "count": "count"}.get(self.mode, "content")
+        ns.output = {"with": "files_with_matches", "quiet": "content" if ns.stats or ns.json else "files_with_matches",
+                     "without": "files_with_matches", "count": "count"}.get(self.mode, "content")
         ns.engine_max_columns = ns.max_columns if ns.result_json else 0  # rg's -M is the printer's
         if self.mode in ("count", "count_matches", "with", "without", "quiet"):
             ns.context = ns.before_context = ns.after_context = None
@@ -355,7 +356,7 @@ class _Run:
         if ns.json:
             from sleuth.cli.rg_json import print_rg_json
 
-            print_rg_json(groups, options, result)
+            print_rg_json(groups, options, result, quiet=mode == "quiet")  # -q: the summary alone
         elif mode == "content":
             print_events(events, options)
         elif mode == "with":
@@ -377,7 +378,7 @@ class _Run:
                 counts = [(p, have_counts.get(p, 0)) for p in listed]
             print_counts(counts, options)
         if ns.stats and result is not None and not ns.json:
-            _print_stats(result, events)
+            _print_stats(result, events)  # (with -q too, as rg)
         return found, errors
 
     def any_file(self) -> bool:
@@ -409,8 +410,10 @@ def _files_args(ns: argparse.Namespace, path: str | None) -> dict[str, Any]:
 
 
 def _print_stats(result: dict[str, Any], events: list[dict[str, Any]]) -> None:
+    """rg's ``--stats`` block (Sleuth knows no byte counts of what it read: that line is left out)."""
     matches = sum(len(e.get("submatches") or [e]) for e in events if e["type"] == "match")
     lines = sum(1 for e in events if e["type"] == "match")
     seconds = result["elapsed_ms"] / 1000
     sys.stdout.write(f"\n{matches} matches\n{lines} matched lines\n{result['files_matched']} files contained matches\n"
-                     f"{result['files_scanned']} files searched\n{seconds:.6f} seconds\n")
+                     f"{result['files_scanned']} files searched\n{seconds:.6f} seconds spent searching\n"
+                     f"{seconds:.6f} seconds\n")

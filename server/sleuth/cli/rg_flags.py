@@ -45,6 +45,8 @@ def add_rg_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument("--field-match-separator", metavar="SEP", default=":")
     g.add_argument("--field-context-separator", metavar="SEP", default="-")
     g.add_argument("--files-without-match", action="store_true", help="print the files with no match")
+    g.add_argument("--passthru", "--passthrough", dest="passthru", action="store_true", default=False,
+                   help="print every line of a matching file")
     g.add_argument("--count-matches", action="store_true", help="count matches, not matching lines")
     g.add_argument("--include-zero", dest="include_zero", action="store_true", default=False)
     g.add_argument("--no-include-zero", dest="include_zero", action="store_false")

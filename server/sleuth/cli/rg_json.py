@@ -1,9 +1,11 @@
 """``sleuth grep --json``: rg's JSON Lines (``begin``, ``match``, ``context``, ``end`` per file, then
 ``summary``), the format tools that parse rg read (VS Code's own search provider does).
 
-Sleuth's result object has no byte offsets into the file, so ``absolute_offset`` and the byte
-counts are what the lines add up to (exact for files with ``\\n`` line ends, read from the start);
-times are Sleuth's own. ``--result-json`` prints the ``sleuth.grep`` result object instead.
+Sleuth's result object has no byte offsets into the file: ``absolute_offset`` and the byte counts
+are 0 (VS Code's search reads the line numbers and the submatches' ``start``/``end``, which are
+exact); a line's text carries ``\n`` as its end (the result keeps no line terminator); the per-file
+times are 0 and the summary's are the search's own. ``--result-json`` prints the ``sleuth.grep``
+result object instead.
 """
 
 from __future__ import annotations
@@ -37,12 +39,15 @@ def _emit(kind: str, data: dict[str, Any]) -> None:
     sys.stdout.write(json.dumps({"type": kind, "data": data}, ensure_ascii=False, separators=(",", ":")) + "\n")
 
 
-def print_rg_json(groups: list[list[dict[str, Any]]], options: PrintOptions, result: dict[str, Any] | None) -> None:
+def print_rg_json(groups: list[list[dict[str, Any]]], options: PrintOptions, result: dict[str, Any] | None,
+                  quiet: bool = False) -> None:
+    """The messages of ``groups`` (one file each, in order), then the summary; ``quiet``: the summary alone."""
+    emit = (lambda kind, data: None) if quiet else _emit
     totals = {"bytes_searched": 0, "bytes_printed": 0, "matched_lines": 0, "matches": 0,
               "searches": 0, "searches_with_match": 0}
     for group in groups:
         path = _data(options.display(group[0]["path"]))
-        _emit("begin", {"path": path})
+        emit("begin", {"path": path})
         stats = {"matched_lines": 0, "matches": 0}
         for event in group:
             if event["type"] not in ("match", "context"):
@@ -56,10 +61,10 @@ def print_rg_json(groups: list[list[dict[str, Any]]], options: PrintOptions, res
                                  "start": a, "end": b})
                 stats["matched_lines"] += 1
                 stats["matches"] += len(subs)
-            _emit(event["type"], {"path": path, "lines": _data(text), "line_number": event["line"],
+            emit(event["type"], {"path": path, "lines": _data(text), "line_number": event["line"],
                                   "absolute_offset": event.get("offset", 0), "submatches": subs})
         seconds = 0.0
-        _emit("end", {"path": path, "binary_offset": None, "stats": {
+        emit("end", {"path": path, "binary_offset": None, "stats": {
             "elapsed": _elapsed(seconds), "searches": 1, "searches_with_match": 1 if stats["matched_lines"] else 0,
             "bytes_searched": 0, "bytes_printed": 0, "matched_lines": stats["matched_lines"],
             "matches": stats["matches"]}})
@@ -68,6 +73,6 @@ def print_rg_json(groups: list[list[dict[str, Any]]], options: PrintOptions, res
         totals["matched_lines"] += stats["matched_lines"]
         totals["matches"] += stats["matches"]
     seconds = (result or {}).get("elapsed_ms", 0) / 1000
-    sys.stdout.write(json.dumps({"data": {"elapsed_total": _elapsed(seconds),
-                                          "stats": {"elapsed": _elapsed(seconds), **totals}},
-                                 "type": "summary"}, separators=(",", ":")) + "\n")
+    summary = {"data": {"elapsed_total": _elapsed(seconds), "stats": {"elapsed": _elapsed(seconds), **totals}},
+               "type": "summary"}
+    sys.stdout.write(json.dumps(summary, separators=(",", ":"), sort_keys=True) + "\n")  # rg's summary is sorted

@@ -47,6 +47,8 @@ GREP_ARGS: dict[str, Arg] = {
     "context": Arg("int", "Lines of context before and after each match.", minimum=0, maximum=100),
     "before": Arg("int", "Lines of context before each match.", minimum=0, maximum=100),
     "after": Arg("int", "Lines of context after each match.", minimum=0, maximum=100),
+    "passthru": Arg("bool", "Every line of a matching file: the others as context lines (rg --passthru).",
+                    default=False),
     "max_results": Arg("int", "Stop after this many events (matches and context lines).", minimum=1,
                        cap="max_results", default_from="default_max_results"),
     "max_matches_per_file": Arg("int", "Stop searching a file after this many matching lines.", minimum=1,
@@ -64,6 +66,9 @@ GREP_ARGS: dict[str, Arg] = {
                        default_from="max_columns"),
     "max_output_bytes": Arg("int", "Shrink matches so the JSON result stays within this many bytes.", minimum=256),
 }
+
+
+_EVERY_LINE = 1 << 62  # --passthru: context that reaches every line of the file
 
 
 def build_request(args: dict[str, Any], ctx: CommandContext) -> GrepRequest:
@@ -85,6 +90,8 @@ def build_request(args: dict[str, Any], ctx: CommandContext) -> GrepRequest:
     context = args["context"] or 0
     before = args["before"] if args["before"] is not None else context
     after = args["after"] if args["after"] is not None else context
+    if args["passthru"]:
+        before = after = _EVERY_LINE
     targets = ctx.workspace.resolve(args["path"], args["root"])
     walk = WalkOptions(
         hidden=args["hidden"], follow=args["follow"],
