@@ -165,7 +165,8 @@ def _comparable(case: dict[str, Any], out: bytes) -> bytes:
     times, byte counts and offsets (see :data:`DIFFERENCES`), and the order where rg's is unspecified."""
     flags = _flags(case["args"])
     if "--stats" in flags and "--json" not in flags:
-        out = b"".join(line for line in out.splitlines(keepends=True) if b"seconds" not in line and b"bytes" not in line)
+        out = b"".join(line for line in out.splitlines(keepends=True)
+                       if b"seconds" not in line and b"bytes" not in line)
     if "--json" in flags:
         out = _json_lines(out)
     return _sorted(out) if case.get("sort") else out
@@ -225,7 +226,6 @@ def test_rg_case(case: dict[str, Any], tmp_path: Path, monkeypatch: pytest.Monke
     root = tmp_path / "ws"
     build(root, case["ops"])
     rg = run_rg(case, root)
-    sort = case.get("sort", False)
     want = _comparable(case, rg.stdout)
     expected = case.get("expected")
     if expected is not None:

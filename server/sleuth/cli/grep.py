@@ -1,13 +1,12 @@
-"""``sleuth grep PATTERN [PATH...]``: ripgrep's flags in, ripgrep-like lines (or ``--json``) out."""
+"""``sleuth grep PATTERN [PATH...]``: ripgrep's command line in (the original flags here, the rest in
+:mod:`sleuth.cli.rg_flags`), ripgrep's output out (:mod:`sleuth.cli.grep_run`, :mod:`sleuth.cli.grep_print`)."""
 
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
-from sleuth.cli.common import (EXIT_ERROR, EXIT_FOUND, EXIT_NONE, ProgressBar, add_server_flag, cli_workspace,
-                               make_context, parse_size, print_json, run_search)
+from sleuth.cli.common import add_server_flag, parse_size
 from sleuth.cli.grep_run import run_grep_cli
 from sleuth.cli.rg_flags import SplitArgv, add_rg_flags, rg_ignore_args, split_argv
 
@@ -95,7 +94,8 @@ def to_args(ns: argparse.Namespace, path: str | None) -> dict[str, Any]:
         "no_require_git": ns.no_require_git, "max_depth": ns.max_depth, "context": ns.context,
         "before": ns.before_context, "after": ns.after_context, "max_matches_per_file": ns.max_count,
         "max_file_size_bytes": ns.max_filesize, "max_results": ns.max_results, "timeout_ms": ns.timeout_ms,
-        "output": ns.output, **rg_ignore_args(ns), "passthru": ns.passthru or None, "sort": ns.engine_sort, "max_columns": ns.engine_max_columns, "use_open_buffers": False,
+        "output": ns.output, "sort": ns.engine_sort, "max_columns": ns.engine_max_columns, "use_open_buffers": False,
+        "passthru": ns.passthru or None, **rg_ignore_args(ns),  # (only when set: an older server still answers)
     }
     return {k: v for k, v in args.items() if v is not None}
 

@@ -35,7 +35,8 @@ class _Style:
         return out + self.fg + self.bg
 
     def paint(self, text: str, always: bool) -> str:
-        """rg paints a path, line or column number even with an empty style (a reset either side), a match only with one."""
+        """rg paints a path, line or column number even with an empty style (a reset either side), a
+        match only with a style."""
         codes = self.codes()
         return f"\x1b[0m{codes}{text}\x1b[0m" if codes or always else text
 

@@ -2,8 +2,8 @@
 ``summary``), the format tools that parse rg read (VS Code's own search provider does).
 
 Sleuth's result object has no byte offsets into the file: ``absolute_offset`` and the byte counts
-are 0 (VS Code's search reads the line numbers and the submatches' ``start``/``end``, which are
-exact); a line's text carries ``\n`` as its end (the result keeps no line terminator); the per-file
+are 0 (the line numbers and the submatches' ``start``/``end`` are exact); a line's text carries
+``\n`` as its end (the result keeps no line terminator); the per-file
 times are 0 and the summary's are the search's own. ``--result-json`` prints the ``sleuth.grep``
 result object instead.
 """
