@@ -75,7 +75,7 @@ def main() -> int:
         if ns.only and name not in ns.only:
             continue
         rg_cmd = [rg, "-n", "--no-heading", "--with-filename", "--color", "never", *flags, pattern]
-        sl_cmd = [*sleuth, "grep", "--json", *flags, pattern]
+        sl_cmd = [*sleuth, "grep", "--result-json", *flags, pattern]
         _, rg_out = timed(rg_cmd, ns.corpus)  # warm-up, and the reference answer
         _, sl_out = timed(sl_cmd, ns.corpus)
         expected, got = rg_lines(rg_out), sleuth_lines(sl_out)

@@ -106,7 +106,7 @@ def main() -> int:
     py = sys.executable
     cases = {
         "files -L": ([py, "-m", "sleuth", "files", "-L", "--json"], True),
-        "grep -L PM_RESUME": ([py, "-m", "sleuth", "grep", "-L", "--json", "PM_RESUME"], True),
+        "grep -L PM_RESUME": ([py, "-m", "sleuth", "grep", "-L", "--result-json", "PM_RESUME"], True),
         "rg backend, follow": ([py, "-c", DRIVER, tree], True),
     }
     rg_cmd = [rg, "-L", "-n", "--no-heading", "PM_RESUME"]

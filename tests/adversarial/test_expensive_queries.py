@@ -95,12 +95,14 @@ def test_the_compile_stops_at_the_requests_deadline(tmp_path: pathlib.Path) -> N
 
 
 def test_the_cli_takes_patterns_out_before_argparse() -> None:
-    from sleuth.cli.grep import hoist_patterns
+    from sleuth.cli import _parser
+    from sleuth.cli.grep import read_argv
 
-    rest, patterns = hoist_patterns(["-e", "a", "-ib", "--regexp", "c", "--regexp=d", "-e-x", "-n", ".", "--",
-                                     "-e", "path"])
-    assert patterns == ["a", "c", "d", "-x"]
-    assert rest == ["-ib", "-n", ".", "--", "-e", "path"]
+    _parser("grep")
+    split = read_argv(["-e", "a", "-ib", "--regexp", "c", "--regexp=d", "-e-x", "-n", ".", "--", "-e", "path"])
+    assert split.patterns == ["a", "c", "d", "-x"]
+    assert split.options == ["-i", "-b", "-n"]  # -b is no sleuth flag: argparse reports it
+    assert split.positionals == [".", "-e", "path"]
 
 
 # -- end to end ----------------------------------------------------------------------------------

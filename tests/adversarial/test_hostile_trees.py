@@ -38,7 +38,7 @@ def _sleuth(cwd: pathlib.Path, *argv: str, timeout: float = 300) -> subprocess.C
 
 
 def _sleuth_json(cwd: pathlib.Path, *argv: str) -> dict[str, Any]:
-    proc = _sleuth(cwd, "grep", "--json", *argv)
+    proc = _sleuth(cwd, "grep", "--result-json", *argv)
     assert proc.returncode in (0, 1, 2), proc.stderr
     assert "Traceback" not in proc.stderr, proc.stderr
     return json.loads(proc.stdout)
@@ -120,7 +120,7 @@ def test_the_cli_completes_on_a_hostile_tree_and_finds_what_rg_finds(hostile: pa
 
 
 def test_following_links_in_a_hostile_tree_never_reads_devices_or_blocks_on_fifos(hostile: pathlib.Path) -> None:
-    proc = _sleuth(hostile, "grep", "--json", "-L", NEEDLE, timeout=300)
+    proc = _sleuth(hostile, "grep", "--result-json", "-L", NEEDLE, timeout=300)
     assert "Traceback" not in proc.stderr, proc.stderr[-2000:]
     assert proc.returncode in (0, 2), proc.stderr[-2000:]
     result = json.loads(proc.stdout)
@@ -224,7 +224,7 @@ def test_unreadable_files_and_folders_are_reported_to_an_unprivileged_user(tmp_p
         os.chmod(cache, 0o777)
         env = dict(os.environ, XDG_CACHE_HOME=str(cache), HOME=str(cache))
         proc = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
-                               sys.executable, "-m", "sleuth", "grep", "--json", NEEDLE],
+                               sys.executable, "-m", "sleuth", "grep", "--result-json", NEEDLE],
                               cwd=root, capture_output=True, text=True, timeout=120, env=env)
         assert "Traceback" not in proc.stderr, proc.stderr
         result = json.loads(proc.stdout)

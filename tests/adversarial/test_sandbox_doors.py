@@ -238,7 +238,7 @@ LSP_DOORS = [
 def _cli_argv(door: str, args: Args) -> list[str]:
     """The CLI spelling of a door's argument object (flags as ripgrep's)."""
     if door == "grep":
-        argv = ["grep", "--json", "-L", "--hidden", "--no-ignore"]
+        argv = ["grep", "--result-json", "-L", "--hidden", "--no-ignore"]
         for g in args.get("include_globs", []):
             argv += ["-g", g]
         for g in args.get("exclude_globs", []):
@@ -490,7 +490,7 @@ def test_a_folder_swapped_for_a_link_out_during_searches_leaks_nothing(tmp_path:
 
             out = io.StringIO()
             with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
-                main(["grep", "--json", "--root", str(root)] + (["-L"] if follow else []) + [PAT])
+                main(["grep", "--result-json", "--root", str(root)] + (["-L"] if follow else []) + [PAT])
             if _leaks("", out.getvalue()):
                 leaks.append(("cli grep", follow, out.getvalue()[:600]))
     finally:

@@ -42,7 +42,7 @@ def test_grep_exit_code_two_on_bad_regex_with_a_hint(tree):
 
 
 def test_grep_json_is_the_command_result(tree):
-    proc = sleuth(tree, "grep", "--json", "-i", "helper")
+    proc = sleuth(tree, "grep", "--result-json", "-i", "helper")
     result = json.loads(proc.stdout)
     assert {"matches", "count", "truncated", "timed_out", "files_scanned", "skipped", "errors"} <= set(result)
     assert [(m["path"], m["line"]) for m in result["matches"]] == [
@@ -50,7 +50,7 @@ def test_grep_json_is_the_command_result(tree):
 
 
 def test_grep_outside_the_sandbox_is_refused(tree):
-    proc = sleuth(tree, "grep", "--json", "x", "..")
+    proc = sleuth(tree, "grep", "--result-json", "x", "..")
     assert proc.returncode == 2
     assert json.loads(proc.stdout)["error"]["code"] == "sandbox_violation"
 
@@ -72,7 +72,7 @@ def test_files_by_glob(tree):
 
 def test_cli_start_does_not_import_the_lsp_stack(tree):
     code = ("import sys\nfrom sleuth.cli import main\nrc = main(['grep', '-q-not-a-flag'] if False else "
-            "['grep', 'main', '--json'])\nassert 'pygls' not in sys.modules and 'lsprotocol' not in sys.modules, "
+            "['grep', 'main', '--result-json'])\nassert 'pygls' not in sys.modules and 'lsprotocol' not in sys.modules, "
             "sorted(m for m in sys.modules if m.startswith(('pygls', 'lsprotocol')))\n")
     proc = subprocess.run([sys.executable, "-c", code], cwd=tree, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
@@ -80,7 +80,7 @@ def test_cli_start_does_not_import_the_lsp_stack(tree):
 
 def test_cold_grep_does_not_import_the_index_builders_numpy(tree):
     """numpy costs ~130 ms at every start here; only building or querying an index needs it."""
-    code = ("import sys\nfrom sleuth.cli import main\nmain(['grep', 'main', '--json'])\n"
+    code = ("import sys\nfrom sleuth.cli import main\nmain(['grep', 'main', '--result-json'])\n"
             "assert 'numpy' not in sys.modules and 'sleuth.engine.index.service' not in sys.modules\n")
     proc = subprocess.run([sys.executable, "-c", code], cwd=tree, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
@@ -112,7 +112,7 @@ def test_text_exit_code_one_when_nothing_matches(tree):
 
 def test_grep_json_over_several_paths_keeps_a_later_paths_truncation_reason(tree):
     """Only the second path is cut: the merged answer says why (it used to keep the first path's None)."""
-    proc = sleuth(tree, "grep", "--json", "--max-results", "1", "-i", "helper", "src/util.py", "src/app.py")
+    proc = sleuth(tree, "grep", "--result-json", "--max-results", "1", "-i", "helper", "src/util.py", "src/app.py")
     result = json.loads(proc.stdout)
     assert result["truncated"] is True and result["truncated_reason"] is not None
 

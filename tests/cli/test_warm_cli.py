@@ -98,6 +98,13 @@ CASES = [
     ("grep", ["grep", "nothing-matches-this"]),
     ("grep", ["grep", "-e", "(unclosed"]),  # a bad regex: the same message and exit code
     ("grep", ["grep", "user", "../outside"]),  # outside the sandbox: refused the same way
+    # rg's command lines (issue 19): what the CLI makes of the result, warm or cold alike
+    ("grep", ["grep", "--vimgrep", "-C1", "user", "./src"]),
+    ("grep", ["grep", "-t", "py", "--trim", "-M", "20", "--max-columns-preview", "--column", "user"]),
+    ("grep", ["grep", "--files-without-match", "--null", "user"]),
+    ("grep", ["grep", "--count-matches", "--include-zero", "-i", "user"]),
+    ("grep", ["grep", "--no-ignore-dot", "-x", "-F", "-e", "", "notes.txt"]),
+    ("files", ["grep", "--files", "--sortr", "path"]),
     ("files", ["files", "*.py", "*.md"]),
     ("files", ["files", "-q", "usrctl"]),
     ("text", ["text", "user controller"]),
@@ -125,7 +132,7 @@ async def test_warm_output_is_the_cold_output(server: tuple[Session, pathlib.Pat
 
 async def test_json_results_match_but_for_timing(server: tuple[Session, pathlib.Path]) -> None:
     session, root = server
-    for argv in (["grep", "--json", "-n", "user"], ["files", "--json", "-q", "guide"], ["text", "--json", "user"]):
+    for argv in (["grep", "--result-json", "-n", "user"], ["files", "--json", "-q", "guide"], ["text", "--json", "user"]):
         cold = json.loads((await asyncio.to_thread(cli, root, *argv, "--no-server")).stdout)
         hot = json.loads((await asyncio.to_thread(cli, root, *argv)).stdout)
         for result in (cold, hot):

@@ -85,7 +85,7 @@ async def test_results_equal_the_cli_and_roots_are_the_sandbox(tmp_path: pathlib
     async with connect(tmp_path, mode, roots) as client:
         result = await client.call_tool("grep", {"pattern": "needle"})
         assert not result.is_error
-        cli = json.loads(run_sleuth(ws, "grep", "--json", "needle", cache=tmp_path / "cache").stdout)
+        cli = json.loads(run_sleuth(ws, "grep", "--result-json", "needle", cache=tmp_path / "cache").stdout)
         assert result.structured_content["matches"] == cli["matches"]
         assert _text(result).splitlines()[:2] == ["a.txt:2: needle one", "src/b.py:1: def needle():"]
         escape = await client.call_tool("grep", {"pattern": "needle", "path": str(other)})
@@ -147,7 +147,7 @@ async def test_output_budget_and_paging_are_continuous(tmp_path: pathlib.Path, m
             offset = page["next_offset"]
     assert len(pages) > 2
     joined = [m for page in pages for m in page["matches"]]
-    cli = json.loads(run_sleuth(ws, "grep", "--json", "needle", cache=tmp_path / "cache").stdout)
+    cli = json.loads(run_sleuth(ws, "grep", "--result-json", "needle", cache=tmp_path / "cache").stdout)
     assert joined == cli["matches"]  # every match once, in order, across the pages
 
 

@@ -49,16 +49,16 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     first = next((a for a in argv if not a.startswith("-")), None)
     parser = _parser(first if first in SUBCOMMANDS else None)
-    hoisted: list[str] = []
-    if first == "grep":  # 10,000 -e patterns: argparse alone would take seconds (see hoist_patterns)
-        from sleuth.cli.grep import hoist_patterns
+    split = None
+    if first == "grep":  # rg reads its command line its own way (see sleuth.cli.rg_flags.split_argv)
+        from sleuth.cli.grep import read_argv
 
         at = argv.index("grep") + 1
-        rest, hoisted = hoist_patterns(argv[at:])
-        argv = argv[:at] + rest
+        split = read_argv(argv[at:])
+        argv = argv[:at] + split.options + ["--"] + split.positionals
     namespace = parser.parse_args(argv)
-    if hoisted:
-        namespace.regexp = hoisted
+    if split is not None:
+        namespace.regexp = split.patterns
     if not getattr(namespace, "func", None):
         parser.print_help(sys.stderr)
         return 2

@@ -48,12 +48,14 @@ def workspace_settings(roots: list[str] | None) -> Settings:
 
 
 def parse_size(text: str) -> int:
-    """rg's --max-filesize syntax: a number with an optional K, M or G suffix."""
-    text = text.strip().upper()
+    """rg's --max-filesize syntax: a number with an optional K, M or G suffix (upper case, as rg)."""
+    text = text.strip()
     factor = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(text[-1:], 1)
     number = text[:-1] if factor > 1 else text
     if not number.isdigit():
         raise ValueError(f"invalid size {text!r}: use a number with an optional K, M or G suffix")
+    if int(number) * factor >= 1 << 64:
+        raise ValueError(f"invalid size {text!r}: the number is too large")
     return int(number) * factor
 
 

@@ -25,7 +25,6 @@ __all__ = ["add_semantic_flags", "semantic_args", "printable_events", "stdin_is_
 def add_semantic_flags(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("search semantics (as rg 14.1)")
     g.add_argument("-o", "--only-matching", action="store_true", help="print each match on its own line")
-    g.add_argument("--count-matches", action="store_true", help="like -c, counting matches instead of lines")
     g.add_argument("-r", "--replace", metavar="TEXT",
                    help="print each match replaced by TEXT ($1, ${name}, $$); nothing is written")
     g.add_argument("-a", "--text", dest="binary", action="store_const", const="text",
@@ -55,8 +54,6 @@ def semantic_args(ns: argparse.Namespace) -> dict[str, Any]:
     args: dict[str, Any] = {"only_matching": ns.only_matching or None, "replace": ns.replace,
                             "binary": ns.binary, "crlf": ns.crlf, "encoding": ns.encoding, "engine": ns.engine,
                             "search_zip": ns.search_zip}
-    if ns.count_matches:  # rg: -c that counts matches, i.e. -c -o
-        args.update(output="count", only_matching=True)
     return {k: v for k, v in args.items() if v is not None}
 
 
@@ -93,6 +90,8 @@ def printable_events(events: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any
         if "replacement" in event:
             event = dict(event, text=event["replacement"])
         yield event
+        if "binary_after" in event:  # matched before its NUL only: rg says so after them
+            yield _binary_notice(dict(event, binary_offset=event["binary_after"]))
     if warn is not None:
         yield warn
 

@@ -14,6 +14,7 @@ from typing import Any, Iterable
 
 from sleuth.commands.args import Arg, parse_args
 from sleuth.commands.context import CommandContext
+from sleuth.commands.ignore_args import IGNORE_SWITCHES, ignore_switches
 from sleuth.engine.cancel import CancelToken
 from sleuth.engine.errors import BadArgs
 from sleuth.engine.types import FileEntry, FileError, SkipCounts, WalkOptions
@@ -22,16 +23,20 @@ from sleuth.engine.walk import walk
 __all__ = ["FILES_ARGS", "run"]
 
 FILES_ARGS: dict[str, Arg] = {
-    "patterns": Arg("str_or_list", "Glob(s) matched against workspace-relative paths ('*', '**'; '!' excludes).",
+    "patterns": Arg("str_or_list", "Glob(s) matched against workspace-relative paths ('*', '**'; '!' excludes); "
+                    "without patterns or a query, every file the search rules let through (rg --files).",
                     non_blank=True),
     "query": Arg("str", "Fuzzy Quick-Open query, e.g. 'usrctl' finds UserController.cs.", non_blank=True),
     "path": Arg("str", "Folder to list, relative to the first workspace folder; default: all folders."),
     "root": Arg("str", "Name of the workspace folder that a relative path resolves against."),
     "hidden": Arg("bool", "Include hidden files and folders.", default_from="hidden"),
     "no_ignore": Arg("bool", "Ignore .gitignore/.ignore rules.", default=False),
+    "no_require_git": Arg("bool", "Apply .gitignore files outside git repositories too.", default=False),
+    **IGNORE_SWITCHES,
     "follow": Arg("bool", "Follow symbolic links (only to targets inside the workspace).", default_from="follow"),
     "file_types": Arg("str_list", "Only these file types (ripgrep type names or extensions).", default=[]),
     "max_depth": Arg("int", "Maximum folder depth below the path.", minimum=0, cap="max_depth"),
+    "max_file_size_bytes": Arg("int", "Leave out files larger than this.", minimum=1, cap="max_file_size_bytes"),
     "max_results": Arg("int", "Return at most this many paths.", minimum=1, cap="max_results",
                        default_from="default_max_results"),
     "sort": Arg("str", "path (default), or modified (newest first); a query sorts by score.",
@@ -84,9 +89,10 @@ def _entries(args: dict[str, Any], ctx: CommandContext, token: CancelToken, skip
     targets = ctx.workspace.resolve(args["path"], args["root"])
     options = WalkOptions(
         hidden=args["hidden"], follow=args["follow"],
-        no_ignore=args["no_ignore"] or not ctx.settings.respect_gitignore,
+        no_ignore=args["no_ignore"] or not ctx.settings.respect_gitignore, no_require_git=args["no_require_git"],
         include_globs=tuple(args["patterns"] or ()), file_types=tuple(args["file_types"]),
         max_depth=args["max_depth"], deny_globs=ctx.settings.deny_globs,
+        max_file_size_bytes=args["max_file_size_bytes"], **ignore_switches(args, ctx.workspace),
     )
     index = ctx.services.index
     if index is not None and args["query"]:
@@ -101,8 +107,8 @@ def run(raw: Any, ctx: CommandContext) -> dict[str, Any]:
     """List or rank paths."""
     started = time.perf_counter()
     args = parse_args("sleuth.files", raw, FILES_ARGS, ctx.settings)
-    if bool(args["patterns"]) == bool(args["query"]):
-        raise BadArgs("sleuth.files: pass either 'patterns' (globs) or 'query' (fuzzy), not both or neither.",
+    if args["patterns"] and args["query"]:
+        raise BadArgs("sleuth.files: pass either 'patterns' (globs) or 'query' (fuzzy), not both.",
                       hint='Use {"patterns": ["**/*.py"]} to list by glob or {"query": "usrctl"} to rank by name.')
     token = ctx.token.with_deadline(args["timeout_ms"] or None)
     skipped = SkipCounts()

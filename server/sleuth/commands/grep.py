@@ -12,6 +12,7 @@ from typing import Any
 from sleuth.commands.args import Arg, parse_args
 from sleuth.commands.budget import fit_to_budget
 from sleuth.commands.context import CommandContext
+from sleuth.commands.ignore_args import IGNORE_SWITCHES, ignore_switches
 from sleuth.engine.cancel import CancelToken
 from sleuth.engine.errors import BadArgs
 from sleuth.engine.grep import GrepOutcome, GrepRequest, grep_buffer, prepare, run_grep
@@ -42,11 +43,14 @@ GREP_ARGS: dict[str, Arg] = {
     "follow": Arg("bool", "Follow symbolic links (only to targets inside the workspace).", default_from="follow"),
     "no_ignore": Arg("bool", "Ignore .gitignore/.ignore rules.", default=False),
     "no_require_git": Arg("bool", "Apply .gitignore files outside git repositories too.", default=False),
+    **IGNORE_SWITCHES,
     "recursive": Arg("bool", "Descend into sub-folders.", default=True),
     "max_depth": Arg("int", "Maximum folder depth below the path (0 = the path itself).", minimum=0, cap="max_depth"),
     "context": Arg("int", "Lines of context before and after each match.", minimum=0, maximum=100),
     "before": Arg("int", "Lines of context before each match.", minimum=0, maximum=100),
     "after": Arg("int", "Lines of context after each match.", minimum=0, maximum=100),
+    "passthru": Arg("bool", "Every line of a matching file: the others as context lines (rg --passthru).",
+                    default=False),
     "max_results": Arg("int", "Stop after this many events (matches and context lines).", minimum=1,
                        cap="max_results", default_from="default_max_results"),
     "max_matches_per_file": Arg("int", "Stop searching a file after this many matching lines.", minimum=1,
@@ -96,6 +100,9 @@ def native_only(args: dict[str, Any]) -> str | None:
     return next((name for name in NATIVE_ONLY if args[name] != GREP_ARGS[name].default), None)
 
 
+_EVERY_LINE = 1 << 62  # --passthru: context that reaches every line of the file
+
+
 def build_request(args: dict[str, Any], ctx: CommandContext) -> GrepRequest:
     """Freeze validated arguments into engine options (the one place flags become behaviour)."""
     settings = ctx.settings
@@ -115,6 +122,8 @@ def build_request(args: dict[str, Any], ctx: CommandContext) -> GrepRequest:
     context = args["context"] or 0
     before = args["before"] if args["before"] is not None else context
     after = args["after"] if args["after"] is not None else context
+    if args["passthru"]:
+        before = after = _EVERY_LINE
     targets = ctx.workspace.resolve(args["path"], args["root"])
     walk = WalkOptions(
         hidden=args["hidden"], follow=args["follow"],
@@ -122,7 +131,7 @@ def build_request(args: dict[str, Any], ctx: CommandContext) -> GrepRequest:
         include_globs=tuple(args["include_globs"]), exclude_globs=tuple(args["exclude_globs"]),
         file_types=tuple(args["file_types"]), recursive=args["recursive"], max_depth=args["max_depth"],
         max_file_size_bytes=args["max_file_size_bytes"], max_files=args["max_files"],
-        deny_globs=settings.deny_globs,
+        deny_globs=settings.deny_globs, **ignore_switches(args, ctx.workspace),
     )
     match = MatchOptions(patterns=patterns, fixed_strings=args["fixed_strings"], word=args["word"],
                          case=args["case"], fuzzy=args["fuzzy"], multiline=args["multiline"], crlf=args["crlf"],

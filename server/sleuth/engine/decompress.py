@@ -1,9 +1,10 @@
 """rg's ``-z/--search-zip``: a compressed file is searched as what it decompresses to.
 
 rg chooses by the file name and pipes the file through ``gzip -d -c``, ``bzip2``, ``xz`` and the like;
-Sleuth decompresses with the standard library (gzip, bzip2, xz and lzma), so no program is run. Other
-formats rg knows (``.zst``, ``.lz4``, ``.br``, ``.Z``) need modules the standard library lacks: such
-files are searched as they are. A file that is not what its name says is a per-file error, as in rg.
+Sleuth decompresses gzip, bzip2, xz and lzma with the standard library (no program is run) and, like rg,
+pipes the formats the standard library lacks (``.zst``, ``.lz4``, ``.br``, ``.Z``) through the tool
+of that name on ``PATH`` (``zstd``, ``lz4``, ``brotli``, ``uncompress``), only with ``-z``. A file
+that is not what its name says, or whose tool is missing, is a per-file error, as in rg.
 Decompression stops past ``limit`` bytes (the file-size cap applies to what is searched, so a small
 archive cannot expand into gigabytes).
 """
@@ -14,6 +15,8 @@ import bz2
 import gzip
 import io
 import lzma
+import shutil
+import subprocess
 from typing import IO, Callable
 
 __all__ = ["compressed_kind", "decompress", "SUFFIXES", "DecompressError"]
@@ -24,8 +27,12 @@ _OPENERS: dict[str, Callable[[IO[bytes]], IO[bytes]]] = {
     "xz": lambda raw: lzma.LZMAFile(raw, format=lzma.FORMAT_XZ),
     "lzma": lambda raw: lzma.LZMAFile(raw, format=lzma.FORMAT_ALONE),
 }
+# Formats the standard library lacks: the program rg runs for them, reading standard input.
+_PROGRAMS: dict[str, list[str]] = {"zstd": ["zstd", "-q", "-d", "-c"], "lz4": ["lz4", "-d", "-c"],
+                                   "brotli": ["brotli", "-d", "-c"], "compress": ["uncompress", "-c"]}
 SUFFIXES: dict[str, str] = {".gz": "gzip", ".tgz": "gzip", ".bz2": "bzip2", ".tbz2": "bzip2", ".tbz": "bzip2",
-                            ".xz": "xz", ".txz": "xz", ".lzma": "lzma"}
+                            ".xz": "xz", ".txz": "xz", ".lzma": "lzma", ".zst": "zstd", ".zstd": "zstd",
+                            ".lz4": "lz4", ".br": "brotli", ".z": "compress"}
 _ENDINGS = tuple(SUFFIXES)
 CHUNK = 1 << 20
 
@@ -44,6 +51,8 @@ def compressed_kind(path: str) -> str | None:
 
 def decompress(data: bytes, kind: str, limit: int | None) -> bytes | None:
     """What ``data`` decompresses to; None when that passes ``limit`` bytes."""
+    if kind in _PROGRAMS:
+        return _by_program(data, kind, limit)
     chunks: list[bytes] = []
     total = 0
     try:
@@ -56,3 +65,20 @@ def decompress(data: bytes, kind: str, limit: int | None) -> bytes | None:
     except (OSError, EOFError, lzma.LZMAError, ValueError) as exc:
         raise DecompressError(f"not in {kind} format ({exc})") from None
     return b"".join(chunks)
+
+
+def _by_program(data: bytes, kind: str, limit: int | None) -> bytes | None:
+    argv = _PROGRAMS[kind]
+    program = shutil.which(argv[0])
+    if program is None:
+        raise DecompressError(f"{argv[0]} is not installed (needed for {kind} files)")
+    try:
+        done = subprocess.run([program, *argv[1:]], input=data, capture_output=True, timeout=60, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise DecompressError(f"{argv[0]} failed ({exc})") from None
+    if done.returncode != 0:
+        message = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise DecompressError(f"not in {kind} format ({message[-1] if message else f'exit {done.returncode}'})")
+    if limit is not None and len(done.stdout) > limit:
+        return None
+    return done.stdout

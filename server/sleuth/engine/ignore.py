@@ -11,7 +11,7 @@
    before the global excludes file; within each kind the deepest folder with a matching rule
    decides. Git files count only inside a repository (a ``.git`` in the folder or an ancestor)
    unless ``no_require_git``; ``.gitignore`` files above the nearest repository root do
-   not apply; ``no_ignore`` turns all of them off;
+   not apply (``.rgignore`` and ``.ignore`` files of every ancestor do); ``no_ignore`` turns all of them off;
 4. ``file_types`` (files only): a selected type whitelists, any other file is skipped;
 5. hidden (dot) entries are skipped unless ``hidden`` — or unless a rule above whitelisted them.
 
@@ -103,6 +103,16 @@ def git_exclude_path(folder: str) -> str:
     return os.path.join(git_dir, "info", "exclude")
 
 
+def _repository_above(path: str) -> bool:
+    while True:
+        up = os.path.dirname(path)
+        if up == path:
+            return False
+        path = up
+        if os.path.lexists(os.path.join(path, ".git")):
+            return True
+
+
 # ---------------------------------------------------------------------------------------------
 # Per-folder stacks
 
@@ -123,18 +133,22 @@ class DirState:
     """The rules in force for the entries of one folder (each kind deepest first)."""
 
     __slots__ = ("path", "depth", "custom", "dot", "git", "exclude", "glob", "override", "deny", "any_git",
-                 "views", "quick")
+                 "explicit", "views", "quick")
 
     def __init__(self, path: str, depth: int, custom: tuple[FileView, ...], dot: tuple[FileView, ...],
                  git: tuple[FileView, ...], exclude: tuple[FileView, ...], glob: FileView | None,
-                 override: FileView | None, deny: FileView | None, any_git: bool) -> None:
+                 override: FileView | None, deny: FileView | None, any_git: bool,
+                 explicit: tuple[FileView, ...] = ()) -> None:
         self.path = path
         self.depth = depth
         self.custom, self.dot, self.git, self.exclude, self.glob = custom, dot, git, exclude, glob
-        self.override, self.deny, self.any_git = override, deny, any_git
+        self.override, self.deny, self.any_git, self.explicit = override, deny, any_git, explicit
         views = custom + dot
         if any_git:
-            views = views + git + exclude + ((glob,) if glob is not None else ())
+            views = views + git + exclude
+        views = views + explicit  # rg's --ignore-file: below the others, with or without a repository
+        if any_git and glob is not None:
+            views = views + (glob,)
         self.views = views
         self.quick: tuple[Quick | None, Quick | None] | None = None
 
@@ -186,6 +200,15 @@ class Filter:
         self.workspace = workspace
         self.options = options
         self.use_ignore = not options.no_ignore
+        self.use_dot = self.use_ignore and not options.no_ignore_dot
+        self.use_vcs = self.use_ignore and not options.no_ignore_vcs
+        self.use_exclude = self.use_vcs and not options.no_ignore_exclude
+        self.use_parent = self.use_ignore and not options.no_ignore_parent
+        # extra ignore files by the folder they are rooted at
+        self.explicit: dict[str, list[str]] = {}
+        if not options.no_ignore_files:  # rg 14.1: --no-ignore leaves --ignore-file in force
+            for f in options.ignore_files:
+                self.explicit.setdefault(os.path.dirname(os.path.realpath(f)), []).append(f)
         self.require_git = not options.no_require_git
         self.hidden = options.hidden
         globs = list(options.include_globs) + ["!" + g for g in options.exclude_globs]
@@ -197,7 +220,7 @@ class Filter:
         self._files: dict[str, IgnoreFile | None] = {}
         self._starts: dict[tuple[str, str], DirState | None] = {}  # (workspace folder, folder) -> start()
         self._global: IgnoreFile | None = None
-        if self.use_ignore:
+        if self.use_vcs and not options.no_ignore_global:
             path = global_excludes_path()
             self._global = read_ignore_file(path) if path else None
 
@@ -216,18 +239,19 @@ class Filter:
         self.rule.forget()
 
     def enter(self, parent: DirState | None, name: str, path: str, names: Iterable[str] | None,
-              root: Root | None = None) -> DirState:
+              root: Root | None = None, in_repository: bool = False) -> DirState:
         """The state of folder ``path`` (``name`` inside ``parent``'s folder). ``names`` lists the
         folder's entries when the caller has them (else the ignore files are probed). ``root`` is
         given when ``path`` is a workspace folder: the globs and global excludes start there."""
         if parent is None:
-            custom = dot = git = exclude = ()
+            custom = dot = git = exclude = explicit = ()
             glob = override = deny = None
-            any_git = not self.require_git
+            any_git = in_repository or not self.require_git
             depth = 0
         else:
             custom, dot = child_views(parent.custom, name), child_views(parent.dot, name)
             git, exclude = child_views(parent.git, name), child_views(parent.exclude, name)
+            explicit = child_views(parent.explicit, name)
             glob = parent.glob.child(name) if parent.glob is not None else None
             override = parent.override.child(name) if parent.override is not None else None
             deny = parent.deny.child(name) if parent.deny is not None else None
@@ -243,23 +267,29 @@ class Filter:
                 present = {n for n in _PRESENT if os.path.lexists(os.path.join(path, n))}
             else:
                 present = _PRESENT.intersection(names)
-            if ".rgignore" in present:
+            if ".rgignore" in present and self.use_dot:
                 f = self._load(os.path.join(path, ".rgignore"))
                 if f is not None:
                     custom = (f.view(),) + custom  # type: ignore[assignment]
-            if ".ignore" in present:
+            if ".ignore" in present and self.use_dot:
                 f = self._load(os.path.join(path, ".ignore"))
                 if f is not None:
                     dot = (f.view(),) + dot  # type: ignore[assignment]
-            gi = self._load(os.path.join(path, ".gitignore")) if ".gitignore" in present else None
+            gi = self._load(os.path.join(path, ".gitignore")) if ".gitignore" in present and self.use_vcs else None
             own = (gi.view(),) if gi is not None else ()
-            ex_file = self._load(git_exclude_path(path)) if ".git" in present else None
+            ex_file = self._load(git_exclude_path(path)) if ".git" in present and self.use_exclude else None
             own_ex = (ex_file.view(),) if ex_file is not None else ()
             if self.require_git and ".git" in present:
                 git, exclude, any_git = own, own_ex, True  # type: ignore[assignment]
             else:
                 git, exclude = own + git, own_ex + exclude  # type: ignore[assignment]
-        return DirState(path, depth, custom, dot, git, exclude, glob, override, deny, any_git)  # type: ignore[arg-type]
+        for name_ in self.explicit.get(path, ()):
+            f = self._load(name_)
+            view = f.view() if f is not None else None
+            if view is not None:
+                explicit = (view,) + explicit  # type: ignore[assignment]  (a later file wins, as a deeper one)
+        return DirState(path, depth, custom, dot, git, exclude, glob, override, deny, any_git,  # type: ignore[arg-type]
+                        explicit)  # type: ignore[arg-type]
 
     def start(self, root: Root, target_dir: str) -> DirState | None:
         """The state of a target folder inside ``root``, with the ignore files of its ancestors (up
@@ -286,22 +316,23 @@ class Filter:
         return state
 
     def _root_state(self, root: Root) -> DirState:
+        # Every ancestor, as rg: .rgignore and .ignore files apply from any of them, inside a
+        # repository or not; entering a repository's root (its .git) drops the .gitignore files above it.
         chain: list[str] = []
-        if self.use_ignore:
+        if self.use_parent:
             d = root.path
             while True:
                 up = os.path.dirname(d)
                 if up == d:
-                    chain = []
                     break
                 d = up
                 chain.append(d)
-                if os.path.lexists(os.path.join(d, ".git")):
-                    break
         state: DirState | None = None
         for d in reversed(chain):
             state = self.enter(state, os.path.basename(d), d, None)
-        return self.enter(state, os.path.basename(root.path), root.path, None, root=root)
+        # --no-ignore-parent reads no file above, but a repository above still makes this one's .gitignore count
+        in_repository = (self.use_ignore and not self.use_parent and _repository_above(root.path))
+        return self.enter(state, os.path.basename(root.path), root.path, None, root=root, in_repository=in_repository)
 
     def quick(self, state: DirState) -> tuple[Quick | None, Quick | None] | None:
         """(files, folders) fast-reject sets of ``state``; None when globs or deny rules are in force

@@ -224,12 +224,16 @@ def _match_event(data: bytes, display: str, number: int, lo: int, hi: int, spans
             event["score"] = round(max(s.score or 0.0 for s in spans), 4)
         if replacer is not None:
             event["replacement"] = _line_text(replacer.line(data, lo, hi, spans, window or (lo, hi)))
+        if line.endswith(b"\r") or data[hi:hi + 2] == b"\r\n":
+            event["cr"] = True
         return event
     text, _cut_flag = _cut(line, 0, 0, max_columns)
     event = {"type": "match", "path": display, "line": number, "column": 1, "end_column": 1,
              "text": text, "match_text": ""}
     if replacer is not None:
         event["replacement"] = text
+    if line.endswith(b"\r") or data[hi:hi + 2] == b"\r\n":
+        event["cr"] = True
     return event
 
 
@@ -319,7 +323,10 @@ def _context_event(data: bytes, starts: list[int], number: int, display: str,
     hi = data.find(b"\n", lo)
     hi = len(data) if hi < 0 else hi
     text, _cut_flag = _cut(data[lo:hi], 0, 0, max_columns)
-    return {"type": "context", "path": display, "line": number, "text": text}
+    event: dict[str, Any] = {"type": "context", "path": display, "line": number, "text": text}
+    if data[lo:hi].endswith(b"\r"):
+        event["cr"] = True  # the line ended in CRLF: the text keeps no terminator, a printer may want it back
+    return event
 
 
 def search_path(path: str, display: str, matcher: Matcher, options: SearchOptions,
@@ -353,7 +360,7 @@ def search_data(data: bytes, display: str, matcher: Matcher, options: SearchOpti
     in ``skipped.binary``); matches before the block are reported with ``binary_offset`` and
     ``binary_stopped`` (rg then warns that it stopped). ``convert`` (an explicit file, ``--binary``): the whole file is searched, and the
     matches from that block on carry ``binary_offset`` (rg prints "binary file matches" instead of
-    them). ``text`` (``-a``): NUL is an ordinary byte."""
+    them); when none does, the file's last event carries ``binary_after`` (rg prints the line after it). ``text`` (``-a``): NUL is an ordinary byte."""
     decoded = transcode(data, options.encoding)
     nul = decoded.find(b"\x00") if options.binary != "text" else -1
     if nul < 0:
@@ -371,9 +378,13 @@ def search_data(data: bytes, display: str, matcher: Matcher, options: SearchOpti
         return result
     result = _searched(decoded, display, matcher, options)
     first = decoded.count(b"\n", 0, decoded.rfind(b"\n", 0, block) + 1) + 1  # the block's first line
+    marked = False
     for event in result.events:
         if event["line"] >= first:
             event["binary_offset"] = nul
+            marked = True
+    if not marked and result.matched_lines and result.events and options.output == "content":  # rg still says "binary file matches" once the file is done
+        result.events[-1]["binary_after"] = nul
     return result
 
 

@@ -50,6 +50,24 @@ class WalkOptions:
     max_file_size_bytes: int | None = None
     max_files: int | None = None
     deny_globs: tuple[str, ...] = ()
+    # rg's finer switches (each is part of what no_ignore turns off): .ignore/.rgignore files,
+    # .gitignore/.git/info/exclude/the global excludes, .git/info/exclude alone, the global excludes
+    # alone, the ignore files of the folders above a workspace folder, and the ignore_files.
+    no_ignore_dot: bool = False
+    no_ignore_vcs: bool = False
+    no_ignore_exclude: bool = False
+    no_ignore_global: bool = False
+    no_ignore_parent: bool = False
+    no_ignore_files: bool = False
+    ignore_files: tuple[str, ...] = ()
+    """Absolute paths of extra gitignore-format files (rg ``--ignore-file``), rooted at their folder;
+    below every other ignore file in precedence, and in force inside a repository or not."""
+
+    @property
+    def default_ignoring(self) -> bool:
+        """No fine ignore switch is set: the index's file set (made with the defaults) covers the walk."""
+        return not (self.no_ignore_dot or self.no_ignore_vcs or self.no_ignore_exclude or self.no_ignore_global
+                    or self.no_ignore_parent or self.no_ignore_files or self.ignore_files)
 
     @property
     def depth_limit(self) -> int | None:

@@ -57,7 +57,7 @@ class Narrowing:
         mine = self.state.options
         return (options.hidden == mine.hidden and options.follow == mine.follow
                 and options.no_ignore == mine.no_ignore and options.no_require_git == mine.no_require_git
-                and tuple(options.deny_globs) == tuple(mine.deny_globs))
+                and tuple(options.deny_globs) == tuple(mine.deny_globs) and options.default_ignoring)
 
     def candidates(self, targets: Sequence[Target] | None, literal_query: object,
                    options: WalkOptions | None = None, line_mode: bool = False) -> CandidateSet | None:

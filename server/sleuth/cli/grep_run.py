@@ -1,0 +1,433 @@
+"""What ``sleuth grep`` does with an rg command line: the patterns (``-e``, ``-f``, ``-x``), the file
+types, the modes (``--files``, ``-l``, ``--files-without-match``, ``-c``, ``--count-matches``, ``-q``,
+``--json``), one ``sleuth.grep`` per path argument (a path that fails is reported and the others
+are still searched, as rg does), and the printing.
+
+Searching goes through :func:`sleuth.cli.common.run_search`, so a running server may answer; the
+result object is the same either way and everything printed is a function of it and the flags.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from typing import Any, Callable
+
+from sleuth.cli.common import (EXIT_ERROR, EXIT_FOUND, EXIT_NONE, ProgressBar, cli_workspace, make_context, print_json,
+                               run_search)
+from sleuth.cli.grep_print import Colours, PrintOptions, print_counts, print_events, print_paths
+from sleuth.cli.grep_semantics import STDIN_PATH, printable_events, search_stdin, stdin_is_readable
+from sleuth.cli.rg_flags import rg_ignore_args
+from sleuth.engine.errors import SleuthError
+
+__all__ = ["run_grep_cli", "merge_results"]
+
+
+class UsageError(Exception):
+    """A command line rg refuses: reported on stderr, exit 2."""
+
+
+def merge_results(results: list[dict[str, Any]]) -> dict[str, Any]:
+    """One result for several path arguments, in the order they were given."""
+    if len(results) == 1:
+        return results[0]
+    merged = dict(results[0])
+    merged["matches"] = [m for r in results for m in r["matches"]]
+    for key in ("count", "files_scanned", "files_matched", "elapsed_ms"):
+        merged[key] = sum(r[key] for r in results)
+    for key in ("truncated", "timed_out"):
+        merged[key] = any(r[key] for r in results)
+    # The first path's reason only if it was cut; a later path's when only that one was.
+    merged["truncated_reason"] = next((r["truncated_reason"] for r in results if r["truncated_reason"]), None)
+    merged["errors"] = [e for r in results for e in r["errors"]]
+    merged["skipped"] = {k: sum(r["skipped"][k] for r in results) for k in results[0]["skipped"]}
+    return merged
+
+
+def _read_pattern_file(name: str) -> list[str]:
+    """``-f FILE``: one pattern a line (rg drops the line ends; an empty line matches every line)."""
+    try:
+        data = sys.stdin.read() if name == "-" else open(name, "rb").read().decode("utf-8", "surrogateescape")
+    except OSError as exc:
+        raise UsageError(f"{name}: {exc.strerror}") from None
+    lines = data.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [line[:-1] if line.endswith("\r") else line for line in lines]
+
+
+def _patterns(ns: argparse.Namespace) -> list[str]:
+    patterns = list(ns.regexp)
+    for name in ns.file:
+        patterns.extend(_read_pattern_file(name))
+    if not ns.regexp and not ns.file:
+        if ns.pattern is None:
+            raise UsageError("no pattern given\n  hint: sleuth grep PATTERN [PATH...] (or -e PATTERN)")
+        patterns = [ns.pattern]
+    elif ns.pattern is not None:
+        ns.paths.insert(0, ns.pattern)  # with -e/-f, the first positional is a path (as in rg)
+        ns.pattern = None
+    for p in patterns:
+        if "\0" in p:
+            raise UsageError("a pattern may not contain a NUL byte")
+    if ns.line_regexp or any(not p.strip() for p in patterns):
+        # sleuth.grep refuses a blank pattern (an assistant's slip); rg searches for it: an empty one
+        # matches every line, a space finds spaces. As a regex group it is not blank (-F: escaped).
+        from sleuth.engine.match.syntax import escape
+
+        patterns = [escape(p) if ns.fixed_strings else p for p in patterns]
+        patterns = [f"^(?:{p})$" if ns.line_regexp else (f"(?:{p})" if not p.strip() else p) for p in patterns]
+        ns.fixed_strings = False
+    if ns.multiline and ns.multiline_dotall and not ns.fixed_strings:
+        patterns = [f"(?s:{p})" for p in patterns]
+    return patterns
+
+
+def _types(ns: argparse.Namespace) -> None:
+    """rg's ``-t``/``-T``/``--type-add``/``--type-clear``: names checked, ``all`` expanded; the engine
+    takes type names and ``.ext`` forms, and a ``-T`` type's globs become exclude globs."""
+    from sleuth.engine.filetypes import TYPES
+
+    table: dict[str, list[str]] = {k: list(v) for k, v in TYPES.items()}
+    for name in ns.type_clear:
+        table.pop(name, None)
+    for spec in ns.type_add:
+        name, sep, rest = spec.partition(":")
+        if not sep or not name:
+            raise UsageError(f"invalid definition {spec!r}: use NAME:GLOB")
+        if rest.startswith("include:"):
+            for other in rest[len("include:"):].split(","):
+                if other not in table:
+                    raise UsageError(f"unrecognized file type: {other}")
+                table.setdefault(name, []).extend(table[other])
+        else:
+            table.setdefault(name, []).append(rest)
+
+    def globs(name: str) -> list[str]:
+        if name == "all":
+            return [g for v in table.values() for g in v]
+        if name not in table:
+            raise UsageError(f"unrecognized file type: {name}")
+        return table[name]
+
+    selected: list[str] = []
+    extra_globs: list[str] = []
+    for name in ns.type:
+        if name == "all" and "all" not in table:
+            selected.extend(n for n in TYPES if table.get(n) == list(TYPES[n]))
+            continue
+        if name in TYPES and table.get(name) == list(TYPES[name]):
+            selected.append(name)
+            continue
+        for glob in globs(name):
+            if re.fullmatch(r"\*\.[A-Za-z0-9_+\-.]+", glob):
+                selected.append(glob[1:])
+            else:
+                extra_globs.append(glob)
+    if extra_globs:
+        ns.glob = list(ns.glob) + extra_globs
+    ns.type = selected
+    ns.exclude_type_globs = [g for name in ns.type_not for g in globs(name)]
+
+
+def _caseless(glob: str) -> str:
+    """``--iglob``: the glob with each letter as a class of both cases (``*.html`` → ``*.[hH][tT][mM][lL]``)."""
+    out, in_class = [], False
+    for ch in glob:
+        if ch == "[":
+            in_class = True
+        elif ch == "]":
+            in_class = False
+        out.append(f"[{ch.lower()}{ch.upper()}]" if ch.isalpha() and not in_class and ch.lower() != ch.upper()
+                   else ch)
+    return "".join(out)
+
+
+def _print_type_list() -> int:
+    from sleuth.engine.filetypes import TYPES
+
+    for name in sorted(TYPES):
+        sys.stdout.write(f"{name}: {', '.join(TYPES[name])}\n")
+    return EXIT_FOUND
+
+
+def _display(workspace: Any, typed: str | None, separator: str | None) -> Callable[[str], str]:
+    """Result paths shown as rg shows them: under the path argument as it was typed (``./dir/x``,
+    ``link/x`` for a linked folder, ``/abs/x``), with ``--path-separator``."""
+    prefixes: list[tuple[str, str]] = []
+    if typed is not None:
+        try:
+            prefixes = [(workspace.display(t.path, t.root), typed) for t in workspace.resolve(typed)]
+        except SleuthError:
+            pass
+
+    def show(path: str) -> str:
+        out = path
+        for shown, typed in prefixes:
+            if path == shown:
+                out = typed
+                break
+            if shown == "" or path.startswith(shown + "/"):
+                rest = path[len(shown) + 1:] if shown else path
+                out = (typed if typed.endswith("/") else typed + "/") + rest
+                break
+        if separator is not None and separator != "/":
+            out = out.replace("/", separator)
+        return out
+
+    return show
+
+
+def _file_groups(events: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    groups: list[list[dict[str, Any]]] = []
+    for event in events:
+        if not groups or groups[-1][0]["path"] != event["path"]:
+            groups.append([])
+        groups[-1].append(event)
+    return groups
+
+
+def _sort(ns: argparse.Namespace) -> None:
+    """rg's ``--sort``/``--sortr``: ascending by path or time (the engine sorts by path, or newest first)."""
+    key, descending = (ns.sortr, True) if ns.sortr else (ns.sort or "path", False)
+    if key == "none":
+        key = "path"
+    ns.engine_sort = "path" if key == "path" else "modified"
+    # the engine's modified is newest first: rg's ascending order is its reverse, as is --sortr path
+    ns.reverse_groups = (key == "path") == descending
+
+
+def run_grep_cli(ns: argparse.Namespace, to_args: Callable[[argparse.Namespace, str | None], dict[str, Any]]) -> int:
+    """Run ``sleuth grep``; ``to_args`` turns the prepared namespace and one path into ``sleuth.grep`` arguments."""
+    try:
+        if ns.type_list:
+            return _print_type_list()
+        colours = _prepare(ns)
+        if (not ns.regexp and not ns.files) or ns.max_count == 0:
+            return EXIT_NONE  # -f with an empty file (no pattern matches nothing), -m0: as rg
+        return _Run(ns, to_args, colours).run()
+    except UsageError as exc:
+        sys.stderr.write(f"sleuth grep: {exc}\n")
+        return EXIT_ERROR
+
+
+def _prepare(ns: argparse.Namespace) -> Colours | None:
+    """The namespace as the searches take it: patterns, types, -u, sort, globs; the colours to print with."""
+    if ns.files and ns.pattern is not None and not ns.regexp and not ns.file:
+        ns.paths.insert(0, ns.pattern)  # --files takes no pattern: every positional is a path
+        ns.pattern = None
+    ns.regexp = _patterns(ns) if not ns.files else []
+    _types(ns)
+    if ns.pretty:
+        ns.color, ns.heading = "always", True
+        ns.line_number = True if ns.line_number is None else ns.line_number
+    if ns.unrestricted >= 1:
+        ns.no_ignore = True
+    if ns.unrestricted >= 2:
+        ns.hidden = True
+    if ns.unrestricted >= 3 and ns.binary is None:
+        ns.binary = "search"  # -uuu: rg's --binary
+    _sort(ns)
+    ns.glob = ([_caseless(g) for g in ns.glob] if ns.glob_case_insensitive else list(ns.glob)) + [
+        _caseless(g) for g in ns.iglob]
+    try:
+        colours: Colours | None = Colours(ns.colors)  # checked even when not used, as rg does
+    except ValueError as exc:
+        raise UsageError(f"error parsing flag --colors: {exc}") from None
+    if not (ns.color in ("always", "ansi") or (ns.color == "auto" and sys.stdout.isatty())):
+        return None
+    return colours
+
+
+def _mode(ns: argparse.Namespace) -> str:
+    return ("files" if ns.files else "quiet" if ns.quiet else "without" if ns.files_without_match
+            else "with" if ns.files_with_matches else "count_matches" if ns.count_matches
+            else "count" if ns.count else "content")
+
+
+class _Run:
+    """One ``sleuth grep``: a ``sleuth.grep`` (and, where the mode needs the file list, a
+    ``sleuth.files``) per path argument, then the printing of the mode."""
+
+    def __init__(self, ns: argparse.Namespace, to_args: Callable[[argparse.Namespace, str | None], dict[str, Any]],
+                 colours: Colours | None) -> None:
+        self.ns, self.to_args, self.colours = ns, to_args, colours
+        self.mode = _mode(ns)
+        ns.output = {"with": "files_with_matches", "quiet": "content" if ns.stats or ns.json else "files_with_matches",
+                     "without": "files_with_matches", "count": "count"}.get(self.mode, "content")
+        ns.engine_max_columns = ns.max_columns if ns.result_json else 0  # rg's -M is the printer's
+        if self.mode in ("count", "count_matches", "with", "without", "quiet"):
+            ns.context = ns.before_context = ns.after_context = None
+        self.workspace = cli_workspace(ns.root)
+        self._made: list[Any] = []  # the cold path's context, made once when a search runs here
+        self.results: list[dict[str, Any]] = []
+        self.listings: list[dict[str, Any]] = []
+        self.failures = 0
+        # rg searches standard input when no path is given and it is a file, a pipe or a socket
+        self.paths: list[str | None] = list(ns.paths) or [
+            STDIN_PATH if stdin_is_readable() and "-" not in ns.file else None]  # -f- took the input already
+
+    def cold(self) -> Any:
+        if not self._made:
+            self._made.append(make_context(self.ns.root, ProgressBar()))
+        return self._made[0]
+
+    def search(self, name: str, args: dict[str, Any], into: list[dict[str, Any]], as_json: bool = False) -> bool:
+        def take(result: dict[str, Any]) -> int:
+            into.append(result)
+            return EXIT_FOUND
+
+        if args.get("path") == STDIN_PATH:  # standard input is searched here, never by a server
+            code = search_stdin(args, self.cold, as_json, take)
+        else:
+            code = run_search(name, args, self.workspace, self.cold, as_json, take, no_server=self.ns.no_server)
+        if code == EXIT_FOUND:
+            return True
+        self.failures += 1  # reported by run_search; rg goes on with the other paths
+        return False
+
+    def run(self) -> int:
+        ns, mode = self.ns, self.mode
+        if ns.result_json:
+            return self.run_result_json()
+        listing = mode in ("files", "without") or (mode in ("count", "count_matches") and ns.include_zero)
+        for path in self.paths:
+            show = _display(self.workspace, path, ns.path_separator)
+            if mode != "files":
+                if not self.search("sleuth.grep", self.to_args(ns, path), self.results):
+                    continue
+                for event in self.results[-1]["matches"]:
+                    event["path"] = show(event["path"])
+            if listing and path != STDIN_PATH and self.search("sleuth.files", _files_args(ns, path), self.listings):
+                for item in self.listings[-1]["items"]:
+                    item["path"] = show(item["path"])
+        found, errors = self.print()
+        nothing_searched = False
+        if mode != "files" and self.results and not found and not self.failures and not errors:
+            # An index (a running server's) reads no file when none can match: only a listing of the
+            # files the search would take tells that nothing was there to search, warm or cold alike.
+            nothing_searched = sum(r["files_scanned"] for r in self.results) == 0 and not self.any_file()
+        if not ns.no_messages:
+            if nothing_searched:
+                sys.stderr.write("sleuth: No files were searched, which means Sleuth probably applied a filter you "
+                                 "didn't expect.\n  hint: check the ignore files, --hidden, -g and -t; --no-ignore "
+                                 "-uu searches everything.\n")
+            for error in errors:
+                sys.stderr.write(f"sleuth: {error['path']}: {error['error']}\n")
+        if mode == "quiet" and found:
+            return EXIT_FOUND
+        if self.failures or errors or nothing_searched:
+            return EXIT_ERROR  # rg 14.1: nothing searched is an error too
+        return EXIT_FOUND if found else EXIT_NONE
+
+    def run_result_json(self) -> int:
+        """``--result-json``: the ``sleuth.grep`` result object (merged over the paths), or the first error's."""
+        for path in self.paths:
+            if not self.search("sleuth.grep", self.to_args(self.ns, path), self.results, as_json=True):
+                return EXIT_ERROR
+        result = merge_results(self.results)
+        print_json(result)
+        if result["errors"]:
+            return EXIT_ERROR
+        return EXIT_FOUND if result["count"] or result["files_matched"] else EXIT_NONE
+
+    def options(self) -> PrintOptions:
+        ns = self.ns
+        tty = sys.stdout.isatty()
+        single_file = len(self.paths) == 1 and (self.paths[0] == STDIN_PATH or (
+            self.paths[0] is not None and not _is_dir(self.workspace, self.paths[0])))
+        line_number = ns.line_number if ns.line_number is not None else (tty or bool(ns.column) or ns.vimgrep)
+        return PrintOptions(
+            with_path=ns.with_filename if ns.with_filename is not None else (ns.vimgrep or not single_file),
+            line_number=line_number, heading=(ns.heading if ns.heading is not None else tty) and not ns.vimgrep,
+            colours=self.colours, column=ns.column if ns.column is not None else ns.vimgrep, vimgrep=ns.vimgrep,
+            null=ns.null, trim=ns.trim, max_columns=ns.max_columns or None, preview=ns.max_columns_preview,
+            context=bool(ns.context or ns.before_context or ns.after_context),
+            context_separator=ns.context_separator, match_separator=ns.field_match_separator,
+            context_field_separator=ns.field_context_separator, only_matching=bool(ns.only_matching),
+            crlf=bool(ns.crlf))
+
+    def print(self) -> tuple[bool, list[dict[str, Any]]]:
+        """Print the mode's output; whether anything was found, and the files that could not be read."""
+        ns, mode, options = self.ns, self.mode, self.options()
+        listed = [item["path"] for listing in self.listings for item in listing["items"]]
+        if mode == "files":
+            paths = list(reversed(listed)) if ns.reverse_groups else listed
+            if not ns.quiet:
+                print_paths(paths, options)
+            return bool(paths), [e for listing in self.listings for e in listing["errors"]]
+        result = merge_results(self.results) if self.results else None
+        groups = _file_groups(result["matches"] if result else [])
+        if ns.reverse_groups:
+            groups.reverse()
+        events = [e for g in groups for e in g]
+        errors = result["errors"] if result else []
+        matched = [g[0]["path"] for g in groups if any(e["type"] in ("match", "file", "count") for e in g)]
+        found = bool(matched)
+        if ns.json:
+            from sleuth.cli.rg_json import print_rg_json
+
+            print_rg_json(groups, options, result, quiet=mode == "quiet")  # -q: the summary alone
+        elif mode == "content":
+            print_events(list(printable_events(events)), options)
+        elif mode == "with":
+            print_paths(matched, options)
+        elif mode == "without":
+            have = set(matched)
+            rest = [p for p in listed if p not in have]
+            print_paths(rest, options)
+            found = bool(rest)
+        elif mode in ("count", "count_matches"):
+            if mode == "count":
+                counts = [(e["path"], e["count"]) for e in events if e["type"] == "count"]
+            else:
+                counts = [(g[0]["path"], sum(len(e.get("submatches") or [e]) for e in g if e["type"] == "match"))
+                          for g in groups]
+                counts = [c for c in counts if c[1]]
+            if ns.include_zero:
+                have_counts = dict(counts)
+                counts = [(p, have_counts.get(p, 0)) for p in listed]
+            print_counts(counts, options)
+        if ns.stats and result is not None and not ns.json:
+            _print_stats(result, events)  # (with -q too, as rg)
+        return found, errors
+
+    def any_file(self) -> bool:
+        """Whether the search had any file to take (a listing of one, per path)."""
+        listed: list[dict[str, Any]] = []
+        for path in self.paths:
+            if path == STDIN_PATH:
+                return True
+            if not self.search("sleuth.files", dict(_files_args(self.ns, path), max_results=1), listed):
+                return True
+        return any(r["items"] for r in listed)
+
+
+def _is_dir(workspace: Any, path: str) -> bool:
+    try:
+        return any(t.is_dir for t in workspace.resolve(path))
+    except SleuthError:
+        return False
+
+
+def _files_args(ns: argparse.Namespace, path: str | None) -> dict[str, Any]:
+    """``sleuth.files`` arguments for the files ``--files`` lists (the grep's own selection)."""
+    globs = list(ns.glob) + ["!" + g for g in ns.exclude_type_globs]
+    if globs and all(g.startswith("!") for g in globs):
+        globs.insert(0, "**")
+    args: dict[str, Any] = {"patterns": globs or None, "path": path, "hidden": ns.hidden, "no_ignore": ns.no_ignore,
+                            "no_require_git": ns.no_require_git, "follow": ns.follow,
+                            "max_file_size_bytes": ns.max_filesize, **rg_ignore_args(ns), "file_types": ns.type,
+                            "max_depth": ns.max_depth, "sort": ns.engine_sort}
+    return {k: v for k, v in args.items() if v is not None}
+
+
+def _print_stats(result: dict[str, Any], events: list[dict[str, Any]]) -> None:
+    """rg's ``--stats`` block (Sleuth knows no byte counts of what it read: that line is left out)."""
+    matches = sum(len(e.get("submatches") or [e]) for e in events if e["type"] == "match")
+    lines = sum(1 for e in events if e["type"] == "match")
+    seconds = result["elapsed_ms"] / 1000
+    sys.stdout.write(f"\n{matches} matches\n{lines} matched lines\n{result['files_matched']} files contained matches\n"
+                     f"{result['files_scanned']} files searched\n{seconds:.6f} seconds spent searching\n"
+                     f"{seconds:.6f} seconds\n")

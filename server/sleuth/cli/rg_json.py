@@ -1,0 +1,78 @@
+"""``sleuth grep --json``: rg's JSON Lines (``begin``, ``match``, ``context``, ``end`` per file, then
+``summary``), the format tools that parse rg read (VS Code's own search provider does).
+
+Sleuth's result object has no byte offsets into the file: ``absolute_offset`` and the byte counts
+are 0 (the line numbers and the submatches' ``start``/``end`` are exact); a line's text carries
+``\n`` as its end (the result keeps no line terminator); the per-file
+times are 0 and the summary's are the search's own. ``--result-json`` prints the ``sleuth.grep``
+result object instead.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+from sleuth.cli.grep_print import PrintOptions, line_bytes
+
+__all__ = ["print_rg_json"]
+
+
+def _data(text: str) -> dict[str, str]:
+    """rg's arbitrary data: ``{"text": ...}`` for UTF-8, else ``{"bytes": base64}``."""
+    raw = line_bytes(text)
+    try:
+        return {"text": raw.decode("utf-8")}
+    except UnicodeDecodeError:
+        import base64
+
+        return {"bytes": base64.b64encode(raw).decode("ascii")}
+
+
+def _elapsed(seconds: float) -> dict[str, Any]:
+    whole = int(seconds)
+    return {"secs": whole, "nanos": int((seconds - whole) * 1e9), "human": f"{seconds:.6f}s"}
+
+
+def _emit(kind: str, data: dict[str, Any]) -> None:
+    sys.stdout.write(json.dumps({"type": kind, "data": data}, ensure_ascii=False, separators=(",", ":")) + "\n")
+
+
+def print_rg_json(groups: list[list[dict[str, Any]]], options: PrintOptions, result: dict[str, Any] | None,
+                  quiet: bool = False) -> None:
+    """The messages of ``groups`` (one file each, in order), then the summary; ``quiet``: the summary alone."""
+    emit = (lambda kind, data: None) if quiet else _emit
+    totals = {"bytes_searched": 0, "bytes_printed": 0, "matched_lines": 0, "matches": 0,
+              "searches": 0, "searches_with_match": 0}
+    for group in groups:
+        path = _data(options.display(group[0]["path"]))
+        emit("begin", {"path": path})
+        stats = {"matched_lines": 0, "matches": 0}
+        for event in group:
+            if event["type"] not in ("match", "context"):
+                continue
+            text = event["text"] + ("\r\n" if event.get("cr") else "\n")
+            subs = []
+            if event["type"] == "match":
+                for s in event.get("submatches") or ([event] if event.get("column") else []):
+                    a, b = s["column"] - 1, s["end_column"] - 1
+                    subs.append({"match": _data(line_bytes(event["text"])[a:b].decode("utf-8", "surrogateescape")),
+                                 "start": a, "end": b})
+                stats["matched_lines"] += 1
+                stats["matches"] += len(subs)
+            emit(event["type"], {"path": path, "lines": _data(text), "line_number": event["line"],
+                                  "absolute_offset": event.get("offset", 0), "submatches": subs})
+        seconds = 0.0
+        emit("end", {"path": path, "binary_offset": None, "stats": {
+            "elapsed": _elapsed(seconds), "searches": 1, "searches_with_match": 1 if stats["matched_lines"] else 0,
+            "bytes_searched": 0, "bytes_printed": 0, "matched_lines": stats["matched_lines"],
+            "matches": stats["matches"]}})
+        totals["searches"] += 1
+        totals["searches_with_match"] += 1 if stats["matched_lines"] else 0
+        totals["matched_lines"] += stats["matched_lines"]
+        totals["matches"] += stats["matches"]
+    seconds = (result or {}).get("elapsed_ms", 0) / 1000
+    summary = {"data": {"elapsed_total": _elapsed(seconds), "stats": {"elapsed": _elapsed(seconds), **totals}},
+               "type": "summary"}
+    sys.stdout.write(json.dumps(summary, separators=(",", ":"), sort_keys=True) + "\n")  # rg's summary is sorted

@@ -1,0 +1,33 @@
+"""rg's finer ignore switches as command arguments, shared by ``sleuth.grep`` and ``sleuth.files``
+(``--no-ignore-dot``, ``--no-ignore-vcs``, ``--no-ignore-exclude``, ``--no-ignore-global``,
+``--no-ignore-parent``, ``--no-ignore-files``, ``--ignore-file``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sleuth.commands.args import Arg
+from sleuth.engine.workspace import Workspace
+
+__all__ = ["IGNORE_SWITCHES", "ignore_switches"]
+
+IGNORE_SWITCHES: dict[str, Arg] = {
+    "no_ignore_dot": Arg("bool", "Ignore .ignore and .rgignore files.", default=False),
+    "no_ignore_vcs": Arg("bool", "Ignore .gitignore, .git/info/exclude and the global excludes file.", default=False),
+    "no_ignore_exclude": Arg("bool", "Ignore .git/info/exclude files.", default=False),
+    "no_ignore_global": Arg("bool", "Ignore the global git excludes file.", default=False),
+    "no_ignore_parent": Arg("bool", "Ignore the ignore files of the folders above the workspace folder.",
+                            default=False),
+    "no_ignore_files": Arg("bool", "Ignore the ignore_files.", default=False),
+    "ignore_files": Arg("str_list", "Extra gitignore-format files (inside the workspace), below every other "
+                        "ignore file in precedence.", default=[]),
+}
+
+
+def ignore_switches(args: dict[str, Any], workspace: Workspace) -> dict[str, Any]:
+    """The WalkOptions fields the arguments set; an ignore file must be inside the workspace (it is read)."""
+    files = tuple(t.path for name in args["ignore_files"] for t in workspace.resolve(name) if not t.is_dir)
+    return {"no_ignore_dot": args["no_ignore_dot"], "no_ignore_vcs": args["no_ignore_vcs"],
+            "no_ignore_exclude": args["no_ignore_exclude"], "no_ignore_global": args["no_ignore_global"],
+            "no_ignore_parent": args["no_ignore_parent"], "no_ignore_files": args["no_ignore_files"],
+            "ignore_files": files}

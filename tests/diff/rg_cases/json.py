@@ -1,0 +1,46 @@
+"""ripgrep 14.1's tests/json.rs as data: each case is a tree, a command line and a cwd; rg is the oracle."""
+
+from tests.diff.rg_cases.hay import SHERLOCK, SHERLOCK_CRLF, data  # noqa: F401
+
+CASES = [
+    {
+        "name": 'basic',
+        "ops": [
+            ('file', 'sherlock', SHERLOCK),
+        ],
+        "args": ['--json', '-B1', 'Sherlock Holmes', 'sherlock'],
+        "check": 'stdout',
+    },
+    {
+        "name": 'quiet_stats',
+        "ops": [
+            ('file', 'sherlock', SHERLOCK),
+        ],
+        "args": ['--json', '--quiet', '--stats', 'Sherlock Holmes', 'sherlock'],
+        "check": 'stdout',
+    },
+    {
+        "name": 'crlf',
+        "ops": [
+            ('file', 'sherlock', SHERLOCK_CRLF),
+        ],
+        "args": ['--json', '--crlf', 'Sherlock$', 'sherlock'],
+        "check": 'stdout',
+    },
+    {
+        "name": 'r1095_missing_crlf',
+        "ops": [
+            ('file', 'foo', 'test\r\n'),
+        ],
+        "args": ['--json', 'test'],
+        "check": 'stdout',
+    },
+    {
+        "name": 'r1095_crlf_empty_match',
+        "ops": [
+            ('file', 'foo', 'test\r\n\n'),
+        ],
+        "args": ['-U', '--json', '\n'],
+        "check": 'stdout',
+    },
+]
