@@ -105,7 +105,7 @@ class PrintOptions:
     match_separator: str = ":"
     context_field_separator: str = "-"
     only_matching: bool = False
-    crlf: bool = False  # --crlf: rg ends the lines it makes (-o's) with CRLF
+    crlf: bool = False  # --crlf: rg ends the lines it makes (-o, -r, colour, counts) with CRLF
     display: Callable[[str], str] = field(default=lambda p: p)
 
 
@@ -212,7 +212,8 @@ def print_events(events: list[dict[str, Any]], o: PrintOptions) -> None:
                 prefix += _paint(o, "column", str(column)) + sep
             body = _body(o, event, row if o.vimgrep else spans)
             # a line's own CRLF; with --crlf rg ends the lines it rebuilds (-o, colour) with CRLF too
-            crlf = event.get("cr") or (o.crlf and is_match and (o.only_matching or o.colours is not None))
+            crlf = event.get("cr") or (o.crlf and is_match and (o.only_matching or o.colours is not None
+                                                                  or "replacement" in event))
             write(prefix + body + ("\r\n" if crlf else "\n"))
 
 
@@ -225,8 +226,9 @@ def print_paths(paths: list[str], o: PrintOptions) -> None:
 
 def print_counts(counts: list[tuple[str, int]], o: PrintOptions) -> None:
     """``-c``/``--count-matches``: ``path:N``, or ``N`` alone for a single file."""
+    end = "\r\n" if o.crlf else "\n"  # rg ends the lines it makes with --crlf's terminator
     for path, count in counts:
         if o.with_path:
-            sys.stdout.write(_paint(o, "path", o.display(path)) + ("\0" if o.null else ":") + f"{count}\n")
+            sys.stdout.write(_paint(o, "path", o.display(path)) + ("\0" if o.null else ":") + f"{count}{end}")
         else:
-            sys.stdout.write(f"{count}\n")
+            sys.stdout.write(f"{count}{end}")
