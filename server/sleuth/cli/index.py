@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import Any, Callable
 
 from sleuth.cli.common import (EXIT_ERROR, EXIT_FOUND, ProgressBar, cli_settings, make_context, print_json,
                                run_command, workspace_settings)
 
-__all__ = ["add_parser", "index_context"]
+__all__ = ["add_parser", "index_context", "run_on_index"]
 
 
 def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
@@ -71,3 +71,33 @@ def _show(status: dict[str, Any], as_json: bool) -> int:
         sys.stderr.write(f"sleuth: the index failed: {status.get('error')}\n")
         return EXIT_ERROR
     return EXIT_FOUND
+
+
+def run_on_index(name: str, args: dict[str, Any], ns: argparse.Namespace,
+                 render_human: Callable[[dict[str, Any]], None]) -> int:
+    """A command that needs the index (``sleuth text``, ``sleuth symbols``): a running server's ready
+    index answers when there is one, else this process opens the store (building it the first time,
+    with a progress bar on a terminal) and answers from it. Exit 0 with results, 1 without."""
+    from sleuth.cli.common import EXIT_NONE, ask_server, cli_workspace, report_remote_error, run_command
+
+    def render(result: dict[str, Any]) -> int:
+        if ns.json:
+            print_json(result)
+        else:
+            render_human(result)
+        return EXIT_FOUND if result["results"] else EXIT_NONE
+
+    if not ns.no_server:  # a running server's ready index: no store to open here
+        answer = ask_server(name, args, [r.path for r in cli_workspace(ns.root).roots])
+        if answer is not None:
+            return report_remote_error(answer.error, ns.json) if answer.error is not None else render(answer.result)
+    ctx = index_context(ns.root, ProgressBar(delay=0.2))
+    index = ctx.services.index
+    try:
+        index.start(ctx.progress)
+        if not index.wait_ready():
+            sys.stderr.write("sleuth: the index could not be built; see `sleuth index status`\n")
+            return EXIT_ERROR
+        return run_command(name, args, ctx, ns.json, render)
+    finally:
+        index.stop()

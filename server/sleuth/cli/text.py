@@ -6,9 +6,8 @@ import argparse
 import sys
 from typing import Any
 
-from sleuth.cli.common import (EXIT_ERROR, EXIT_FOUND, EXIT_NONE, ProgressBar, add_server_flag, ask_server,
-                               cli_workspace, print_json, report_remote_error, run_command)
-from sleuth.cli.index import index_context
+from sleuth.cli.common import add_server_flag
+from sleuth.cli.index import run_on_index
 
 __all__ = ["add_parser"]
 
@@ -40,26 +39,4 @@ def _run(ns: argparse.Namespace) -> int:
             "exclude_path": ns.exclude_path, "max_results": ns.max_results, "context_lines": ns.context_lines}
     args = {k: v for k, v in args.items() if v is not None}
 
-    def render(result: dict[str, Any]) -> int:
-        if ns.json:
-            print_json(result)
-        else:
-            _render(result)
-        return EXIT_FOUND if result["results"] else EXIT_NONE
-
-    if not ns.no_server:  # a running server's ready index: no store to open here
-        roots = [r.path for r in cli_workspace(ns.root).roots]
-        answer = ask_server("sleuth.text", args, roots)
-        if answer is not None:
-            return report_remote_error(answer.error, ns.json) if answer.error is not None else render(answer.result)
-    ctx = index_context(ns.root, ProgressBar(delay=0.2))
-    index = ctx.services.index
-
-    try:
-        index.start(ctx.progress)  # opens the store, or builds it the first time (progress bar on a terminal)
-        if not index.wait_ready():
-            sys.stderr.write("sleuth: the index could not be built; see `sleuth index status`\n")
-            return EXIT_ERROR
-        return run_command("sleuth.text", args, ctx, ns.json, render)
-    finally:
-        index.stop()
+    return run_on_index("sleuth.text", args, ns, _render)
