@@ -292,6 +292,13 @@ class RegexMatcher(Matcher):
         self.may_match: Prefilter = prefilter or _anything  # the prefilter itself: one call per file of a scan
         self.description = description
 
+    _WHAT = "The pattern (backtracking engine)"  # how a time-out names this engine
+
+    def _search(self, text: str, cpos: int, cend: int, left: float) -> "regex.Match[str] | int | None":
+        """The next match from ``cpos``, None for none, or an int: no match here, go on from there
+        (a subclass that verifies matches line by line says so)."""
+        return self._pattern.search(text, cpos, cend, timeout=left)
+
     def find_iter(self, data: bytes, start: int = 0, end: int | None = None) -> Iterator[Span]:
         n = len(data)
         end = n if end is None else min(end, n)
@@ -301,19 +308,21 @@ class RegexMatcher(Matcher):
         offsets = _Offsets(text, ascii_only)
         budget, by_search = _budget()
         deadline = time.monotonic() + budget
-        search = self._pattern.search
         group = self._group
         last_end = -1
         while cpos <= cend:
             left = deadline - time.monotonic()
             if left <= 0:
-                raise _timed_out("The pattern (backtracking engine)", by_search)
+                raise _timed_out(self._WHAT, by_search)
             try:
-                m = search(text, cpos, cend, timeout=left)
+                m = self._search(text, cpos, cend, left)
             except TimeoutError:
-                raise _timed_out("The pattern (backtracking engine)", by_search) from None
+                raise _timed_out(self._WHAT, by_search) from None
             if m is None:
                 return
+            if isinstance(m, int):
+                cpos = m
+                continue
             s, e = m.span(group)
             if s == e and e == last_end:
                 cpos += 1

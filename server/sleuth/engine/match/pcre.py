@@ -13,12 +13,10 @@ fast path cannot run), under the search's deadline.
 
 from __future__ import annotations
 
-import time
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING
 
 from sleuth.engine.errors import BadArgs
-from sleuth.engine.match.base import Matcher, Span
-from sleuth.engine.match.engines import _anything, _budget, _char_offset, _decode, _no_line_at_end, _Offsets, _timed_out
+from sleuth.engine.match.engines import RegexMatcher
 from sleuth.engine.types import MatchOptions
 
 if TYPE_CHECKING:
@@ -85,54 +83,26 @@ def pcre2_program(options: MatchOptions) -> "regex.Pattern[str]":
                       hint="Fix the pattern, or drop -P/engine pcre2 for ripgrep's own syntax.") from None
 
 
-class Pcre2Matcher(Matcher):
-    """The ``regex`` module over decoded text, one line at a time in line mode."""
+class Pcre2Matcher(RegexMatcher):
+    """The ``regex`` module over decoded text, each match verified on its own line in line mode
+    (the loop, deadline and offsets are :class:`RegexMatcher`'s)."""
 
-    __slots__ = ("_pattern", "_line_mode", "may_match", "description")
+    __slots__ = ("_line_mode",)
+    _WHAT = "The pattern (PCRE2 mode)"
 
     def __init__(self, pattern: "regex.Pattern[str]", line_mode: bool, description: str) -> None:
-        self._pattern = pattern
+        super().__init__(pattern, 0, None, description)
         self._line_mode = line_mode
-        self.may_match = _anything
-        self.description = description
 
-    def find_iter(self, data: bytes, start: int = 0, end: int | None = None) -> Iterator[Span]:
-        n = len(data)
-        end = n if end is None else min(end, n)
-        text, ascii_only = _decode(data)
-        cpos = _char_offset(data, start, ascii_only)
-        cend = len(text) if end == n else _char_offset(data, end, ascii_only)
-        offsets = _Offsets(text, ascii_only)
-        budget, by_search = _budget()
-        deadline = time.monotonic() + budget
-        search = self._pattern.search
-        last_end = -1
-        while cpos <= cend:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise _timed_out("The pattern (PCRE2 mode)", by_search)
-            try:
-                m = search(text, cpos, cend, timeout=left)
-                if m is not None and self._line_mode and "\n" in text[m.start():m.end()]:
-                    line_start = max(cpos, text.rfind("\n", 0, m.start()) + 1)
-                    line_end = text.find("\n", m.start())
-                    m = search(text, line_start, line_end, timeout=left)  # this line only, as rg verifies lines
-                    if m is None:
-                        cpos = line_end + 1
-                        continue
-            except TimeoutError:
-                raise _timed_out("The pattern (PCRE2 mode)", by_search) from None
+    def _search(self, text: str, cpos: int, cend: int, left: float) -> "regex.Match[str] | int | None":
+        m = self._pattern.search(text, cpos, cend, timeout=left)
+        if m is not None and self._line_mode and "\n" in text[m.start():m.end()]:
+            line_start = max(cpos, text.rfind("\n", 0, m.start()) + 1)
+            line_end = text.find("\n", m.start())
+            m = self._pattern.search(text, line_start, line_end, timeout=left)  # this line only, as rg verifies lines
             if m is None:
-                return
-            s, e = m.span()
-            if s == e and e == last_end:
-                cpos += 1
-                continue
-            if s == e == len(text) and _no_line_at_end(data):
-                return
-            yield Span(offsets.to_byte(s), offsets.to_byte(e))
-            last_end = e
-            cpos = e + 1 if s == e else e
+                return line_end + 1
+        return m
 
 
 def compile_pcre2(options: MatchOptions) -> Pcre2Matcher:
