@@ -387,3 +387,29 @@ def test_a_folder_swapped_for_a_link_out_after_its_listing_is_not_entered(tmp_pa
     assert seen == ["a.txt"], seen
     assert all(os.path.realpath(p) != str(outside) for p in seen)
     assert any(e.path == "swap" for e in errors) or follow, errors
+
+
+@pytest.mark.parametrize("named", ["secret/rules", "rules"])
+def test_a_denied_ignore_file_is_not_read(tmp_path: pathlib.Path, named: str) -> None:
+    """``--ignore-file`` (``ignore_files``) reads a file: it passes the one path rule like every file
+    Sleuth reads. A denied one, named as it is or through a link to it, is left out, so its lines
+    (here ``*.py``) neither hide files nor tell what the denied file says."""
+    from tests.conftest import run_sleuth, write_tree
+
+    ws = write_tree(tmp_path / "ws", {".agent/config.yml": "sleuth:\n  deny_globs: ['secret/**']\n",
+                                      "secret/rules": "*.py\n", "a.py": "needle\n"})
+    os.symlink("secret/rules", ws / "rules")
+    done = run_sleuth(ws, "grep", "--no-server", "-l", "--ignore-file", named, "needle",
+                      env={"XDG_CONFIG_HOME": str(tmp_path / "config")})
+    assert done.stdout.splitlines() == ["a.py"], done.stderr
+
+
+def test_an_ignore_file_in_a_subfolder_applies_from_the_workspace_folder(tmp_path: pathlib.Path) -> None:
+    """rg roots ``--ignore-file`` globs at the current folder, not at the folder the file sits in:
+    ``secret/rules`` holding ``*.py`` hides ``a.py`` at the top (the denied-file test above relies on it)."""
+    from tests.conftest import run_sleuth, write_tree
+
+    ws = write_tree(tmp_path / "ws", {"secret/rules": "*.py\n", "a.py": "needle\n", "b.txt": "needle\n"})
+    done = run_sleuth(ws, "grep", "--no-server", "-l", "--ignore-file", "secret/rules", "needle",
+                      env={"XDG_CONFIG_HOME": str(tmp_path / "config")})
+    assert done.stdout.splitlines() == ["b.txt"], done.stderr

@@ -92,7 +92,8 @@ def _entries(args: dict[str, Any], ctx: CommandContext, token: CancelToken, skip
         no_ignore=args["no_ignore"] or not ctx.settings.respect_gitignore, no_require_git=args["no_require_git"],
         include_globs=tuple(args["patterns"] or ()), file_types=tuple(args["file_types"]),
         max_depth=args["max_depth"], deny_globs=ctx.settings.deny_globs,
-        max_file_size_bytes=args["max_file_size_bytes"], **ignore_switches(args, ctx.workspace),
+        max_file_size_bytes=args["max_file_size_bytes"],
+        **ignore_switches(args, ctx.workspace, ctx.settings.deny_globs),
     )
     index = ctx.services.index
     if index is not None and args["query"]:

@@ -131,7 +131,7 @@ def build_request(args: dict[str, Any], ctx: CommandContext) -> GrepRequest:
         include_globs=tuple(args["include_globs"]), exclude_globs=tuple(args["exclude_globs"]),
         file_types=tuple(args["file_types"]), recursive=args["recursive"], max_depth=args["max_depth"],
         max_file_size_bytes=args["max_file_size_bytes"], max_files=args["max_files"],
-        deny_globs=settings.deny_globs, **ignore_switches(args, ctx.workspace),
+        deny_globs=settings.deny_globs, **ignore_switches(args, ctx.workspace, settings.deny_globs),
     )
     match = MatchOptions(patterns=patterns, fixed_strings=args["fixed_strings"], word=args["word"],
                          case=args["case"], fuzzy=args["fuzzy"], multiline=args["multiline"], crlf=args["crlf"],

@@ -4,9 +4,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 from sleuth.commands.args import Arg
+from sleuth.engine.ignore_rules import glob_file
+from sleuth.engine.path_rule import PathRule
 from sleuth.engine.workspace import Workspace
 
 __all__ = ["IGNORE_SWITCHES", "ignore_switches"]
@@ -24,9 +26,13 @@ IGNORE_SWITCHES: dict[str, Arg] = {
 }
 
 
-def ignore_switches(args: dict[str, Any], workspace: Workspace) -> dict[str, Any]:
-    """The WalkOptions fields the arguments set; an ignore file must be inside the workspace (it is read)."""
-    files = tuple(t.path for name in args["ignore_files"] for t in workspace.resolve(name) if not t.is_dir)
+def ignore_switches(args: dict[str, Any], workspace: Workspace, deny_globs: Sequence[str]) -> dict[str, Any]:
+    """The WalkOptions fields the arguments set. An ignore file is read, so it passes the one path rule:
+    inside the workspace (``resolve`` refuses it otherwise) and not denied, on the path as named or on
+    its real path (a denied one is left out, as a search leaves denied files out)."""
+    named = [t.path for name in args["ignore_files"] for t in workspace.resolve(name) if not t.is_dir]
+    rule = PathRule(workspace, glob_file(deny_globs, override=False)) if named and deny_globs else None
+    files = tuple(path for path in named if rule is None or rule.allows(path))
     return {"no_ignore_dot": args["no_ignore_dot"], "no_ignore_vcs": args["no_ignore_vcs"],
             "no_ignore_exclude": args["no_ignore_exclude"], "no_ignore_global": args["no_ignore_global"],
             "no_ignore_parent": args["no_ignore_parent"], "no_ignore_files": args["no_ignore_files"],

@@ -204,11 +204,16 @@ class Filter:
         self.use_vcs = self.use_ignore and not options.no_ignore_vcs
         self.use_exclude = self.use_vcs and not options.no_ignore_exclude
         self.use_parent = self.use_ignore and not options.no_ignore_parent
-        # extra ignore files by the folder they are rooted at
+        # extra ignore files by the folder they are rooted at: their workspace folder (rg roots them at
+        # the current folder, which is the CLI's workspace folder), not the folder they sit in
         self.explicit: dict[str, list[str]] = {}
         if not options.no_ignore_files:  # rg 14.1: --no-ignore leaves --ignore-file in force
             for f in options.ignore_files:
-                self.explicit.setdefault(os.path.dirname(os.path.realpath(f)), []).append(f)
+                real = os.path.realpath(f)
+                base = next((r.path for r in workspace.roots
+                             if real == r.path or real.startswith(r.path.rstrip(os.sep) + os.sep)),
+                            os.path.dirname(real))
+                self.explicit.setdefault(base, []).append(f)
         self.require_git = not options.no_require_git
         self.hidden = options.hidden
         globs = list(options.include_globs) + ["!" + g for g in options.exclude_globs]
