@@ -78,3 +78,45 @@ async def test_progress_keeps_coming_while_the_work_says_nothing(start, tmp_path
         await asyncio.wait_for(pending, 60)
     await session.eventually(lambda: session.progress["q"][-1]["kind"] == "end")
     assert session.progress["q"][0]["kind"] == "begin"
+
+
+def _many_files(root: pathlib.Path) -> pathlib.Path:
+    """Enough matching files for several parts (a pool search), each with one match."""
+    return make_tree(root, {f"d{n % 7}/f{n:04}.txt": f"filler\nstreamword {n}\n" for n in range(600)})
+
+
+@pytest.mark.parametrize("profile", ["vscode"])
+async def test_the_first_batch_arrives_while_the_search_is_held(start, tmp_path: pathlib.Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """The search gate (the e2e driver's hook, ``SLEUTH_TEST_SEARCH_GATE``): with its file present a grep
+    streams its first batch, then holds its answer; removing the file lets the rest out, nothing lost."""
+    gate = tmp_path / "search-gate"
+    monkeypatch.setenv("SLEUTH_TEST_SEARCH_GATE", str(gate))
+    session: Session = await start([_many_files(tmp_path / "ws")], init_options={"index": {"enabled": False}})
+    args = {"pattern": "streamword", "max_results": 10_000}
+    gate.write_text("held\n")
+    pending = session.send("sleuth/grep", {**args, "partialResultToken": "p"})
+    await session.eventually(lambda: bool(session.progress.get("p")))
+    await session.execute("sleuth.index.status", {})  # a round trip answered while the grep is held
+    assert not pending.done() and len(session.progress["p"]) == 1  # one batch out, the rest held
+    gate.unlink()
+    answer = await asyncio.wait_for(pending, 120)
+    streamed = [item for value in session.progress["p"] for item in value["matches"]]
+    whole = await session.execute("sleuth.grep", args)
+    assert streamed + answer["matches"] == whole["matches"] and len(whole["matches"]) == 600
+
+
+@pytest.mark.parametrize("profile", ["vscode"])
+async def test_a_held_search_is_cancelled(start, tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The gate's wait polls the search's token: a cancel ends a held search (the e2e toggles step relies on it)."""
+    gate = tmp_path / "search-gate"
+    monkeypatch.setenv("SLEUTH_TEST_SEARCH_GATE", str(gate))
+    session: Session = await start([_many_files(tmp_path / "ws")], init_options={"index": {"enabled": False}})
+    gate.write_text("held\n")
+    msg_id = session.next_id()
+    pending = session.send("sleuth/grep", {"pattern": "streamword", "partialResultToken": "p"}, msg_id)
+    await session.eventually(lambda: bool(session.progress.get("p")))
+    session.cancel(msg_id)
+    with pytest.raises(Exception, match="[Cc]ancel"):
+        await asyncio.wait_for(pending, 60)
+    assert len(session.progress["p"]) == 1  # ended by the cancel while held, nothing more streamed

@@ -92,8 +92,13 @@ def _step(report: dict[str, Any], name: str) -> str:
     if name in report.get("skipped", {}):
         pytest.skip(f"{name}: {report['skipped'][name]}")
     if name not in report.get("steps", {}):
-        failed = report.get("failed", "set-up")
-        why = report.get("error", "no error recorded") if failed == name else f"not reached: step '{failed}' failed"
+        failures = report.get("failures", {})
+        if name in failures:
+            why = failures[name]
+        elif "error" in report:
+            why = f"not reached: the run stopped ({report['error'].splitlines()[0]})"
+        else:
+            why = "the step recorded no outcome"
         shots = "\n".join(report.get("screenshots", [])[-3:])
         pytest.fail(f"VS Code e2e step '{name}': {why}\nscreenshots:\n{shots}\ndriver log:\n{_tail(report['stderr'], 15)}",
                     pytrace=False)

@@ -30,6 +30,7 @@ from sleuth.engine.grep.pool import PoolSearch, workers
 from sleuth.engine.grep.request import GrepOutcome, GrepRequest
 from sleuth.engine.grep.unit_search import Part, Publisher, UnitResult, UnitToken, file_errors, matcher_for, search_unit
 from sleuth.engine.grep.units import Unit, units
+from sleuth.engine.test_gates import SEARCH_GATE_ENV, hold
 from sleuth.engine.types import FileEntry, FileError, SkipCounts
 from sleuth.engine.walk import Subtree, walk
 from sleuth.engine.words import plural
@@ -47,8 +48,10 @@ _LAST_TOTALS: dict[tuple[Any, ...], int] = {}  # (targets, walk options) -> file
 class _Gather:
     """Takes parts, in final order, into the collector; counts what they searched; reports progress."""
 
-    def __init__(self, collector: Collector, progress: ProgressSink, total: int | None) -> None:
+    def __init__(self, collector: Collector, progress: ProgressSink, total: int | None,
+                 token: CancelToken | None = None) -> None:
         self.collector = collector
+        self.token = token  # only for the search gate (a test hook): the loop polls its own
         self.progress = progress
         self.total = total
         self.scanned = 0  # files of the parts taken
@@ -66,7 +69,10 @@ class _Gather:
             if not self.collector.add(result):
                 going = False
                 break
+        streamed = self.collector.streamed
         self.collector.flush()
+        if self.token is not None and not streamed and self.collector.streamed:
+            hold(SEARCH_GATE_ENV, self.token)  # the first batch is out; a test may hold the rest
         if isinstance(part, UnitResult):
             self.skipped.add(part.skipped)
             self.errors.extend(part.errors)
@@ -128,7 +134,7 @@ def _run_grep(workspace: Workspace, request: GrepRequest, token: CancelToken, pr
     # "N of M files": exact for a list of candidates, else what the same scan found last time.
     scope = (request.targets, walk_options)
     total = len(items) if isinstance(items, list) else _LAST_TOTALS.get(scope)
-    gather = _Gather(Collector(request.search.max_results, request.search.output, sink), progress, total)
+    gather = _Gather(Collector(request.search.max_results, request.search.output, sink), progress, total, token)
     source = units(items, buffers, token, not request.match.multiline)
     head: list[Unit] = []
     for unit in source:

@@ -24,6 +24,7 @@ from sleuth.engine.index.builder import index_file, next_row
 from sleuth.engine.index.catalogue import Catalogue
 from sleuth.engine.index.postings import Postings, flat_path
 from sleuth.engine.index.state import IndexState
+from sleuth.engine.test_gates import INDEX_GATE_ENV, hold
 from sleuth.engine.types import FileEntry, FileError, SkipCounts
 from sleuth.engine.workspace import Target, sort_key
 
@@ -355,7 +356,7 @@ class Maintenance:
 
     def _run(self) -> None:
         try:
-            _test_gate(self.state.token)
+            hold(INDEX_GATE_ENV, self.state.token)
             store.remove_stale_builds(self.state.base)
             store.remove_unused_generations(self.state.base)  # left by processes that had them open
             if self._open():
@@ -395,18 +396,6 @@ class Maintenance:
                 on_error(self.state.error)
         finally:
             self.state.build_done.set()
-
-
-TEST_GATE_ENV = "SLEUTH_TEST_INDEX_GATE"
-
-
-def _test_gate(token: CancelToken) -> None:
-    """Test hook: while the file named by ``$SLEUTH_TEST_INDEX_GATE`` exists, the index waits before it
-    loads or builds (state ``loading``), so an end-to-end test can send queries that must not wait
-    for it and check they are answered first. Unset in normal use: returns at once."""
-    gate = os.environ.get(TEST_GATE_ENV)
-    while gate and os.path.exists(gate) and not token.should_stop():
-        time.sleep(0.02)
 
 
 def _settle_heap() -> None:

@@ -1,0 +1,31 @@
+"""Test hooks that hold one phase of the engine while a file exists, so end-to-end tests need no sleeps.
+
+A test cannot make a real search or index build slow enough to observe "still running" on every
+machine: CI's fast one finished a 2,000-file grep before the browser could read the picker's title.
+Instead the test creates a file, names it in an environment variable before the server starts, and
+deletes it when it has seen what it waits for. Unset in normal use: :func:`hold` returns at once.
+
+- ``SLEUTH_TEST_INDEX_GATE``: the index waits before it loads or builds (state ``loading``).
+- ``SLEUTH_TEST_SEARCH_GATE``: a grep waits after it has streamed its first batch, before the rest
+  and before its answer (the first rows are on screen while the search is provably still running).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from sleuth.engine.cancel import CancelToken
+
+__all__ = ["INDEX_GATE_ENV", "SEARCH_GATE_ENV", "hold"]
+
+INDEX_GATE_ENV = "SLEUTH_TEST_INDEX_GATE"
+SEARCH_GATE_ENV = "SLEUTH_TEST_SEARCH_GATE"
+POLL_S = 0.02
+
+
+def hold(env_name: str, token: CancelToken) -> None:
+    """Wait while the file named by ``$env_name`` exists; a cancel or the deadline ends the wait."""
+    gate = os.environ.get(env_name)
+    while gate and os.path.exists(gate) and not token.should_stop():
+        time.sleep(POLL_S)
