@@ -33,6 +33,7 @@ FILES = {
     "src/app.py": "import os\n\ndef get_user_by_id(uid):\n    return os.environ.get(uid)\n# user lookup\n",
     "docs/guide.md": "# Guide\n\nThe user controller finds a user.\nSee x.y for details.\n",
     "notes.txt": "alpha\nbeta user\ngamma\n",
+    "many.txt": "".join(f"filler line {n}\n" for n in range(20_000)),  # more than a pipe holds
 }
 
 
@@ -49,14 +50,22 @@ def runtime_dir(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> Iter
     shutil.rmtree(run, ignore_errors=True)
 
 
+@pytest.fixture
+def folder_name() -> str | None:
+    """The name the editor gives the folder (None: its base name, as VS Code does by default)."""
+    return None
+
+
 @pytest_asyncio.fixture
-async def server(tmp_path: pathlib.Path, runtime_dir: pathlib.Path) -> AsyncIterator[tuple[Session, pathlib.Path]]:
+async def server(tmp_path: pathlib.Path, runtime_dir: pathlib.Path,
+                 folder_name: str | None) -> AsyncIterator[tuple[Session, pathlib.Path]]:
     """``sleuth serve`` on a small tree, its index ready, its warm socket listening."""
     root = tmp_path / "ws"
     for rel, text in FILES.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(text, encoding="utf-8")
-    session = await start_session("vscode", [root], init_options={"cacheDir": str(tmp_path / "server-cache")})
+    session = await start_session("vscode", [root], init_options={"cacheDir": str(tmp_path / "server-cache")},
+                                  names=[folder_name] if folder_name else None)
     try:
         status = await session.execute("sleuth.index.build", {"wait": True})
         assert status["state"] == "ready"
@@ -130,6 +139,18 @@ async def test_warm_output_is_the_cold_output(server: tuple[Session, pathlib.Pat
     assert await served(session, f"sleuth.{command}") > before, "the warm run did not reach the server"
 
 
+@pytest.mark.parametrize("folder_name", ["The user's project"])
+async def test_a_folder_the_editor_renamed_is_still_answered_from_the_index(server: tuple[Session, pathlib.Path]) -> None:
+    """VS Code lets a person name a workspace folder; the CLI names it by its base name. One folder's
+    name is in no result, so the server's index must answer (before, it compared names too and every
+    warm call scanned the whole tree, as slow as the cold CLI)."""
+    session, root = server
+    hot = json.loads((await asyncio.to_thread(cli, root, "grep", "--result-json", "GetUser")).stdout)
+    cold = json.loads((await asyncio.to_thread(cli, root, "grep", "--result-json", "GetUser", "--no-server")).stdout)
+    assert hot["matches"] == cold["matches"] and hot["count"] == 1
+    assert hot["files_scanned"] == 1 < cold["files_scanned"]  # the index's one candidate, not the whole tree
+
+
 async def test_json_results_match_but_for_timing(server: tuple[Session, pathlib.Path]) -> None:
     session, root = server
     for argv in (["grep", "--result-json", "-n", "user"], ["files", "--json", "-q", "guide"], ["text", "--json", "user"]):
@@ -138,6 +159,7 @@ async def test_json_results_match_but_for_timing(server: tuple[Session, pathlib.
         for result in (cold, hot):
             result.pop("elapsed_ms", None)
             result.pop("files_in_workspace", None)  # the server's index knows it, the cold CLI has none
+            result.pop("files_scanned", None)  # the index's candidates, against every file cold
         assert hot == cold
 
 
@@ -301,3 +323,192 @@ def test_an_older_server_that_lacks_an_argument_leaves_the_search_cold(tmp_path:
     finally:
         thread.join(10)
         listener.close()
+
+
+# -- the CLI fork server (sleuth.cli.fork_server): the call runs in a fork of a process that has the CLI imported
+
+FORKED = ("import sys\nfrom sleuth.cli.fork_client import run\ncode = run(['sleuth', *sys.argv[1:]])\n"
+          "sys.exit(99 if code is None else code)\n")  # 99: not forked (run() declined)
+
+
+def forked(cwd: pathlib.Path, *argv: str, **kw: Any) -> subprocess.CompletedProcess[str]:
+    """The call through the fork client only: exit status 99 when it did not fork."""
+    return subprocess.run([sys.executable, "-c", FORKED, *argv], cwd=cwd, capture_output=True, text=True,
+                          timeout=120, env=dict(os.environ), **kw)
+
+
+def _processes() -> Iterator[tuple[int, int, bytes]]:
+    """(pid, parent pid, command line) of every process this user can see."""
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as f:
+                stat = f.read()
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                cmdline = f.read()
+        except OSError:
+            continue
+        ppid = int(stat[stat.rindex(b")") + 2:].split()[1])
+        yield int(entry), ppid, cmdline
+
+
+def fork_server_pid(root: pathlib.Path) -> int | None:
+    path = os.fsencode(warm.fork_socket_path([os.path.realpath(root)]) or "")
+    return next((pid for pid, _, cmd in _processes() if b"sleuth.cli.fork_server" in cmd and path in cmd), None)
+
+
+async def started_fork_server(root: pathlib.Path) -> int:
+    """Make the first warm call (it starts the fork server), then wait for the fork server to listen."""
+    await asyncio.to_thread(cli, root, "files", "*.py")
+    path = warm.fork_socket_path([os.path.realpath(root)])
+    assert path is not None
+    for _ in range(600):  # it listens once it has imported the CLI: bounded poll
+        pid = fork_server_pid(root)
+        if pid is not None and os.path.exists(path):
+            return pid
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"no CLI fork server listens at {path}")
+
+
+async def _children(parent: int, present: bool) -> list[int]:
+    """The children of ``parent``, once there are some (``present``) or none."""
+    for _ in range(600):
+        children = [pid for pid, ppid, _ in _processes() if ppid == parent]
+        if bool(children) == present:
+            return children
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"children of {parent}: still {'none' if present else children}")
+
+
+async def test_forked_output_is_the_cold_output(server: tuple[Session, pathlib.Path]) -> None:
+    """Every warm case again, through the fork server: same bytes on both streams, same exit status."""
+    session, root = server
+    await started_fork_server(root)
+    for _command, argv in CASES:
+        cold = await asyncio.to_thread(cli, root, *argv, "--no-server")
+        hot = await asyncio.to_thread(forked, root, *argv)
+        assert hot.returncode != 99, f"{argv}: not forked"
+        assert (hot.returncode, hot.stdout, hot.stderr) == (cold.returncode, cold.stdout, cold.stderr), argv
+    # What the client cannot fork: it declines before connecting, and the CLI runs in its own process.
+    for argv in (["grep", "user", "--no-server"], ["files", "--root", str(root), "*.py"], ["index", "status"],
+                 ["--version"]):
+        assert (await asyncio.to_thread(forked, root, *argv)).returncode == 99, argv
+
+
+async def test_the_forked_call_reads_the_clients_stdin_and_runs_only_for_its_folder(
+        server: tuple[Session, pathlib.Path]) -> None:
+    session, root = server
+    await started_fork_server(root)
+    piped = await asyncio.to_thread(forked, root, "grep", "-n", "beta", input="alpha\nbeta two\n")
+    assert (piped.returncode, piped.stdout) == (0, "2:beta two\n")  # rg's rule: piped stdin, no path: stdin
+    # Another folder (here a subfolder: the CLI's sandbox is its current folder) has no fork server of
+    # its own: the client declines and the CLI runs in its own process.
+    assert (await asyncio.to_thread(forked, root / "src", "grep", "user")).returncode == 99
+
+
+async def test_a_reader_that_stops_early_ends_the_forked_call_as_the_cold_one(
+        server: tuple[Session, pathlib.Path]) -> None:
+    """``sleuth grep ... | head -1``: the child writes into the client's pipe, which closes early."""
+    session, root = server
+    await started_fork_server(root)
+    script = 'set -o pipefail; "$@" | head -1; echo "status $?"'
+
+    def piped(*argv: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(["bash", "-c", script, "bash", *argv], cwd=root, capture_output=True, text=True,
+                              timeout=120, env=dict(os.environ))
+
+    cold = await asyncio.to_thread(piped, sys.executable, "-m", "sleuth", "grep", "-n", "filler", "--no-server")
+    hot = await asyncio.to_thread(piped, sys.executable, "-c", FORKED, "grep", "-n", "filler")
+    assert (hot.stdout, hot.stderr) == (cold.stdout, cold.stderr)
+    assert cold.stdout.startswith("many.txt:1:filler line 0\n")
+
+
+async def test_ctrl_c_reaches_the_forked_call_and_a_vanished_client_stops_it(
+        server: tuple[Session, pathlib.Path]) -> None:
+    """The client forwards SIGINT to the child (exit 130, as the CLI's own Ctrl-C); a client killed
+    outright leaves no child behind. The child is held reading the client's stdin, a pipe the test
+    keeps open: no timing involved."""
+    import signal
+
+    session, root = server
+    fork_server = await started_fork_server(root)
+    for how in ("interrupt", "kill"):
+        proc = subprocess.Popen([sys.executable, "-c", FORKED, "grep", "x", "-"], cwd=root, stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=dict(os.environ))
+        try:
+            [child] = await _children(fork_server, present=True)
+            if how == "interrupt":
+                proc.send_signal(signal.SIGINT)
+                assert await asyncio.to_thread(proc.wait, 60) == 130
+            else:
+                proc.kill()
+                await asyncio.to_thread(proc.wait, 60)
+            await _children(fork_server, present=False)
+        finally:
+            proc.kill()
+            proc.wait()
+            assert proc.stdin is not None
+            proc.stdin.close()
+
+
+def _fork_request(root: pathlib.Path, version: str) -> bytes:
+    from sleuth.cli import fork_server
+
+    _, package, python = fork_server.installation()
+    fields = [fork_server.MAGIC, version.encode(), os.fsencode(package), os.fsencode(python), os.fsencode(str(root)),
+              b"22", b"utf-8", b"strict", b"utf-8", b"strict", b"utf-8", b"strict", b"sleuth", b"2", b"grep", b"user"]
+    body = b"\0".join(fields)
+    return len(body).to_bytes(4, "big") + body
+
+
+async def test_the_fork_server_refuses_another_installation_and_leaves_with_its_server(
+        tmp_path: pathlib.Path, runtime_dir: pathlib.Path) -> None:
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "a.txt").write_text("user\n")
+    session = await start_session("vscode", [root], init_options={"cacheDir": str(tmp_path / "server-cache")})
+    try:
+        await session.execute("sleuth.index.build", {"wait": True})
+        for _ in range(200):
+            if os.path.exists(warm.socket_path([os.path.realpath(root)]) or ""):
+                break
+            await asyncio.sleep(0.05)
+        pid = await started_fork_server(root)
+        path = warm.fork_socket_path([os.path.realpath(root)])
+        assert path is not None
+
+        def ask(request: bytes) -> bytes:
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+                sock.settimeout(30)
+                sock.connect(path)
+                stdin, out = os.open(os.devnull, os.O_RDONLY), os.open(os.devnull, os.O_WRONLY)
+                try:
+                    sock.sendmsg([request], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
+                                              b"".join(fd.to_bytes(4, sys.byteorder) for fd in (stdin, out, out)))])
+                    data = b""
+                    while chunk := sock.recv(4096):
+                        data += chunk
+                    return data
+                finally:
+                    os.close(stdin)
+                    os.close(out)
+
+        refused = await asyncio.to_thread(ask, _fork_request(root, "0.0.0-another"))
+        assert refused.startswith(b"R") and b"another installation" in refused
+        garbage = await asyncio.to_thread(ask, (5).to_bytes(4, "big") + b"hello")
+        assert garbage == b""  # not a request: closed without a word, and the fork server still serves
+        from sleuth import __version__
+
+        served = await asyncio.to_thread(ask, _fork_request(root, __version__))
+        assert served[:1] == b"P" and served[-5:] == b"X" + (0).to_bytes(4, "big")
+    finally:
+        await asyncio.wait_for(session.client.shutdown_session(), 30)
+        await session.client.stop()
+    for _ in range(600):  # its parent is gone: it leaves within its poll interval, removing its socket
+        if pid not in {p for p, _, _ in _processes()}:
+            break
+        await asyncio.sleep(0.05)
+    else:
+        raise AssertionError("the fork server outlived its server")
+    assert not os.path.exists(path)

@@ -148,9 +148,11 @@ def server_env() -> dict[str, str]:
 
 
 async def start_session(profile: str, folders: list[pathlib.Path], *, init_options: Any = None,
-                        configuration: dict[str, Any] | None = None, mode: str | None = None) -> Session:
+                        configuration: dict[str, Any] | None = None, mode: str | None = None,
+                        names: list[str] | None = None) -> Session:
     """``mode``: ``folders`` (workspaceFolders; the vscode default), ``root_uri`` (the minimal
-    default) or ``root_path`` (only the deprecated rootPath)."""
+    default) or ``root_path`` (only the deprecated rootPath); ``names``: the folders' names (their
+    base names by default)."""
     box: list[Session] = []
     client = make_client(box)
     session = Session(client, profile)
@@ -167,7 +169,8 @@ async def start_session(profile: str, folders: list[pathlib.Path], *, init_optio
     else:
         params = types.InitializeParams(
             capabilities=caps, initialization_options=init_options,
-            workspace_folders=[types.WorkspaceFolder(uri=from_fs_path(str(f)), name=f.name) for f in folders])
+            workspace_folders=[types.WorkspaceFolder(uri=from_fs_path(str(f)), name=names[i] if names else f.name)
+                               for i, f in enumerate(folders)])
     session.initialize_result = await client.initialize_session(params)
     return session
 

@@ -3,17 +3,21 @@
 Starting the CLI imports argparse and the subcommand's own module only: ``sleuth grep`` never
 loads pygls (``sleuth serve`` imports the LSP stack when it runs). Subcommand modules expose
 ``add_parser(subparsers)`` and set ``func(namespace) -> exit code`` on their parser.
+
+The console script first offers the call to a running server's CLI fork server
+(:mod:`sleuth.cli.fork_client`), before argparse is even imported: when one answers, a process that
+has imported all of this already runs :func:`main` on this process's arguments and streams.
 """
 
 from __future__ import annotations
 
-import argparse
-import importlib
 import sys
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~3 ms of every warm call)
 
-from sleuth import __version__
+if TYPE_CHECKING:
+    import argparse
 
-__all__ = ["main", "SUBCOMMANDS"]
+__all__ = ["main", "SUBCOMMANDS", "prebuild_parser"]
 
 # subcommand -> module; each module's add_parser registers the subcommand and its flags.
 SUBCOMMANDS: dict[str, str] = {
@@ -28,7 +32,21 @@ SUBCOMMANDS: dict[str, str] = {
 }
 
 
+_PREBUILT: dict[str | None, argparse.ArgumentParser] = {}  # filled only in the fork server (parse_args leaves a parser as it was)
+
+
+def prebuild_parser(only: str | None) -> None:
+    """Build the parser :func:`main` needs for subcommand ``only`` now: the fork server does, so that
+    each forked call starts with it built."""
+    _PREBUILT[only] = _parser(only)
+
+
 def _parser(only: str | None) -> argparse.ArgumentParser:
+    import argparse
+    import importlib
+
+    from sleuth import __version__
+
     parser = argparse.ArgumentParser(
         prog="sleuth", description="Workspace search: grep, file search and ranked text search.")
     parser.add_argument("--version", action="version", version=f"sleuth {__version__}")
@@ -45,10 +63,20 @@ def _parser(only: str | None) -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the console script; returns grep's exit codes (0 found, 1 none, 2 error)."""
-    argv = sys.argv[1:] if argv is None else argv
+    """Entry point of the console script; returns grep's exit codes (0 found, 1 none, 2 error).
+
+    Called without ``argv`` (the console script, ``python -m sleuth``), a running server's fork
+    server may run the call instead (:func:`sleuth.cli.fork_client.run`)."""
+    if argv is None:
+        from sleuth.cli.fork_client import run
+
+        forked = run(sys.argv)
+        if forked is not None:
+            return forked
+        argv = sys.argv[1:]
     first = next((a for a in argv if not a.startswith("-")), None)
-    parser = _parser(first if first in SUBCOMMANDS else None)
+    only = first if first in SUBCOMMANDS else None
+    parser = _PREBUILT.get(only) or _parser(only)
     split = None
     if first == "grep":  # rg reads its command line its own way (see sleuth.cli.rg_flags.split_argv)
         from sleuth.cli.grep import read_argv

@@ -10,14 +10,16 @@ imports pygls, lsprotocol or mcp.
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: the CLI's fork client loads this package
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["COMMANDS", "CommandInfo", "QUICK_COMMANDS", "RATE_LIMITED", "STREAM_KEYS", "command_info"]
 
 
 def __getattr__(name: str) -> Any:
-    """The registry's names, loaded on first use: the warm CLI imports ``sleuth.core.settings`` and
-    ``sleuth.core.warm`` only, and every millisecond of its start-up is in every answer."""
+    """The registry's names, loaded on first use: the CLI's fork client imports ``sleuth.core.warm_paths``
+    only, and every millisecond of its start-up is in every warm answer."""
     if name in __all__:
         from sleuth.core import registry
 

@@ -31,22 +31,16 @@ lines the CLI renders from it, are the cold path's. A client that disconnects ca
 from __future__ import annotations
 
 import json
+import logging
 import os
 import socket
-import stat
 import struct
-from typing import Any, Sequence
+from typing import Any
+
+from sleuth.core.warm_paths import fork_socket_path, private_dir, roots_key, socket_dir, socket_path
 
 __all__ = ["WARM_COMMANDS", "GUARD_FIELDS", "PROTOCOL", "roots_key", "socket_dir", "socket_path", "private_dir",
-           "peer_uid", "guards", "MAX_REQUEST_BYTES"]
-
-try:  # the interpreter's own SHA-256: the same digest as hashlib's, without loading OpenSSL (~2-5 ms of
-    from _sha2 import sha256  # every warm CLI start); 3.12+
-except ImportError:  # pragma: no cover - by version
-    try:
-        from _sha256 import sha256  # type: ignore[no-redef]  # 3.11
-    except ImportError:
-        from hashlib import sha256
+           "peer_uid", "guards", "bind_private", "MAX_REQUEST_BYTES", "fork_socket_path"]
 
 PROTOCOL = 1
 WARM_COMMANDS = frozenset({"sleuth.grep", "sleuth.files", "sleuth.text", "sleuth.symbols"})
@@ -54,44 +48,8 @@ WARM_COMMANDS = frozenset({"sleuth.grep", "sleuth.files", "sleuth.text", "sleuth
 GUARD_FIELDS = ("deny_globs", "redaction", "backend", "index_path", "index_enabled", "follow",
                 "respect_gitignore", "max_file_size_bytes")
 MAX_REQUEST_BYTES = 64 << 20  # 10,000 long -e patterns fit; a runaway client does not
-_SUN_PATH_MAX = 107
 
-
-def roots_key(roots: Sequence[str]) -> str:
-    """The hash that names a set of roots: the same as the index store's directory
-    (:func:`sleuth.engine.index.store.store_dir`), so one server, one store, one socket per workspace."""
-    return sha256("\0".join(sorted(roots)).encode("utf-8", "surrogateescape")).hexdigest()[:16]
-
-
-def socket_dir() -> str:
-    """``$XDG_RUNTIME_DIR/sleuth`` (per-user, tmpfs), else ``$XDG_CACHE_HOME/sleuth-run`` (``~/.cache``)."""
-    runtime = os.environ.get("XDG_RUNTIME_DIR")
-    if runtime and os.path.isdir(runtime):
-        return os.path.join(runtime, "sleuth")
-    cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(cache, "sleuth-run")
-
-
-def socket_path(roots: Sequence[str]) -> str | None:
-    """Where the server of ``roots`` listens; None when the path would be too long for a UNIX socket."""
-    path = os.path.join(socket_dir(), roots_key(roots) + ".sock")
-    return path if len(os.fsencode(path)) <= _SUN_PATH_MAX else None
-
-
-def private_dir(path: str, create: bool = False) -> bool:
-    """Whether ``path`` is a real folder (not a link) of this user that nobody else may enter;
-    with ``create``, made ``0700`` first when missing."""
-    if create:
-        try:
-            os.makedirs(path, mode=0o700, exist_ok=True)
-        except OSError:
-            return False
-    try:
-        info = os.lstat(path)
-    except OSError:
-        return False
-    return (stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid()
-            and not info.st_mode & (stat.S_IRWXG | stat.S_IRWXO))
+logger = logging.getLogger(__name__)
 
 
 def peer_uid(sock: socket.socket) -> int | None:
@@ -110,3 +68,35 @@ def peer_uid(sock: socket.socket) -> int | None:
 def guards(settings: Any) -> dict[str, Any]:
     """The :data:`GUARD_FIELDS` of a :class:`~sleuth.commands.config.Settings`, JSON-shaped for comparison."""
     return json.loads(json.dumps({name: getattr(settings, name) for name in GUARD_FIELDS}))
+
+
+def bind_private(path: str) -> socket.socket | None:
+    """Listen at ``path`` (in a private folder; the socket itself ``0600``). A stale socket (nobody
+    answers) is replaced; a live one is left to its owner and None returned, as on any error."""
+    if os.path.lexists(path):
+        probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            probe.connect(path)
+        except OSError:
+            try:
+                os.unlink(path)
+            except OSError:
+                return None
+        else:
+            logger.info("another Sleuth process already listens at %s", path)
+            return None
+        finally:
+            probe.close()
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        old = os.umask(0o177)
+        try:
+            sock.bind(path)
+        finally:
+            os.umask(old)
+        sock.listen(16)
+    except OSError as exc:
+        sock.close()
+        logger.warning("socket not offered (%s): %s", path, exc)
+        return None
+    return sock

@@ -11,11 +11,13 @@ import json
 import logging
 import os
 import socket
+import subprocess
 import sys
 import threading
 from typing import Any, Callable, Sequence
 
-from sleuth.core.warm import MAX_REQUEST_BYTES, PROTOCOL, WARM_COMMANDS, guards, peer_uid, private_dir, socket_path
+from sleuth.core.warm import (MAX_REQUEST_BYTES, PROTOCOL, WARM_COMMANDS, bind_private, fork_socket_path, guards,
+                              peer_uid, private_dir, socket_path)
 
 __all__ = ["WarmListener", "WarmState", "WarmRun"]
 
@@ -42,6 +44,9 @@ class WarmListener:
         self.path: str | None = None
         self._sock: socket.socket | None = None
         self._lock = threading.Lock()
+        self._fork_server: subprocess.Popen[bytes] | None = None
+        self._roots: list[str] = []
+        self._inode: int | None = None  # the socket file's (a socket's own fstat gives another inode)
 
     def update(self, roots: Sequence[str]) -> None:
         with self._lock:
@@ -53,10 +58,11 @@ class WarmListener:
                 if path is not None:
                     logger.warning("warm CLI socket not offered: %s is not a private folder", os.path.dirname(path))
                 return
-            sock = self._bind(path)
+            sock = bind_private(path)
             if sock is None:
                 return
-            self._sock, self.path = sock, path
+            self._sock, self.path, self._roots = sock, path, list(roots)
+            self._inode = _inode(path)
             threading.Thread(target=self._accept, args=(sock,), name="sleuth-warm-accept", daemon=True).start()
 
     def close(self) -> None:
@@ -66,10 +72,13 @@ class WarmListener:
     def _close_locked(self) -> None:
         sock, path = self._sock, self.path
         self._sock = self.path = None
+        fork_server, self._fork_server = self._fork_server, None
+        if fork_server is not None and fork_server.poll() is None:
+            fork_server.terminate()  # it also leaves on its own once this process is gone
         if sock is None:
             return
         try:
-            if path and os.stat(path).st_ino == os.fstat(sock.fileno()).st_ino:
+            if path and _inode(path) == self._inode:  # still ours, not a later server's
                 os.unlink(path)
         except OSError:
             pass
@@ -79,36 +88,22 @@ class WarmListener:
             pass
         sock.close()
 
-    @staticmethod
-    def _bind(path: str) -> socket.socket | None:
-        """Listen at ``path``; a stale socket (nobody answers) is replaced, a live one left to its server."""
-        if os.path.lexists(path):
-            probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            try:
-                probe.connect(path)
-            except OSError:
-                try:
-                    os.unlink(path)
-                except OSError:
-                    return None
-            else:
-                logger.info("another Sleuth server answers the warm CLI for these folders (%s)", path)
-                return None
-            finally:
-                probe.close()
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        try:
-            old = os.umask(0o177)
-            try:
-                sock.bind(path)
-            finally:
-                os.umask(old)
-            sock.listen(16)
-        except OSError as exc:
-            sock.close()
-            logger.warning("warm CLI socket not offered (%s): %s", path, exc)
-            return None
-        return sock
+    def _start_fork_server(self) -> None:
+        """On the first warm CLI call, start this server's CLI fork server (:mod:`sleuth.cli.fork_server`:
+        later calls skip Python's start-up and the CLI's imports). Started on demand, not with the
+        server: an editor nobody runs the CLI beside never pays for the extra process."""
+        with self._lock:
+            if self._sock is None or (self._fork_server is not None and self._fork_server.poll() is None):
+                return
+            path = fork_socket_path(self._roots)
+            if path is None:
+                return
+            try:  # stdout never the server's: an LSP server's stdout is its protocol
+                self._fork_server = subprocess.Popen(
+                    [sys.executable, "-m", "sleuth.cli.fork_server", "--socket", path, "--parent", str(os.getpid())],
+                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, close_fds=True, start_new_session=True)
+            except OSError as exc:
+                logger.warning("CLI fork server not started: %s", exc)
 
     def _accept(self, sock: socket.socket) -> None:
         while True:
@@ -125,6 +120,7 @@ class WarmListener:
             if uid != os.getuid():
                 logger.warning("warm CLI socket: refused a connection from uid %s", uid)
                 return
+            self._start_fork_server()
             try:
                 request = _read_line(conn)
             except (OSError, ValueError):
@@ -176,6 +172,13 @@ class WarmListener:
             return {"result": self.run(command, args, ctx)}
         except SleuthError as error:
             return {"error": error.to_dict()}
+
+
+def _inode(path: str) -> int | None:
+    try:
+        return os.stat(path).st_ino
+    except OSError:
+        return None
 
 
 def _read_line(conn: socket.socket) -> bytes:

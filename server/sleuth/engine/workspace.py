@@ -108,6 +108,15 @@ class Workspace:
     def multi(self) -> bool:
         return len(self.roots) > 1
 
+    def displays_like(self, other: "Workspace") -> bool:
+        """Whether every path has the same result form (:meth:`display`) in both: the same folders,
+        and with several, the same names (one folder's name appears in no result). An index built
+        for one answers a search in the other only then: a warm CLI names its folder by its base
+        name, an editor by what the person called it."""
+        if [r.path for r in self.roots] != [r.path for r in other.roots]:
+            return False
+        return not self.multi or [r.name for r in self.roots] == [r.name for r in other.roots]
+
     def root_named(self, name: str) -> Root:
         for root in self.roots:
             if root.name == name or root.path == canonicalize(name):

@@ -128,7 +128,7 @@ class Narrowing:
 
     def candidate_entries(self, workspace: Workspace, request: GrepRequest) -> CandidateList | None:
         """Grep's hook: the candidate files of ``request`` in result order, or None to scan."""
-        if not self.state.ready or workspace.roots != self.state.workspace.roots or _named_through_link(request.targets):
+        if not self.state.ready or not workspace.displays_like(self.state.workspace) or _named_through_link(request.targets):
             return None
         match, search = request.match, request.search
         if search.invert or match.fuzzy:
@@ -148,7 +148,7 @@ class Narrowing:
         """Every indexed file under ``targets`` passing ``options``' filters, or None (walk instead).
         Pending files and folders are taken from disk (and, with ``buffers``, open buffers never
         saved are added); ``errors`` of the result: the folders the index could not read."""
-        if (not self.state.ready or workspace.roots != self.state.workspace.roots or not self.compatible(options)
+        if (not self.state.ready or not workspace.displays_like(self.state.workspace) or not self.compatible(options)
                 or _named_through_link(targets)):
             return None
         with self.state.lock:

@@ -1,0 +1,138 @@
+"""The ``sleuth`` process's side of the CLI fork server (:mod:`sleuth.cli.fork_server` says why and how).
+
+:func:`run` hands this process's call (arguments, folder, environment, umask, standard streams) to
+the fork server of a running Sleuth server for the current folder, forwards Ctrl-C (and SIGTERM,
+SIGHUP) to the child that runs it, and returns the child's exit status. It returns None, having
+changed nothing, whenever the call must run here: ``--no-server`` or ``SLEUTH_NO_SERVER=1``, not a
+search subcommand, ``--root`` given (the fork server is keyed by the current folder), no fork
+server for this folder, a peer or folder not this user's, another installation of Sleuth, a closed
+standard stream, or a refusal.
+
+Everything here runs on every warm call before anything else, so it imports only what Python has
+already loaded at start-up plus the C-level socket module: ``socket``, ``json``, ``signal`` or
+``struct`` would each cost a few milliseconds of a budget of ~10.
+"""
+
+from __future__ import annotations
+
+import _signal
+import _socket
+import os
+import sys
+
+from sleuth import __version__
+from sleuth.core.warm_paths import fork_socket_path, private_dir
+
+__all__ = ["run"]
+
+NO_SERVER_ENV = "SLEUTH_NO_SERVER"
+MAGIC = b"sleuth-fork/1"  # :data:`sleuth.cli.fork_server.MAGIC`, not imported: that module is heavy
+FORK_COMMANDS = ("grep", "files", "text", "symbols")  # :data:`sleuth.cli.fork_server.FORK_COMMANDS`
+MAX_REQUEST_BYTES = 8 << 20
+_CONNECT_TIMEOUT_S = 1.0
+_FORWARDED = (_signal.SIGINT, _signal.SIGTERM, _signal.SIGHUP)
+
+
+def run(argv: list[str]) -> int | None:
+    """The exit status of ``argv`` (``sys.argv``) run by a fork server, or None: run it here."""
+    args = argv[1:]
+    if os.environ.get(NO_SERVER_ENV) == "1" or "--no-server" in args:
+        return None
+    first = next((a for a in args if not a.startswith("-")), None)
+    if first not in FORK_COMMANDS or any(a == "--root" or a.startswith("--root=") for a in args):
+        return None
+    try:
+        cwd = os.getcwd()
+        streams = _streams()
+    except (OSError, ValueError):
+        return None
+    path = fork_socket_path([os.path.realpath(cwd)])
+    if path is None or not os.path.exists(path) or not private_dir(os.path.dirname(path)):
+        return None
+    payload = _payload(argv, cwd, streams)
+    if payload is None:
+        return None
+    conn = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    try:
+        return _call(conn, path, payload)
+    finally:
+        conn.close()
+
+
+def _streams() -> list[bytes]:
+    """The (encoding, errors) pairs of stdin, stdout, stderr; ValueError when one is closed."""
+    fields: list[bytes] = []
+    for fd, stream in enumerate((sys.stdin, sys.stdout, sys.stderr)):
+        os.fstat(fd)  # OSError: closed
+        if stream is None:
+            raise ValueError("no Python stream")
+        fields += [stream.encoding.encode("ascii"), (stream.errors or "strict").encode("ascii")]
+    return fields
+
+
+def _payload(argv: list[str], cwd: str, streams: list[bytes]) -> bytes | None:
+    package = os.path.dirname(os.path.abspath(sys.modules["sleuth"].__file__ or ""))
+    umask = os.umask(0)
+    os.umask(umask)
+    fields = [MAGIC, __version__.encode(), os.fsencode(package), os.fsencode(os.path.realpath(sys.executable)),
+              os.fsencode(cwd), b"%o" % umask, *streams, os.fsencode(argv[0]), b"%d" % (len(argv) - 1),
+              *(os.fsencode(a) for a in argv[1:]), *(k + b"=" + v for k, v in os.environb.items())]
+    if any(b"\0" in f for f in fields):
+        return None
+    body = b"\0".join(fields)
+    return None if len(body) > MAX_REQUEST_BYTES else len(body).to_bytes(4, "big") + body
+
+
+def _call(conn: _socket.socket, path: str, payload: bytes) -> int | None:
+    conn.settimeout(_CONNECT_TIMEOUT_S)
+    try:
+        conn.connect(path)
+        raw = conn.getsockopt(_socket.SOL_SOCKET, _socket.SO_PEERCRED, 12)  # pid, uid, gid
+    except OSError:
+        return None  # nobody listens (a stale socket): run here
+    if int.from_bytes(raw[4:8], sys.byteorder, signed=True) != os.getuid():
+        return None
+    conn.settimeout(None)
+    fds = b"".join(fd.to_bytes(4, sys.byteorder, signed=True) for fd in (0, 1, 2))
+    try:
+        sent = conn.sendmsg([payload], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, fds)])
+        if sent < len(payload):
+            conn.sendall(payload[sent:])
+        kind = _exactly(conn, 1)
+    except OSError:
+        return None
+    if kind != b"P":
+        return None  # refused ("R" + why), or gone before the child started: nothing ran
+    try:
+        child = int.from_bytes(_exactly(conn, 4), "big")
+    except OSError:
+        return None
+    previous = [(signum, _signal.signal(signum, lambda signum, _frame: _forward(child, signum))) for signum in _FORWARDED]
+    try:
+        status = _exactly(conn, 5)
+    except OSError:
+        sys.stderr.write("sleuth: the process that ran this search ended without an exit status\n")
+        return 2
+    finally:
+        for signum, handler in previous:
+            _signal.signal(signum, handler)
+    if status[:1] != b"X":
+        return 2
+    return int.from_bytes(status[1:], "big") & 0xFF
+
+
+def _forward(child: int, signum: int) -> None:
+    try:
+        os.kill(child, signum)
+    except OSError:
+        pass
+
+
+def _exactly(conn: _socket.socket, size: int) -> bytes:
+    data = b""
+    while len(data) < size:
+        chunk = conn.recv(size - len(data))
+        if not chunk:
+            raise OSError("closed")
+        data += chunk
+    return data

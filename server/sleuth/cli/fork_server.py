@@ -1,0 +1,332 @@
+"""The CLI fork server: a process that has already imported the CLI forks one copy per ``sleuth`` call.
+
+Why: with a server's index warm, a ``sleuth grep`` spent most of its ~60 ms starting Python and
+importing the CLI (~40 ms) before the server's ~15 ms search; rg takes ~450 ms on the Linux tree,
+so the issue's 10x bar (~45 ms a call) could not be met by trimming imports. Mercurial's ``chg``
+answers the same problem the same way: the client hands over its arguments, current folder,
+environment and standard streams, and a pre-forked worker runs the real command on them.
+
+So the child runs :func:`sleuth.cli.main` itself, with the client's ``argv``, folder, environment,
+umask and file descriptors 0, 1 and 2 (passed over the socket, ``SCM_RIGHTS``): it reads the same
+settings files, asks the same warm door (:mod:`sleuth.core.warm`) or runs cold, decides colours by
+the client's terminal and writes straight to the client's stdout. The output is the cold path's
+by construction, not by a second renderer. The client (:mod:`sleuth.cli.fork_client`) forwards
+Ctrl-C to the child and exits with the child's status.
+
+Started by a server's warm door on the first warm CLI call (:class:`sleuth.core.warm_listener.WarmListener`),
+one per server, listening on :func:`~sleuth.core.warm_paths.fork_socket_path` of its roots; it exits
+with that server (its parent) or when its socket is taken or removed. It runs one thread and forks
+from it, so no lock another thread held is copied into a child. It serves only its own user
+(``SO_PEERCRED``, in a ``0700`` folder) and a client of the same installation (Python, package
+folder and version): a child runs with the client's own rights, so it can do nothing the client's
+own process could not.
+
+Wire format (client to server, one message, the three descriptors attached to its first bytes): a
+4-byte big-endian length, then NUL-separated fields (:data:`MAGIC`, version, package folder, Python,
+folder, umask, the encodings and error handlers of stdin/stdout/stderr, ``argv[0]``, the argument
+count, the arguments, then ``KEY=VALUE`` environment entries). Server to client: ``R`` + a reason
+(refused: the client runs the command itself), or ``P`` + the child's pid (4 bytes), later ``X`` +
+the exit status (4 bytes, signed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import io
+import os
+import pkgutil
+import select
+import signal
+import socket
+import sys
+import threading
+import traceback
+from dataclasses import dataclass
+from typing import NoReturn, Sequence
+
+import sleuth
+from sleuth.core.warm import peer_uid
+from sleuth.core.warm_paths import private_dir
+
+__all__ = ["MAGIC", "FORK_COMMANDS", "ForkRequest", "parse_request", "installation", "main"]
+
+MAGIC = b"sleuth-fork/1"
+FORK_COMMANDS = frozenset({"grep", "files", "text", "symbols"})  # the read-only searches, as the warm door
+MAX_REQUEST_BYTES = 8 << 20  # argv and environment; a larger call runs in its own process
+_FDS = 3
+_POLL_S = 1.0  # how often the idle loop checks that its parent and its socket are still there
+_HEADER_FIELDS = 13  # MAGIC .. argv0: the fields before the argument count
+
+
+def installation() -> tuple[str, str, str]:
+    """What a client must share with the server to run in its forks: version, package folder, Python."""
+    return sleuth.__version__, os.path.dirname(os.path.abspath(sleuth.__file__)), os.path.realpath(sys.executable)
+
+
+@dataclass(frozen=True)
+class ForkRequest:
+    """One client's call, decoded."""
+
+    installation: tuple[str, str, str]
+    cwd: bytes
+    umask: int
+    streams: tuple[tuple[str, str], tuple[str, str], tuple[str, str]]  # (encoding, errors) of 0, 1, 2
+    argv0: str
+    args: list[str]
+    env: dict[bytes, bytes]
+
+
+def parse_request(payload: bytes) -> ForkRequest:
+    """The fields of a request's payload (after its length); ValueError when malformed."""
+    fields = payload.split(b"\0")
+    if len(fields) < _HEADER_FIELDS + 1 or fields[0] != MAGIC:
+        raise ValueError("not a sleuth fork request")
+    text = [os.fsdecode(f) for f in fields[1:_HEADER_FIELDS]]
+    version, package, python, _cwd, umask = text[:5]
+    streams = ((text[5], text[6]), (text[7], text[8]), (text[9], text[10]))
+    count = int(fields[_HEADER_FIELDS])
+    args_end = _HEADER_FIELDS + 1 + count
+    if count < 0 or args_end > len(fields):
+        raise ValueError("argument count")
+    env: dict[bytes, bytes] = {}
+    for entry in fields[args_end:]:
+        key, sep, value = entry.partition(b"=")
+        if sep and key:
+            env[key] = value
+    return ForkRequest((version, package, python), fields[4], int(umask, 8), streams,  # type: ignore[arg-type]
+                       text[11], [os.fsdecode(a) for a in fields[_HEADER_FIELDS + 1:args_end]], env)
+
+
+# -- the server ----------------------------------------------------------------------------------
+
+def preload() -> None:
+    """Import what any forked call may need, and build the search subcommands' parsers, once.
+
+    Every module of the CLI, the commands, the core and the engine (not the LSP and MCP stacks,
+    which no CLI search uses): a child then imports nothing. A module whose optional dependency is
+    missing is skipped, as the CLI itself would skip it.
+    """
+    for package in ("sleuth.cli", "sleuth.commands", "sleuth.core", "sleuth.engine"):
+        module = importlib.import_module(package)
+        for info in pkgutil.walk_packages(module.__path__, package + "."):
+            try:
+                importlib.import_module(info.name)
+            except Exception:  # an optional backend's module (pcre2, re2...): the call will say so
+                continue
+    import sleuth.cli as cli
+
+    for name in sorted(FORK_COMMANDS):
+        cli.prebuild_parser(name)
+
+
+def _listen(path: str) -> socket.socket | None:
+    from sleuth.core.warm import bind_private
+
+    if not private_dir(os.path.dirname(path), create=True):
+        return None
+    return bind_private(path)
+
+
+def serve(path: str, parent: int) -> int:
+    """Accept calls on ``path`` until ``parent`` exits or the socket is no longer ours."""
+    sock = _listen(path)
+    if sock is None:
+        return 1
+    inode = os.stat(path).st_ino  # the file's, not the socket's (fstat of a socket gives sockfs' inode)
+    preload()
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel; their status goes to the client
+    signal.signal(signal.SIGTERM, _leave)  # its server's close: leave through `finally`, removing the socket
+    try:
+        while True:
+            ready, _, _ = select.select([sock], [], [], _POLL_S)
+            if os.getppid() != parent:
+                return 0
+            try:
+                if os.stat(path).st_ino != inode:
+                    return 0
+            except OSError:
+                return 0
+            if not ready:
+                continue
+            try:
+                conn, _ = sock.accept()
+            except OSError:
+                continue
+            with conn:
+                _take(conn, sock)
+    finally:
+        try:
+            if os.stat(path).st_ino == inode:
+                os.unlink(path)
+        except OSError:
+            pass
+        sock.close()
+
+
+def _leave(_signum: int, _frame: object) -> None:
+    raise SystemExit(0)
+
+
+def _take(conn: socket.socket, listener: socket.socket) -> None:
+    """Read one call and fork its child; never raises (a bad client costs only its own call)."""
+    fds: list[int] = []
+    try:
+        if peer_uid(conn) != os.getuid():
+            return
+        conn.settimeout(5)
+        payload, fds = _read_request(conn)
+        request = parse_request(payload)
+        if request.installation != installation():
+            conn.sendall(b"R" + b"another installation of Sleuth")
+            return
+        if len(fds) != _FDS:
+            conn.sendall(b"R" + b"standard streams")
+            return
+        conn.settimeout(None)
+        pid = os.fork()
+        if pid == 0:
+            _child(conn, listener, request, fds)
+    except (OSError, ValueError):
+        pass
+    finally:
+        for fd in fds:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+
+def _read_request(conn: socket.socket) -> tuple[bytes, list[int]]:
+    data, ancillary, _flags, _addr = conn.recvmsg(1 << 16, socket.CMSG_SPACE(_FDS * 4))
+    fds: list[int] = []
+    for level, kind, raw in ancillary:
+        if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+            fds.extend(int.from_bytes(raw[i:i + 4], sys.byteorder, signed=True) for i in range(0, len(raw) - len(raw) % 4, 4))
+    try:
+        if len(data) < 4:
+            data += _exactly(conn, 4 - len(data))
+        size = int.from_bytes(data[:4], "big")
+        if size > MAX_REQUEST_BYTES:
+            raise ValueError("request too large")
+        body = data[4:]
+        if len(body) < size:
+            body += _exactly(conn, size - len(body))
+        return body[:size], fds
+    except BaseException:
+        for fd in fds:
+            os.close(fd)
+        raise
+
+
+def _exactly(conn: socket.socket, size: int) -> bytes:
+    chunks: list[bytes] = []
+    while size > 0:
+        chunk = conn.recv(min(size, 1 << 20))
+        if not chunk:
+            raise ValueError("closed before a whole request")
+        chunks.append(chunk)
+        size -= len(chunk)
+    return b"".join(chunks)
+
+
+# -- one child -----------------------------------------------------------------------------------
+
+def _child(conn: socket.socket, listener: socket.socket, request: ForkRequest, fds: list[int]) -> NoReturn:
+    """Become the client's ``sleuth`` process, run the command, report its status, exit."""
+    status = 1
+    try:
+        listener.close()
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # its own children (decompressors, pools) are waited for
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        for target, fd in enumerate(fds):
+            os.dup2(fd, target)
+            os.close(fd)
+        fds.clear()
+        os.chdir(request.cwd)
+        os.umask(request.umask)
+        os.environb.clear()
+        os.environb.update(request.env)
+        sys.argv = [request.argv0, *request.args]
+        _std_streams(request.streams)
+        conn.sendall(b"P" + os.getpid().to_bytes(4, "big"))
+        threading.Thread(target=_interrupt_on_hangup, args=(conn,), daemon=True).start()
+        status = _run(request.args)
+    except BaseException:  # the set-up failed: say so where the client shows it
+        try:
+            traceback.print_exc()
+        except BaseException:
+            pass
+    finally:
+        try:
+            conn.sendall(b"X" + (status & 0xFFFFFFFF).to_bytes(4, "big"))
+        except BaseException:
+            pass
+        os._exit(status)
+
+
+def _std_streams(streams: tuple[tuple[str, str], tuple[str, str], tuple[str, str]]) -> None:
+    """New ``sys.stdin/stdout/stderr`` on descriptors 0-2 with the client's encodings, buffered as
+    Python buffers them at start-up (stdout line-buffered on a terminal, stderr always)."""
+    (in_enc, in_err), (out_enc, out_err), (err_enc, err_err) = streams
+    sys.stdin = sys.__stdin__ = io.TextIOWrapper(io.BufferedReader(io.FileIO(0, "rb", closefd=False)),
+                                                 encoding=in_enc, errors=in_err, newline="\n")
+    sys.stdout = sys.__stdout__ = io.TextIOWrapper(io.BufferedWriter(io.FileIO(1, "wb", closefd=False)),
+                                                   encoding=out_enc, errors=out_err, newline="\n",
+                                                   line_buffering=os.isatty(1))
+    sys.stderr = sys.__stderr__ = io.TextIOWrapper(io.BufferedWriter(io.FileIO(2, "wb", closefd=False)),
+                                                   encoding=err_enc, errors=err_err, newline="\n",
+                                                   line_buffering=True)
+
+
+def _run(args: Sequence[str]) -> int:
+    """``sys.exit(main())`` as the console script does it, the status returned instead."""
+    from sleuth.cli import main
+
+    try:
+        status = _exit_status(main(list(args)))
+    except SystemExit as exc:
+        status = _exit_status(exc.code)
+    except KeyboardInterrupt:
+        status = 130
+    except BaseException:
+        traceback.print_exc()
+        status = 1
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass  # a closed pipe (`| head`): what was written is all the reader wanted
+    return status
+
+
+def _exit_status(code: object) -> int:
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code & 0xFF
+    sys.stderr.write(f"{code}\n")
+    return 1
+
+
+def _interrupt_on_hangup(conn: socket.socket) -> None:
+    """The client went away (killed, or its terminal closed): stop as Ctrl-C would."""
+    try:
+        while conn.recv(64):
+            pass
+    except OSError:
+        pass
+    os.kill(os.getpid(), signal.SIGINT)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m sleuth.cli.fork_server", description=__doc__.splitlines()[0])
+    parser.add_argument("--socket", required=True, help="where to listen")
+    parser.add_argument("--parent", type=int, required=True, help="exit when this process is no longer the parent")
+    ns = parser.parse_args(argv)
+    return serve(ns.socket, ns.parent)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,77 @@
+"""Where a server's warm doors are: the paths both ends compute, with nothing but ``os`` and SHA-256.
+
+Apart from :mod:`sleuth.core.warm` because the CLI's fork client (:mod:`sleuth.cli.fork_client`)
+computes them before it has imported anything else: every module it loads is paid on every warm call.
+A server of some roots offers two sockets in one private folder, both named by the roots' hash:
+
+* ``<key>.sock``, the warm door (:mod:`sleuth.core.warm`): one JSON request, one JSON answer;
+* ``<key>.fork.sock``, the CLI fork server (:mod:`sleuth.cli.fork_server`): a ``sleuth`` process
+  hands over its arguments, folder, environment and standard streams, and a forked copy of a process
+  that has already imported the CLI runs it.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~3 ms of every warm call)
+if TYPE_CHECKING:
+    from typing import Sequence
+
+try:  # the interpreter's own SHA-256: the same digest as hashlib's, without loading OpenSSL (~2-5 ms of
+    from _sha2 import sha256  # every warm CLI start); 3.12+
+except ImportError:  # pragma: no cover - by version
+    try:
+        from _sha256 import sha256  # type: ignore[no-redef]  # 3.11
+    except ImportError:
+        from hashlib import sha256
+
+__all__ = ["roots_key", "socket_dir", "socket_path", "fork_socket_path", "private_dir"]
+
+_SUN_PATH_MAX = 107
+
+
+def roots_key(roots: Sequence[str]) -> str:
+    """The hash that names a set of roots: the same as the index store's directory
+    (:func:`sleuth.engine.index.store.store_dir`), so one server, one store, one socket per workspace."""
+    return sha256("\0".join(sorted(roots)).encode("utf-8", "surrogateescape")).hexdigest()[:16]
+
+
+def socket_dir() -> str:
+    """``$XDG_RUNTIME_DIR/sleuth`` (per-user, tmpfs), else ``$XDG_CACHE_HOME/sleuth-run`` (``~/.cache``)."""
+    runtime = os.environ.get("XDG_RUNTIME_DIR")
+    if runtime and os.path.isdir(runtime):
+        return os.path.join(runtime, "sleuth")
+    cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(cache, "sleuth-run")
+
+
+def _named(roots: Sequence[str], suffix: str) -> str | None:
+    path = os.path.join(socket_dir(), roots_key(roots) + suffix)
+    return path if len(os.fsencode(path)) <= _SUN_PATH_MAX else None
+
+
+def socket_path(roots: Sequence[str]) -> str | None:
+    """Where the server of ``roots`` listens; None when the path would be too long for a UNIX socket."""
+    return _named(roots, ".sock")
+
+
+def fork_socket_path(roots: Sequence[str]) -> str | None:
+    """Where the CLI fork server of the server of ``roots`` listens (None: too long a path)."""
+    return _named(roots, ".fork.sock")
+
+
+def private_dir(path: str, create: bool = False) -> bool:
+    """Whether ``path`` is a real folder (not a link) of this user that nobody else may enter;
+    with ``create``, made ``0700`` first when missing."""
+    if create:
+        try:
+            os.makedirs(path, mode=0o700, exist_ok=True)
+        except OSError:
+            return False
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return False
+    return (stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid()
+            and not info.st_mode & (stat.S_IRWXG | stat.S_IRWXO))
