@@ -512,3 +512,6 @@ async def test_the_fork_server_refuses_another_installation_and_leaves_with_its_
     else:
         raise AssertionError("the fork server outlived its server")
     assert not os.path.exists(path)
+    # and the server removed its warm socket on the way out (before, it compared the socket's own
+    # inode with the file's, never equal, and left every socket file behind)
+    assert not os.path.exists(warm.socket_path([os.path.realpath(root)]) or "")
