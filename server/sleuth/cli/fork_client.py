@@ -30,7 +30,7 @@ MAGIC = b"sleuth-fork/1"  # :data:`sleuth.cli.fork_server.MAGIC`, not imported: 
 FORK_COMMANDS = ("grep", "files", "text", "symbols")  # :data:`sleuth.cli.fork_server.FORK_COMMANDS`
 MAX_REQUEST_BYTES = 8 << 20
 _CONNECT_TIMEOUT_S = 1.0
-_FORWARDED = (_signal.SIGINT, _signal.SIGTERM, _signal.SIGHUP)
+_FORWARDED = tuple(getattr(_signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(_signal, name))
 
 
 def run(argv: list[str]) -> int | None:
@@ -48,7 +48,7 @@ def run(argv: list[str]) -> int | None:
         return None
     path = fork_socket_path([os.path.realpath(cwd)])
     if path is None or not os.path.exists(path) or not private_dir(os.path.dirname(path)):
-        return None
+        return None  # (only Linux servers offer one: nothing past here runs elsewhere)
     payload = _payload(argv, cwd, streams)
     if payload is None:
         return None
