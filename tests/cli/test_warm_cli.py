@@ -515,3 +515,33 @@ async def test_the_fork_server_refuses_another_installation_and_leaves_with_its_
     # and the server removed its warm socket on the way out (before, it compared the socket's own
     # inode with the file's, never equal, and left every socket file behind)
     assert not os.path.exists(warm.socket_path([os.path.realpath(root)]) or "")
+
+
+@pytest.mark.skipif(not hasattr(os, "getuid") or os.getuid() != 0 or not shutil.which("setpriv"),
+                    reason="needs root and setpriv to run a client as another user")
+async def test_another_user_gets_no_fork(server: tuple[Session, pathlib.Path], runtime_dir: pathlib.Path) -> None:
+    """A fork runs with the rights of the fork server's user: another user's call, even through a
+    folder and socket opened to everyone (a mistake), is closed without a byte and nothing runs."""
+    session, root = server
+    fork_server = await started_fork_server(root)
+    path = warm.fork_socket_path([os.path.realpath(root)])
+    assert path is not None
+    for folder in (runtime_dir, pathlib.Path(path).parent):
+        os.chmod(folder, 0o755)
+    os.chmod(path, 0o777)
+    request = _fork_request(root, __import__("sleuth").__version__)
+    script = ("import socket,sys,os\ns=socket.socket(socket.AF_UNIX)\ns.settimeout(30)\ns.connect(sys.argv[1])\n"
+              "fds=b''.join(fd.to_bytes(4,sys.byteorder) for fd in (0,1,2))\n"
+              "try: s.sendmsg([bytes.fromhex(sys.argv[2])],[(socket.SOL_SOCKET,socket.SCM_RIGHTS,fds)])\n"
+              "except OSError: pass\nd=b''\nwhile True:\n try: c=s.recv(65536)\n except OSError: break\n"
+              " if not c: break\n d+=c\nprint('CONNECTED', len(d))\n")
+    proc = await asyncio.to_thread(
+        subprocess.run, ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable, "-c", script,
+                         path, request.hex()], capture_output=True, text=True, timeout=60)
+    assert "CONNECTED 0" in proc.stdout, (proc.stdout, proc.stderr)
+    assert not [p for p, ppid, _ in _processes() if ppid == fork_server]  # nothing was forked for it
+    # The owner's client, meanwhile, refuses a folder others may enter; made private again, it is served.
+    assert (await asyncio.to_thread(forked, root, "grep", "user")).returncode == 99
+    for folder in (runtime_dir, pathlib.Path(path).parent):
+        os.chmod(folder, 0o700)
+    assert (await asyncio.to_thread(forked, root, "grep", "user")).returncode == 0
