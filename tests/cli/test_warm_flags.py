@@ -1,0 +1,72 @@
+"""Warm == cold for every flag combination the differential tests use (issue 16's test list).
+
+One ``sleuth serve`` on the differential tests' own tree (:mod:`tests.diff.test_rg_semantics_vs_rg`:
+binary files, encodings, CRLF, compressed files); each of their command lines runs cold
+(``--no-server``), through the warm door, and through the CLI fork server, and all three must print
+the same bytes on both streams with the same exit status. rg's own integration cases each build a
+tree of their own and run cold in ``tests/diff/test_rg_suite.py``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from test_warm_cli import FORKED, runtime_dir, started_fork_server  # noqa: E402,F401  (runtime_dir: a fixture)
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "lsp"))
+from harness import start_session  # noqa: E402
+
+from sleuth.core import warm  # noqa: E402
+from tests.diff.test_rg_semantics_vs_rg import BINARY, CRLF, ENCODING, FILES, ONLY_MATCHING, REPLACE, STDIN, ZIP  # noqa: E402
+
+LINES = [*ONLY_MATCHING, *REPLACE, *BINARY, *ENCODING, *CRLF, *ZIP]
+
+
+def _run(cwd: pathlib.Path, argv: list[str], stdin: bytes | None, how: str) -> tuple[int, bytes, bytes]:
+    if how == "cold":
+        cmd = [sys.executable, "-m", "sleuth", "grep", "--sort", "path", *argv, "--no-server"]
+    elif how == "warm":  # the warm door, from a fresh process
+        cmd = [sys.executable, "-c", "import sys\nfrom sleuth.cli import main\nsys.exit(main(sys.argv[1:]))",
+               "grep", "--sort", "path", *argv]
+    else:
+        cmd = [sys.executable, "-c", FORKED, "grep", "--sort", "path", *argv]
+    proc = subprocess.run(cmd, cwd=cwd, capture_output=True, input=stdin,
+                          stdin=None if stdin is not None else subprocess.DEVNULL, timeout=120, env=dict(os.environ))
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+async def test_every_differential_command_line_prints_the_same_warm_forked_and_cold(
+        tmp_path: pathlib.Path, runtime_dir: pathlib.Path) -> None:
+    root = tmp_path / "sem"
+    for rel, data in FILES.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_bytes(data)
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    session = await start_session("vscode", [root], init_options={"cacheDir": str(tmp_path / "server-cache")})
+    try:
+        assert (await session.execute("sleuth.index.build", {"wait": True}))["state"] == "ready"
+        for _ in range(200):
+            if os.path.exists(warm.socket_path([os.path.realpath(root)]) or ""):
+                break
+            await asyncio.sleep(0.05)
+        await started_fork_server(root)
+        cases = [(argv, None) for argv in LINES] + [(argv, data) for argv, data in STDIN]
+        for argv, data in cases:
+            cold = await asyncio.to_thread(_run, root, argv, data, "cold")
+            hot = await asyncio.to_thread(_run, root, argv, data, "warm")
+            forked = await asyncio.to_thread(_run, root, argv, data, "fork")
+            assert forked[0] != 99, f"{argv}: not forked"
+            assert hot == cold, argv
+            assert forked == cold, argv
+        metrics = await session.execute("sleuth.metrics", {})
+        assert metrics["by_name"]["sleuth.grep"]["invocations"] >= len(LINES)  # the server answered them
+    finally:
+        await asyncio.wait_for(session.client.shutdown_session(), 30)
+        await session.client.stop()
