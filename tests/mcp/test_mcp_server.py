@@ -276,3 +276,51 @@ def test_a_refused_repository_setting_is_said_once_on_the_mcp_servers_stderr(tmp
         finally:
             process.close()
         assert len(said) == 1 and "config.yml" in said[0], said
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+@pytest.mark.parametrize("signum", ["SIGINT", "SIGTERM"])
+def test_a_stdio_server_stops_on_sigint_and_sigterm_and_removes_its_warm_socket(
+        tmp_path: pathlib.Path, signum: str) -> None:
+    """A host stops its server with signals while stdin is still open (Claude Code 2.1: SIGINT, then
+    SIGTERM 100 ms later). Before, SIGINT did nothing until the host's next line (the SDK's stdin
+    read cannot be cancelled) and SIGTERM killed the process without closing the session, leaving
+    the warm socket file behind."""
+    import signal
+
+    ws = write_tree(tmp_path / "ws", {"a.txt": "needle\n"})
+    run_dir = tmp_path / "run"
+    run_dir.mkdir(mode=0o700)
+    process = subprocess.Popen([*SLEUTH, "--root", str(ws)], cwd=ws, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, env=_env(tmp_path, XDG_RUNTIME_DIR=str(run_dir)))
+    assert process.stdin is not None and process.stdout is not None
+    try:
+        def ask(message: dict[str, Any]) -> dict[str, Any]:
+            process.stdin.write((json.dumps({"jsonrpc": "2.0", **message}) + "\n").encode())
+            process.stdin.flush()
+            return json.loads(process.stdout.readline()) if "id" in message else {}
+
+        ask({"id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                                                         "clientInfo": {"name": "test", "version": "0"}}})
+        ask({"method": "notifications/initialized"})
+        answer = ask({"id": 1, "method": "tools/call", "params": {"name": "grep", "arguments": {"pattern": "needle"}}})
+        assert answer["result"]["isError"] is False
+        deadline = time.monotonic() + 60  # the warm door opens beside the first call: poll with a bound
+        while not list(run_dir.glob("sleuth/*.sock")) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert list(run_dir.glob("sleuth/*.sock")), "the warm door opened once the roots were known"
+        process.send_signal(getattr(signal, signum))
+        try:
+            code = process.wait(timeout=60)  # a bound, not a speed claim: before the fix it waited for stdin
+        except subprocess.TimeoutExpired:
+            code = None
+        assert code == 128 + getattr(signal, signum), f"exit status {code} after {signum}"
+        assert not list(run_dir.glob("sleuth/*.sock")), "the session was closed: no warm socket file left"
+    finally:
+        if process.poll() is None:
+            process.kill()
+        process.wait()
+        process.stdin.close()
+        process.stdout.close()
+        assert process.stderr is not None
+        process.stderr.close()

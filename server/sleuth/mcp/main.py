@@ -11,10 +11,15 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import signal
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["add_arguments", "run", "parse_http", "build_http_app"]
+if TYPE_CHECKING:
+    from sleuth.core.session import Session
+    from sleuth.mcp.server import SleuthMCP
+
+__all__ = ["add_arguments", "run", "serve_stdio", "parse_http", "build_http_app"]
 
 PROFILE_CHOICES = ("forge", "codex", "kimi", "acode", "all", "none")
 
@@ -80,6 +85,37 @@ def build_http_app(mcp_app: Any, host: str, port: int, token: str) -> Any:
     return app
 
 
+def serve_stdio(server: SleuthMCP, session: Session) -> None:
+    """Serve over stdio until the host closes stdin or sends SIGINT/SIGTERM.
+
+    Hosts stop their server with signals while stdin is still open (Claude Code: SIGINT, then SIGTERM
+    100 ms later). The SDK reads stdin in a worker thread that cancellation cannot interrupt, so
+    asyncio's SIGINT (cancel the main task) would wait for the host's next line, and SIGTERM's default
+    would end the process without closing the session (the warm socket file stays). On either signal
+    the session is closed here and the process exits at once, 128 + the signal's number."""
+    import anyio
+    import anyio.to_thread
+
+    async def stop_on_signal() -> None:
+        with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+            async for signum in signals:
+                await anyio.to_thread.run_sync(session.close)
+                logging.shutdown()
+                sys.stderr.flush()
+                os._exit(128 + signum)
+
+    async def serve() -> None:
+        async with anyio.create_task_group() as group:
+            group.start_soon(stop_on_signal)
+            await server.app.run_stdio_async()
+            group.cancel_scope.cancel()
+
+    if sys.platform == "win32":  # no signal receiver there: the SDK's own loop, as before
+        server.app.run("stdio")
+    else:
+        anyio.run(serve)
+
+
 def run(ns: argparse.Namespace) -> int:
     logging.basicConfig(stream=sys.stderr, format="sleuth mcp: %(message)s",
                         level={"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARNING,
@@ -111,7 +147,7 @@ def run(ns: argparse.Namespace) -> int:
                        max_tokens=ns.max_output_tokens or DEFAULT_MAX_TOKENS, cache_roots=http is None)
     try:
         if http is None:
-            server.app.run("stdio")
+            serve_stdio(server, session)
             return 0
         import anyio
         import uvicorn
