@@ -23,7 +23,7 @@ import numpy as np
 
 from sleuth.engine.index import store, symbols
 from sleuth.engine.index.catalogue import Indexed
-from sleuth.engine.index.postings import SegmentWriter, distinct, flat_path, trigram_codes
+from sleuth.engine.index.postings import SegmentWriter, distinct, flat_path, gram_codes, trigram_codes
 from sleuth.engine.decode import transcoded
 from sleuth.engine.index.trigram import chunks, indexed_variants
 from sleuth.engine.symbols.extract import definitions_and_symbols
@@ -54,9 +54,9 @@ def _read(path: str) -> tuple[bytes, int, int]:
 
 
 def chunk_trigrams(chunk: bytes) -> np.ndarray:
-    """The distinct trigram numbers a chunk is indexed under (see :func:`indexed_variants`)."""
-    variants = indexed_variants(chunk)
-    codes = trigram_codes(variants[0]) if len(variants) == 1 else np.concatenate([trigram_codes(v) for v in variants])
+    """The distinct numbers a chunk is indexed under: its trigrams and underscore grams
+    (:data:`sleuth.engine.index.trigram.GRAM_BASE`), of each of its :func:`indexed_variants`."""
+    codes = np.concatenate([part for v in indexed_variants(chunk) for part in (trigram_codes(v), gram_codes(v))])
     return distinct(codes)
 
 

@@ -29,12 +29,15 @@ from typing import BinaryIO, Iterable
 
 import numpy as np
 
+from sleuth.engine.index.trigram import GRAM_BASE, GRAM_BITS, GRAM_MULTIPLIER
+
 __all__ = [
     "CorruptPostings",
     "SEGMENT_PAIRS",
     "create_tables",
     "flat_path",
     "trigram_codes",
+    "gram_codes",
     "distinct",
     "union",
     "SegmentWriter",
@@ -102,6 +105,33 @@ def trigram_codes(data: bytes) -> np.ndarray:
     codes <<= 8
     codes |= a[2:]
     return codes
+
+
+_FOLD = np.arange(256, dtype=np.uint8)
+_FOLD[ord("A"):ord("Z") + 1] += 32
+_UNDERSCORE = ord("_")
+
+
+def gram_codes(data: bytes) -> np.ndarray:
+    """The number of the underscore gram around every ``_`` of ``data`` with two bytes each side
+    (uint32, repeats kept), as :func:`sleuth.engine.index.trigram.gram_code` numbers one: the five
+    bytes case-folded (ASCII), the outer four as one 32-bit value, hashed to ``GRAM_BITS`` bits
+    above every trigram number."""
+    if len(data) < 5:
+        return _EMPTY
+    a = np.frombuffer(data, np.uint8)
+    at = np.flatnonzero(a[2:-2] == _UNDERSCORE)
+    if not len(at):
+        return _EMPTY
+    folded = _FOLD[a]
+    value = folded[at].astype(np.uint32) << 24
+    value |= folded[at + 1].astype(np.uint32) << 16
+    value |= folded[at + 3].astype(np.uint32) << 8
+    value |= folded[at + 4]
+    value *= np.uint32(GRAM_MULTIPLIER)  # wraps modulo 2**32, as the scalar version masks
+    value >>= np.uint32(32 - GRAM_BITS)
+    value += np.uint32(GRAM_BASE)
+    return value
 
 
 def distinct(codes: np.ndarray) -> np.ndarray:
