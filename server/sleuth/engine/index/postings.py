@@ -12,7 +12,8 @@ the segment's directory (trigrams, where each list starts) in the database.
 Bytes, not characters: a literal's UTF-8 bytes contain the trigrams of any text containing it, so
 byte trigrams narrow non-ASCII literals too (one three-byte character is a trigram), and no
 decoding or case folding happens at build time. Case-insensitive literals use the ASCII case
-spellings of their all-ASCII trigrams (see :mod:`sleuth.engine.index.trigram`).
+spellings of their all-ASCII trigrams (see :mod:`sleuth.engine.index.trigram`). The same lists
+hold the chunks' *underscore grams* (:func:`gram_codes`, numbered above every trigram).
 
 Segments accumulate: a build writes a few per shard (bounded memory), each incremental update one
 more as rows of the ``grams`` table (its rows are fresh, above every earlier row), so reading a

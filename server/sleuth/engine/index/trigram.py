@@ -153,15 +153,15 @@ def trigram_code(tri: bytes) -> int:
 # ``PM_RESUME``), hashed to one of 2**GRAM_BITS numbers above every trigram number, in the same
 # posting lists. Why: trigram sets per chunk cannot tell ``pm_resume`` from ``pm_runtime_resume``
 # (which holds every trigram of it, ``m_r`` from ``pm_runtime``), so ``-i PM_RESUME`` read 2,236
-# files of the Linux tree for 196 that match; with the gram ``pm_re``, 355. Identifiers joined by
+# files of the Linux tree for 196 that match; with the gram ``pm_re``, 377. Identifiers joined by
 # ``_`` are what code searches look for, and a ``_`` with two neighbours each side is rarer than any
 # of its trigrams. Only around ``_``, so cheap: 8.6% more (code, chunk) pairs than trigrams alone
 # (every 10th file of the tree), where every folded 5-gram would be 161%. Hashed, because exact
-# grams (~10^6 distinct, each in few chunks) cost ~20 bytes of directory per list and segment and
-# 5 bytes per row gap over 255: store 35.5% -> 41.0% of the corpus; in 2**14 buckets their lists
-# are dense (gaps of one byte) and a chunk holding ~225 grams falls in a given bucket by chance
-# ~1.4% of the time (measured, see bench/README.md). Case-folded (ASCII) at build time, so one
-# gram serves ``-i`` and exact-case literals alike, with no spellings to unite.
+# grams (188,000 distinct in a tenth of the tree, most in few chunks) cost 20 bytes of directory per
+# list and segment and 5 bytes per row gap over 255: store 35.5% -> 41.0% of the corpus; in 2**14
+# buckets their lists are dense (gaps of one byte), store 38.3%, and a chunk's few hundred grams
+# rarely fall in a query's bucket by chance: 377 candidates instead of 355 (bench/README.md).
+# Case-folded (ASCII) at build time, so one gram serves ``-i`` and exact-case literals alike.
 GRAM_BASE = 1 << 24
 GRAM_BITS = 14
 GRAM_MULTIPLIER = 0x9E3779B1  # Fibonacci hashing: the top bits of value * 2**32/phi (mod 2**32)
