@@ -14,7 +14,8 @@ from sleuth.engine.index import IndexService
 from sleuth.engine.workspace import Workspace
 
 WORDS = ["PM_RESUME", "pm_resume", "Pm_Resume", "ERR_SYS", "err_sys", "foo", "foobar", "Ah", "xAh", "ſuspend",
-         "\u212aelvin", "kelvin", "é", "日本語", "tab\tx", "a b", "LINK_REQ_RST"]
+         "\u212aelvin", "kelvin", "é", "日本語", "tab\tx", "a b", "LINK_REQ_RST",
+         "pm_runtime_resume", "dpm_resume", "ERR_\u017fYS", "LINK_REQ_\u212aST"]  # underscore grams: decoys, folds
 line = st.lists(st.sampled_from(WORDS), max_size=6).map(" ".join)
 content = st.lists(line, max_size=5).map("\n".join)
 names = st.sampled_from(["a.c", "b.txt", "d/e.h", "d/f/g.c", "h.md"])

@@ -28,13 +28,14 @@ class CandidateList(list):  # type: ignore[type-arg]  # list[FileEntry]
     rather than in an entry object per narrowed file, whose making cost an ``-i PM_RESUME`` search
     3.4 ms (1,300 files) before any file was read."""
 
-    __slots__ = ("pieces", "errors")
+    __slots__ = ("pieces", "errors", "narrowed")
 
     def __init__(self, entries: Iterable[FileEntry] = (), pieces: PieceTable | None = None,
-                 errors: Iterable[FileError] = ()) -> None:
+                 errors: Iterable[FileError] = (), narrowed: bool = False) -> None:
         super().__init__(entries)
         self.pieces = pieces if pieces is not None and len(pieces) else None
         self.errors: list[FileError] = list(errors)  # what the walk would have reported: unreadable folders
+        self.narrowed = narrowed  # the index's candidates for a literal (not the whole catalogue): cheap files
 
 
 @dataclass
@@ -53,15 +54,15 @@ class CandidateSet:
     def entries(self) -> CandidateList:
         """All of them as walk entries, in result order (display path, bytewise), with their pieces."""
         if not self.pending:
-            return CandidateList(self.ordered, self.pieces, self.errors)
+            return CandidateList(self.ordered, self.pieces, self.errors, narrowed=True)
         seen = {r.path for r in self.indexed}
         merged = self.ordered + [e for e in self.pending if e.path not in seen]
         merged.sort(key=lambda e: sort_key(e.display))
         if self.pieces is None:
-            return CandidateList(merged, errors=self.errors)
+            return CandidateList(merged, errors=self.errors, narrowed=True)
         now = {id(e): i for i, e in enumerate(merged)}
         return CandidateList(merged, self.pieces.moved({i: now[id(e)] for i, e in enumerate(self.ordered)}),
-                             self.errors)
+                             self.errors, narrowed=True)
 
     @property
     def paths(self) -> list[str]:

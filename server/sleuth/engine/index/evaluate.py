@@ -20,7 +20,7 @@ import numpy as np
 from sleuth.engine.index.catalogue import Catalogue
 from sleuth.engine.index.postings import Postings, distinct, union
 from sleuth.engine.index.rowmap import RowHits, gather, join
-from sleuth.engine.index.trigram import And, Grams, Lit, Or, Query, pair_spellings, trigram_groups
+from sleuth.engine.index.trigram import And, Grams, Lit, Or, Query, literal_groups, pair_spellings
 
 __all__ = ["evaluate", "line_hits", "choose_groups"]
 
@@ -77,7 +77,7 @@ class _Reads:
             for item in node.items:
                 self._plan(post, item)
         elif isinstance(node, Lit):
-            groups = trigram_groups(node)
+            groups = literal_groups(node)
             self.groups[id(node)] = choose_groups(groups, _group_counts(post, groups)) if groups else None
         elif isinstance(node, Grams):
             self.groups[id(node)] = _rarest_first(post, node.groups)

@@ -12,7 +12,8 @@ the segment's directory (trigrams, where each list starts) in the database.
 Bytes, not characters: a literal's UTF-8 bytes contain the trigrams of any text containing it, so
 byte trigrams narrow non-ASCII literals too (one three-byte character is a trigram), and no
 decoding or case folding happens at build time. Case-insensitive literals use the ASCII case
-spellings of their all-ASCII trigrams (see :mod:`sleuth.engine.index.trigram`).
+spellings of their all-ASCII trigrams (see :mod:`sleuth.engine.index.trigram`). The same lists
+hold the chunks' *underscore grams* (:func:`gram_codes`, numbered above every trigram).
 
 Segments accumulate: a build writes a few per shard (bounded memory), each incremental update one
 more as rows of the ``grams`` table (its rows are fresh, above every earlier row), so reading a
@@ -29,12 +30,15 @@ from typing import BinaryIO, Iterable
 
 import numpy as np
 
+from sleuth.engine.index.trigram import GRAM_BASE, GRAM_BITS, GRAM_MULTIPLIER
+
 __all__ = [
     "CorruptPostings",
     "SEGMENT_PAIRS",
     "create_tables",
     "flat_path",
     "trigram_codes",
+    "gram_codes",
     "distinct",
     "union",
     "SegmentWriter",
@@ -102,6 +106,29 @@ def trigram_codes(data: bytes) -> np.ndarray:
     codes <<= 8
     codes |= a[2:]
     return codes
+
+
+_FOLD = np.arange(256, dtype=np.uint8)
+_FOLD[ord("A"):ord("Z") + 1] += 32
+_UNDERSCORE = ord("_")
+_GRAM_OFFSETS = np.array([0, 1, 3, 4], np.int64)  # a gram's bytes around its "_" (offset 2)
+
+
+def gram_codes(data: bytes) -> np.ndarray:
+    """The number of the underscore gram around every ``_`` of ``data`` with two bytes each side
+    (uint32, repeats kept), as :func:`sleuth.engine.index.trigram.gram_code` numbers one: the outer
+    four of the five bytes case-folded (ASCII) as one big-endian 32-bit value, hashed to
+    ``GRAM_BITS`` bits above every trigram number. Few numpy calls (one gather of the four bytes of
+    every gram): the calls, not the arithmetic, are what a chunk's grams cost."""
+    if len(data) < 5 or data.find(b"_", 2, len(data) - 2) < 0:
+        return _EMPTY
+    a = np.frombuffer(data, np.uint8)
+    at = np.flatnonzero(a[2:-2] == _UNDERSCORE)  # each gram's first byte
+    value = _FOLD[a[at[:, None] + _GRAM_OFFSETS]].view(">u4").ravel().astype(np.uint32)
+    value *= np.uint32(GRAM_MULTIPLIER)  # wraps modulo 2**32, as the scalar version masks
+    value >>= np.uint32(32 - GRAM_BITS)
+    value += np.uint32(GRAM_BASE)
+    return value
 
 
 def distinct(codes: np.ndarray) -> np.ndarray:

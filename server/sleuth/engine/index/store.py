@@ -60,7 +60,7 @@ __all__ = [
     "remove_stale_builds",
 ]
 
-SCHEMA = "sleuth-index-17"  # 17: workspace symbols (symkeys, symbols); 16: a check sum per posting list; 10: "wide" = no final newline or a NUL; 11: 16/4 KiB chunks; 12: lines, plain; 13: byte trigram postings; 14: 8 KiB chunks in files over 16 KiB; 15: paths as bytes, readers.lock
+SCHEMA = "sleuth-index-18"  # 18: underscore grams in the postings; 17: workspace symbols (symkeys, symbols); 16: a check sum per posting list; 10: "wide" = no final newline or a NUL; 11: 16/4 KiB chunks; 12: lines, plain; 13: byte trigram postings; 14: 8 KiB chunks in files over 16 KiB; 15: paths as bytes, readers.lock
 SHARDS = 2  # one per core: each build worker owns one shard database
 READERS = "readers.lock"  # in every generation: held shared while a process has it open
 
