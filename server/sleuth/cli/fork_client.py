@@ -84,13 +84,48 @@ def _payload(argv: list[str], cwd: str, streams: list[bytes]) -> bytes | None:
 
 
 def _call(conn: _socket.socket, path: str, payload: bytes) -> int | None:
+    """Hand the call over; Ctrl-C (SIGINT, SIGTERM, SIGHUP) is caught from before the connection, so
+    that none is lost between the fork and the child's pid reaching this process."""
+    signals = _Signals()
+    previous = [(signum, _signal.signal(signum, signals.caught)) for signum in _FORWARDED]
+    try:
+        status = _hand_over(conn, path, payload, signals)
+    finally:
+        for signum, handler in previous:
+            _signal.signal(signum, handler)
+    if status is None and signals.pending:
+        return 128 + signals.pending[0]  # stopped before anything ran: do not run it here instead
+    return status
+
+
+class _Signals:
+    """Forwards each signal to the child once its pid is known; keeps the ones that come before."""
+
+    def __init__(self) -> None:
+        self.child: int | None = None
+        self.pending: list[int] = []
+
+    def caught(self, signum: int, _frame: object) -> None:
+        if self.child is None:
+            self.pending.append(signum)
+        else:
+            _forward(self.child, signum)
+
+    def started(self, child: int) -> None:
+        self.child = child
+        for signum in self.pending:
+            _forward(child, signum)
+        self.pending.clear()
+
+
+def _hand_over(conn: _socket.socket, path: str, payload: bytes, signals: _Signals) -> int | None:
     conn.settimeout(_CONNECT_TIMEOUT_S)
     try:
         conn.connect(path)
         raw = conn.getsockopt(_socket.SOL_SOCKET, _socket.SO_PEERCRED, 12)  # pid, uid, gid
     except OSError:
         return None  # nobody listens (a stale socket): run here
-    if int.from_bytes(raw[4:8], sys.byteorder, signed=True) != os.getuid():
+    if int.from_bytes(raw[4:8], sys.byteorder, signed=True) != os.getuid() or signals.pending:
         return None
     conn.settimeout(None)
     fds = b"".join(fd.to_bytes(4, sys.byteorder, signed=True) for fd in (0, 1, 2))
@@ -103,19 +138,12 @@ def _call(conn: _socket.socket, path: str, payload: bytes) -> int | None:
         return None
     if kind != b"P":
         return None  # refused ("R" + why), or gone before the child started: nothing ran
-    try:
-        child = int.from_bytes(_exactly(conn, 4), "big")
-    except OSError:
-        return None
-    previous = [(signum, _signal.signal(signum, lambda signum, _frame: _forward(child, signum))) for signum in _FORWARDED]
-    try:
+    try:  # from here on the child runs the call: never run it here as well
+        signals.started(int.from_bytes(_exactly(conn, 4), "big"))
         status = _exactly(conn, 5)
     except OSError:
         sys.stderr.write("sleuth: the process that ran this search ended without an exit status\n")
         return 2
-    finally:
-        for signum, handler in previous:
-            _signal.signal(signum, handler)
     if status[:1] != b"X":
         return 2
     return int.from_bytes(status[1:], "big") & 0xFF

@@ -253,6 +253,8 @@ def _child(conn: socket.socket, listener: socket.socket, request: ForkRequest, f
         conn.sendall(b"P" + os.getpid().to_bytes(4, "big"))
         threading.Thread(target=_interrupt_on_hangup, args=(conn,), daemon=True).start()
         status = _run(request.args)
+    except KeyboardInterrupt:  # Ctrl-C, forwarded before the call began
+        status = 130
     except BaseException:  # the set-up failed: say so where the client shows it
         try:
             traceback.print_exc()
