@@ -21,14 +21,14 @@ import os
 import sys
 
 from sleuth import __version__
-from sleuth.core.warm_paths import fork_socket_path, private_dir
+from sleuth.core.warm_paths import NO_SERVER_ENV, fork_socket_path, peer_uid, private_dir
 
-__all__ = ["run"]
+__all__ = ["run", "MAGIC", "FORK_COMMANDS", "MAX_REQUEST_BYTES", "installation", "recv_exactly"]
 
-NO_SERVER_ENV = "SLEUTH_NO_SERVER"
-MAGIC = b"sleuth-fork/1"  # :data:`sleuth.cli.fork_server.MAGIC`, not imported: that module is heavy
-FORK_COMMANDS = ("grep", "files", "text", "symbols")  # :data:`sleuth.cli.fork_server.FORK_COMMANDS`
-MAX_REQUEST_BYTES = 8 << 20
+# The wire's constants live here, the light end; the fork server imports them.
+MAGIC = b"sleuth-fork/1"
+FORK_COMMANDS = frozenset({"grep", "files", "text", "symbols"})  # the read-only searches, as the warm door
+MAX_REQUEST_BYTES = 8 << 20  # argv and environment; a larger call runs in its own process
 _CONNECT_TIMEOUT_S = 1.0
 _FORWARDED = tuple(getattr(_signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(_signal, name))
 
@@ -70,12 +70,16 @@ def _streams() -> list[bytes]:
     return fields
 
 
-def _payload(argv: list[str], cwd: str, streams: list[bytes]) -> bytes | None:
+def installation() -> tuple[str, str, str]:
+    """What a client must share with the fork server to run in its forks: version, package folder, Python."""
     package = os.path.dirname(os.path.abspath(sys.modules["sleuth"].__file__ or ""))
+    return __version__, package, os.path.realpath(sys.executable)
+
+
+def _payload(argv: list[str], cwd: str, streams: list[bytes]) -> bytes | None:
     umask = os.umask(0)
     os.umask(umask)
-    fields = [MAGIC, __version__.encode(), os.fsencode(package), os.fsencode(os.path.realpath(sys.executable)),
-              os.fsencode(cwd), b"%o" % umask, *streams, os.fsencode(argv[0]), b"%d" % (len(argv) - 1),
+    fields = [MAGIC, *(os.fsencode(part) for part in installation()), os.fsencode(cwd), b"%o" % umask, *streams, os.fsencode(argv[0]), b"%d" % (len(argv) - 1),
               *(os.fsencode(a) for a in argv[1:]), *(k + b"=" + v for k, v in os.environb.items())]
     if any(b"\0" in f for f in fields):
         return None
@@ -122,10 +126,9 @@ def _hand_over(conn: _socket.socket, path: str, payload: bytes, signals: _Signal
     conn.settimeout(_CONNECT_TIMEOUT_S)
     try:
         conn.connect(path)
-        raw = conn.getsockopt(_socket.SOL_SOCKET, _socket.SO_PEERCRED, 12)  # pid, uid, gid
     except OSError:
         return None  # nobody listens (a stale socket): run here
-    if int.from_bytes(raw[4:8], sys.byteorder, signed=True) != os.getuid() or signals.pending:
+    if peer_uid(conn) != os.getuid() or signals.pending:
         return None
     conn.settimeout(None)
     fds = b"".join(fd.to_bytes(4, sys.byteorder, signed=True) for fd in (0, 1, 2))
@@ -133,14 +136,14 @@ def _hand_over(conn: _socket.socket, path: str, payload: bytes, signals: _Signal
         sent = conn.sendmsg([payload], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, fds)])
         if sent < len(payload):
             conn.sendall(payload[sent:])
-        kind = _exactly(conn, 1)
+        kind = recv_exactly(conn, 1)
     except OSError:
         return None
     if kind != b"P":
         return None  # refused ("R" + why), or gone before the child started: nothing ran
     try:  # from here on the child runs the call: never run it here as well
-        signals.started(int.from_bytes(_exactly(conn, 4), "big"))
-        status = _exactly(conn, 5)
+        signals.started(int.from_bytes(recv_exactly(conn, 4), "big"))
+        status = recv_exactly(conn, 5)
     except OSError:
         sys.stderr.write("sleuth: the process that ran this search ended without an exit status\n")
         return 2
@@ -156,11 +159,13 @@ def _forward(child: int, signum: int) -> None:
         pass
 
 
-def _exactly(conn: _socket.socket, size: int) -> bytes:
-    data = b""
-    while len(data) < size:
-        chunk = conn.recv(size - len(data))
+def recv_exactly(conn: _socket.socket, size: int) -> bytes:
+    """``size`` bytes from ``conn``; OSError when it closes first."""
+    chunks: list[bytes] = []
+    while size > 0:
+        chunk = conn.recv(min(size, 1 << 20))
         if not chunk:
-            raise OSError("closed")
-        data += chunk
-    return data
+            raise OSError("closed before the whole message")
+        chunks.append(chunk)
+        size -= len(chunk)
+    return b"".join(chunks)

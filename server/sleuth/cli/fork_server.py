@@ -45,23 +45,14 @@ import traceback
 from dataclasses import dataclass
 from typing import NoReturn, Sequence
 
-import sleuth
-from sleuth.core.warm import peer_uid
-from sleuth.core.warm_paths import private_dir
+from sleuth.cli.fork_client import FORK_COMMANDS, MAGIC, MAX_REQUEST_BYTES, installation, recv_exactly
+from sleuth.core.warm_paths import peer_uid, private_dir
 
 __all__ = ["MAGIC", "FORK_COMMANDS", "ForkRequest", "parse_request", "installation", "main"]
 
-MAGIC = b"sleuth-fork/1"
-FORK_COMMANDS = frozenset({"grep", "files", "text", "symbols"})  # the read-only searches, as the warm door
-MAX_REQUEST_BYTES = 8 << 20  # argv and environment; a larger call runs in its own process
 _FDS = 3
 _POLL_S = 1.0  # how often the idle loop checks that its parent and its socket are still there
 _HEADER_FIELDS = 13  # MAGIC .. argv0: the fields before the argument count
-
-
-def installation() -> tuple[str, str, str]:
-    """What a client must share with the server to run in its forks: version, package folder, Python."""
-    return sleuth.__version__, os.path.dirname(os.path.abspath(sleuth.__file__)), os.path.realpath(sys.executable)
 
 
 @dataclass(frozen=True)
@@ -205,29 +196,18 @@ def _read_request(conn: socket.socket) -> tuple[bytes, list[int]]:
             fds.extend(int.from_bytes(raw[i:i + 4], sys.byteorder, signed=True) for i in range(0, len(raw) - len(raw) % 4, 4))
     try:
         if len(data) < 4:
-            data += _exactly(conn, 4 - len(data))
+            data += recv_exactly(conn, 4 - len(data))
         size = int.from_bytes(data[:4], "big")
         if size > MAX_REQUEST_BYTES:
             raise ValueError("request too large")
         body = data[4:]
         if len(body) < size:
-            body += _exactly(conn, size - len(body))
+            body += recv_exactly(conn, size - len(body))
         return body[:size], fds
     except BaseException:
         for fd in fds:
             os.close(fd)
         raise
-
-
-def _exactly(conn: socket.socket, size: int) -> bytes:
-    chunks: list[bytes] = []
-    while size > 0:
-        chunk = conn.recv(min(size, 1 << 20))
-        if not chunk:
-            raise ValueError("closed before a whole request")
-        chunks.append(chunk)
-        size -= len(chunk)
-    return b"".join(chunks)
 
 
 # -- one child -----------------------------------------------------------------------------------

@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from sleuth.core.warm import PROTOCOL, guards, peer_uid, private_dir, socket_path
+from sleuth.core.warm_paths import NO_SERVER_ENV
 
 __all__ = ["Answer", "ask", "NO_SERVER_ENV"]
 
-NO_SERVER_ENV = "SLEUTH_NO_SERVER"  # "1": always cold (as --no-server), e.g. for a whole test run
 _CONNECT_TIMEOUT_S = 1.0
 
 

@@ -34,10 +34,9 @@ import json
 import logging
 import os
 import socket
-import struct
 from typing import Any
 
-from sleuth.core.warm_paths import fork_socket_path, private_dir, roots_key, socket_dir, socket_path
+from sleuth.core.warm_paths import fork_socket_path, peer_uid, private_dir, roots_key, socket_dir, socket_path
 
 __all__ = ["WARM_COMMANDS", "GUARD_FIELDS", "PROTOCOL", "roots_key", "socket_dir", "socket_path", "private_dir",
            "peer_uid", "guards", "bind_private", "MAX_REQUEST_BYTES", "fork_socket_path"]
@@ -50,19 +49,6 @@ GUARD_FIELDS = ("deny_globs", "redaction", "backend", "index_path", "index_enabl
 MAX_REQUEST_BYTES = 64 << 20  # 10,000 long -e patterns fit; a runaway client does not
 
 logger = logging.getLogger(__name__)
-
-
-def peer_uid(sock: socket.socket) -> int | None:
-    """The uid of the process at the other end (``SO_PEERCRED``, Linux); None where unavailable."""
-    option = getattr(socket, "SO_PEERCRED", None)
-    if option is None:
-        return None
-    try:
-        raw = sock.getsockopt(socket.SOL_SOCKET, option, struct.calcsize("3i"))
-    except OSError:
-        return None
-    _pid, uid, _gid = struct.unpack("3i", raw)
-    return uid
 
 
 def guards(settings: Any) -> dict[str, Any]:

@@ -1,4 +1,5 @@
-"""Where a server's warm doors are: the paths both ends compute, with nothing but ``os`` and SHA-256.
+"""What both ends of a server's warm doors share: where they are and who is at the other end,
+computed with nothing but ``os``, the C-level socket module and SHA-256.
 
 Apart from :mod:`sleuth.core.warm` because the CLI's fork client (:mod:`sleuth.cli.fork_client`)
 computes them before it has imported anything else: every module it loads is paid on every warm call.
@@ -12,8 +13,10 @@ A server of some roots offers two sockets in one private folder, both named by t
 
 from __future__ import annotations
 
+import _socket
 import os
 import stat
+import sys
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~3 ms of every warm call)
 if TYPE_CHECKING:
     from typing import Sequence
@@ -26,7 +29,9 @@ except ImportError:  # pragma: no cover - by version
     except ImportError:
         from hashlib import sha256
 
-__all__ = ["roots_key", "socket_dir", "socket_path", "fork_socket_path", "private_dir"]
+__all__ = ["NO_SERVER_ENV", "roots_key", "socket_dir", "socket_path", "fork_socket_path", "private_dir", "peer_uid"]
+
+NO_SERVER_ENV = "SLEUTH_NO_SERVER"  # "1": the CLI always runs cold (as --no-server), e.g. for a whole test run
 
 _SUN_PATH_MAX = 107
 
@@ -75,3 +80,15 @@ def private_dir(path: str, create: bool = False) -> bool:
         return False
     return (stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid()
             and not info.st_mode & (stat.S_IRWXG | stat.S_IRWXO))
+
+
+def peer_uid(sock: _socket.socket) -> int | None:
+    """The uid of the process at the other end (``SO_PEERCRED``, Linux); None where unavailable."""
+    option = getattr(_socket, "SO_PEERCRED", None)
+    if option is None:
+        return None
+    try:
+        raw = sock.getsockopt(_socket.SOL_SOCKET, option, 12)  # struct ucred: pid, uid, gid (three ints)
+    except OSError:
+        return None
+    return int.from_bytes(raw[4:8], sys.byteorder, signed=True)

@@ -37,14 +37,8 @@ def tree(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, IndexService]:
     service.stop()
 
 
-def _lines(result: dict) -> list[tuple[str, int, int]]:
-    return [(m["path"], m["line"], m["column"]) for m in result["matches"] if m["type"] == "match"]
-
-
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(edits=st.lists(st.tuples(names, st.one_of(content, st.none())), max_size=4), wait=st.booleans())
-def test_indexed_grep_equals_plain_scan(tree: tuple[Path, IndexService], edits: list, wait: bool) -> None:
-    root, service = tree
+def _apply(root: Path, service: IndexService, edits: list, wait: bool) -> None:
+    """Write (or delete, for None) each file, tell the index, and with ``wait`` let it catch up."""
     changed = []
     for name, text in edits:
         path = root / name
@@ -57,6 +51,17 @@ def test_indexed_grep_equals_plain_scan(tree: tuple[Path, IndexService], edits: 
     service.notify_changed(changed)
     if wait:
         assert service.wait_idle()
+
+
+def _lines(result: dict) -> list[tuple[str, int, int]]:
+    return [(m["path"], m["line"], m["column"]) for m in result["matches"] if m["type"] == "match"]
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(edits=st.lists(st.tuples(names, st.one_of(content, st.none())), max_size=4), wait=st.booleans())
+def test_indexed_grep_equals_plain_scan(tree: tuple[Path, IndexService], edits: list, wait: bool) -> None:
+    root, service = tree
+    _apply(root, service, edits, wait)
     grep = get_command("sleuth.grep")
     indexed = CommandContext(service.workspace, services=Services(index=service))
     plain = CommandContext(service.workspace)
@@ -105,18 +110,7 @@ def test_indexed_grep_equals_plain_scan_with_rg_semantics(tree: tuple[Path, Inde
                                                           wait: bool) -> None:
     """-o, -r, --binary and -a through the index's candidates (and pieces) give the scan's events exactly."""
     root, service = tree
-    changed = []
-    for name, text in edits:
-        path = root / name
-        if text is None:
-            path.unlink(missing_ok=True)
-        else:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
-        changed.append(str(path))
-    service.notify_changed(changed)
-    if wait:
-        assert service.wait_idle()
+    _apply(root, service, edits, wait)
     grep = get_command("sleuth.grep")
     indexed = CommandContext(service.workspace, services=Services(index=service))
     plain = CommandContext(service.workspace)
