@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from lsp_client import LspProcess  # noqa: E402
+from lsp_client import SLEUTH, LspProcess  # noqa: E402
 
 POLL_S = 0.005
 
@@ -49,7 +49,7 @@ class Server:
     def __init__(self, corpus: str, cache: str, stderr_path: str) -> None:
         env = dict(os.environ)
         env.pop("SLEUTH_TEST_COMMANDS", None)
-        self.lsp = LspProcess([sys.executable, "-m", "sleuth", "serve"], cwd=corpus, env=env, stderr_path=stderr_path)
+        self.lsp = LspProcess([SLEUTH, "serve"], cwd=corpus, env=env, stderr_path=stderr_path)
         uri = Path(corpus).as_uri()
         self.lsp.request("initialize", {
             "processId": os.getpid(), "rootUri": uri, "capabilities": {},  # a headless client: no watcher

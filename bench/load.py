@@ -35,7 +35,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from lsp_client import LspProcess, RpcError, descendants, vscode_capabilities  # noqa: E402
+from lsp_client import SLEUTH, LspProcess, RpcError, descendants, vscode_capabilities  # noqa: E402
 
 LINUX = Path.home() / ".cache" / "sleuth-bench" / "linux"
 QUERIES: list[tuple[str, dict[str, Any]]] = [
@@ -101,7 +101,7 @@ def main() -> int:
     env = dict(os.environ)
     env.pop("SLEUTH_TEST_COMMANDS", None)
     print(f"corpus {corpus}  cache {cache}  load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores (shared)")
-    lsp = LspProcess([sys.executable, "-m", "sleuth", "serve"], cwd=str(corpus), env=env,
+    lsp = LspProcess([SLEUTH, "serve"], cwd=str(corpus), env=env,
                      stderr_path=str(cache.parent / "sleuth-load.stderr"))
     uri = corpus.as_uri()
     lsp.request("initialize", {"processId": os.getpid(), "rootUri": uri, "capabilities": vscode_capabilities(),

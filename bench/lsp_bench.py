@@ -45,7 +45,7 @@ from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from lsp_client import LspProcess, descendants, peak_rss_mb, vscode_capabilities  # noqa: E402
+from lsp_client import SLEUTH, LspProcess, descendants, peak_rss_mb, vscode_capabilities  # noqa: E402
 from queries import BENCHSUITE, definition_queries, quick_open_queries  # noqa: E402
 
 SECTIONS = ("grep", "restart", "change", "text", "files")
@@ -87,7 +87,7 @@ class Server:
         self.poll_s = poll_s
         env = dict(os.environ)
         env.pop("SLEUTH_TEST_COMMANDS", None)
-        self.lsp = LspProcess([sys.executable, "-m", "sleuth", "serve"], cwd=corpus, env=env,
+        self.lsp = LspProcess([SLEUTH, "serve"], cwd=corpus, env=env,
                               stderr_path=stderr_path)
         self.children_rss: dict[int, float] = {}
         uri = Path(corpus).as_uri()

@@ -20,13 +20,18 @@ import itertools
 import json
 import os
 import subprocess
+import sys
 import threading
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import IO, Any
 
 __all__ = ["LspProcess", "Response", "RpcError", "descendants", "peak_rss_mb", "vscode_capabilities"]
 
+
+SLEUTH = str(Path(sys.executable).with_name("sleuth"))
+"""The installed ``sleuth`` command, as editors and hosts start it (not ``python -m sleuth``)."""
 
 class RpcError(Exception):
     """A JSON-RPC error answer (``code``, ``message``, ``data``)."""

@@ -26,7 +26,7 @@ from typing import Any
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
 
-from lsp_client import LspProcess, vscode_capabilities  # noqa: E402
+from lsp_client import SLEUTH, LspProcess, vscode_capabilities  # noqa: E402
 
 
 def summary(name: str, values: list[float], count: Any) -> str:
@@ -38,7 +38,7 @@ def summary(name: str, values: list[float], count: Any) -> str:
 
 def lsp_run(root: str, cache: str, args: dict[str, Any], runs: int) -> tuple[list[float], Any]:
     env = {**os.environ, "XDG_CACHE_HOME": cache}
-    lsp = LspProcess([sys.executable, "-m", "sleuth", "serve"], cwd=root, env=env)
+    lsp = LspProcess([SLEUTH, "serve"], cwd=root, env=env)
     uri = pathlib.Path(root).as_uri()
     lsp.request("initialize", {"processId": os.getpid(), "rootUri": uri, "capabilities": vscode_capabilities(False),
                                "workspaceFolders": [{"uri": uri, "name": "ws"}],
@@ -65,7 +65,7 @@ async def mcp_run(root: str, cache: str, args: dict[str, Any], runs: int, mode: 
     async def roots(ctx: Any) -> ListRootsResult:
         return ListRootsResult(roots=[Root(uri=pathlib.Path(root).as_uri(), name="ws")])
 
-    params = StdioServerParameters(command=sys.executable, args=["-m", "sleuth", "mcp", "--cache-dir", cache,
+    params = StdioServerParameters(command=SLEUTH, args=["mcp", "--cache-dir", cache,
                                                                  "--log-level", "warning"],
                                    cwd=root, env={**os.environ, "XDG_CACHE_HOME": cache})
     async with Client(params, mode=mode, list_roots_callback=roots, read_timeout_seconds=300) as client:

@@ -445,9 +445,9 @@ def symbols_quality(corpus: str, paths: Sequence[str], args: argparse.Namespace,
 
 def _symbols_over_lsp(corpus: str, cache: str, queries: list[str]) -> dict[str, Any]:
     """``workspace/symbol`` round trips on a real ``sleuth serve`` (VS Code's capabilities), same store."""
-    from lsp_client import LspProcess, vscode_capabilities
+    from lsp_client import SLEUTH, LspProcess, vscode_capabilities
 
-    lsp = LspProcess([sys.executable, "-m", "sleuth", "serve"], cwd=corpus)
+    lsp = LspProcess([SLEUTH, "serve"], cwd=corpus)
     uri = "file://" + corpus
     lsp.request("initialize", {"processId": os.getpid(), "rootUri": uri, "capabilities": vscode_capabilities(),
                                "workspaceFolders": [{"uri": uri, "name": "linux"}],

@@ -23,7 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 
 from load import LINUX, rss_mb  # noqa: E402
-from lsp_client import LspProcess, RpcError, descendants, vscode_capabilities  # noqa: E402
+from lsp_client import SLEUTH, LspProcess, RpcError, descendants, vscode_capabilities  # noqa: E402
 
 PLAIN = ("sleuth.grep", {"pattern": "PM_RESUME", "max_results": 200})
 EXPENSIVE = [
@@ -49,7 +49,7 @@ def main() -> None:
     args = parser.parse_args()
     cache = args.cache or Path(tempfile.mkdtemp(prefix="sleuth-rss-cache-"))
     print(f"corpus {args.corpus}  cache {cache}  load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores (shared)")
-    lsp = LspProcess([sys.executable, "-m", "sleuth", "serve"], cwd=str(args.corpus))
+    lsp = LspProcess([SLEUTH, "serve"], cwd=str(args.corpus))
     uri = args.corpus.as_uri()
     lsp.request("initialize", {"processId": os.getpid(), "rootUri": uri, "capabilities": vscode_capabilities(),
                                "workspaceFolders": [{"uri": uri, "name": args.corpus.name}],

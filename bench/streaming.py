@@ -29,7 +29,7 @@ from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from lsp_client import LspProcess, vscode_capabilities  # noqa: E402
+from lsp_client import SLEUTH, LspProcess, vscode_capabilities  # noqa: E402
 
 PATTERN = r"(\w+\d) .*\1 .*\1"
 _TOKENS = itertools.count(1)
@@ -37,7 +37,7 @@ _TOKENS = itertools.count(1)
 
 def start(corpus: str, init: dict[str, Any], stderr_path: str) -> LspProcess:
     env = {k: v for k, v in os.environ.items() if k != "SLEUTH_TEST_COMMANDS"}
-    lsp = LspProcess([sys.executable, "-m", "sleuth", "serve"], cwd=corpus, env=env, stderr_path=stderr_path)
+    lsp = LspProcess([SLEUTH, "serve"], cwd=corpus, env=env, stderr_path=stderr_path)
     uri = Path(corpus).as_uri()
     lsp.request("initialize", {"processId": os.getpid(), "rootUri": uri, "capabilities": vscode_capabilities(),
                                "workspaceFolders": [{"uri": uri, "name": os.path.basename(corpus)}],

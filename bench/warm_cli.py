@@ -24,14 +24,14 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from cold_grep import _ENV, rg_binary, rg_lines, sleuth_command, timed  # noqa: E402
-from lsp_client import LspProcess, vscode_capabilities  # noqa: E402
+from lsp_client import SLEUTH, LspProcess, vscode_capabilities  # noqa: E402
 from queries import BENCHSUITE  # noqa: E402
 
 LITERAL = ("linux_literal", "linux_literal_casei", "linux_word")
 
 
 def start_server(corpus: str, cache: str) -> LspProcess:
-    lsp = LspProcess([sys.executable, "-m", "sleuth", "serve"], cwd=corpus, env=_ENV)
+    lsp = LspProcess([SLEUTH, "serve"], cwd=corpus, env=_ENV)
     uri = "file://" + corpus
     lsp.request("initialize", {"processId": os.getpid(), "rootUri": uri, "capabilities": vscode_capabilities(),
                                "workspaceFolders": [{"uri": uri, "name": os.path.basename(corpus)}],

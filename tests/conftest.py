@@ -27,6 +27,15 @@ RG = shutil.which("rg") or (os.path.join(os.path.dirname(os.sys.executable), "rg
                             if os.path.exists(os.path.join(os.path.dirname(os.sys.executable), "rg")) else None)
 
 
+SLEUTH = str(Path(sys.executable).with_name("sleuth"))
+"""The installed ``sleuth`` command (the script the README's install puts beside the interpreter):
+how users, their editors and their assistants start Sleuth, so how the suite starts it. It differs
+from ``python -m sleuth``: it is a plain script, the program's ``__main__`` that a process pool's
+fork server imports (issue 27)."""
+if not os.path.exists(SLEUTH):  # a bare checkout on sys.path, not an install: the tests would test something else
+    raise RuntimeError(f"{SLEUTH} is missing: install Sleuth as the README says (pip install -e '.[test,rg]')")
+
+
 def write_tree(root: Path, files: Mapping[str, str | bytes]) -> Path:
     """Create ``files`` under ``root``; str content is written as UTF-8."""
     for rel, content in files.items():
@@ -41,11 +50,10 @@ def write_tree(root: Path, files: Mapping[str, str | bytes]) -> Path:
 
 def run_sleuth(cwd: Path, *argv: str, cache: Path | None = None,
                env: Mapping[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    """``python -m sleuth ARGV`` as a user runs it, with its cache (index, rate-limit windows) kept out
+    """``sleuth ARGV`` as a user runs it, with its cache (index, rate-limit windows) kept out
     of $HOME; ``env`` adds to the environment (a private ``XDG_CONFIG_HOME``, say)."""
     env = dict(os.environ, XDG_CACHE_HOME=str(cache or cwd.parent / "cache"), **(env or {}))
-    return subprocess.run([sys.executable, "-m", "sleuth", *argv], cwd=cwd, capture_output=True, text=True,
-                          timeout=120, env=env)
+    return subprocess.run([SLEUTH, *argv], cwd=cwd, capture_output=True, text=True, timeout=120, env=env)
 
 
 @pytest.fixture

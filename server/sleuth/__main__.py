@@ -1,5 +1,6 @@
 """``python -m sleuth`` is the ``sleuth`` console script."""
 
-from sleuth.cli import main
+if __name__ == "__main__":  # a worker that imports this module (multiprocessing's spawn) must not run the CLI
+    from sleuth.cli import main
 
-raise SystemExit(main())
+    raise SystemExit(main())

@@ -17,6 +17,7 @@ import sys
 import threading
 import time
 from typing import Any
+from tests.conftest import SLEUTH  # the installed command, as users start it
 
 BENCH = pathlib.Path(__file__).resolve().parents[2] / "bench"
 if str(BENCH) not in sys.path:
@@ -117,7 +118,7 @@ def start_server(folders: list[pathlib.Path], tmp: pathlib.Path, init_options: d
     env = dict(os.environ)
     env.pop("SLEUTH_TEST_COMMANDS", None)
     tmp.mkdir(parents=True, exist_ok=True)
-    server = RecordingServer([sys.executable, "-m", "sleuth", "serve"], cwd=str(folders[0]), env=env,
+    server = RecordingServer([SLEUTH, "serve"], cwd=str(folders[0]), env=env,
                              stderr_path=str(tmp / "server.stderr"))
     options = {"cacheDir": str(tmp / "cache"), **(init_options or {})}
     uri = folders[0].as_uri()

@@ -21,6 +21,8 @@ from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp_types import CallToolResult, ListRootsResult, Root
 
+from tests.conftest import SLEUTH  # the installed command, as hosts start it
+
 __all__ = ["McpProcess"]
 
 
@@ -32,7 +34,7 @@ class McpProcess:
         self.stderr_path = base / f"mcp-{mode}.stderr"
         self.timeout = timeout
         env = {**os.environ, "XDG_CACHE_HOME": str(base / "cache"), "XDG_RUNTIME_DIR": str(base)}
-        params = StdioServerParameters(command=sys.executable, args=["-m", "sleuth", "mcp", *args], cwd=str(base),
+        params = StdioServerParameters(command=SLEUTH, args=["mcp", *args], cwd=str(base),
                                        env=env)
         listed = ListRootsResult(roots=[Root(uri=p.resolve().as_uri(), name=p.name) for p in roots])
 

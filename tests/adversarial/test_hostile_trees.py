@@ -24,7 +24,7 @@ from typing import Any, Iterator
 
 import pytest
 
-from tests.conftest import RG
+from tests.conftest import SLEUTH, RG
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="FIFOs, sockets and /dev links as on Linux")
 
@@ -33,7 +33,7 @@ NEEDLE = "NEEDLE"
 
 def _sleuth(cwd: pathlib.Path, *argv: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, XDG_CACHE_HOME=str(cwd.parent / "cache"))
-    return subprocess.run([sys.executable, "-m", "sleuth", *argv], cwd=cwd, capture_output=True, text=True,
+    return subprocess.run([SLEUTH, *argv], cwd=cwd, capture_output=True, text=True,
                           timeout=timeout, env=env)
 
 
@@ -224,7 +224,7 @@ def test_unreadable_files_and_folders_are_reported_to_an_unprivileged_user(tmp_p
         os.chmod(cache, 0o777)
         env = dict(os.environ, XDG_CACHE_HOME=str(cache), HOME=str(cache))
         proc = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
-                               sys.executable, "-m", "sleuth", "grep", "--result-json", NEEDLE],
+                               SLEUTH, "grep", "--result-json", NEEDLE],
                               cwd=root, capture_output=True, text=True, timeout=120, env=env)
         assert "Traceback" not in proc.stderr, proc.stderr
         result = json.loads(proc.stdout)

@@ -36,7 +36,7 @@ from sleuth.engine.cancel import CancelToken
 from sleuth.engine.index.service import IndexService
 from sleuth.engine.index.trigram import Lit
 from sleuth.engine.workspace import Workspace
-from tests.conftest import run_sleuth  # the CLI as a user runs it
+from tests.conftest import SLEUTH, run_sleuth  # the CLI as a user runs it
 
 
 @pytest.fixture
@@ -316,7 +316,7 @@ def test_two_builds_on_one_empty_cache_both_end_with_the_index(tmp_path: pathlib
     env = dict(os.environ)
     for round_ in range(3):
         env["XDG_CACHE_HOME"] = str(tmp_path / f"cache-{round_}")
-        builds = [subprocess.Popen([sys.executable, "-m", "sleuth", "index", "build", "--json"], cwd=root,
+        builds = [subprocess.Popen([SLEUTH, "index", "build", "--json"], cwd=root,
                                    env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
                   for _ in range(2)]
         outputs = [b.communicate(timeout=300) for b in builds]

@@ -19,6 +19,7 @@ import stat
 import subprocess
 import sys
 from typing import AsyncIterator
+from tests.conftest import SLEUTH  # the installed command, as users start it
 
 import pytest
 import pytest_asyncio
@@ -60,7 +61,7 @@ async def serve(tmp_path: pathlib.Path) -> AsyncIterator:
     async def _serve(transport: str, *extra: str, address: str | None = None) -> Served:
         port = int(address.rpartition(":")[2]) if address else free_port()
         token_file = tmp_path / "private" / "token"
-        proc = subprocess.Popen([sys.executable, "-m", "sleuth", "serve", f"--{transport}",
+        proc = subprocess.Popen([SLEUTH, "serve", f"--{transport}",
                                  address or f"127.0.0.1:{port}", "--token-file", str(token_file), *extra],
                                 env=server_env(), stderr=subprocess.PIPE)
         procs.append(proc)
@@ -207,6 +208,6 @@ def test_a_token_file_others_can_read_is_refused(tmp_path: pathlib.Path) -> None
     token = tmp_path / "token"
     token.write_text("a" * 40 + "\n")
     os.chmod(token, 0o644)
-    proc = subprocess.run([sys.executable, "-m", "sleuth", "serve", "--tcp", f"127.0.0.1:{free_port()}",
+    proc = subprocess.run([SLEUTH, "serve", "--tcp", f"127.0.0.1:{free_port()}",
                            "--token-file", str(token)], env=server_env(), capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and "chmod 600" in proc.stderr

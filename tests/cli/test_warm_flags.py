@@ -14,6 +14,7 @@ import os
 import pathlib
 import subprocess
 import sys
+from tests.conftest import SLEUTH  # the installed command, as users start it
 
 import pytest
 
@@ -31,7 +32,7 @@ LINES = [*ONLY_MATCHING, *REPLACE, *BINARY, *ENCODING, *CRLF, *ZIP]
 
 def _run(cwd: pathlib.Path, argv: list[str], stdin: bytes | None, how: str) -> tuple[int, bytes, bytes]:
     if how == "cold":
-        cmd = [sys.executable, "-m", "sleuth", "grep", "--sort", "path", *argv, "--no-server"]
+        cmd = [SLEUTH, "grep", "--sort", "path", *argv, "--no-server"]
     elif how == "warm":  # the warm door, from a fresh process
         cmd = [sys.executable, "-c", "import sys\nfrom sleuth.cli import main\nsys.exit(main(sys.argv[1:]))",
                "grep", "--sort", "path", *argv]

@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from tests.conftest import SLEUTH  # the installed command, as users start it
 
 import pytest
 
@@ -37,7 +38,7 @@ def rg_events(cwd: Path, *argv: str) -> list[tuple[str, str, int]]:
 
 def sleuth_events(cwd: Path, *argv: str) -> list[tuple[str, str, int]]:
     """The same reduction of ``sleuth grep --json``."""
-    proc = subprocess.run([sys.executable, "-m", "sleuth", "grep", "--result-json", *argv], cwd=cwd,
+    proc = subprocess.run([SLEUTH, "grep", "--result-json", *argv], cwd=cwd,
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode in (0, 1), proc.stdout + proc.stderr
     return [(m["type"], m["path"], m["line"]) for m in json.loads(proc.stdout)["matches"]]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import codecs
 import os
 import subprocess
+from tests.conftest import SLEUTH  # the installed command, as users start it
 
 import pytest
 
@@ -124,7 +125,7 @@ def test_same_lines_as_rg_when_the_pool_and_subtrees_are_used(big_corpus, argv):
         import sys
         from tests.diff.rg import RG
         expected = subprocess.run([RG, *argv], cwd=big_corpus, capture_output=True, text=True).stdout.split()
-        got = subprocess.run([sys.executable, "-m", "sleuth", "grep", *argv], cwd=big_corpus, capture_output=True,
+        got = subprocess.run([SLEUTH, "grep", *argv], cwd=big_corpus, capture_output=True,
                              text=True).stdout.split()
         assert sorted(got) == sorted(expected) and got == sorted(got, key=lambda s: s.rsplit(":", 1)[0].encode())
         return

@@ -19,6 +19,7 @@ import codecs
 import gzip
 import lzma
 from pathlib import Path
+from tests.conftest import SLEUTH  # the installed command, as users start it
 
 import pytest
 
@@ -73,7 +74,7 @@ def _rg(cwd: Path, argv: list[str], stdin: bytes | None = None) -> tuple[int, by
 
 
 def _sleuth(cwd: Path, argv: list[str], stdin: bytes | None = None) -> tuple[int, bytes]:
-    proc = subprocess.run([sys.executable, "-m", "sleuth", "grep", "--no-server", "--sort", "path", *argv], cwd=cwd,
+    proc = subprocess.run([SLEUTH, "grep", "--no-server", "--sort", "path", *argv], cwd=cwd,
                           capture_output=True, input=stdin, stdin=None if stdin is not None else subprocess.DEVNULL,
                           timeout=120)
     assert proc.returncode in (0, 1), proc.stderr.decode()
@@ -219,7 +220,7 @@ def test_crlf_matches_what_rg_matches(corpus: Path, argv: list[str]) -> None:
 
 def test_an_unknown_encoding_is_an_error_as_in_rg(corpus: Path) -> None:
     assert _rg(corpus, ["-E", "bogus", "x"])[0] == 2
-    proc = subprocess.run([sys.executable, "-m", "sleuth", "grep", "--no-server", "-E", "bogus", "x"], cwd=corpus,
+    proc = subprocess.run([SLEUTH, "grep", "--no-server", "-E", "bogus", "x"], cwd=corpus,
                           capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=120)
     assert proc.returncode == 2 and "unknown encoding: bogus" in proc.stderr
 

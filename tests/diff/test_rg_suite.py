@@ -23,6 +23,7 @@ import subprocess
 import sys
 from pathlib import Path
 from typing import Any
+from tests.conftest import SLEUTH  # the installed command, as users start it
 
 import pytest
 
@@ -198,7 +199,7 @@ def run_sleuth_grep(case: dict[str, Any], root: Path, cache: Path,
     monkeypatch.setenv("SLEUTH_NO_SERVER", "1")
     monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
     if os.environ.get("SLEUTH_RG_SUITE_SUBPROCESS") or stdin is not None:  # piped input needs a real pipe
-        return subprocess.run([sys.executable, "-m", "sleuth", *argv], cwd=cwd, capture_output=True,
+        return subprocess.run([SLEUTH, *argv], cwd=cwd, capture_output=True,
                               input=stdin_bytes, timeout=60)
     from sleuth.cli import main
 

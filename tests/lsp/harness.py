@@ -15,6 +15,7 @@ import os
 import pathlib
 import sys
 from typing import Any, AsyncIterator
+from tests.conftest import SLEUTH  # the installed command, as users start it
 
 import pytest
 import pytest_asyncio
@@ -158,7 +159,7 @@ async def start_session(profile: str, folders: list[pathlib.Path], *, init_optio
     session = Session(client, profile)
     session.configuration = configuration
     box.append(session)
-    await client.start_io(sys.executable, "-m", "sleuth", "serve", env=server_env())
+    await client.start_io(SLEUTH, "serve", env=server_env())
     caps = capabilities(profile)
     mode = mode or ("folders" if profile == "vscode" else "root_uri")
     if mode == "root_uri":

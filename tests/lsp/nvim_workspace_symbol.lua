@@ -2,7 +2,7 @@
 -- vim.lsp.buf.workspace_symbol() and write the quickfix list it fills to $OUT.
 local root, out = os.getenv("WS"), os.getenv("OUT")
 local id = vim.lsp.start_client({
-  cmd = { os.getenv("SLEUTH_PYTHON"), "-m", "sleuth", "serve" },
+  cmd = { os.getenv("SLEUTH_COMMAND"), "serve" },  -- the installed command, as the README sets Neovim up
   root_dir = root,
   workspace_folders = { { uri = vim.uri_from_fname(root), name = "ws" } },
   init_options = { cacheDir = os.getenv("CACHE") },

@@ -16,6 +16,8 @@ import sys
 import pytest
 from harness import make_tree
 
+from tests.conftest import SLEUTH
+
 NVIM = shutil.which("nvim")
 
 
@@ -25,7 +27,7 @@ def test_neovim_workspace_symbol_fills_the_quickfix_list(tmp_path: pathlib.Path)
                                                        "        return uid\n"})
     out = tmp_path / "quickfix.txt"
     env = {**os.environ, "WS": str(root), "OUT": str(out), "CACHE": str(tmp_path / "cache"), "QUERY": "getuserbyid",
-           "SLEUTH_PYTHON": sys.executable}
+           "SLEUTH_COMMAND": SLEUTH}
     script = pathlib.Path(__file__).with_name("nvim_workspace_symbol.lua")
     proc = subprocess.run([str(NVIM), "--headless", "-u", "NONE", "-c", f"luafile {script}"], env=env,
                           capture_output=True, text=True, timeout=180, stdin=subprocess.DEVNULL)

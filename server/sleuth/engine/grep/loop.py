@@ -17,6 +17,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import queue
+import threading
 import time
 from concurrent.futures import Future
 from typing import Any, Callable, Iterable, Iterator, Mapping
@@ -144,6 +145,8 @@ def _run_grep(workspace: Workspace, request: GrepRequest, token: CancelToken, pr
     source = units(items, buffers, token, not request.match.multiline)
     head: list[Unit] = []
     limit = IN_PROCESS_CANDIDATES if isinstance(items, CandidateList) and items.narrowed else IN_PROCESS_FILES
+    if _uninterruptible_here(request):
+        limit = 0
     for unit in source:
         head.append(unit)
         if unit.subtrees or sum(u.count for u in head) >= limit:
@@ -155,6 +158,14 @@ def _run_grep(workspace: Workspace, request: GrepRequest, token: CancelToken, pr
     gather.skipped.add(walk_skipped)
     gather.errors.extend(walk_errors)
     return _finish(gather, token, scope)
+
+
+def _uninterruptible_here(request: GrepRequest) -> bool:
+    """True when a cancel could not stop this search in this thread: one call of a backtracking
+    matcher can run until the deadline, and only a process's main thread can be interrupted inside it
+    (by a signal: Ctrl-C in the CLI). A server's searches run on its worker threads, so such a search
+    goes to the pool whatever its size, where a cancel interrupts the call (:mod:`.pool`)."""
+    return threading.current_thread() is not threading.main_thread() and matcher_for(request.match).backtracks
 
 
 def prepare(request: GrepRequest, token: CancelToken) -> GrepOutcome | None:

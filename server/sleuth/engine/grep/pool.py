@@ -5,7 +5,11 @@ its task's result; the parts it publishes before that come back on one channel s
 worker (a ``SimpleQueue``: a pipe each ``put`` writes to at once, under a lock), read by one
 dispatcher thread here that hands each part to the search it belongs to. A search can only be
 told apart from the others by its id, so every part carries it. Stopping: a search owns a slot in a
-shared byte array its workers poll at each file; setting it stops them within one file.
+shared byte array its workers poll at each file; setting it stops them within one file. A worker
+stuck inside one call of a backtracking regex never reaches the next file, so each worker also has a
+watcher thread that, while a unit runs, looks at that unit's flag every 20 ms and, once it is set,
+interrupts the call with a signal (the ``regex`` module checks for signals while it matches): the
+worker is free for the next search within ~20 ms of a cancel, not at the cancelled search's deadline.
 """
 
 from __future__ import annotations
@@ -14,13 +18,16 @@ import atexit
 import itertools
 import multiprocessing
 import os
+import signal
 import threading
+import time
 from concurrent.futures import Future, ProcessPoolExecutor
 from typing import Any, Callable
 
 from sleuth.engine.grep.request import GrepRequest
 from sleuth.engine.grep.unit_search import Part, Publisher, UnitResult, UnitToken, search_unit
 from sleuth.engine.grep.units import Unit
+from sleuth.engine.types import SkipCounts
 from sleuth.engine.workspace import Workspace
 
 __all__ = ["PoolSearch", "shutdown_pool", "workers"]
@@ -46,11 +53,48 @@ def workers() -> int:
 
 _WORKER_FLAGS: Any = None
 _WORKER_CHANNEL: Any = None
+_INTERRUPT = getattr(signal, "SIGUSR1", None)  # None where there is no such signal (Windows): stops at files only
+_WATCH_S = 0.02  # how often a busy worker's watcher looks at its unit's stop flag
+
+
+class _Interrupted(BaseException):
+    """Raised in a worker's main thread by the stop signal; a BaseException, so that no per-file
+    ``except Exception`` in the searcher takes it for a file's error and carries on."""
+
+
+class _Running:
+    """The unit this worker runs: its stop slot, and whether the stop signal may interrupt it now
+    (not while a part is being written to the shared channel, whose lock and pipe must stay whole)."""
+
+    slot: int | None = None
+    interruptible = False
+    busy = threading.Event()
 
 
 def _init_worker(flags: Any, channel: Any) -> None:
     global _WORKER_FLAGS, _WORKER_CHANNEL
     _WORKER_FLAGS, _WORKER_CHANNEL = flags, channel
+    if _INTERRUPT is not None:
+        signal.signal(_INTERRUPT, _on_interrupt)
+        threading.Thread(target=_watch, args=(threading.main_thread().ident,), name="sleuth-stop-watch",
+                         daemon=True).start()
+
+
+def _on_interrupt(signum: int, frame: object) -> None:
+    if _Running.interruptible:
+        raise _Interrupted()
+
+
+def _watch(main_thread: int) -> None:
+    """While a unit runs, signal the main thread once its search's flag is set (again every 20 ms until
+    the unit ends: a signal that lands while the unit is not interruptible is ignored)."""
+    assert _INTERRUPT is not None
+    while True:
+        _Running.busy.wait()
+        slot = _Running.slot
+        if slot is not None and _WORKER_FLAGS[slot] and _Running.interruptible:
+            signal.pthread_kill(main_thread, _INTERRUPT)
+        time.sleep(_WATCH_S)
 
 
 def _run(unit: Unit, unit_no: int, workspace: Workspace, request: GrepRequest, slot: int | None,
@@ -59,11 +103,26 @@ def _run(unit: Unit, unit_no: int, workspace: Workspace, request: GrepRequest, s
     flags, channel = _WORKER_FLAGS, _WORKER_CHANNEL
 
     def send(part: Part) -> bool:
-        channel.put((search_id, unit_no, part))
+        _Running.interruptible = False
+        try:
+            channel.put((search_id, unit_no, part))
+        finally:
+            _Running.interruptible = True
         return True  # "enough" reaches a worker through its search's flag
 
     stop = (lambda: bool(flags[slot])) if slot is not None else (lambda: False)
-    return search_unit(unit, workspace, request, UnitToken(stop, deadline, Publisher(send)), search_id)
+    publisher = Publisher(send)
+    _Running.slot = slot
+    _Running.interruptible = True
+    _Running.busy.set()
+    try:
+        return search_unit(unit, workspace, request, UnitToken(stop, deadline, publisher), search_id)
+    except _Interrupted:  # its search is over: what it had is not wanted
+        return publisher.rest(SkipCounts(), [], complete=False)
+    finally:
+        _Running.interruptible = False
+        _Running.busy.clear()
+        _Running.slot = None
 
 
 # ---------------------------------------------------------------- this side
@@ -86,12 +145,19 @@ def _dispatch(channel: Any) -> None:
 
 def _pool() -> ProcessPoolExecutor:
     """The shared pool. ``fork`` when this process has a single thread (the CLI: workers start in
-    milliseconds), ``forkserver`` otherwise (a server's threads make ``fork`` unsafe)."""
+    milliseconds), ``forkserver`` otherwise (a server's threads make ``fork`` unsafe).
+
+    The fork server preloads this module, not the program's ``__main__`` (multiprocessing's default):
+    ``__main__`` is whatever started the process (the installed ``sleuth`` script, ``python -m``, a
+    host's wrapper), and a worker needs none of it, only the search code, imported once for all.
+    """
     global _POOL, _FLAGS, _CHANNEL
     with _POOL_LOCK:
         if _POOL is None:
             method = "fork" if threading.active_count() == 1 else "forkserver"
             context = multiprocessing.get_context(method)
+            if method == "forkserver":
+                context.set_forkserver_preload([__name__])
             _FLAGS = context.Array("b", _SLOTS, lock=False)
             _CHANNEL = context.SimpleQueue()
             _FREE_SLOTS[:] = range(_SLOTS)
@@ -102,11 +168,18 @@ def _pool() -> ProcessPoolExecutor:
 
 
 class PoolSearch:
-    """One search's use of the pool: its id, its stop slot, and where its parts go."""
+    """One search's use of the pool: its id, its stop slot, and where its parts go.
+
+    The slot goes back to the free list only once every unit this search submitted has ended: a
+    slot handed to the next search while a unit of this one still ran would have its flag cleared
+    under that unit, which would then search on (to its deadline) on a worker the next search needs.
+    """
 
     def __init__(self, listener: Listener) -> None:
         self.pool = _pool()
         self.search_id = next(_SEARCH_IDS)
+        self._running = 0  # submitted units not ended yet
+        self._closed = False
         with _POOL_LOCK:
             self.slot: int | None = _FREE_SLOTS.pop() if _FREE_SLOTS else None  # None: stops between units only
             if self.slot is not None:
@@ -115,16 +188,31 @@ class PoolSearch:
 
     def submit(self, unit: Unit, unit_no: int, workspace: Workspace, request: GrepRequest,
                deadline: float | None) -> Future[UnitResult]:
-        return self.pool.submit(_run, unit, unit_no, workspace, request, self.slot, deadline, self.search_id)
+        with _POOL_LOCK:
+            self._running += 1
+        future = self.pool.submit(_run, unit, unit_no, workspace, request, self.slot, deadline, self.search_id)
+        future.add_done_callback(self._unit_ended)
+        return future
+
+    def _unit_ended(self, _future: Future[UnitResult]) -> None:
+        with _POOL_LOCK:
+            self._running -= 1
+            self._release_if_idle()
 
     def close(self) -> None:
-        """Stop whatever still runs for this search (at its next file) and free the slot."""
+        """Stop whatever still runs for this search (within ~20 ms, see the watcher); the slot is
+        freed when its last unit has ended."""
         with _POOL_LOCK:
             _LISTENERS.pop(self.search_id, None)
+            self._closed = True
             if self.slot is not None:
                 _FLAGS[self.slot] = 1
-                _FREE_SLOTS.append(self.slot)
-                self.slot = None
+            self._release_if_idle()
+
+    def _release_if_idle(self) -> None:  # under _POOL_LOCK
+        if self._closed and self._running == 0 and self.slot is not None:
+            _FREE_SLOTS.append(self.slot)
+            self.slot = None
 
 
 def shutdown_pool() -> None:

@@ -6,7 +6,7 @@ importing the others (ripgrep's ``grep-matcher`` crate: the trait, with no engin
 
 from __future__ import annotations
 
-from typing import Iterator, NamedTuple, Protocol
+from typing import ClassVar, Iterator, NamedTuple, Protocol
 
 __all__ = ["Span", "Matcher", "LineMatches"]
 
@@ -31,6 +31,11 @@ class Matcher(Protocol):
     inherits the default, which declines."""
 
     __slots__ = ()
+
+    #: True when one call can run until the search's deadline (a backtracking engine: back-references,
+    #: look-around, fuzzy): a server runs such a search where a cancel can interrupt that call, in a
+    #: pool worker (:mod:`sleuth.engine.grep.pool`), never on one of its own threads.
+    backtracks: ClassVar[bool] = False
 
     def find_iter(self, data: bytes, start: int = 0, end: int | None = None) -> Iterator[Span]:
         """Non-overlapping matches in ``data[start:end]``, leftmost first."""

@@ -293,6 +293,7 @@ class RegexMatcher(Matcher):
         self.description = description
 
     _WHAT = "The pattern (backtracking engine)"  # how a time-out names this engine
+    backtracks = True
 
     def _search(self, text: str, cpos: int, cend: int, left: float) -> "regex.Match[str] | int | None":
         """The next match from ``cpos``, None for none, or an int: no match here, go on from there
@@ -343,6 +344,7 @@ class FuzzyMatcher(Matcher):
     """
 
     __slots__ = ("_pattern", "may_match", "_line_filter", "_reach", "_line_mode", "description")
+    backtracks = True
 
     def __init__(self, pattern: "regex.Pattern[str]", prefilter: Prefilter | None,
                  line_filter: "Callable[[bytes, int, int], int] | None", line_mode: bool,
