@@ -30,12 +30,18 @@ class McpProcess:
     """``sleuth mcp ARGS`` with ``roots`` as the client's roots, in protocol era ``mode``."""
 
     def __init__(self, roots: list[pathlib.Path], base: pathlib.Path, *args: str, mode: str = "auto",
-                 timeout: float = 60) -> None:
+                 timeout: float = 60, argv: list[str] | None = None, cwd: pathlib.Path | None = None,
+                 path: str | None = None) -> None:
+        """``argv``: the whole command line instead of ``sleuth mcp ARGS`` (a host's entry, as the
+        README gives it); ``cwd``: where the host starts it (default ``base``); ``path``: the host's
+        ``PATH``, through which a bare ``sleuth`` is found."""
         self.stderr_path = base / f"mcp-{mode}.stderr"
         self.timeout = timeout
         env = {**os.environ, "XDG_CACHE_HOME": str(base / "cache"), "XDG_RUNTIME_DIR": str(base)}
-        params = StdioServerParameters(command=SLEUTH, args=["mcp", *args], cwd=str(base),
-                                       env=env)
+        if path is not None:
+            env["PATH"] = path
+        command = argv or [SLEUTH, "mcp", *args]
+        params = StdioServerParameters(command=command[0], args=command[1:], cwd=str(cwd or base), env=env)
         listed = ListRootsResult(roots=[Root(uri=p.resolve().as_uri(), name=p.name) for p in roots])
 
         async def list_roots(ctx: Any) -> ListRootsResult:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import pathlib
+import re
 import shutil
 import subprocess
 import sys
@@ -78,6 +79,61 @@ def test_sleuth_serve_as_editors_start_it_scans_on_the_pool(tmp_path: pathlib.Pa
             result = server.execute("sleuth.grep", {"pattern": PATTERN, "max_results": 1000}, HANG_GUARD_S).result
             assert {m["path"] for m in result["matches"]} == _expected()
         assert "BrokenProcessPool" not in server.stderr()
+    finally:
+        server.close()
+
+
+README = pathlib.Path(__file__).resolve().parents[2] / "README.md"
+
+
+def _readme_host_entries() -> list[tuple[str, list[str]]]:
+    """Each MCP host's command line as the README's set-up list gives it: the ``… mcp add … -- CMD``
+    lines and the JSON entries (``"command": …, "args": […]``), in order."""
+    text = README.read_text(encoding="utf-8")
+    setup = text[text.index("Set-up (the command must be on the host's"):text.index("What each set-up looked like")]
+    entries: list[tuple[str, list[str]]] = []
+    for host, line in re.findall(r"\*\*([^*]+)\*\*:(.*?)(?=\n\* \*\*|\Z)", setup, re.S):
+        for added in re.findall(r"`(?:claude|codex) mcp add \S+ -- ([^`]+)`", line):
+            entries.append((host, added.split()))
+        for added in re.findall(r"`gemini mcp add -s user \S+ ([^`]+)`", line):
+            entries.append((host, added.split()))
+        for command, args in re.findall(r'"command": "([^"]+)", "args": (\[[^\]]*\])', line):
+            entries.append((host, [command, *json.loads(args)]))
+    return entries
+
+
+def test_the_readme_names_each_hosts_set_up() -> None:
+    hosts = {host for host, _ in _readme_host_entries()}
+    assert {"Claude Code", "Cursor", "Gemini CLI", "OpenAI Codex", "Zed"} <= hosts, hosts
+
+
+@pytest.mark.parametrize("argv", sorted({tuple(a) for _, a in _readme_host_entries()}), ids=" ".join)
+@pytest.mark.parametrize("shares_roots", [True, False], ids=["roots", "no-roots"])
+def test_each_readme_host_entry_starts_a_working_server(tmp_path: pathlib.Path, argv: tuple[str, ...],
+                                                        shares_roots: bool) -> None:
+    """The entry as the host runs it: ``sleuth`` found on ``PATH`` (the venv's folder, as the README
+    asks), started in the project folder, with the project as its root or with none (Codex)."""
+    ws = _pool_tree(tmp_path / "ws")
+    path = f"{pathlib.Path(SLEUTH).parent}{os.pathsep}{os.environ.get('PATH', '')}"
+    server = McpProcess([ws] if shares_roots else [], tmp_path, argv=list(argv), cwd=ws, path=path,
+                        timeout=HANG_GUARD_S)
+    try:
+        result = server.call("grep", {"pattern": PATTERN, "max_results": 1000})
+        assert not result.is_error, result.content
+        assert {m["path"] for m in result.structured_content["matches"]} == _expected()
+    finally:
+        server.close()
+
+
+def test_vscode_extensions_mcp_definition_starts_a_working_server(tmp_path: pathlib.Path) -> None:
+    """What the extension offers VS Code's chat: ``<interpreter> -m sleuth mcp --root <folder>``."""
+    ws = _pool_tree(tmp_path / "ws")
+    server = McpProcess([], tmp_path, argv=[sys.executable, "-m", "sleuth", "mcp", "--root", str(ws)],
+                        timeout=HANG_GUARD_S)
+    try:
+        result = server.call("grep", {"pattern": PATTERN, "max_results": 1000})
+        assert not result.is_error, result.content
+        assert len(result.structured_content["matches"]) == len(_expected())
     finally:
         server.close()
 
