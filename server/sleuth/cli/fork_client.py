@@ -70,10 +70,13 @@ def _streams() -> list[bytes]:
     return fields
 
 
-def installation() -> tuple[str, str, str]:
-    """What a client must share with the fork server to run in its forks: version, package folder, Python."""
+def installation() -> tuple[str, str, str, str]:
+    """What a client must share with the fork server to run in its forks: version, package folder,
+    Python, and how that interpreter was started: the file-name encoding and UTF-8 mode (from the
+    locale and ``PYTHONUTF8`` at start-up, which a fork keeps whatever environment it is given)."""
     package = os.path.dirname(os.path.abspath(sys.modules["sleuth"].__file__ or ""))
-    return __version__, package, os.path.realpath(sys.executable)
+    mode = f"{sys.getfilesystemencoding()}:{sys.getfilesystemencodeerrors()}:utf8={sys.flags.utf8_mode}"
+    return __version__, package, os.path.realpath(sys.executable), mode
 
 
 def _payload(argv: list[str], cwd: str, streams: list[bytes]) -> bytes | None:
