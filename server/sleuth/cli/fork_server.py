@@ -55,7 +55,7 @@ __all__ = ["MAGIC", "FORK_COMMANDS", "ForkRequest", "parse_request", "installati
 
 _FDS = 3
 _POLL_S = 1.0  # how often the idle loop checks that its parent and its socket are still there
-_REQUEST_DEADLINE_S = 5.0  # for a whole request to arrive (a client sends it at once: ~10 KB, one write)
+_REQUEST_DEADLINE_S = 10.0  # for a whole request to arrive (a client sends it at once: ~10 KB, one write)
 _HEADER_FIELDS = 14  # MAGIC .. argv0: the fields before the argument count
 
 
