@@ -26,7 +26,7 @@ from sleuth.core.warm_paths import NO_SERVER_ENV, fork_socket_path, peer_uid, pr
 __all__ = ["run", "MAGIC", "FORK_COMMANDS", "MAX_REQUEST_BYTES", "installation", "recv_exactly"]
 
 # The wire's constants live here, the light end; the fork server imports them.
-MAGIC = b"sleuth-fork/1"
+MAGIC = b"sleuth-fork/2"  # 2: the interpreter-mode field; a fork server of 1 reads no such request
 FORK_COMMANDS = frozenset({"grep", "files", "text", "symbols"})  # the read-only searches, as the warm door
 MAX_REQUEST_BYTES = 8 << 20  # argv and environment; a larger call runs in its own process
 _CONNECT_TIMEOUT_S = 1.0

@@ -248,7 +248,7 @@ def _take(request: _Pending, listener: socket.socket, others: Iterable[_Pending]
         size = request.size() or 0
         parsed = parse_request(bytes(request.data[4:4 + size]))
         conn.setblocking(True)
-        conn.settimeout(_REQUEST_DEADLINE_S)  # a refusal is a few bytes; a client that reads none is dropped
+        conn.settimeout(_REQUEST_DEADLINE_S)  # (a refusal is a few bytes: the socket's buffer takes them at once)
         if parsed.installation != installation():
             conn.sendall(b"R" + b"another installation of Sleuth")
             return

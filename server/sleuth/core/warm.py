@@ -45,7 +45,7 @@ from sleuth.core.warm_paths import fork_socket_path, peer_uid, private_dir, root
 __all__ = ["WARM_COMMANDS", "GUARD_FIELDS", "PROTOCOL", "roots_key", "socket_dir", "socket_path", "private_dir",
            "peer_uid", "guards", "environment", "bind_private", "MAX_REQUEST_BYTES", "fork_socket_path"]
 
-PROTOCOL = 1
+PROTOCOL = 2  # 2: the request carries the client's environment(); a server of 1 would ignore it, so it must refuse
 WARM_COMMANDS = frozenset({"sleuth.grep", "sleuth.files", "sleuth.text", "sleuth.symbols"})
 # Settings that shape what a search may read or what the index holds: must match to answer warm.
 GUARD_FIELDS = ("deny_globs", "redaction", "backend", "index_path", "index_enabled", "follow",
