@@ -182,8 +182,7 @@ async def test_the_socket_keeps_requests_inside_the_servers_roots(server: tuple[
     from sleuth.cli.common import workspace_settings
 
     good = {"v": warm.PROTOCOL, "command": "sleuth.grep", "args": {"pattern": "user"}, "roots": [real],
-            "guards": warm.guards(workspace_settings([real])),
-            "environment": warm.environment({})}
+            "guards": warm.guards(workspace_settings([real])), "environment": warm.environment({})}
     assert "result" in await asyncio.to_thread(_ask_raw, path, good)
     outside = tmp_path / "outside"
     outside.mkdir()
@@ -193,6 +192,8 @@ async def test_the_socket_keeps_requests_inside_the_servers_roots(server: tuple[
         {"roots": [real, str(outside)]},                 # the server's roots plus one
         {"guards": {**good["guards"], "deny_globs": []} if good["guards"]["deny_globs"] else
          {**good["guards"], "redaction": not good["guards"]["redaction"]}},  # other safeguards
+        {"environment": {**good["environment"], "home": str(outside)}},  # another ~ (or global gitignore...)
+        {"environment": None},                           # a client that sends none
         {"command": "sleuth.index.build"},               # not a read-only search
         {"command": "sleuth.tools.call"},
         {"v": 0},
@@ -235,7 +236,7 @@ async def test_another_user_is_refused(server: tuple[Session, pathlib.Path], run
     answer = await asyncio.to_thread(_ask_raw, path, {"v": warm.PROTOCOL, "command": "sleuth.grep",
                                                       "args": {"pattern": "user"}, "roots": [real],
                                                       "guards": warm.guards(workspace_settings([real])),
-            "environment": warm.environment({})})
+                                                      "environment": warm.environment({})})
     assert "result" in answer
 
 
@@ -263,8 +264,7 @@ async def test_sleuth_mcp_answers_the_warm_cli_for_its_roots(tmp_path: pathlib.P
 
         answer = await asyncio.to_thread(_ask_raw, path, {
             "v": warm.PROTOCOL, "command": "sleuth.grep", "args": {"pattern": "user"}, "roots": [real],
-            "guards": warm.guards(workspace_settings([real])),
-            "environment": warm.environment({})})
+            "guards": warm.guards(workspace_settings([real])), "environment": warm.environment({})})
         assert answer["result"]["count"] > 0
         for argv in (["grep", "-n", "user"], ["files", "*.py"]):
             cold = await asyncio.to_thread(cli, root, *argv, "--no-server")
