@@ -158,7 +158,6 @@ async def test_json_results_match_but_for_timing(server: tuple[Session, pathlib.
         hot = json.loads((await asyncio.to_thread(cli, root, *argv)).stdout)
         for result in (cold, hot):
             result.pop("elapsed_ms", None)
-            result.pop("files_in_workspace", None)  # the server's index knows it, the cold CLI has none
             result.pop("files_scanned", None)  # the index's candidates, against every file cold
         assert hot == cold
 
@@ -183,7 +182,7 @@ async def test_the_socket_keeps_requests_inside_the_servers_roots(server: tuple[
     from sleuth.cli.common import workspace_settings
 
     good = {"v": warm.PROTOCOL, "command": "sleuth.grep", "args": {"pattern": "user"}, "roots": [real],
-            "guards": warm.guards(workspace_settings([real]))}
+            "guards": warm.guards(workspace_settings([real])), "environment": warm.environment({})}
     assert "result" in await asyncio.to_thread(_ask_raw, path, good)
     outside = tmp_path / "outside"
     outside.mkdir()
@@ -193,6 +192,8 @@ async def test_the_socket_keeps_requests_inside_the_servers_roots(server: tuple[
         {"roots": [real, str(outside)]},                 # the server's roots plus one
         {"guards": {**good["guards"], "deny_globs": []} if good["guards"]["deny_globs"] else
          {**good["guards"], "redaction": not good["guards"]["redaction"]}},  # other safeguards
+        {"environment": {**good["environment"], "home": str(outside)}},  # another ~ (or global gitignore...)
+        {"environment": None},                           # a client that sends none
         {"command": "sleuth.index.build"},               # not a read-only search
         {"command": "sleuth.tools.call"},
         {"v": 0},
@@ -234,7 +235,8 @@ async def test_another_user_is_refused(server: tuple[Session, pathlib.Path], run
     real = os.path.realpath(root)
     answer = await asyncio.to_thread(_ask_raw, path, {"v": warm.PROTOCOL, "command": "sleuth.grep",
                                                       "args": {"pattern": "user"}, "roots": [real],
-                                                      "guards": warm.guards(workspace_settings([real]))})
+                                                      "guards": warm.guards(workspace_settings([real])),
+                                                      "environment": warm.environment({})})
     assert "result" in answer
 
 
@@ -262,7 +264,7 @@ async def test_sleuth_mcp_answers_the_warm_cli_for_its_roots(tmp_path: pathlib.P
 
         answer = await asyncio.to_thread(_ask_raw, path, {
             "v": warm.PROTOCOL, "command": "sleuth.grep", "args": {"pattern": "user"}, "roots": [real],
-            "guards": warm.guards(workspace_settings([real]))})
+            "guards": warm.guards(workspace_settings([real])), "environment": warm.environment({})})
         assert answer["result"]["count"] > 0
         for argv in (["grep", "-n", "user"], ["files", "*.py"]):
             cold = await asyncio.to_thread(cli, root, *argv, "--no-server")
@@ -455,8 +457,9 @@ async def test_ctrl_c_reaches_the_forked_call_and_a_vanished_client_stops_it(
 def _fork_request(root: pathlib.Path, version: str) -> bytes:
     from sleuth.cli import fork_server
 
-    _, package, python = fork_server.installation()
-    fields = [fork_server.MAGIC, version.encode(), os.fsencode(package), os.fsencode(python), os.fsencode(str(root)),
+    _, package, python, mode = fork_server.installation()
+    fields = [fork_server.MAGIC, version.encode(), os.fsencode(package), os.fsencode(python), mode.encode(),
+              os.fsencode(str(root)),
               b"22", b"utf-8", b"strict", b"utf-8", b"strict", b"utf-8", b"strict", b"sleuth", b"2", b"grep", b"user"]
     body = b"\0".join(fields)
     return len(body).to_bytes(4, "big") + body

@@ -91,8 +91,31 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return 2
     try:
-        return int(namespace.func(namespace))
+        status = int(namespace.func(namespace))
+        if sys.stdout is not None and not sys.stdout.closed:  # (`serve` closes it: its protocol's)
+            sys.stdout.flush()  # a write error in what is still buffered is this call's error too
+        return status
     except KeyboardInterrupt:
         return 130
-    except BrokenPipeError:
+    except BrokenPipeError:  # the reader stopped early (`| head`): rg exits 0 in silence
+        _discard_stdout()
         return 0
+    except OSError as exc:  # stdout cannot be written (a full disk, /dev/full): rg's message and status
+        if exc.errno is None or exc.filename is not None:
+            raise
+        _discard_stdout()
+        sys.stderr.write(f"sleuth: {exc.strerror} (os error {exc.errno})\n")
+        return 2
+
+
+def _discard_stdout() -> None:
+    """Point descriptor 1 at the null device: what Python still holds for stdout is flushed there at
+    exit, instead of failing again with a second message and exit status 120."""
+    import os
+
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+    except OSError:
+        return
+    os.dup2(null, 1)
+    os.close(null)

@@ -26,7 +26,7 @@ from sleuth.core.warm_paths import NO_SERVER_ENV, fork_socket_path, peer_uid, pr
 __all__ = ["run", "MAGIC", "FORK_COMMANDS", "MAX_REQUEST_BYTES", "installation", "recv_exactly"]
 
 # The wire's constants live here, the light end; the fork server imports them.
-MAGIC = b"sleuth-fork/1"
+MAGIC = b"sleuth-fork/2"  # 2: the interpreter-mode field; a fork server of 1 reads no such request
 FORK_COMMANDS = frozenset({"grep", "files", "text", "symbols"})  # the read-only searches, as the warm door
 MAX_REQUEST_BYTES = 8 << 20  # argv and environment; a larger call runs in its own process
 _CONNECT_TIMEOUT_S = 1.0
@@ -70,10 +70,13 @@ def _streams() -> list[bytes]:
     return fields
 
 
-def installation() -> tuple[str, str, str]:
-    """What a client must share with the fork server to run in its forks: version, package folder, Python."""
+def installation() -> tuple[str, str, str, str]:
+    """What a client must share with the fork server to run in its forks: version, package folder,
+    Python, and how that interpreter was started: the file-name encoding and UTF-8 mode (from the
+    locale and ``PYTHONUTF8`` at start-up, which a fork keeps whatever environment it is given)."""
     package = os.path.dirname(os.path.abspath(sys.modules["sleuth"].__file__ or ""))
-    return __version__, package, os.path.realpath(sys.executable)
+    mode = f"{sys.getfilesystemencoding()}:{sys.getfilesystemencodeerrors()}:utf8={sys.flags.utf8_mode}"
+    return __version__, package, os.path.realpath(sys.executable), mode
 
 
 def _payload(argv: list[str], cwd: str, streams: list[bytes]) -> bytes | None:

@@ -16,14 +16,16 @@ Ctrl-C to the child and exits with the child's status.
 Started by a server's warm door on the first warm CLI call (:class:`sleuth.core.warm_listener.WarmListener`),
 one per server, listening on :func:`~sleuth.core.warm_paths.fork_socket_path` of its roots; it exits
 with that server (its parent) or when its socket is taken or removed. It runs one thread and forks
-from it, so no lock another thread held is copied into a child. It serves only its own user
+from it, so no lock another thread held is copied into a child; that thread reads every arriving
+request a piece at a time from one ``select`` loop, each with a deadline for the whole request, so a
+client that sends slowly or not at all delays no other call. It serves only its own user
 (``SO_PEERCRED``, in a ``0700`` folder) and a client of the same installation (Python, package
 folder and version): a child runs with the client's own rights, so it can do nothing the client's
 own process could not.
 
 Wire format (client to server, one message, the three descriptors attached to its first bytes): a
 4-byte big-endian length, then NUL-separated fields (:data:`MAGIC`, version, package folder, Python,
-folder, umask, the encodings and error handlers of stdin/stdout/stderr, ``argv[0]``, the argument
+interpreter mode, folder, umask, the encodings and error handlers of stdin/stdout/stderr, ``argv[0]``, the argument
 count, the arguments, then ``KEY=VALUE`` environment entries). Server to client: ``R`` + a reason
 (refused: the client runs the command itself), or ``P`` + the child's pid (4 bytes), later ``X`` +
 the exit status (4 bytes, signed).
@@ -41,25 +43,27 @@ import signal
 import socket
 import sys
 import threading
+import time
 import traceback
 from dataclasses import dataclass
-from typing import NoReturn, Sequence
+from typing import Iterable, NoReturn, Sequence
 
-from sleuth.cli.fork_client import FORK_COMMANDS, MAGIC, MAX_REQUEST_BYTES, installation, recv_exactly
+from sleuth.cli.fork_client import FORK_COMMANDS, MAGIC, MAX_REQUEST_BYTES, installation
 from sleuth.core.warm_paths import peer_uid, private_dir
 
 __all__ = ["MAGIC", "FORK_COMMANDS", "ForkRequest", "parse_request", "installation", "main"]
 
 _FDS = 3
 _POLL_S = 1.0  # how often the idle loop checks that its parent and its socket are still there
-_HEADER_FIELDS = 13  # MAGIC .. argv0: the fields before the argument count
+_REQUEST_DEADLINE_S = 10.0  # for a whole request to arrive (a client sends it at once: ~10 KB, one write)
+_HEADER_FIELDS = 14  # MAGIC .. argv0: the fields before the argument count
 
 
 @dataclass(frozen=True)
 class ForkRequest:
     """One client's call, decoded."""
 
-    installation: tuple[str, str, str]
+    installation: tuple[str, str, str, str]
     cwd: bytes
     umask: int
     streams: tuple[tuple[str, str], tuple[str, str], tuple[str, str]]  # (encoding, errors) of 0, 1, 2
@@ -74,8 +78,8 @@ def parse_request(payload: bytes) -> ForkRequest:
     if len(fields) < _HEADER_FIELDS + 1 or fields[0] != MAGIC:
         raise ValueError("not a sleuth fork request")
     text = [os.fsdecode(f) for f in fields[1:_HEADER_FIELDS]]
-    version, package, python, _cwd, umask = text[:5]
-    streams = ((text[5], text[6]), (text[7], text[8]), (text[9], text[10]))
+    version, package, python, mode, _cwd, umask = text[:6]
+    streams = ((text[6], text[7]), (text[8], text[9]), (text[10], text[11]))
     count = int(fields[_HEADER_FIELDS])
     args_end = _HEADER_FIELDS + 1 + count
     if count < 0 or args_end > len(fields):
@@ -85,8 +89,8 @@ def parse_request(payload: bytes) -> ForkRequest:
         key, sep, value = entry.partition(b"=")
         if sep and key:
             env[key] = value
-    return ForkRequest((version, package, python), fields[4], int(umask, 8), streams,  # type: ignore[arg-type]
-                       text[11], [os.fsdecode(a) for a in fields[_HEADER_FIELDS + 1:args_end]], env)
+    return ForkRequest((version, package, python, mode), fields[5], int(umask, 8), streams,  # type: ignore[arg-type]
+                       text[12], [os.fsdecode(a) for a in fields[_HEADER_FIELDS + 1:args_end]], env)
 
 
 # -- the server ----------------------------------------------------------------------------------
@@ -128,9 +132,13 @@ def serve(path: str, parent: int) -> int:
     preload()
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel; their status goes to the client
     signal.signal(signal.SIGTERM, _leave)  # its server's close: leave through `finally`, removing the socket
+    sock.setblocking(False)
+    pending: dict[socket.socket, _Pending] = {}
     try:
         while True:
-            ready, _, _ = select.select([sock], [], [], _POLL_S)
+            now = time.monotonic()
+            wait = min([_POLL_S, *(max(0.0, p.deadline - now) for p in pending.values())])
+            ready, _, _ = select.select([sock, *pending], [], [], wait)
             if os.getppid() != parent:
                 return 0
             try:
@@ -138,15 +146,17 @@ def serve(path: str, parent: int) -> int:
                     return 0
             except OSError:
                 return 0
-            if not ready:
-                continue
-            try:
-                conn, _ = sock.accept()
-            except OSError:
-                continue
-            with conn:
-                _take(conn, sock)
+            for conn in ready:
+                if conn is sock:
+                    _accept(sock, pending)
+                elif _read_some(conn, pending[conn]):
+                    _take(pending.pop(conn), sock, pending.values())
+            now = time.monotonic()
+            for conn in [c for c, p in pending.items() if p.deadline <= now]:
+                pending.pop(conn).close()  # too slow (or stuck): its call is dropped, nobody else waits
     finally:
+        for request in pending.values():
+            request.close()
         try:
             if os.stat(path).st_ino == inode:
                 os.unlink(path)
@@ -159,16 +169,87 @@ def _leave(_signum: int, _frame: object) -> None:
     raise SystemExit(0)
 
 
-def _take(conn: socket.socket, listener: socket.socket) -> None:
-    """Read one call and fork its child; never raises (a bad client costs only its own call)."""
-    fds: list[int] = []
+class _Pending:
+    """One client's request as it arrives: its bytes, the descriptors passed with them, its deadline.
+
+    Requests are read a piece at a time as their bytes come, all of them from the one loop, so a
+    client that sends slowly (or stops) delays no other; it has :data:`_REQUEST_DEADLINE_S` in all."""
+
+    def __init__(self, conn: socket.socket) -> None:
+        self.conn = conn
+        self.data = bytearray()
+        self.fds: list[int] = []
+        self.deadline = time.monotonic() + _REQUEST_DEADLINE_S
+
+    def size(self) -> int | None:
+        """The payload's length once its 4-byte header is in; ValueError when too large."""
+        if len(self.data) < 4:
+            return None
+        size = int.from_bytes(self.data[:4], "big")
+        if size > MAX_REQUEST_BYTES:
+            raise ValueError("request too large")
+        return size
+
+    def complete(self) -> bool:
+        size = self.size()
+        return size is not None and len(self.data) >= 4 + size
+
+    def close(self) -> None:
+        _close_fds(self.fds)
+        self.conn.close()
+
+
+def _accept(listener: socket.socket, pending: dict[socket.socket, _Pending]) -> None:
     try:
-        if peer_uid(conn) != os.getuid():
-            return
-        conn.settimeout(5)
-        payload, fds = _read_request(conn)
-        request = parse_request(payload)
-        if request.installation != installation():
+        conn, _ = listener.accept()
+    except OSError:
+        return
+    if peer_uid(conn) != os.getuid():
+        conn.close()  # another user's: not a byte read, nothing forked
+        return
+    conn.setblocking(False)
+    pending[conn] = _Pending(conn)
+
+
+def _read_some(conn: socket.socket, request: _Pending) -> bool:
+    """Read what has arrived; True once the request is whole. A closed, broken or oversized request
+    is dropped here (False, and no longer pending: its socket is closed)."""
+    try:
+        data, ancillary, _flags, _addr = conn.recvmsg(1 << 16, socket.CMSG_SPACE(_FDS * 4))
+        for level, kind, raw in ancillary:
+            if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+                request.fds.extend(int.from_bytes(raw[i:i + 4], sys.byteorder, signed=True)
+                                   for i in range(0, len(raw) - len(raw) % 4, 4))
+        if not data:
+            raise OSError("closed before a whole request")
+        request.data += data
+        return request.complete()
+    except BlockingIOError:
+        return False
+    except (OSError, ValueError):
+        request.deadline = 0.0  # dropped by the loop's deadline sweep
+        return False
+
+
+def _close_fds(fds: list[int]) -> None:
+    for fd in fds:
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+    fds.clear()
+
+
+def _take(request: _Pending, listener: socket.socket, others: Iterable[_Pending]) -> None:
+    """Answer one whole request: refuse it, or fork its child; never raises (a bad client costs only its own call).
+    ``others``: the requests still arriving, whose sockets and streams the child must not hold."""
+    conn, fds = request.conn, request.fds
+    try:
+        size = request.size() or 0
+        parsed = parse_request(bytes(request.data[4:4 + size]))
+        conn.setblocking(True)
+        conn.settimeout(_REQUEST_DEADLINE_S)  # (a refusal is a few bytes: the socket's buffer takes them at once)
+        if parsed.installation != installation():
             conn.sendall(b"R" + b"another installation of Sleuth")
             return
         if len(fds) != _FDS:
@@ -177,37 +258,13 @@ def _take(conn: socket.socket, listener: socket.socket) -> None:
         conn.settimeout(None)
         pid = os.fork()
         if pid == 0:
-            _child(conn, listener, request, fds)
+            for other in others:
+                other.close()
+            _child(conn, listener, parsed, fds)
     except (OSError, ValueError):
         pass
     finally:
-        for fd in fds:
-            try:
-                os.close(fd)
-            except OSError:
-                pass
-
-
-def _read_request(conn: socket.socket) -> tuple[bytes, list[int]]:
-    data, ancillary, _flags, _addr = conn.recvmsg(1 << 16, socket.CMSG_SPACE(_FDS * 4))
-    fds: list[int] = []
-    for level, kind, raw in ancillary:
-        if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
-            fds.extend(int.from_bytes(raw[i:i + 4], sys.byteorder, signed=True) for i in range(0, len(raw) - len(raw) % 4, 4))
-    try:
-        if len(data) < 4:
-            data += recv_exactly(conn, 4 - len(data))
-        size = int.from_bytes(data[:4], "big")
-        if size > MAX_REQUEST_BYTES:
-            raise ValueError("request too large")
-        body = data[4:]
-        if len(body) < size:
-            body += recv_exactly(conn, size - len(body))
-        return body[:size], fds
-    except BaseException:
-        for fd in fds:
-            os.close(fd)
-        raise
+        request.close()
 
 
 # -- one child -----------------------------------------------------------------------------------

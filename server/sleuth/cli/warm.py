@@ -2,7 +2,7 @@
 
 :func:`ask` returns the server's result (or its error) for one command, or None whenever the cold
 path must run: ``--no-server``, no socket for these roots, a folder or a peer that is not this
-user's, a refusal (other roots, other settings, index not ready), or a connection that ends before
+user's, a refusal (other roots, other settings, another environment, index not ready), or a connection that ends before
 a whole answer. The caller renders either exactly as the cold path's result.
 """
 
@@ -14,7 +14,7 @@ import socket
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from sleuth.core.warm import PROTOCOL, guards, peer_uid, private_dir, socket_path
+from sleuth.core.warm import PROTOCOL, environment, guards, peer_uid, private_dir, socket_path
 from sleuth.core.warm_paths import NO_SERVER_ENV
 
 __all__ = ["Answer", "ask", "NO_SERVER_ENV"]
@@ -48,7 +48,8 @@ def ask(command: str, args: dict[str, Any], roots: Sequence[str], settings: Any)
         if peer_uid(sock) != os.getuid():
             return None
         sock.settimeout(None)  # the search takes as long as it takes (Ctrl-C closes the socket: the server stops)
-        request = {"v": PROTOCOL, "command": command, "args": args, "roots": list(roots), "guards": guards(settings)}
+        request = {"v": PROTOCOL, "command": command, "args": args, "roots": list(roots), "guards": guards(settings),
+                   "environment": environment(args)}
         try:
             sock.sendall(json.dumps(request).encode("ascii") + b"\n")
             raw = _read_all(sock)

@@ -18,14 +18,18 @@ The socket is an attack surface, so the server answers only when:
 * the client's safeguards and index-shaping settings (:data:`GUARD_FIELDS`, from its own
   ``config.yml`` and ``.agent/config.yml``) equal the server's, so the server neither weakens its
   deny globs or redaction for the client nor answers from an index built under other rules;
+* the client's environment resolves to the server's wherever the cold CLI reads it for an answer
+  (:func:`environment`: the home folder, git's global excludes file, the settings file, the
+  decompressors ``-z`` runs), so a call never gets the server's ``~`` or global gitignore;
 * for ``sleuth.text`` and ``sleuth.symbols``, the server's index is ready (the cold CLI waits for it; a scan would say
   ``source: "scan"``).
 
 Otherwise it answers ``{"refused": why}`` and the CLI runs cold. This module holds what both ends share
 (the CLI imports only it); the server's side is :mod:`sleuth.core.warm_listener`. The command runs with
 :func:`sleuth.commands.config.cli_settings` of the server's settings (equal, by the check above, to the
-CLI's own), the CLI's workspace object and no open editor buffers, so the result object, and the
-lines the CLI renders from it, are the cold path's. A client that disconnects cancels the search.
+CLI's own), the CLI's workspace object, no open editor buffers and no index size
+(``files_in_workspace``: the cold CLI has no index to count), so the result object, and the lines
+the CLI renders from it, are the cold path's. A client that disconnects cancels the search.
 """
 
 from __future__ import annotations
@@ -39,9 +43,9 @@ from typing import Any
 from sleuth.core.warm_paths import fork_socket_path, peer_uid, private_dir, roots_key, socket_dir, socket_path
 
 __all__ = ["WARM_COMMANDS", "GUARD_FIELDS", "PROTOCOL", "roots_key", "socket_dir", "socket_path", "private_dir",
-           "peer_uid", "guards", "bind_private", "MAX_REQUEST_BYTES", "fork_socket_path"]
+           "peer_uid", "guards", "environment", "bind_private", "MAX_REQUEST_BYTES", "fork_socket_path"]
 
-PROTOCOL = 1
+PROTOCOL = 2  # 2: the request carries the client's environment(); a server of 1 would ignore it, so it must refuse
 WARM_COMMANDS = frozenset({"sleuth.grep", "sleuth.files", "sleuth.text", "sleuth.symbols"})
 # Settings that shape what a search may read or what the index holds: must match to answer warm.
 GUARD_FIELDS = ("deny_globs", "redaction", "backend", "index_path", "index_enabled", "follow",
@@ -49,6 +53,42 @@ GUARD_FIELDS = ("deny_globs", "redaction", "backend", "index_path", "index_enabl
 MAX_REQUEST_BYTES = 64 << 20  # 10,000 long -e patterns fit; a runaway client does not
 
 logger = logging.getLogger(__name__)
+
+
+def environment(args: dict[str, Any]) -> dict[str, Any]:
+    """What this process's environment makes of a search with ``args``, as the cold CLI reads it: the
+    warm door answers only a client whose values equal its own, JSON-shaped for comparison.
+
+    Every environment read on the cold path, and why it is here or not:
+
+    * ``HOME`` (and the password database without it): ``~`` in a path argument, the global
+      gitignore's places -> ``home``;
+    * ``GIT_CONFIG_GLOBAL``, ``XDG_CONFIG_HOME`` and the ``core.excludesFile`` those configs name ->
+      ``git_excludes``, the file :func:`~sleuth.engine.ignore.global_excludes_path` resolves
+      (``GIT_CONFIG_NOSYSTEM``: Sleuth, like rg, reads no system git config, so it changes nothing);
+    * ``XDG_CONFIG_HOME`` for Sleuth's own ``config.yml`` -> ``user_config`` (its values are
+      compared as :func:`guards` too);
+    * ``PATH``, only for ``-z``: the decompressors found -> ``decompressors`` (otherwise a client's
+      ``PATH``, which a virtualenv changes, would make every call cold for nothing);
+    * ``SLEUTH_NO_SERVER`` is the client's own choice to run cold; ``SLEUTH_TEST_COMMANDS`` adds test
+      commands to a server, none of these searches; ``SLEUTH_TEST_*_GATE`` hold a search for a test
+      (when it ends, never what it finds); ``XDG_RUNTIME_DIR``/``XDG_CACHE_HOME`` say where sockets
+      and index stores live, not what a search finds; ``RIPGREP_CONFIG_PATH`` is not honoured (the
+      CLI reads rg's flags from its command line only);
+    * the locale and ``PYTHON*`` variables shape only the client's own streams and file names,
+      which the CLI renders itself (the fork server compares its interpreter's, see
+      :func:`sleuth.cli.fork_client.installation`).
+    """
+    from sleuth.commands.config import user_config_path
+    from sleuth.engine.ignore import global_excludes_path
+
+    env: dict[str, Any] = {"home": os.path.expanduser("~"), "git_excludes": global_excludes_path(),
+                           "user_config": user_config_path()}
+    if args.get("search_zip"):
+        from sleuth.engine.decompress import programs
+
+        env["decompressors"] = programs()
+    return json.loads(json.dumps(env))
 
 
 def guards(settings: Any) -> dict[str, Any]:

@@ -14,14 +14,18 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 from typing import Any, Callable, Sequence
 
-from sleuth.core.warm import (MAX_REQUEST_BYTES, PROTOCOL, WARM_COMMANDS, bind_private, fork_socket_path, guards,
-                              peer_uid, private_dir, socket_path)
+from sleuth.core.warm import (MAX_REQUEST_BYTES, PROTOCOL, WARM_COMMANDS, bind_private, environment,
+                              fork_socket_path, guards, peer_uid, private_dir, socket_path)
 
 __all__ = ["WarmListener", "WarmState", "WarmRun"]
 
 logger = logging.getLogger(__name__)
+
+_REAP_WAIT_S = 5.0  # how long a closing server waits for its fork server to leave
+_REQUEST_DEADLINE_S = 10.0  # for a whole request line to arrive (the CLI sends it in one write)
 
 
 # What a server hands the listener at each request: its sandbox, settings and services of this moment.
@@ -66,17 +70,20 @@ class WarmListener:
             threading.Thread(target=self._accept, args=(sock,), name="sleuth-warm-accept", daemon=True).start()
 
     def close(self) -> None:
+        """Remove the socket and end the fork server, waiting (a few seconds at most) until it is reaped:
+        a server that exits next would otherwise leave it to whichever process adopts orphans."""
         with self._lock:
-            self._close_locked()
+            reaper = self._close_locked()
+        if reaper is not None:
+            reaper.join(_REAP_WAIT_S)
 
-    def _close_locked(self) -> None:
+    def _close_locked(self) -> threading.Thread | None:
         sock, path = self._sock, self.path
         self._sock = self.path = None
         fork_server, self._fork_server = self._fork_server, None
-        if fork_server is not None and fork_server.poll() is None:
-            fork_server.terminate()  # it also leaves on its own once this process is gone
+        reaper = _end(fork_server) if fork_server is not None else None
         if sock is None:
-            return
+            return reaper
         try:
             if path and _inode(path) == self._inode:  # still ours, not a later server's
                 os.unlink(path)
@@ -87,6 +94,7 @@ class WarmListener:
         except OSError:
             pass
         sock.close()
+        return reaper
 
     def _start_fork_server(self) -> None:
         """On the first warm CLI call, start this server's CLI fork server (:mod:`sleuth.cli.fork_server`:
@@ -161,6 +169,8 @@ class WarmListener:
             return {"refused": "other roots"}
         if request.get("guards") != guards(settings):
             return {"refused": "other settings"}
+        if request.get("environment") != environment(args):
+            return {"refused": "another environment"}  # its ~, its global gitignore...: the cold CLI's answer
         if command in ("sleuth.text", "sleuth.symbols") and not (services.index is not None and services.index.ready):
             return {"refused": "index not ready"}
         token = CancelToken()
@@ -169,9 +179,26 @@ class WarmListener:
         ctx = CommandContext(workspace=workspace, settings=cli_settings(settings), token=token,
                              services=dataclasses.replace(services, open_buffers=None))
         try:
-            return {"result": self.run(command, args, ctx)}
+            result = self.run(command, args, ctx)
         except SleuthError as error:
             return {"error": error.to_dict()}
+        if "files_in_workspace" in result:
+            result["files_in_workspace"] = None  # the cold CLI has no index to count: its result says None
+        return {"result": result}
+
+
+def _end(fork_server: subprocess.Popen[bytes]) -> threading.Thread | None:
+    """Stop a fork server (it also leaves on its own once this process is gone) and reap it: waited
+    for on a thread of its own, so that a folder change neither waits for it nor leaves a zombie."""
+    if fork_server.poll() is not None:
+        return None  # already reaped by poll()
+    try:
+        fork_server.terminate()
+    except OSError:
+        pass
+    reaper = threading.Thread(target=fork_server.wait, name="sleuth-fork-server-reaper", daemon=True)
+    reaper.start()
+    return reaper
 
 
 def _inode(path: str) -> int | None:
@@ -182,10 +209,16 @@ def _inode(path: str) -> int | None:
 
 
 def _read_line(conn: socket.socket) -> bytes:
-    conn.settimeout(10)
+    """The request line, whole within :data:`_REQUEST_DEADLINE_S` (a deadline for the request, not for
+    each ``recv``: a client that sends a byte now and then cannot hold its thread for ever)."""
+    deadline = time.monotonic() + _REQUEST_DEADLINE_S
     chunks: list[bytes] = []
     size = 0
     while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise ValueError("no whole request in time")
+        conn.settimeout(left)
         chunk = conn.recv(1 << 16)
         if not chunk:
             raise ValueError("closed before a full request")

@@ -37,6 +37,11 @@ _ENDINGS = tuple(SUFFIXES)
 CHUNK = 1 << 20
 
 
+def programs() -> dict[str, str | None]:
+    """Where each program :func:`decompress` would run is found on ``$PATH`` (None: not installed)."""
+    return {argv[0]: shutil.which(argv[0]) for argv in _PROGRAMS.values()}
+
+
 class DecompressError(Exception):
     """The file is not in the format its name says (rg: the tool's complaint, e.g. "not in gzip format")."""
 
