@@ -27,6 +27,7 @@ from harness import Session, start_session  # noqa: E402
 
 from sleuth.core import warm  # noqa: E402
 from sleuth.engine.index.store import store_dir  # noqa: E402
+from tests.conftest import SLEUTH  # noqa: E402  (the installed command, as users start it)
 
 FILES = {
     "src/UserController.cs": "class UserController {\n  // find the user\n  void GetUser() {}\n}\n",
@@ -86,7 +87,7 @@ async def server(tmp_path: pathlib.Path, runtime_dir: pathlib.Path,
 
 
 def cli(cwd: pathlib.Path, *argv: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "sleuth", *argv], cwd=cwd, capture_output=True, text=True,
+    return subprocess.run([SLEUTH, *argv], cwd=cwd, capture_output=True, text=True,
                           timeout=120, env=dict(os.environ))
 
 
@@ -254,7 +255,7 @@ async def test_sleuth_mcp_answers_the_warm_cli_for_its_roots(tmp_path: pathlib.P
     async def roots(ctx: Any) -> ListRootsResult:
         return ListRootsResult(roots=[Root(uri=pathlib.Path(real).as_uri(), name="ws")])
 
-    params = mcp.StdioServerParameters(command=sys.executable, args=["-m", "sleuth", "mcp"], cwd=str(tmp_path),
+    params = mcp.StdioServerParameters(command=SLEUTH, args=["mcp"], cwd=str(tmp_path),
                                        env=dict(os.environ))
     async with mcp.Client(params, mode="legacy", list_roots_callback=roots, read_timeout_seconds=60) as client:
         await client.call_tool("grep", {"pattern": "user"})
@@ -420,7 +421,7 @@ async def test_a_reader_that_stops_early_ends_the_forked_call_as_the_cold_one(
         return subprocess.run(["bash", "-c", script, "bash", *argv], cwd=root, capture_output=True, text=True,
                               timeout=120, env=dict(os.environ))
 
-    cold = await asyncio.to_thread(piped, sys.executable, "-m", "sleuth", "grep", "-n", "filler", "--no-server")
+    cold = await asyncio.to_thread(piped, SLEUTH, "grep", "-n", "filler", "--no-server")
     hot = await asyncio.to_thread(piped, sys.executable, "-c", FORKED, "grep", "-n", "filler")
     assert (hot.stdout, hot.stderr) == (cold.stdout, cold.stderr)
     assert cold.stdout.startswith("many.txt:1:filler line 0\n")
