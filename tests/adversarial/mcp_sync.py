@@ -28,12 +28,15 @@ class McpProcess:
     """``sleuth mcp ARGS`` with ``roots`` as the client's roots, in protocol era ``mode``."""
 
     def __init__(self, roots: list[pathlib.Path], base: pathlib.Path, *args: str, mode: str = "auto",
-                 timeout: float = 60) -> None:
+                 timeout: float = 60, installed: bool = False, env: dict[str, str] | None = None) -> None:
+        """``installed``: start the ``sleuth`` script beside the interpreter (what hosts run) rather
+        than ``python -m sleuth``; ``env``: extra environment (a test's HOME, XDG_CONFIG_HOME)."""
         self.stderr_path = base / f"mcp-{mode}.stderr"
         self.timeout = timeout
-        env = {**os.environ, "XDG_CACHE_HOME": str(base / "cache"), "XDG_RUNTIME_DIR": str(base)}
-        params = StdioServerParameters(command=sys.executable, args=["-m", "sleuth", "mcp", *args], cwd=str(base),
-                                       env=env)
+        env = {**os.environ, "XDG_CACHE_HOME": str(base / "cache"), "XDG_RUNTIME_DIR": str(base), **(env or {})}
+        command, prefix = ((str(pathlib.Path(sys.executable).with_name("sleuth")), []) if installed
+                           else (sys.executable, ["-m", "sleuth"]))
+        params = StdioServerParameters(command=command, args=[*prefix, "mcp", *args], cwd=str(base), env=env)
         listed = ListRootsResult(roots=[Root(uri=p.resolve().as_uri(), name=p.name) for p in roots])
 
         async def list_roots(ctx: Any) -> ListRootsResult:

@@ -1,0 +1,175 @@
+"""Issue 28, items 1-3 at the layer level: one schema parses every layer once, and a settings file of any
+shape costs a message, never a hang.
+
+Item 1: ``sleuth.sleuth.log_file`` (a doubled prefix) got past the trust screen: the screen stripped one
+prefix and passed the unknown key ``sleuth.log_file`` on, and the merge flattened again and stripped the
+second. Now the screen and the merge read the same parsed fields. The property test generates nestings,
+prefixes, cases and separators of every person-only key and requires that none reaches the effective
+settings from the repository layer.
+
+Items 2-3: a 782-byte alias bomb (10^7 keys once expanded) hung the flattener; a 973 KiB shared file cost
+6-8 s of pure-Python YAML. Now aliases are expanded under a budget before anything is built, and only
+Sleuth's part of a big shared file is parsed, by libyaml.
+"""
+
+from __future__ import annotations
+
+import pathlib
+
+import pytest
+from hypothesis import given, settings as hsettings, strategies as st
+
+from sleuth.commands.config import Settings, load_agent_config
+from sleuth.commands.settings_schema import SCHEMA, TRUST, Trust, parse_layer
+from sleuth.commands.settings_trust import Layer, Origin, layered_settings
+from sleuth.commands.settings_yaml import MAX_PARSED_BYTES, SettingsFileError, read_settings_file
+
+PERSON = {"deny_globs": ["*.key"]}
+# Every person-only key as paths of segments, with a hostile value for each.
+GUARDED: dict[str, tuple[list[list[str]], object]] = {
+    "log_file": ([["log_file"], ["log", "file"]], "/tmp/pwn.log"),
+    "index_path": ([["index_path"], ["index", "path"]], "/tmp/pwn-index"),
+    "backend": ([["backend"]], "rg"),
+    "redaction": ([["redaction"]], False),
+    "rate_limit_enabled": ([["rate_limit_enabled"], ["rate_limit", "enabled"]], False),
+    "deny_globs": ([["deny_globs"]], []),
+}
+
+
+def _effective(repo: object) -> tuple[Settings, list[str]]:
+    return layered_settings([Layer("config.yml", Origin.PERSON, PERSON),
+                             Layer(".agent/config.yml", Origin.REPOSITORY, repo)], "WHERE")  # type: ignore[arg-type]
+
+
+def _guarded_unchanged(settings: Settings) -> bool:
+    return (settings.log_file is None and settings.index_path is None and settings.backend == "native"
+            and settings.redaction and settings.rate_limit_enabled and "*.key" in settings.deny_globs)
+
+
+def test_the_schema_covers_every_field_with_a_type_and_a_rule() -> None:
+    assert set(SCHEMA) == set(TRUST) == set(Settings.__dataclass_fields__)
+    assert {k for k, key in SCHEMA.items() if key.rule.trust is Trust.PERSON} == {
+        "log_file", "index_path", "backend", "redaction", "rate_limit_enabled"}
+
+
+@pytest.mark.parametrize("repo", [
+    {"sleuth.sleuth.log_file": "/tmp/pwn.log", "sleuth.sleuth.redaction": False, "sleuth.sleuth.deny_globs": []},
+    {"sleuth": {"sleuth": {"log_file": "/tmp/pwn.log"}}},
+    {"sleuth": {"sleuth": {"sleuth": {"log_file": "/tmp/pwn.log"}}}},
+    {"tools": {"search": {"sleuth": {"sleuth": {"redaction": False}}}}},
+    {"sleuth.sleuth.index.path": "/tmp/pwn-index", "sleuth.sleuth.backend": "rg"},
+    {"tools.search.tools.search.backend": "rg", "sleuth.tools.search.log.file": "/tmp/pwn.log"},
+])
+def test_a_doubled_prefix_reaches_nothing(repo: dict[str, object]) -> None:
+    settings, problems = _effective(repo)
+    assert _guarded_unchanged(settings) and settings.deny_globs == ("*.key",)
+    assert problems  # every such key is reported (unknown, or refused), none silently kept
+
+
+_SECTION = st.sampled_from(["sleuth", "Sleuth", "SLEUTH", "tools.search", "tools-search"])
+_CASE = st.sampled_from(["snake", "camel", "upper", "kebab", "mixed"])
+
+
+def _spell(segment: str, case: str) -> str:
+    words = segment.split("_")
+    return {"snake": segment, "upper": segment.upper(), "kebab": "-".join(words),
+            "camel": words[0] + "".join(w.title() for w in words[1:]),
+            "mixed": "_".join(w.title() for w in words)}[case]
+
+
+@st.composite
+def hostile_layers(draw: st.DrawFn) -> tuple[str, dict[str, object]]:
+    field = draw(st.sampled_from(sorted(GUARDED)))
+    paths, value = GUARDED[field]
+    segments = list(draw(st.sampled_from(paths)))
+    prefixes = draw(st.lists(_SECTION, max_size=3))
+    path = [part for prefix in prefixes for part in prefix.split(".")] + segments
+    path = [_spell(p, draw(_CASE)) if "_" in p or p.isalpha() else p for p in path]
+    # cut the path into nested mappings and dotted keys at random places
+    cuts = sorted(draw(st.sets(st.integers(1, max(1, len(path) - 1)), max_size=len(path))))
+    keys, start = [], 0
+    for cut in [*cuts, len(path)]:
+        if cut > start:
+            keys.append(".".join(path[start:cut]))
+            start = cut
+    layer: object = value
+    for key in reversed(keys):
+        layer = {key: layer}
+    assert isinstance(layer, dict)
+    return field, layer
+
+
+@hsettings(max_examples=400, deadline=None)
+@given(hostile_layers())
+def test_no_spelling_of_a_person_only_key_reaches_the_settings_from_a_repository(case) -> None:
+    field, repo = case
+    settings, _ = _effective(repo)
+    assert _guarded_unchanged(settings), (field, repo)
+    assert settings.deny_globs == ("*.key",)
+
+
+def test_every_layer_is_parsed_once_into_typed_fields() -> None:
+    parsed = parse_layer({"sleuth": {"maxResults": 5, "index": {"enabled": False}}, "bogus": {"x": 1},
+                          "context-lines": "three"}, "L")
+    assert {f: e.value for f, e in parsed.values.items()} == {"max_results": 5, "index_enabled": False}
+    assert sorted(p.split("'")[1] for p in parsed.problems) == ["bogus.x", "context_lines"]
+
+
+# -- files of every shape ------------------------------------------------------------------------------
+
+BOMB = ('a: &a ["x","x","x","x","x","x","x","x","x","x"]\n'
+        + "".join(f'{chr(98 + i)}: &{chr(98 + i)} [' + ",".join([f"*{chr(97 + i)}"] * 10) + "]\n" for i in range(6))
+        + "sleuth:\n  deny_globs: *g\n  <<: {x: *g}\n")
+
+
+def _write(root: pathlib.Path, text: str | bytes) -> pathlib.Path:
+    path = root / ".agent" / "config.yml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(text.encode() if isinstance(text, str) else text)
+    return path
+
+
+def test_an_alias_bomb_is_refused_before_it_is_expanded(tmp_path: pathlib.Path) -> None:
+    assert len(BOMB) < 800
+    _write(tmp_path, BOMB)
+    with pytest.raises(SettingsFileError, match="aliases"):
+        load_agent_config(str(tmp_path))
+
+
+def test_a_few_aliases_are_still_read(tmp_path: pathlib.Path) -> None:
+    _write(tmp_path, "common: &globs ['*.key', '*.pem']\nsleuth:\n  deny_globs: *globs\n")
+    assert load_agent_config(str(tmp_path)) == {"deny_globs": ["*.key", "*.pem"]}
+
+
+def big_shared_config(kib: int = 973) -> str:
+    """Seed 004's shared file, mostly another tool's section: Sleuth's part is a few lines in the middle."""
+    lines = ["model: big", "other_tool:"]
+    size = 0
+    i = 0
+    while size < kib * 1024:
+        line = f"  entry_{i}: {{name: n{i}, values: [a, b, c], flag: true}}"
+        lines.append(line)
+        size += len(line) + 1
+        i += 1
+    lines += ["tools:", "  shell: {timeout: 5}", "  search:", "    max_results: 77",
+              "    deny_globs: ['*.key']", "  editor: {}", "after: 1"]
+    return "\n".join(lines) + "\n"
+
+
+def test_a_big_shared_file_gives_sleuths_part(tmp_path: pathlib.Path) -> None:
+    _write(tmp_path, big_shared_config())
+    assert load_agent_config(str(tmp_path)) == {"max_results": 77, "deny_globs": ["*.key"]}
+
+
+@pytest.mark.parametrize("text, message", [
+    ("x" * (2 << 20), "larger than 1 MiB"),
+    ("sleuth:\n  deny_globs: [" + "a," * (MAX_PARSED_BYTES // 2) + "a]\n", "larger than 32 KiB"),
+    ("sleuth: " + "[" * 2000 + "]" * 2000 + "\n", "invalid YAML"),
+    ("sleuth: !!python/object/apply:os.system {args: ['touch pwned']}\n", "invalid YAML"),
+    ("- a\n- b\n", "mapping at the top level"),
+])
+def test_a_hostile_file_is_a_message(tmp_path: pathlib.Path, text: str, message: str) -> None:
+    path = _write(tmp_path, text)
+    with pytest.raises(SettingsFileError, match=message):
+        read_settings_file(str(path), [("sleuth",)])
+    assert not (tmp_path / "pwned").exists()
