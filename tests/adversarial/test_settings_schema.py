@@ -117,9 +117,10 @@ def test_every_layer_is_parsed_once_into_typed_fields() -> None:
 
 # -- files of every shape ------------------------------------------------------------------------------
 
-BOMB = ('a: &a ["x","x","x","x","x","x","x","x","x","x"]\n'
-        + "".join(f'{chr(98 + i)}: &{chr(98 + i)} [' + ",".join([f"*{chr(97 + i)}"] * 10) + "]\n" for i in range(6))
-        + "sleuth:\n  deny_globs: *g\n  <<: {x: *g}\n")
+BOMB = ("a: &a {k0: x, k1: x, k2: x, k3: x, k4: x, k5: x, k6: x, k7: x, k8: x, k9: x}\n"
+        + "".join(f"{chr(98 + i)}: &{chr(98 + i)} {{" + ", ".join(f"k{j}: *{chr(97 + i)}" for j in range(10)) + "}\n"
+                  for i in range(6))
+        + "sleuth:\n  tools: *g\n")  # 10^7 keys once expanded: the old flattener walked them all
 
 
 def _write(root: pathlib.Path, text: str | bytes) -> pathlib.Path:
@@ -163,7 +164,7 @@ def test_a_big_shared_file_gives_sleuths_part(tmp_path: pathlib.Path) -> None:
 
 @pytest.mark.parametrize("text, message", [
     ("x" * (2 << 20), "larger than 1 MiB"),
-    ("sleuth:\n  deny_globs: [" + "a," * (MAX_PARSED_BYTES // 2) + "a]\n", "larger than 32 KiB"),
+    ("sleuth:\n  deny_globs: [" + "a," * (MAX_PARSED_BYTES // 2) + "a]\n", f"larger than {MAX_PARSED_BYTES >> 10} KiB"),
     ("sleuth: " + "[" * 2000 + "]" * 2000 + "\n", "invalid YAML"),
     ("sleuth: !!python/object/apply:os.system {args: ['touch pwned']}\n", "invalid YAML"),
     ("- a\n- b\n", "mapping at the top level"),

@@ -99,6 +99,8 @@ class Key:
                 value = [value]
             if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
                 raise ValueError("expected a list of glob strings")
+            if len(value) > MAX_GLOBS:  # each is compiled into every walk's rules
+                raise ValueError(f"expected at most {MAX_GLOBS} globs")
             return tuple(value)
         if self.kind is bool:
             if not isinstance(value, bool):
@@ -120,6 +122,8 @@ class Key:
             raise ValueError("expected one of " + ", ".join(self.choices))
         return value
 
+
+MAX_GLOBS = 1000
 
 _CHOICES: dict[str, tuple[str, ...]] = {
     "case": ("smart", "sensitive", "insensitive"),

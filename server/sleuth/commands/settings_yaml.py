@@ -7,7 +7,7 @@ Why a module of its own: ``yaml.safe_load`` on a repository's file was both slow
   Sleuth's part of a shared file is parsed: the top-level ``sleuth:`` and ``tools: search:`` entries of a
   block mapping are cut out by a byte search (no Python work per line) before any YAML is parsed.
 * **Unbounded**: the bytes read are capped (:data:`MAX_FILE_BYTES`), the text parsed is capped
-  (:data:`MAX_PARSED_BYTES`, ~20 ms of libyaml at worst), and aliases are expanded under a budget
+  (:data:`MAX_PARSED_BYTES`, ~10 ms of libyaml at worst), and aliases are expanded under a budget
   (:data:`MAX_VALUES` values, :data:`MAX_DEPTH` levels) counted on the composed node graph *before*
   anything is constructed, so a 782-byte anchor bomb (10^7 keys once expanded) is refused in
   microseconds instead of hanging every reader after it.
@@ -25,7 +25,7 @@ __all__ = ["SettingsFileError", "read_settings_file", "MAX_FILE_BYTES", "MAX_PAR
            "MAX_DEPTH"]
 
 MAX_FILE_BYTES = 1 << 20  # a shared config file bigger than this is not a config file
-MAX_PARSED_BYTES = 32 << 10  # Sleuth's part of it: ~20 ms of libyaml for the densest shape
+MAX_PARSED_BYTES = 16 << 10  # Sleuth's part of it: ~10 ms of libyaml for the densest shape
 MAX_VALUES = 5000  # keys, items and scalars once aliases are expanded
 MAX_DEPTH = 64
 
