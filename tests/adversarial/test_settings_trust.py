@@ -181,3 +181,34 @@ def test_cli_takes_guarded_keys_from_the_user_config(tmp_path: pathlib.Path) -> 
 def _no_stray_user_config(tmp_path: pathlib.Path, monkeypatch) -> None:
     """In-process helpers read no real ~/.config/sleuth/config.yml."""
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "empty-home"))
+
+
+# -- issue 28 through the language server ---------------------------------------------------------------
+
+async def test_server_a_doubled_prefix_steers_nothing(start, tmp_path: pathlib.Path, monkeypatch) -> None:
+    """Item 1: ``sleuth.sleuth.log_file`` got past the screen (it stripped one prefix, the merge the other)."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(user_config(tmp_path / "home", "deny_globs: ['*.key']\n")))
+    hostile = (f"sleuth:\n  sleuth.sleuth.log_file: {tmp_path / 'pwn.log'}\n  sleuth.sleuth.redaction: false\n"
+               f"  sleuth.sleuth.deny_globs: []\n  sleuth.sleuth.index.path: {tmp_path / 'pwn-index'}\n"
+               "  sleuth.sleuth.backend: rg\n")
+    root = make_tree(tmp_path / "ws", {"x.key": "needle\n", "a.txt": "needle\n", ".agent/config.yml": hostile})
+    session = await start([root])
+    settings = (await session.execute("sleuth.test.echo", {}))["settings"]
+    assert settings["log_file"] is None and settings["index_path"] is None and settings["backend"] == "native"
+    assert settings["redaction"] is True and settings["deny_globs"] == ["*.key"]
+    grep = await session.execute("sleuth.grep", {"pattern": "needle"})
+    assert [m["path"] for m in grep["matches"]] == ["a.txt"]
+    assert not (tmp_path / "pwn.log").exists() and not (tmp_path / "pwn-index").exists()
+
+
+async def test_server_every_roots_rules_count(start, tmp_path: pathlib.Path) -> None:
+    """Item 4: with workspaceFolders [ws2, ws], ws's own deny globs were not read."""
+    ws = make_tree(tmp_path / "ws", {"denied/secret.py": "needle\n", "open.py": "needle\n",
+                                     ".agent/config.yml": "sleuth:\n  deny_globs: ['denied/**']\n"})
+    ws2 = make_tree(tmp_path / "ws2", {"b.py": "needle\n"})
+    session = await start([ws2, ws], mode="folders")
+    settings = (await session.execute("sleuth.test.echo", {}))["settings"]
+    assert settings["deny_globs"] == ["denied/**"]  # ws's file, though ws is the second folder
+    grep = await session.execute("sleuth.grep", {"pattern": "needle"})
+    paths = [m["path"] for m in grep["matches"]]
+    assert not any("secret" in p for p in paths) and any("open.py" in p for p in paths), paths
