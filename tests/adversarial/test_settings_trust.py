@@ -212,3 +212,28 @@ async def test_server_every_roots_rules_count(start, tmp_path: pathlib.Path) -> 
     grep = await session.execute("sleuth.grep", {"pattern": "needle"})
     paths = [m["path"] for m in grep["matches"]]
     assert not any("secret" in p for p in paths) and any("open.py" in p for p in paths), paths
+
+
+async def test_server_an_alias_bomb_is_a_warning(start, tmp_path: pathlib.Path) -> None:
+    """Item 2: a 619-byte alias bomb (10^7 keys once expanded) hung the server at initialize."""
+    bomb = ("a: &a {k0: x, k1: x, k2: x, k3: x, k4: x, k5: x, k6: x, k7: x, k8: x, k9: x}\n"
+            + "".join(f"{chr(98 + i)}: &{chr(98 + i)} {{" + ", ".join(f"k{j}: *{chr(97 + i)}" for j in range(10))
+                      + "}\n" for i in range(6)) + "sleuth:\n  tools: *g\n")
+    root = make_tree(tmp_path / "ws", {"a.txt": "needle\n", ".agent/config.yml": bomb})
+    session = await start([root])
+    grep = await session.execute("sleuth.grep", {"pattern": "needle"})
+    assert [m["path"] for m in grep["matches"]] == ["a.txt"]
+    await session.eventually(lambda: any("aliases" in m for m in _warnings(session)))
+
+
+async def test_server_follows_a_deny_glob_added_later(start, tmp_path: pathlib.Path) -> None:
+    """Item 6: the server read .agent/config.yml only at initialize or when the folders changed."""
+    root = make_tree(tmp_path / "ws", {"denied/secret.txt": "needle\n", "open.txt": "needle\n"})
+    session = await start([root])
+    before = await session.execute("sleuth.grep", {"pattern": "needle"})
+    assert sorted(m["path"] for m in before["matches"]) == ["denied/secret.txt", "open.txt"]
+    make_tree(root, {".agent/config.yml": "sleuth:\n  deny_globs: ['denied/**']\n"})
+    after = await session.execute("sleuth.grep", {"pattern": "needle"})
+    assert [m["path"] for m in after["matches"]] == ["open.txt"]
+    files = await session.execute("sleuth.files", {"query": "secret"})
+    assert "secret" not in json.dumps(files)
