@@ -192,3 +192,27 @@ def test_a_hostile_file_is_a_message(tmp_path: pathlib.Path, text: str, message:
     with pytest.raises(SettingsFileError, match=message):
         read_settings_file(str(path), [("sleuth",)])
     assert not (tmp_path / "pwned").exists()
+
+
+# -- several roots (item 4), a file above the root (item 6) ---------------------------------------------
+
+def test_every_roots_file_counts_caps_the_strictest() -> None:
+    settings, problems = layered_settings([
+        Layer("config.yml", Origin.PERSON, PERSON),
+        Layer("ws2/.agent/config.yml", Origin.REPOSITORY, {"max_results": 500, "context_lines": 5}),
+        Layer("ws/.agent/config.yml", Origin.REPOSITORY, {"max_results": 50, "context_lines": 1,
+                                                          "deny_globs": ["denied/**"]}),
+    ], "WHERE")
+    assert problems == []
+    assert settings.max_results == 50 and settings.context_lines == 5  # strictest cap; first root's default
+    assert settings.deny_globs == ("*.key", "denied/**")
+
+
+def test_a_file_above_the_root_has_its_globs_rebased_onto_the_root() -> None:
+    settings, _ = layered_settings([Layer("ws/.agent/config.yml", Origin.REPOSITORY,
+                                          {"deny_globs": ["*.key", "denied/x/**", "other/**"]}, below="denied")],
+                                   "WHERE")
+    assert settings.deny_globs == ("*.key", "/x/**")
+    everything, _ = layered_settings([Layer("ws/.agent/config.yml", Origin.REPOSITORY,
+                                            {"deny_globs": ["denied/**"]}, below="denied/deeper")], "WHERE")
+    assert everything.deny_globs == ("/**",)

@@ -10,9 +10,10 @@ tool profile — and may *add* deny globs, never remove the person's.
 :class:`~sleuth.commands.config.Settings` field, with who may set it) is applied here, on parsed
 fields, never on spellings, by :func:`layered_settings` to the layers every door builds:
 
-* the LSP server: defaults <- the person's ``config.yml`` <- ``.agent/config.yml`` <-
+* the LSP server: defaults <- the person's ``config.yml`` <- every root's ``.agent/config.yml`` <-
   ``initializationOptions`` <- ``workspace/configuration``;
-* the CLI: defaults <- the person's ``config.yml`` <- ``.agent/config.yml`` (then its own flags).
+* the MCP server: the same, with its flags as the last layer;
+* the CLI: defaults <- the person's ``config.yml`` <- every root's ``.agent/config.yml`` (then its own flags).
 
 With several roots there is one repository layer per root: each adds its deny globs (rebased onto
 its root when the file sits above it, :func:`rebase_glob`), a cap is the strictest any of them sets,
@@ -26,7 +27,6 @@ reported (``redaction: true`` changes nothing).
 from __future__ import annotations
 
 import enum
-
 from dataclasses import dataclass
 from typing import Iterable, Mapping
 
