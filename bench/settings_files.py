@@ -1,8 +1,10 @@
 """What a hostile ``.agent/config.yml`` costs (issue 28): medians, against an empty file.
 
-Two figures per shape: reading the settings in-process (:func:`sleuth.cli.common.workspace_settings`,
-what every CLI call and every server start does) and a whole ``sleuth grep --no-server needle`` run by
-the installed script. The issue's bound: any shape costs at most 50 ms more than an empty file.
+Figures per shape: reading the settings in-process (:func:`sleuth.cli.common.workspace_settings`,
+what every CLI call and every server start does), and a whole ``sleuth grep --no-server needle`` run by
+the installed script, as the CPU time it used (user + system: steadier than wall time on a shared
+machine) and as wall time. Rounds are interleaved (each round runs every shape once), so a change of
+load hits every shape alike. The issue's bound: any shape costs at most 50 ms more than an empty file.
 
     python bench/settings_files.py [--runs N]
 """
@@ -13,6 +15,7 @@ import argparse
 import io
 import os
 import pathlib
+import resource
 import statistics
 import subprocess
 import sys
@@ -56,6 +59,17 @@ def median_ms(fn, runs: int) -> float:
     return statistics.median(times)
 
 
+def cli_run(root: pathlib.Path, env: dict[str, str]) -> tuple[float, float]:
+    """(CPU ms, wall ms) of one ``sleuth grep --no-server needle`` in ``root``."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    subprocess.run([SLEUTH, "grep", "--no-server", "needle"], cwd=root, env=env, capture_output=True, timeout=120)
+    wall = (time.perf_counter() - start) * 1000
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000
+    return cpu, wall
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=9)
@@ -65,9 +79,10 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         env = {**os.environ, "XDG_CONFIG_HOME": os.path.join(tmp, "config"), "XDG_CACHE_HOME": os.path.join(tmp, "c")}
         os.environ["XDG_CONFIG_HOME"] = env["XDG_CONFIG_HOME"]
-        rows = []
+        roots: dict[str, pathlib.Path] = {}
+        reads: dict[str, float] = {}
         for name, text in shapes().items():
-            root = pathlib.Path(tmp, "ws-" + str(len(rows)))
+            root = roots[name] = pathlib.Path(tmp, f"ws-{len(roots)}")
             (root / ".agent").mkdir(parents=True)
             (root / ".agent" / "config.yml").write_text(text)
             (root / "a.py").write_text("needle\n")
@@ -77,16 +92,21 @@ def main() -> None:
                 with redirect_stderr(io.StringIO()):
                     common.workspace_settings([str(root)])
 
-            def cli() -> None:
-                subprocess.run([SLEUTH, "grep", "--no-server", "needle"], cwd=root, env=env, capture_output=True,
-                               timeout=120)
-
             read()  # imports (yaml) paid once, as in any process that reads a file
-            rows.append((name, median_ms(read, ns.runs), median_ms(cli, ns.runs)))
-        base_read, base_cli = rows[0][1], rows[0][2]
-        print(f"{'shape':42} {'read ms':>9} {'+ms':>7} {'CLI ms':>8} {'+ms':>7}")
-        for name, read_ms, cli_ms in rows:
-            print(f"{name:42} {read_ms:9.2f} {read_ms - base_read:7.2f} {cli_ms:8.1f} {cli_ms - base_cli:7.1f}")
+            reads[name] = median_ms(read, ns.runs)
+        cpu: dict[str, list[float]] = {name: [] for name in roots}
+        wall: dict[str, list[float]] = {name: [] for name in roots}
+        for _ in range(ns.runs):
+            for name, root in roots.items():
+                c, w = cli_run(root, env)
+                cpu[name].append(c)
+                wall[name].append(w)
+        med = {name: (statistics.median(cpu[name]), statistics.median(wall[name])) for name in roots}
+        empty = "empty"
+        print(f"{'shape':42} {'read ms':>8} {'+ms':>6} {'CLI CPU ms':>11} {'+ms':>6} {'CLI wall ms':>12} {'+ms':>6}")
+        for name in roots:
+            print(f"{name:42} {reads[name]:8.2f} {reads[name] - reads[empty]:6.2f} {med[name][0]:11.1f} "
+                  f"{med[name][0] - med[empty][0]:6.1f} {med[name][1]:12.1f} {med[name][1] - med[empty][1]:6.1f}")
 
 
 if __name__ == "__main__":
