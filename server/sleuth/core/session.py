@@ -206,10 +206,11 @@ class Session:
             self.refresh_index()
         return changed
 
-    def follow_settings_files(self, report: bool = True) -> None:
+    def follow_settings_files(self, report: bool = True, buffers: Mapping[str, str] | None = None) -> None:
         """Before a request: when a settings file changed on disk (a root's ``.agent/config.yml``, the
         person's ``config.yml``), recompute the settings, so this request already obeys a deny glob the
-        repository just added; restart the index when what it depends on changed."""
+        repository just added; restart the index when what it depends on changed (with the open
+        ``buffers`` the request carries, as :meth:`refresh_index` takes them)."""
         with self._roots_lock:
             if not self.config.refresh():
                 return
@@ -217,7 +218,7 @@ class Session:
             self.apply_settings(report)
             restart = self.settings.index_config() != before and self.index.service is not None
         if restart:
-            self.refresh_index()
+            self.refresh_index(buffers)
 
     def apply_settings(self, report: bool = True) -> list[str]:
         """Recompute the settings from every layer; with ``report``, hand each new problem to the
@@ -338,7 +339,7 @@ class Session:
         if not isinstance(invocation.args, dict):
             raise BadArgs("Arguments must be one object of named arguments.",
                           hint='Pass arguments as [{"pattern": "..."}].')
-        self.follow_settings_files(report=follow_report)
+        self.follow_settings_files(follow_report, invocation.buffers)
         run = self.resolve(invocation.command)
         budget = self.rate_limit(invocation.command) if rate_limited else None
         return run, self.context(invocation), budget

@@ -41,6 +41,11 @@ def _signature(path: str) -> Signature:
     return st.st_mtime_ns, st.st_size, st.st_ino
 
 
+# Each file as last read, by folder: (signature, Sleuth's part, the error) — the CLI's settings and the
+# session that runs its command read the same file once, not twice.
+_READ: dict[str, tuple[Signature, Mapping[str, object], str | None]] = {}
+
+
 @dataclass(frozen=True)
 class AgentFile:
     """The ``.agent/config.yml`` that governs one root: where it is (None: no file), as read."""
@@ -100,12 +105,16 @@ class SettingsLayers:
         if folder is None:
             return AgentFile(root, None, None, {})
         signature = _signature(os.path.join(folder, AGENT_CONFIG_PATH))
-        try:
-            values = load_agent_config(folder)
-        except ValueError as exc:
-            self.pending.append(str(exc))
-            values = {}
-        return AgentFile(root, folder, signature, values)
+        cached = _READ.get(folder)
+        if cached is None or cached[0] != signature:
+            try:
+                cached = (signature, load_agent_config(folder), None)
+            except ValueError as exc:
+                cached = (signature, {}, str(exc))
+            _READ[folder] = cached
+        if cached[2] is not None:
+            self.pending.append(cached[2])
+        return AgentFile(root, folder, signature, cached[1])
 
     def refresh(self) -> bool:
         """Read again what changed on disk (a root's file added, edited or removed; the person's file);
