@@ -75,6 +75,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=9)
     ns = parser.parse_args()
     from sleuth.cli import common
+    from sleuth.core import settings as layers_module
 
     with tempfile.TemporaryDirectory() as tmp:
         env = {**os.environ, "XDG_CONFIG_HOME": os.path.join(tmp, "config"), "XDG_CACHE_HOME": os.path.join(tmp, "c")}
@@ -89,6 +90,7 @@ def main() -> None:
 
             def read() -> None:
                 common._REPORTED.clear()
+                layers_module._READ.clear()  # a first read each time, as in a new process
                 with redirect_stderr(io.StringIO()):
                     common.workspace_settings([str(root)])
 
