@@ -113,6 +113,29 @@ def test_no_spelling_of_a_person_only_key_reaches_the_settings_from_a_repository
     assert settings.deny_globs == ("*.key",)
 
 
+@hsettings(max_examples=200, deadline=None)
+@given(hostile_layers(), st.sampled_from([("sleuth",), ("tools", "search"), ()]))
+def test_no_spelling_reaches_the_settings_through_the_file(case, section: tuple[str, ...]) -> None:
+    """The same, as the doors read it: YAML in ``.agent/config.yml``, under a section or at the top."""
+    import tempfile
+
+    import yaml
+
+    from sleuth.core.settings import SettingsLayers
+
+    field, repo = case
+    document: object = repo
+    for key in reversed(section):
+        document = {key: document}
+    with tempfile.TemporaryDirectory() as tmp:
+        _write(pathlib.Path(tmp), yaml.safe_dump(document))
+        layers = SettingsLayers(user=PERSON)
+        layers.load_agents([tmp])
+        settings, _ = layers.settings()
+    assert _guarded_unchanged(settings), (field, document)
+    assert settings.deny_globs == ("*.key",)
+
+
 def test_every_layer_is_parsed_once_into_typed_fields() -> None:
     from sleuth.commands.settings_schema import parse_layer
 
