@@ -239,3 +239,8 @@ def test_a_file_above_the_root_has_its_globs_rebased_onto_the_root() -> None:
     everything, _ = layered_settings([Layer("ws/.agent/config.yml", Origin.REPOSITORY,
                                             {"deny_globs": ["denied/**"]}, below="denied/deeper")], "WHERE")
     assert everything.deny_globs == ("/**",)
+
+
+def test_a_big_shared_file_without_sleuths_part_is_nothing_of_sleuths(tmp_path: pathlib.Path) -> None:
+    _write(tmp_path, "# another tool's file\n\n" + big_shared_config().split("tools:")[0])
+    assert load_agent_config(str(tmp_path)) == {}

@@ -63,6 +63,8 @@ def read_settings_file(path: str, sections: Sequence[Section] | None = None) -> 
 # -- Sleuth's part of a big shared file, without parsing the rest ---------------------------------
 
 _NEXT_TOP = re.compile(rb"^[^\s#]", re.M)  # the next top-level entry (or document marker) of a block mapping
+# The first entry of a block mapping at column 0 (after blank and comment lines): a plain key and a colon.
+_FIRST_ENTRY = re.compile(rb"(?:[ \t]*(?:#[^\n]*)?\r?\n)*[A-Za-z_][\w .-]*:(?:[ \t]|\r?\n)")
 
 
 def _last_header(text: bytes, key: str, indent: bytes = b"") -> re.Match[bytes] | None:
@@ -131,7 +133,9 @@ def _cut_sections(raw: bytes, sections: Sequence[Section]) -> bytes:
                 block = block[:block.find(b"\n") + 1] + b"".join(children)
         if block:
             parts.append(block if block.endswith(b"\n") else block + b"\n")
-    return b"".join(parts) if parts else raw
+    if parts:
+        return b"".join(parts)
+    return b"" if _FIRST_ENTRY.match(raw) else raw  # a block mapping without Sleuth's entries: nothing of ours
 
 
 # -- parsing under a budget --------------------------------------------------------------------------
