@@ -73,7 +73,7 @@ class Settings:
                            max_file_size_bytes=self.max_file_size_bytes, index_path=self.index_path)
 
 
-def merge_settings(base: Settings, source: Mapping[str, Any] | None, origin: str) -> tuple[Settings, list[str]]:
+def merge_settings(base: Settings, source: Mapping[str, object] | None, origin: str) -> tuple[Settings, list[str]]:
     """``base`` updated from one person's layer ``source``; returns the new settings and one message per
     dropped key or value (:func:`sleuth.commands.settings_schema.parse_layer` reads it).
 
@@ -92,7 +92,7 @@ def user_config_path() -> str:
     return os.path.join(base, "sleuth", "config.yml")
 
 
-def load_user_config() -> dict[str, Any]:
+def load_user_config() -> dict[str, object]:
     """The person's settings file ({} when absent; a file not read raises ValueError): Sleuth's own file,
     so every top-level key is a setting (a ``sleuth:`` section is accepted too)."""
     from sleuth.commands.settings_yaml import read_settings_file
@@ -104,7 +104,7 @@ def load_user_config() -> dict[str, Any]:
 AGENT_SECTIONS = (("tools", "search"), ("sleuth",))
 
 
-def load_agent_config(root: str) -> dict[str, Any]:
+def load_agent_config(root: str) -> dict[str, object]:
     """Sleuth's part of the workspace's ``.agent/config.yml`` ({} when absent); a file not read raises
     ValueError.
 

@@ -37,7 +37,7 @@ class SettingsFileError(ValueError):
     """A settings file that is not read (too big, not YAML, too many values); the message says why."""
 
 
-def read_settings_file(path: str, sections: Sequence[Section] | None = None) -> dict[str, Any] | None:
+def read_settings_file(path: str, sections: Sequence[Section] | None = None) -> dict[str, object] | None:
     """The settings in YAML file ``path``: the whole top-level mapping, or with ``sections`` only those
     entries (each a key path such as ``("tools", "search")``) merged in order. None when the file does
     not exist; :class:`SettingsFileError` when it is not read."""
@@ -140,7 +140,7 @@ def _cut_sections(raw: bytes, sections: Sequence[Section]) -> bytes:
 
 # -- parsing under a budget --------------------------------------------------------------------------
 
-def _load(path: str, raw: bytes, sections: Sequence[Section] | None) -> dict[str, Any]:
+def _load(path: str, raw: bytes, sections: Sequence[Section] | None) -> dict[str, object]:
     import yaml  # only when a file exists: keeps CLI start-up lean
 
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)(raw)
@@ -160,7 +160,7 @@ def _load(path: str, raw: bytes, sections: Sequence[Section] | None) -> dict[str
             raise SettingsFileError(f"{path}: expected a mapping at the top level.")
         picked = [root] if sections is None else [n for s in sections for n in _find(root, s)]
         _check_budget(path, picked)
-        merged: dict[str, Any] = {}
+        merged: dict[str, object] = {}
         for node in picked:
             try:
                 value = loader.construct_document(node)
