@@ -31,13 +31,14 @@ class McpProcess:
 
     def __init__(self, roots: list[pathlib.Path], base: pathlib.Path, *args: str, mode: str = "auto",
                  timeout: float = 60, argv: list[str] | None = None, cwd: pathlib.Path | None = None,
-                 path: str | None = None) -> None:
-        """``argv``: the whole command line instead of ``sleuth mcp ARGS`` (a host's entry, as the
-        README gives it); ``cwd``: where the host starts it (default ``base``); ``path``: the host's
-        ``PATH``, through which a bare ``sleuth`` is found."""
+                 path: str | None = None, env: dict[str, str] | None = None) -> None:
+        """``argv``: the whole command line instead of the installed ``sleuth mcp ARGS`` (a host's
+        entry, as the README gives it); ``cwd``: where the host starts it (default ``base``); ``path``:
+        the host's ``PATH``, through which a bare ``sleuth`` is found; ``env``: extra environment (a
+        test's HOME, XDG_CONFIG_HOME)."""
         self.stderr_path = base / f"mcp-{mode}.stderr"
         self.timeout = timeout
-        env = {**os.environ, "XDG_CACHE_HOME": str(base / "cache"), "XDG_RUNTIME_DIR": str(base)}
+        env = {**os.environ, "XDG_CACHE_HOME": str(base / "cache"), "XDG_RUNTIME_DIR": str(base), **(env or {})}
         if path is not None:
             env["PATH"] = path
         command = argv or [SLEUTH, "mcp", *args]

@@ -22,6 +22,7 @@ from harness import make_tree, profile, sessions, start  # noqa: F401 - fixtures
 from lsprotocol import types
 
 from sleuth.commands.config import Settings
+from tests.conftest import SLEUTH  # the installed command
 from sleuth.commands.settings_trust import TRUST, Layer, Origin, Trust, layered_settings
 
 REFUSED = ("log_file", "index.path", "backend", "redaction", "rate_limit.enabled")
@@ -150,7 +151,7 @@ def _cli(cwd: pathlib.Path, home: pathlib.Path, *argv: str) -> subprocess.Comple
     import os
 
     env = dict(os.environ, XDG_CACHE_HOME=str(cwd.parent / "cache"), XDG_CONFIG_HOME=str(home))
-    return subprocess.run([sys.executable, "-m", "sleuth", *argv], cwd=cwd, capture_output=True, text=True,
+    return subprocess.run([SLEUTH, *argv], cwd=cwd, capture_output=True, text=True,
                           timeout=120, env=env)
 
 
@@ -181,3 +182,59 @@ def test_cli_takes_guarded_keys_from_the_user_config(tmp_path: pathlib.Path) -> 
 def _no_stray_user_config(tmp_path: pathlib.Path, monkeypatch) -> None:
     """In-process helpers read no real ~/.config/sleuth/config.yml."""
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "empty-home"))
+
+
+# -- issue 28 through the language server ---------------------------------------------------------------
+
+async def test_server_a_doubled_prefix_steers_nothing(start, tmp_path: pathlib.Path, monkeypatch) -> None:
+    """Item 1: ``sleuth.sleuth.log_file`` got past the screen (it stripped one prefix, the merge the other)."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(user_config(tmp_path / "home", "deny_globs: ['*.key']\n")))
+    hostile = (f"sleuth:\n  sleuth.sleuth.log_file: {tmp_path / 'pwn.log'}\n  sleuth.sleuth.redaction: false\n"
+               f"  sleuth.sleuth.deny_globs: []\n  sleuth.sleuth.index.path: {tmp_path / 'pwn-index'}\n"
+               "  sleuth.sleuth.backend: rg\n")
+    root = make_tree(tmp_path / "ws", {"x.key": "needle\n", "a.txt": "needle\n", ".agent/config.yml": hostile})
+    session = await start([root])
+    settings = (await session.execute("sleuth.test.echo", {}))["settings"]
+    assert settings["log_file"] is None and settings["index_path"] is None and settings["backend"] == "native"
+    assert settings["redaction"] is True and settings["deny_globs"] == ["*.key"]
+    grep = await session.execute("sleuth.grep", {"pattern": "needle"})
+    assert [m["path"] for m in grep["matches"]] == ["a.txt"]
+    assert not (tmp_path / "pwn.log").exists() and not (tmp_path / "pwn-index").exists()
+
+
+async def test_server_every_roots_rules_count(start, tmp_path: pathlib.Path) -> None:
+    """Item 4: with workspaceFolders [ws2, ws], ws's own deny globs were not read."""
+    ws = make_tree(tmp_path / "ws", {"denied/secret.py": "needle\n", "open.py": "needle\n",
+                                     ".agent/config.yml": "sleuth:\n  deny_globs: ['denied/**']\n"})
+    ws2 = make_tree(tmp_path / "ws2", {"b.py": "needle\n"})
+    session = await start([ws2, ws], mode="folders")
+    settings = (await session.execute("sleuth.test.echo", {}))["settings"]
+    assert settings["deny_globs"] == ["denied/**"]  # ws's file, though ws is the second folder
+    grep = await session.execute("sleuth.grep", {"pattern": "needle"})
+    paths = [m["path"] for m in grep["matches"]]
+    assert not any("secret" in p for p in paths) and any("open.py" in p for p in paths), paths
+
+
+async def test_server_an_alias_bomb_is_a_warning(start, tmp_path: pathlib.Path) -> None:
+    """Item 2: a 619-byte alias bomb (10^7 keys once expanded) hung the server at initialize."""
+    bomb = ("a: &a {k0: x, k1: x, k2: x, k3: x, k4: x, k5: x, k6: x, k7: x, k8: x, k9: x}\n"
+            + "".join(f"{chr(98 + i)}: &{chr(98 + i)} {{" + ", ".join(f"k{j}: *{chr(97 + i)}" for j in range(10))
+                      + "}\n" for i in range(6)) + "sleuth:\n  tools: *g\n")
+    root = make_tree(tmp_path / "ws", {"a.txt": "needle\n", ".agent/config.yml": bomb})
+    session = await start([root])
+    grep = await session.execute("sleuth.grep", {"pattern": "needle"})
+    assert [m["path"] for m in grep["matches"]] == ["a.txt"]
+    await session.eventually(lambda: any("aliases" in m for m in _warnings(session)))
+
+
+async def test_server_follows_a_deny_glob_added_later(start, tmp_path: pathlib.Path) -> None:
+    """Item 6: the server read .agent/config.yml only at initialize or when the folders changed."""
+    root = make_tree(tmp_path / "ws", {"denied/secret.txt": "needle\n", "open.txt": "needle\n"})
+    session = await start([root])
+    before = await session.execute("sleuth.grep", {"pattern": "needle"})
+    assert sorted(m["path"] for m in before["matches"]) == ["denied/secret.txt", "open.txt"]
+    make_tree(root, {".agent/config.yml": "sleuth:\n  deny_globs: ['denied/**']\n"})
+    after = await session.execute("sleuth.grep", {"pattern": "needle"})
+    assert [m["path"] for m in after["matches"]] == ["open.txt"]
+    files = await session.execute("sleuth.files", {"query": "secret"})
+    assert "secret" not in json.dumps(files)

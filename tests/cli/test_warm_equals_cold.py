@@ -33,7 +33,7 @@ from harness import Session, start_session  # noqa: E402
 
 from sleuth.core import warm  # noqa: E402
 
-SLEUTH = pathlib.Path(sys.executable).with_name("sleuth")  # the installed script, as a person runs it
+from tests.conftest import SLEUTH  # noqa: E402  (the installed script, as a person runs it)
 HANG_GUARD_S = 120
 FILES = {"a.txt": "needle in a text file\n", "src/mod.py": "needle = 1\n", "b.md": "a needle\n"}
 

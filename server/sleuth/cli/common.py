@@ -36,11 +36,12 @@ _REPORTED: set[str] = set()  # each settings problem is printed once per process
 
 def workspace_settings(roots: list[str] | None) -> Settings:
     """The core's layers without a door's own (:class:`sleuth.core.settings.SettingsLayers`): the
-    person's ``config.yml``, then the first sandbox folder's ``.agent/config.yml`` (only the keys a
-    repository may set), over the defaults. Problems, a refused key among them, go to stderr, each once."""
+    person's ``config.yml``, then each sandbox folder's ``.agent/config.yml`` (found from the folder up
+    to its repository's top, as git finds a repository; only the keys a repository may set), over the
+    defaults. Problems, a refused key among them, go to stderr, each once."""
     layers = SettingsLayers(shown=_REPORTED)
     layers.load_user()
-    layers.load_agent((roots or [os.getcwd()])[0])
+    layers.load_agents([os.path.abspath(r) for r in roots] if roots else [os.getcwd()])
     settings, problems = layers.settings()
     for problem in layers.new_problems(problems):
         sys.stderr.write(f"sleuth: {problem}\n")

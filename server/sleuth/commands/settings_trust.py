@@ -6,12 +6,18 @@ a safeguard off (VS Code's workspace trust and ``machine``-scoped settings are t
 repository keeps what seed 004 gives it — result caps, timeouts, rate limits, context lines, the
 tool profile — and may *add* deny globs, never remove the person's.
 
-:data:`TRUST` is the one table (every :class:`~sleuth.commands.config.Settings` field, with who
-may set it); :func:`layered_settings` applies it to the layers both transports build:
+:data:`TRUST` (in the schema, :mod:`sleuth.commands.settings_schema`: every
+:class:`~sleuth.commands.config.Settings` field, with who may set it) is applied here, on parsed
+fields, never on spellings, by :func:`layered_settings` to the layers every door builds:
 
-* the LSP server: defaults <- the person's ``config.yml`` <- ``.agent/config.yml`` <-
+* the LSP server: defaults <- the person's ``config.yml`` <- every root's ``.agent/config.yml`` <-
   ``initializationOptions`` <- ``workspace/configuration``;
-* the CLI: defaults <- the person's ``config.yml`` <- ``.agent/config.yml`` (then its own flags).
+* the MCP server: the same, with its flags as the last layer;
+* the CLI: defaults <- the person's ``config.yml`` <- every root's ``.agent/config.yml`` (then its own flags).
+
+With several roots there is one repository layer per root: each adds its deny globs (rebased onto
+its root when the file sits above it, :func:`rebase_glob`), a cap is the strictest any of them sets,
+and for any other key the first root that sets it wins.
 
 A refused key is reported once, naming the key and where the person may set it; the value the
 person's layers gave is kept. A repository that restates the value already in force is not
@@ -22,11 +28,12 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping
+from typing import Iterable, Mapping
 
-from sleuth.commands.config import Settings, field_of, flat_settings, merge_settings
+from sleuth.commands.config import Settings
+from sleuth.commands.settings_schema import TRUST, Entry, Rule, SettingValue, Trust, parse_layer
 
-__all__ = ["Origin", "Trust", "Rule", "Layer", "TRUST", "layered_settings", "repository_may_set"]
+__all__ = ["Origin", "Trust", "Rule", "Layer", "TRUST", "layered_settings", "repository_may_set", "rebase_glob"]
 
 
 class Origin(enum.Enum):
@@ -36,51 +43,17 @@ class Origin(enum.Enum):
     PERSON = "person"  # the person's own file, the editor's settings, initializationOptions, CLI flags
 
 
-class Trust(enum.Enum):
-    """Who may set a key."""
-
-    ANYONE = "anyone"  # seed 004 gives it to the repository
-    PERSON = "person"  # names a path to write, a program to run, or turns a safeguard off
-    ADD_ONLY = "add-only"  # a repository may add entries, never remove the person's (deny globs)
-
-
-@dataclass(frozen=True)
-class Rule:
-    trust: Trust
-    why: str = ""  # why a repository may not set it (shown in the refusal)
-
-
-_ANY = Rule(Trust.ANYONE)
-_WRITES = "it names a path Sleuth writes to"
-_SAFEGUARD = "it would switch a safeguard off"
-
-# Every Settings field; tests check that none is missing, so a new setting must be classified here.
-TRUST: dict[str, Rule] = {
-    # request defaults and hard caps (seed 004: result caps, timeouts, context lines)
-    "case": _ANY, "context_lines": _ANY, "respect_gitignore": _ANY, "hidden": _ANY, "follow": _ANY,
-    "timeout_ms": _ANY, "max_columns": _ANY, "default_max_results": _ANY, "text_default_max_results": _ANY,
-    "max_results": _ANY, "max_matches_per_file": _ANY, "max_files": _ANY, "max_file_size_bytes": _ANY,
-    "max_depth": _ANY, "max_pattern_length": _ANY, "max_patterns": _ANY, "max_timeout_ms": _ANY, "max_output_bytes": _ANY,
-    "fuzzy_threshold": _ANY, "index_enabled": _ANY, "log_level": _ANY, "tools_profile": _ANY,
-    # rate limits (seed 004 FR-015b-29: configurable in .agent/config.yml); turning them off is not
-    "rate_limit_per_minute": _ANY, "rate_limit_per_tool": _ANY, "native_rate_limit_per_minute": _ANY,
-    "rate_limit_enabled": Rule(Trust.PERSON, _SAFEGUARD + " (rate limiting)"),
-    # the person's alone
-    "redaction": Rule(Trust.PERSON, _SAFEGUARD + " (secret redaction)"),
-    "backend": Rule(Trust.PERSON, "it names a program Sleuth runs"),
-    "log_file": Rule(Trust.PERSON, _WRITES),
-    "index_path": Rule(Trust.PERSON, _WRITES),
-    "deny_globs": Rule(Trust.ADD_ONLY, "a repository may add deny globs, never remove yours"),
-}
-
-
 @dataclass(frozen=True)
 class Layer:
-    """One source of settings: its name as shown in messages, its origin and its raw mapping."""
+    """One source of settings: its name as shown in messages, its origin and its raw mapping.
+
+    ``below``: for a repository's file found above the root it governs, the root's path relative to
+    the file's folder (``sub/dir``), so the file's anchored deny globs are rebased onto the root."""
 
     name: str
     origin: Origin
-    values: Mapping[str, Any] | None
+    values: Mapping[str, object] | None
+    below: str = ""
 
 
 def repository_may_set(field: str) -> bool:
@@ -99,15 +72,18 @@ def layered_settings(layers: Iterable[Layer], where: str, base: Settings | None 
     problems: list[str] = []
     added: list[str] = []
     cleared: str | None = None
+    from_repository: dict[str, SettingValue] = {}  # what earlier roots' files set (several roots)
     for layer in layers:
-        values = layer.values
-        if layer.origin is Origin.REPOSITORY and isinstance(values, Mapping):
-            values, globs, refused, empty = _screen(current, values, layer.name, where)
+        parsed = parse_layer(layer.values, layer.name, current)
+        problems.extend(parsed.problems)
+        changes = {field: entry.value for field, entry in parsed.values.items()}
+        if layer.origin is Origin.REPOSITORY:
+            changes, globs, refused, empty = _screen(current, parsed.values, layer, where, from_repository)
             added.extend(globs)
             problems.extend(refused)
             cleared = cleared or empty
-        current, found = merge_settings(current, values, layer.name)
-        problems.extend(found)
+            from_repository.update(changes)
+        current = current.replace(**changes)
     if cleared and current.deny_globs:
         problems.append(f"{cleared}: 'deny_globs' = [] changes nothing: {TRUST['deny_globs'].why} "
                         f"({', '.join(current.deny_globs)}).")
@@ -116,37 +92,69 @@ def layered_settings(layers: Iterable[Layer], where: str, base: Settings | None 
     return current, problems
 
 
-def _screen(current: Settings, values: Mapping[str, Any], name: str,
-            where: str) -> tuple[dict[str, Any], list[str], list[str], str | None]:
-    """A repository layer split into (keys it may set, deny globs it adds, refusals, its name when it
-    sets ``deny_globs: []``)."""
-    kept: dict[str, Any] = {}
+def _screen(current: Settings, values: Mapping[str, Entry], layer: Layer, where: str,
+            earlier: Mapping[str, SettingValue]) -> tuple[dict[str, SettingValue], list[str], list[str], str | None]:
+    """A repository layer's parsed values split into (changes it may make, deny globs it adds, refusals,
+    its name when it sets ``deny_globs: []``). ``earlier``: what other roots' files set before it."""
+    kept: dict[str, SettingValue] = {}
     globs: list[str] = []
     refused: list[str] = []
     empty: str | None = None
-    for key, value in flat_settings(values).items():
-        field = field_of(key)
-        rule = TRUST[field] if field is not None else _ANY  # unknown keys: merge_settings reports them
+    for field, entry in values.items():
+        rule = TRUST[field]
+        value = entry.value
         if rule.trust is Trust.ANYONE:
-            kept[key] = value
+            if field in earlier:  # several roots: the strictest cap, else the first root's value
+                previous = earlier[field]
+                if not (rule.strictest and isinstance(value, (int, float)) and isinstance(previous, (int, float))):
+                    continue
+                value = min(previous, value)
+            kept[field] = value
         elif rule.trust is Trust.ADD_ONLY:
-            trial, bad = merge_settings(Settings(), {key: value}, name)
-            if bad:
-                refused.extend(bad)
-                continue
-            new = list(trial.deny_globs)
+            new = [g for g in value if isinstance(g, str)] if isinstance(value, tuple) else []
             negations = [g for g in new if g.startswith("!")]
             if negations:
-                refused.append(f"{name}: deny glob(s) {', '.join(negations)} ignored: {rule.why}; set your "
+                refused.append(f"{layer.name}: deny glob(s) {', '.join(negations)} ignored: {rule.why}; set your "
                                f"own deny globs in {where}.")
-            globs.extend(g for g in new if not g.startswith("!"))
+            globs.extend(rebased for g in new if not g.startswith("!") for rebased in rebase_glob(g, layer.below))
             if not new:
-                empty = name
-        else:
-            assert field is not None
-            trial, bad = merge_settings(current, {key: value}, name)
-            if not bad and getattr(trial, field) == getattr(current, field):
-                continue  # restates what is in force: nothing to refuse
-            refused.append(f"{name}: setting '{key}' ignored: a repository may not set it ({rule.why}); "
+                empty = layer.name
+        elif value != getattr(current, field):  # restating what is in force: nothing to refuse
+            refused.append(f"{layer.name}: setting '{entry.key}' ignored: a repository may not set it ({rule.why}); "
                            f"only you can, in {where}.")
     return kept, globs, refused, empty
+
+
+def rebase_glob(glob: str, below: str) -> list[str]:
+    """A deny glob written relative to a file's folder, as globs relative to ``below`` (a folder under it).
+
+    The engine's own glob rules (:func:`~sleuth.engine.ignore_rules.glob_file`) decide the two ends:
+    when the glob covers ``below`` itself or a folder above it, everything there is denied (``/**``);
+    when no file below ``below`` can match, it is dropped. Otherwise an unanchored glob (``*.key``)
+    stays, and an anchored one loses the leading segments ``below`` consumed (``denied/x/**`` under
+    ``denied`` is ``/x/**``), or keeps itself from a ``**`` on (which matches at any depth).
+    """
+    if not below or below == ".":
+        return [glob]
+    from sleuth.engine.ignore_rules import glob_file
+
+    compiled = glob_file([glob], override=False)
+    view = compiled.view() if compiled is not None else None
+    segments = below.split("/")
+    for segment in segments:
+        if view is None:
+            return []
+        if view.match(segment, True):
+            return ["/**"]
+        view = view.child(segment)
+    if view is None:
+        return []
+    slash = "/" if glob.endswith("/") else ""
+    body = glob[:-1] if slash else glob
+    if "/" not in body:
+        return [glob]
+    parts = body.lstrip("/").split("/")
+    for i in range(min(len(segments), len(parts))):
+        if parts[i] == "**":
+            return ["/" + "/".join(parts[i:]) + slash]
+    return ["/" + "/".join(parts[len(segments):]) + slash] if len(parts) > len(segments) else ["/**"]

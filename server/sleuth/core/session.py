@@ -191,20 +191,34 @@ class Session:
 
     def set_roots(self, roots: Sequence[str], names: Sequence[str] | None = None, *,
                   restart_index: bool = True, report: bool = True) -> bool:
-        """Replace the sandbox (invocations already running keep theirs); re-read the first root's
+        """Replace the sandbox (invocations already running keep theirs); re-read every root's
         ``.agent/config.yml`` and the settings; move the warm CLI's socket; restart the index when it
         runs. True if the roots changed."""
         with self._roots_lock:
             workspace = Workspace(list(roots), list(names) if names is not None else None)
             changed = [r.path for r in workspace.roots] != self.roots
             self.workspace = workspace
-            self.config.load_agent(self.roots[0] if self.roots else None)
+            self.config.load_agents(self.roots)
             self.apply_settings(report)
         if changed and self.warm is not None:
             self.warm.update(self.roots)
         if changed and restart_index and self.index.service is not None:
             self.refresh_index()
         return changed
+
+    def follow_settings_files(self, report: bool = True, buffers: Mapping[str, str] | None = None) -> None:
+        """Before a request: when a settings file changed on disk (a root's ``.agent/config.yml``, the
+        person's ``config.yml``), recompute the settings, so this request already obeys a deny glob the
+        repository just added; restart the index when what it depends on changed (with the open
+        ``buffers`` the request carries, as :meth:`refresh_index` takes them)."""
+        with self._roots_lock:
+            if not self.config.refresh():
+                return
+            before = self.settings.index_config()
+            self.apply_settings(report)
+            restart = self.settings.index_config() != before and self.index.service is not None
+        if restart:
+            self.refresh_index(buffers)
 
     def apply_settings(self, report: bool = True) -> list[str]:
         """Recompute the settings from every layer; with ``report``, hand each new problem to the
@@ -317,12 +331,15 @@ class Session:
                               retry_after_seconds=decision.retry_after_whole_seconds, limit=limit)
         return {"remaining": decision.remaining, "limit": limit} if decision.near_limit else None
 
-    def prepare(self, invocation: Invocation,
-                rate_limited: bool = True) -> tuple[Runner, CommandContext, dict[str, int] | None]:
-        """Validate the call's shape, find the command, take a rate-limit slot, build the context."""
+    def prepare(self, invocation: Invocation, rate_limited: bool = True,
+                follow_report: bool = True) -> tuple[Runner, CommandContext, dict[str, int] | None]:
+        """Validate the call's shape, follow changed settings files, find the command, take a rate-limit
+        slot, build the context. ``follow_report``: hand new settings problems to the problem hooks now
+        (False off the event loop: they are shown at the next report)."""
         if not isinstance(invocation.args, dict):
             raise BadArgs("Arguments must be one object of named arguments.",
                           hint='Pass arguments as [{"pattern": "..."}].')
+        self.follow_settings_files(follow_report, invocation.buffers)
         run = self.resolve(invocation.command)
         budget = self.rate_limit(invocation.command) if rate_limited else None
         return run, self.context(invocation), budget
@@ -406,7 +423,7 @@ class Session:
         outcome, result = "ok", None
         try:
             try:
-                run, own, budget = self.prepare(invocation, rate_limited)
+                run, own, budget = self.prepare(invocation, rate_limited, follow_report=False)
                 result = self.call(run, invocation.args, ctx or own)
                 if budget is not None and isinstance(result, dict):
                     result = {**result, "rate_limit": budget}

@@ -26,7 +26,7 @@ import json
 import re
 import reprlib
 
-__all__ = ["PLACEHOLDER", "redact", "contains_secret", "excerpt", "sanitize_query", "log_string",
+__all__ = ["PLACEHOLDER", "redact", "redact_answer", "contains_secret", "excerpt", "sanitize_query", "log_string",
            "MAX_LOGGED_QUERY", "REDACT_MARGIN"]
 
 PLACEHOLDER = "[REDACTED]"
@@ -88,6 +88,24 @@ def redact(text: str) -> str:
     for pattern in _TOKENS:
         out = pattern.sub(PLACEHOLDER, out)
     return out
+
+
+# The fields of a command's result that carry file text (grep's lines and context, sleuth.text's snippets).
+_TEXT_FIELDS = frozenset({"text", "snippet", "before", "after", "line_text", "match_text", "lines"})
+Answer = dict[str, object] | list[object] | str | int | float | bool | None
+
+
+def redact_answer(value: Answer, in_text: bool = False) -> Answer:
+    """A command's result as a model may see it: every file-text field (:data:`_TEXT_FIELDS`, at any
+    depth) redacted, the rest unchanged. Offsets into a masked line (highlights) are left as they were:
+    a model reads the text; a person's views (the CLI, the editor) get the unmasked result, as rg shows."""
+    if isinstance(value, str):
+        return redact(value) if in_text else value
+    if isinstance(value, dict):
+        return {k: redact_answer(v, in_text or k in _TEXT_FIELDS) for k, v in value.items()}
+    if isinstance(value, list):
+        return [redact_answer(v, in_text) for v in value]
+    return value
 
 
 def contains_secret(text: str) -> bool:

@@ -26,8 +26,9 @@ PROFILE_CHOICES = ("forge", "codex", "kimi", "acode", "all", "none")
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--root", action="append", default=[], metavar="DIR",
-                        help="folder to search when the client shares no roots (repeatable); "
-                             "without roots or --root the current directory is searched")
+                        help="folder to search when the client shares no roots (repeatable); with roots, a "
+                             "client root outside every --root is refused; without roots or --root the current "
+                             "directory is searched")
     parser.add_argument("--profile", action="append", default=[], choices=PROFILE_CHOICES,
                         help="also expose a seed tool profile's tools (repeatable; 'all' for every profile)")
     parser.add_argument("--max-output-tokens", type=int, default=None, metavar="N",

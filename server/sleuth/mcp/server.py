@@ -35,6 +35,7 @@ from sleuth.commands.profiles import PROFILES, ToolDefinition, all_tools
 from sleuth.core.session import Invocation, Session
 from sleuth.engine.cancel import CancelToken
 from sleuth.engine.errors import SleuthError
+from sleuth.engine.redact import redact_answer
 from sleuth.mcp.tools import DEFAULT_MAX_TOKENS, SEARCH_TOOLS, SearchTool, page, render_error, split_offset
 
 __all__ = ["SleuthMCP", "INSTRUCTIONS"]
@@ -96,6 +97,7 @@ class SleuthMCP:
         self.roots_source = ""
         self._roots_lock = asyncio.Lock()
         self._said_cwd = False
+        self._refused_roots: set[str] = set()
         self.app = _Server("sleuth", title="Sleuth workspace search", version=__version__,
                            instructions=INSTRUCTIONS, log_level="WARNING")
         self.app._lowlevel_server.add_notification_handler(  # the SDK has no public hook for it
@@ -172,6 +174,8 @@ class SleuthMCP:
         if from_client and self._caches_roots(ctx):
             self.cached_roots = result
         folders = _paths_of(result)
+        if folders and self.fallback_roots:
+            folders = self._within_root_flags(folders)
         if folders:
             source = "client roots"
         elif self.fallback_roots:
@@ -196,6 +200,21 @@ class SleuthMCP:
                 await loop.run_in_executor(None, self.session.refresh_index)
         return self.session.roots
 
+    def _within_root_flags(self, folders: list[tuple[str, str | None]]) -> list[tuple[str, str | None]]:
+        """SPEC §12: with both client roots and ``--root``, a root outside every ``--root`` is refused
+        (said once per root in the log): ``--root`` is the person's bound on what a host may share."""
+        bounds = [os.path.realpath(p) for p in self.fallback_roots]
+        kept = []
+        for path, name in folders:
+            real = os.path.realpath(path)
+            if any(real == b or real.startswith(b.rstrip(os.sep) + os.sep) for b in bounds):
+                kept.append((path, name))
+            elif real not in self._refused_roots:
+                self._refused_roots.add(real)
+                logger.warning("client root %s refused: it is outside every --root (%s)", path,
+                               ", ".join(self.fallback_roots))
+        return kept
+
     # -- handlers -----------------------------------------------------------------------------
     def _search_handler(self, tool: SearchTool) -> Callable[..., Any]:
         async def handle(ctx: Context, raw: Mapping[str, Any], roots: list[str]) -> CallToolResult:
@@ -203,6 +222,10 @@ class SleuthMCP:
             if tool.command in ("sleuth.text", "sleuth.symbols"):
                 await self._wait_for_index(ctx)
             result = await self._invoke(ctx, tool.command, args)
+            if self.session.settings.redaction:  # the answer goes to a model: secrets masked (issue 28)
+                masked = redact_answer(result)
+                assert isinstance(masked, dict)
+                result = masked
             structured, text = page(tool, result, offset, self.max_tokens)
             return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=structured)
 
