@@ -149,7 +149,7 @@ async def test_c_a_write_error_is_reported_as_rg_reports_it(served: pathlib.Path
     with ``rg: ...: No space left on device (os error 28)``."""
     with open("/dev/full", "w") as full:
         cold, hot = await pair(served, "grep", "needle", stdout=full.fileno())
-        rg = subprocess.run([str(SLEUTH.with_name("rg")), "needle"], cwd=served, stdout=full, stderr=subprocess.PIPE,
+        rg = subprocess.run([str(pathlib.Path(SLEUTH).with_name("rg")), "needle"], cwd=served, stdout=full, stderr=subprocess.PIPE,
                             text=True, timeout=HANG_GUARD_S)
     assert hot == cold
     assert cold[0] == rg.returncode == 2
