@@ -20,7 +20,6 @@ go. The session applies the same policy whatever the door:
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import importlib
 import importlib.util
@@ -44,6 +43,8 @@ from sleuth.engine.ratelimit import RateLimiter
 from sleuth.engine.workspace import Workspace
 
 if TYPE_CHECKING:
+    import asyncio
+
     from sleuth.core.warm_listener import WarmListener
 
 __all__ = ["Session", "Invocation", "InvocationRecord", "Activity", "InternalError", "NotAvailable", "StreamSink",
@@ -361,6 +362,8 @@ class Session:
     async def invoke(self, invocation: Invocation) -> dict[str, Any]:
         """Run ``invocation`` on a worker; its result, or a :class:`SleuthError` (``Cancelled`` when the
         token was cancelled). The event loop never runs the command itself."""
+        import asyncio  # here, not at the top: the CLI runs commands with run() and never pays for asyncio
+
         loop = asyncio.get_running_loop()
         token = invocation.token
         started = time.monotonic()
