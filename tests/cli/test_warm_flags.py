@@ -28,6 +28,13 @@ from sleuth.core import warm  # noqa: E402
 from tests.diff.test_rg_semantics_vs_rg import BINARY, CRLF, ENCODING, FILES, ONLY_MATCHING, REPLACE, STDIN, ZIP  # noqa: E402
 
 LINES = [*ONLY_MATCHING, *REPLACE, *BINARY, *ENCODING, *CRLF, *ZIP]
+# Path arguments read from a sub-folder (issue 30 item 4), with --root naming the server's folder: the
+# warm door answers them (the fork server declines --root), and must print what the cold path prints.
+FROM_A_SUBFOLDER = [
+    ("bin", ["-n", "hello", "../big/plain.txt", "t.txt"]),
+    ("bin", ["hello"]),
+    ("enc", ["-c", "foo", "..", "crlf.txt"]),
+]
 
 
 def _run(cwd: pathlib.Path, argv: list[str], stdin: bytes | None, how: str) -> tuple[int, bytes, bytes]:
@@ -66,6 +73,11 @@ async def test_every_differential_command_line_prints_the_same_warm_forked_and_c
             assert forked[0] != 99, f"{argv}: not forked"
             assert hot == cold, argv
             assert forked == cold, argv
+        for sub, argv in FROM_A_SUBFOLDER:
+            argv = ["--root", "..", *argv]
+            cold = await asyncio.to_thread(_run, root / sub, argv, None, "cold")
+            hot = await asyncio.to_thread(_run, root / sub, argv, None, "warm")
+            assert cold[0] == 0 and hot == cold, (sub, argv)
         metrics = await session.execute("sleuth.metrics", {})
         assert metrics["by_name"]["sleuth.grep"]["invocations"] >= len(LINES)  # the server answered them
     finally:

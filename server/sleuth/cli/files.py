@@ -6,8 +6,8 @@ import argparse
 import sys
 from typing import Any
 
-from sleuth.cli.common import (EXIT_ERROR, EXIT_FOUND, EXIT_NONE, add_server_flag, cli_workspace, make_context,
-                               print_json, run_search)
+from sleuth.cli.common import (EXIT_ERROR, EXIT_FOUND, EXIT_NONE, add_server_flag, cli_path, cli_workspace,
+                               make_context, print_json, run_search)
 
 __all__ = ["add_parser"]
 
@@ -34,7 +34,9 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
 def _run(ns: argparse.Namespace) -> int:
     if not ns.globs and not ns.query:
         ns.globs = ["*"]
-    args: dict[str, Any] = {"patterns": ns.globs or None, "query": ns.query, "path": ns.path, "hidden": ns.hidden,
+    workspace = cli_workspace(ns.root)
+    args: dict[str, Any] = {"patterns": ns.globs or None, "query": ns.query, "path": cli_path(workspace, ns.path),
+                            "hidden": ns.hidden,
                             "no_ignore": ns.no_ignore, "follow": ns.follow, "file_types": ns.type,
                             "max_depth": ns.max_depth, "max_results": ns.max_results, "sort": ns.sort}
     args = {k: v for k, v in args.items() if v is not None}
@@ -52,5 +54,5 @@ def _run(ns: argparse.Namespace) -> int:
             return EXIT_ERROR
         return EXIT_FOUND if result["items"] else EXIT_NONE
 
-    return run_search("sleuth.files", args, cli_workspace(ns.root), lambda: make_context(ns.root), ns.json, render,
+    return run_search("sleuth.files", args, workspace, lambda: make_context(ns.root), ns.json, render,
                       no_server=ns.no_server)
