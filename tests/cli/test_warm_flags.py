@@ -10,6 +10,7 @@ tree of their own and run cold in ``tests/diff/test_rg_suite.py``.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import pathlib
 import subprocess
@@ -30,6 +31,12 @@ from tests.diff.test_rg_semantics_vs_rg import BINARY, CRLF, ENCODING, FILES, ON
 LINES = [*ONLY_MATCHING, *REPLACE, *BINARY, *ENCODING, *CRLF, *ZIP]
 # Path arguments read from a sub-folder (issue 30 item 4), with --root naming the server's folder: the
 # warm door answers them (the fork server declines --root), and must print what the cold path prints.
+# rg's --json with byte offsets (issue 30 item 6): the server's index reads only the candidate chunks
+# of a big plain file (sleuth.engine.pieces), the cold path reads it whole; the offsets and bytes
+# searched must be the same (the times differ: compared without them).
+WIDE = "".join(f"line {i} {'needle' if i in (40, 900, 2500) else 'hay'}\n" for i in range(3000)).encode()
+JSON_LINES = [["--json", "needle", "big/wide.txt"], ["--json", "-m2", "needle", "big"], ["--json", "-C1", "needle"],
+              ["--json", "hello", "bin/early.dat"]]
 FROM_A_SUBFOLDER = [
     ("bin", ["-n", "hello", "../big/plain.txt", "t.txt"]),
     ("bin", ["hello"]),
@@ -50,10 +57,19 @@ def _run(cwd: pathlib.Path, argv: list[str], stdin: bytes | None, how: str) -> t
     return proc.returncode, proc.stdout, proc.stderr
 
 
+def _timeless(out: bytes) -> list[object]:
+    """rg's JSON Lines without the times (the search's own, different in every run)."""
+    def strip(value: object) -> object:
+        if isinstance(value, dict):
+            return {k: strip(v) for k, v in value.items() if k not in ("elapsed", "elapsed_total")}
+        return [strip(v) for v in value] if isinstance(value, list) else value
+    return [strip(json.loads(line)) for line in out.splitlines()]
+
+
 async def test_every_differential_command_line_prints_the_same_warm_forked_and_cold(
         tmp_path: pathlib.Path, runtime_dir: pathlib.Path) -> None:
     root = tmp_path / "sem"
-    for rel, data in FILES.items():
+    for rel, data in {**FILES, "big/wide.txt": WIDE}.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_bytes(data)
     subprocess.run(["git", "init", "-q", str(root)], check=True)
@@ -73,6 +89,13 @@ async def test_every_differential_command_line_prints_the_same_warm_forked_and_c
             assert forked[0] != 99, f"{argv}: not forked"
             assert hot == cold, argv
             assert forked == cold, argv
+        for argv in JSON_LINES:
+            cold = await asyncio.to_thread(_run, root, argv, None, "cold")
+            hot = await asyncio.to_thread(_run, root, argv, None, "warm")
+            forked = await asyncio.to_thread(_run, root, argv, None, "fork")
+            assert cold[0] == 0 and _timeless(cold[1])[-1]["data"]["stats"]["bytes_searched"] > 0, argv
+            assert (hot[0], _timeless(hot[1]), hot[2]) == (cold[0], _timeless(cold[1]), cold[2]), argv
+            assert (forked[0], _timeless(forked[1]), forked[2]) == (cold[0], _timeless(cold[1]), cold[2]), argv
         for sub, argv in FROM_A_SUBFOLDER:
             argv = ["--root", "..", *argv]
             cold = await asyncio.to_thread(_run, root / sub, argv, None, "cold")

@@ -258,6 +258,8 @@ class _Run:
         ns.output = {"with": "files_with_matches", "quiet": "content" if ns.stats or ns.json else "files_with_matches",
                      "without": "files_with_matches", "count": "count"}.get(self.mode, "content")
         ns.engine_max_columns = ns.max_columns if ns.result_json else 0  # rg's -M is the printer's
+        if ns.json:
+            ns.only_matching = False  # rg's JSON printer prints whole lines with their submatches, -o or not
         if self.mode in ("count", "count_matches", "with", "without", "quiet"):
             ns.context = ns.before_context = ns.after_context = None
         self.workspace = cli_workspace(ns.root)
@@ -376,7 +378,7 @@ class _Run:
         if ns.json:
             from sleuth.cli.rg_json import print_rg_json
 
-            print_rg_json(groups, options, result, quiet=mode == "quiet")  # -q: the summary alone
+            print_rg_json(groups, options, result, quiet=mode == "quiet", inverted=ns.invert_match)  # -q: the summary alone
         elif mode == "content":
             print_events(list(printable_events(events)), options)
         elif mode == "with":
