@@ -37,6 +37,9 @@ LINES = [*ONLY_MATCHING, *REPLACE, *BINARY, *ENCODING, *CRLF, *ZIP]
 WIDE = "".join(f"line {i} {'needle' if i in (40, 900, 2500) else 'hay'}\n" for i in range(3000)).encode()
 JSON_LINES = [["--json", "needle", "big/wide.txt"], ["--json", "-m2", "needle", "big"], ["--json", "-C1", "needle"],
               ["--json", "hello", "bin/early.dat"]]
+# Errors in the CLI's words (issue 30 item 3): the server's error object, reworded at the CLI door,
+# and a usage error, read the same warm, forked and cold.
+ERRORS = [["("], ["--timeout-ms", "0", "foo"], ["-C", "x", "foo"], ["--foo", "foo"]]
 FROM_A_SUBFOLDER = [
     ("bin", ["-n", "hello", "../big/plain.txt", "t.txt"]),
     ("bin", ["hello"]),
@@ -81,7 +84,7 @@ async def test_every_differential_command_line_prints_the_same_warm_forked_and_c
                 break
             await asyncio.sleep(0.05)
         await started_fork_server(root)
-        cases = [(argv, None) for argv in LINES] + [(argv, data) for argv, data in STDIN]
+        cases = [(argv, None) for argv in LINES + ERRORS] + [(argv, data) for argv, data in STDIN]
         for argv, data in cases:
             cold = await asyncio.to_thread(_run, root, argv, data, "cold")
             hot = await asyncio.to_thread(_run, root, argv, data, "warm")

@@ -112,7 +112,10 @@ def report_error(error: SleuthError, as_json: bool = False) -> int:
     if as_json:
         print_json({"error": error.to_dict()})
     else:
-        sys.stderr.write(f"sleuth: {error.message}\n  hint: {error.hint}\n")
+        from sleuth.cli.terminal import reword
+
+        message, hint = reword(error)  # in the CLI's flags, not the commands' argument names
+        sys.stderr.write(f"sleuth: {message}\n  hint: {hint}\n")
     return EXIT_ERROR
 
 

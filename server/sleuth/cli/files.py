@@ -9,22 +9,24 @@ from typing import Any
 from sleuth.cli.common import (EXIT_ERROR, EXIT_FOUND, EXIT_NONE, add_server_flag, cli_path, cli_workspace,
                                make_context, print_json, run_search)
 
-__all__ = ["add_parser"]
+__all__ = ["add_parser", "ARGUMENT_DESTS"]
+
+ARGUMENT_DESTS: dict[str, str] = {"patterns": "globs", "file_types": "type"}  # (see sleuth.cli.terminal)
 
 
 def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     p = sub.add_parser("files", help="list files by glob, or rank them by a fuzzy query",
                        description="List files matching GLOBs ('*', '**', '!' excludes), or rank by --query.")
-    p.add_argument("globs", nargs="*", metavar="GLOB")
+    p.add_argument("globs", nargs="*", metavar="GLOB", help="gitignore-style globs ('*', '**'; !GLOB excludes)")
     p.add_argument("-q", "--query", help="fuzzy Quick-Open query (e.g. usrctl)")
     p.add_argument("--path", help="folder to list (default: the whole sandbox)")
-    p.add_argument("--hidden", action="store_true")
-    p.add_argument("--no-ignore", action="store_true")
-    p.add_argument("-L", "--follow", action="store_true")
-    p.add_argument("-t", "--type", action="append", default=[], metavar="TYPE")
-    p.add_argument("--max-depth", type=int, metavar="NUM")
-    p.add_argument("--max-results", type=int, metavar="N")
-    p.add_argument("--sort", choices=("path", "modified"), default="path")
+    p.add_argument("--hidden", action="store_true", help="list hidden files and folders too")
+    p.add_argument("--no-ignore", action="store_true", help="do not respect .gitignore/.ignore")
+    p.add_argument("-L", "--follow", action="store_true", help="follow symbolic links inside the sandbox")
+    p.add_argument("-t", "--type", action="append", default=[], metavar="TYPE", help="only files of TYPE")
+    p.add_argument("--max-depth", type=int, metavar="NUM", help="descend at most NUM folders")
+    p.add_argument("--max-results", type=int, metavar="N", help="list at most N paths")
+    p.add_argument("--sort", choices=("path", "modified"), default="path", help="by path, or newest first")
     p.add_argument("--json", action="store_true", help="print the sleuth.files result object")
     p.add_argument("--root", action="append", metavar="DIR", help="sandbox folder (repeatable; default: .)")
     add_server_flag(p)

@@ -16,13 +16,16 @@ from typing import Any, Callable
 from sleuth.cli.common import (EXIT_ERROR, EXIT_FOUND, EXIT_NONE, ProgressBar, cli_settings, make_context,
                                print_json, run_command, workspace_settings)
 
-__all__ = ["add_parser", "index_context", "run_on_index"]
+__all__ = ["add_parser", "index_context", "run_on_index", "ARGUMENT_DESTS"]
+
+ARGUMENT_DESTS: dict[str, str] = {}  # its messages name its flags too (see sleuth.cli.terminal)
 
 
 def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     p = sub.add_parser("index", help="build or inspect the persistent index",
                        description="Build (incrementally, or --full) or show the status of the index.")
-    p.add_argument("action", choices=("build", "status"))
+    p.add_argument("action", choices=("build", "status"),
+                   help="build: make or update the index; status: report it (exit 1 when there is none)")
     p.add_argument("--full", action="store_true", help="rebuild from scratch")
     p.add_argument("--json", action="store_true", help="print the status object")
     p.add_argument("--root", action="append", metavar="DIR", help="sandbox folder (repeatable; default: .)")
