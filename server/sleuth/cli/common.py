@@ -25,7 +25,8 @@ if TYPE_CHECKING:  # loaded by make_context: the warm path never needs them
     from sleuth.commands.context import CommandContext
 
 __all__ = ["EXIT_FOUND", "EXIT_NONE", "EXIT_ERROR", "cli_settings", "workspace_settings", "make_context",
-           "run_in_core", "run_command", "run_search", "cli_workspace", "cli_path", "add_server_flag", "ask_server", "report_remote_error",
+           "run_in_core", "run_command", "run_search", "cli_workspace", "cli_path", "add_server_flag", "ask_server",
+           "report_remote_error",
            "report_error", "print_json", "ProgressBar", "parse_size"]
 
 EXIT_FOUND, EXIT_NONE, EXIT_ERROR = 0, 1, 2

@@ -378,7 +378,8 @@ class _Run:
         if ns.json:
             from sleuth.cli.rg_json import print_rg_json
 
-            print_rg_json(groups, options, result, quiet=mode == "quiet", inverted=ns.invert_match)  # -q: the summary alone
+            # -q: the summary alone
+            print_rg_json(groups, options, result, quiet=mode == "quiet", inverted=ns.invert_match)
         elif mode == "content":
             print_events(list(printable_events(events)), options)
         elif mode == "with":

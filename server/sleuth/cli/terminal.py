@@ -56,7 +56,8 @@ class _OneLineHelp(argparse.HelpFormatter):
     def _format_action_invocation(self, action: argparse.Action) -> str:
         if not action.option_strings or action.nargs == 0:
             return super()._format_action_invocation(action)
-        return ", ".join(action.option_strings) + " " + self._format_args(action, self._get_default_metavar_for_optional(action))
+        metavar = self._format_args(action, self._get_default_metavar_for_optional(action))
+        return ", ".join(action.option_strings) + " " + metavar
 
 
 class CliParser(argparse.ArgumentParser):

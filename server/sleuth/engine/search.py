@@ -25,7 +25,8 @@ from sleuth.engine.match.base import Matcher, Span
 from sleuth.engine.replace import Replacer, replacer_for
 from sleuth.engine.types import SearchOptions
 
-__all__ = ["FileResult", "BatchStats", "first_lines", "add_byte_offsets", "read_file", "search_buffer", "search_data", "search_path",
+__all__ = ["FileResult", "BatchStats", "first_lines", "add_byte_offsets", "read_file", "search_buffer", "search_data",
+           "search_path",
            "search_files", "BINARY", "TOO_LARGE", "ELLIPSIS"]
 
 BINARY = "binary"
