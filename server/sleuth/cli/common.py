@@ -193,7 +193,7 @@ def cli_path(workspace: Workspace, typed: str | None, here_by_default: bool = Fa
         return typed
     first = workspace.roots[0].path if workspace.roots else cwd
     if cwd == first and not workspace.multi:
-        return typed  # (relative to the first folder already: a folder-name prefix keeps its meaning)
+        return typed  # the commands read it from here already
     absolute = os.path.normpath(os.path.join(cwd, typed))
     relative = os.path.relpath(absolute, first)
     if workspace.multi or relative == os.pardir or relative.startswith(os.pardir + os.sep):
