@@ -131,3 +131,25 @@ def test_the_cold_cli_runs_under_the_core_policy_and_writes_the_log_line(tmp_pat
     assert [line.split(" ", 1)[1].split(" in ")[0] for line in lines] == [
         'cli sleuth.grep query="needle" -> 1 result', 'cli sleuth.grep query="(" -> bad_args',
         'cli sleuth.tools.call query="codex.grep_files needle" -> ok'], lines
+
+
+def test_index_status_reports_without_building(tree, tmp_path: Path) -> None:
+    """Issue 30 item 5: ``status`` built the index (seconds on a big tree, a ``last_build`` inside the
+    call) and printed Python's ``None``. It reads what is on disk; its exit status says whether there
+    is an index: 1 none, 0 one (ready, or stale once the tree changed)."""
+    cache = tmp_path / "status-cache"
+    before = sleuth(tree, "index", "status", cache=cache)
+    assert before.returncode == 1, before.stderr
+    assert before.stdout.splitlines()[0].split() == ["state", "absent"]
+    assert "None" not in before.stdout and "sleuth index build" in before.stderr
+    assert not list(cache.rglob("gen-*")), "status built an index"
+    as_json = json.loads(sleuth(tree, "index", "status", "--json", cache=cache).stdout)
+    assert (as_json["state"], as_json["last_build"]) == ("absent", None)
+    built = json.loads(sleuth(tree, "index", "build", "--json", cache=cache).stdout)
+    after = sleuth(tree, "index", "status", cache=cache)
+    assert after.returncode == 0 and "None" not in after.stdout
+    lines = dict(line.split(None, 1) for line in after.stdout.splitlines())
+    assert (lines["state"], lines["last_build"]) == ("ready", built["last_build"])  # the build's, not a new one
+    (tree / "new.txt").write_text("changed\n")
+    stale = json.loads(sleuth(tree, "index", "status", "--json", cache=cache).stdout)
+    assert (stale["state"], stale["pending_updates"], stale["last_build"]) == ("stale", 1, built["last_build"])

@@ -50,7 +50,9 @@ def _parser(only: str | None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="sleuth", description="Workspace search: grep, file search and ranked text search.")
     parser.add_argument("--version", action="version", version=f"sleuth {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    from sleuth.cli.terminal import CliParser
+
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=CliParser)
     for name, module in SUBCOMMANDS.items():
         if only is not None and name != only:
             continue
@@ -60,6 +62,15 @@ def _parser(only: str | None) -> argparse.ArgumentParser:
             if exc.name != module:
                 raise
     return parser
+
+
+def _subparser(parser: argparse.ArgumentParser, command: str | None) -> argparse.ArgumentParser | None:
+    import argparse
+
+    for action in parser._actions:  # noqa: SLF001 (argparse keeps its subparsers here only)
+        if isinstance(action, argparse._SubParsersAction):  # noqa: SLF001
+            return action.choices.get(command) if command else None
+    return None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -84,12 +95,20 @@ def main(argv: list[str] | None = None) -> int:
         at = argv.index("grep") + 1
         split = read_argv(argv[at:])
         argv = argv[:at] + split.options + ["--"] + split.positionals
-    namespace = parser.parse_args(argv)
+    namespace, unknown = parser.parse_known_args(argv)
+    subparser = _subparser(parser, getattr(namespace, "command", None))
+    if unknown:  # reported by the subcommand, as rg reports its own (not with the top-level usage)
+        (subparser or parser).error("unrecognized arguments: " + " ".join(unknown))
     if split is not None:
         namespace.regexp = split.patterns
     if not getattr(namespace, "func", None):
         parser.print_help(sys.stderr)
         return 2
+    argument_dests = getattr(sys.modules.get(SUBCOMMANDS.get(namespace.command, "")), "ARGUMENT_DESTS", None)
+    if subparser is not None and argument_dests is not None:
+        from sleuth.cli.terminal import speak_for
+
+        speak_for(subparser, argument_dests)  # its messages name its flags (sleuth.cli.terminal)
     try:
         status = int(namespace.func(namespace))
         if sys.stdout is not None and not sys.stdout.closed:  # (`serve` closes it: its protocol's)

@@ -25,7 +25,8 @@ if TYPE_CHECKING:  # loaded by make_context: the warm path never needs them
     from sleuth.commands.context import CommandContext
 
 __all__ = ["EXIT_FOUND", "EXIT_NONE", "EXIT_ERROR", "cli_settings", "workspace_settings", "make_context",
-           "run_in_core", "run_command", "run_search", "cli_workspace", "add_server_flag", "ask_server", "report_remote_error",
+           "run_in_core", "run_command", "run_search", "cli_workspace", "cli_path", "add_server_flag", "ask_server",
+           "report_remote_error",
            "report_error", "print_json", "ProgressBar", "parse_size"]
 
 EXIT_FOUND, EXIT_NONE, EXIT_ERROR = 0, 1, 2
@@ -113,7 +114,10 @@ def report_error(error: SleuthError, as_json: bool = False) -> int:
     if as_json:
         print_json({"error": error.to_dict()})
     else:
-        sys.stderr.write(f"sleuth: {error.message}\n  hint: {error.hint}\n")
+        from sleuth.cli.terminal import reword
+
+        message, hint = reword(error)  # in the CLI's flags, not the commands' argument names
+        sys.stderr.write(f"sleuth: {message}\n  hint: {hint}\n")
     return EXIT_ERROR
 
 
@@ -172,6 +176,30 @@ def run_search(name: str, args: dict[str, Any], workspace: Workspace, cold: Call
 def cli_workspace(roots: list[str] | None) -> Workspace:
     """The CLI's sandbox: the ``--root`` folders, else the current folder (as :func:`make_context`)."""
     return Workspace(roots or [os.getcwd()])
+
+
+def cli_path(workspace: Workspace, typed: str | None, here_by_default: bool = False) -> str | None:
+    """A path argument as the commands take it, read from the current folder as rg reads it (the
+    commands resolve a relative ``path`` against the first sandbox folder, which is the current folder
+    only without ``--root``): relative to that folder when it lies inside it, so messages keep a short
+    name, else absolute (the sandbox check then applies to the path the person meant). ``-`` (standard
+    input) and an absolute path pass unchanged. No path is the whole sandbox, or with
+    ``here_by_default`` (rg's rule: no path searches ``./``) the current folder when it lies inside a
+    sandbox folder below its top."""
+    cwd = os.getcwd()
+    if typed is None and here_by_default:
+        inside = workspace.root_of(cwd)
+        return cli_path(workspace, ".") if inside is not None and inside.path != cwd else None
+    if not typed or typed == "-" or os.path.isabs(typed) or typed.startswith("~"):
+        return typed
+    first = workspace.roots[0].path if workspace.roots else cwd
+    if cwd == first and not workspace.multi:
+        return typed  # the commands read it from here already
+    absolute = os.path.normpath(os.path.join(cwd, typed))
+    relative = os.path.relpath(absolute, first)
+    if workspace.multi or relative == os.pardir or relative.startswith(os.pardir + os.sep):
+        return absolute
+    return relative + ("/" if typed.endswith("/") and relative != "." else "")
 
 
 def ask_server(name: str, args: dict[str, Any], roots: list[str]) -> Answer | None:

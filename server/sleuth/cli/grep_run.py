@@ -14,8 +14,8 @@ import re
 import sys
 from typing import Any, Callable
 
-from sleuth.cli.common import (EXIT_ERROR, EXIT_FOUND, EXIT_NONE, ProgressBar, cli_workspace, make_context, print_json,
-                               run_search)
+from sleuth.cli.common import (EXIT_ERROR, EXIT_FOUND, EXIT_NONE, ProgressBar, cli_path, cli_workspace, make_context,
+                               print_json, run_search)
 from sleuth.cli.grep_print import Colours, PrintOptions, print_counts, print_events, print_paths
 from sleuth.cli.grep_semantics import STDIN_PATH, printable_events, search_stdin, stdin_is_readable
 from sleuth.cli.rg_flags import rg_ignore_args
@@ -152,13 +152,14 @@ def _print_type_list() -> int:
     return EXIT_FOUND
 
 
-def _display(workspace: Any, typed: str | None, separator: str | None) -> Callable[[str], str]:
+def _display(workspace: Any, where: str | None, typed: str, separator: str | None) -> Callable[[str], str]:
     """Result paths shown as rg shows them: under the path argument as it was typed (``./dir/x``,
-    ``link/x`` for a linked folder, ``/abs/x``), with ``--path-separator``."""
+    ``link/x`` for a linked folder, ``/abs/x``, ``../x`` from a sub-folder), with ``--path-separator``;
+    ``where`` is the argument as the commands take it (:func:`sleuth.cli.common.cli_path`)."""
     prefixes: list[tuple[str, str]] = []
-    if typed is not None:
+    if where is not None:
         try:
-            prefixes = [(workspace.display(t.path, t.root), typed) for t in workspace.resolve(typed)]
+            prefixes = [(workspace.display(t.path, t.root), typed) for t in workspace.resolve(where)]
         except SleuthError:
             pass
 
@@ -170,7 +171,7 @@ def _display(workspace: Any, typed: str | None, separator: str | None) -> Callab
                 break
             if shown == "" or path.startswith(shown + "/"):
                 rest = path[len(shown) + 1:] if shown else path
-                out = (typed if typed.endswith("/") else typed + "/") + rest
+                out = (typed if typed.endswith("/") or not typed else typed + "/") + rest  # "": no path typed
                 break
         if separator is not None and separator != "/":
             out = out.replace("/", separator)
@@ -257,9 +258,12 @@ class _Run:
         ns.output = {"with": "files_with_matches", "quiet": "content" if ns.stats or ns.json else "files_with_matches",
                      "without": "files_with_matches", "count": "count"}.get(self.mode, "content")
         ns.engine_max_columns = ns.max_columns if ns.result_json else 0  # rg's -M is the printer's
+        if ns.json:
+            ns.only_matching = False  # rg's JSON printer prints whole lines with their submatches, -o or not
         if self.mode in ("count", "count_matches", "with", "without", "quiet"):
             ns.context = ns.before_context = ns.after_context = None
         self.workspace = cli_workspace(ns.root)
+        ns.ignore_file = [cli_path(self.workspace, name) for name in ns.ignore_file]  # rg reads them from here too
         self._made: list[Any] = []  # the cold path's context, made once when a search runs here
         self.results: list[dict[str, Any]] = []
         self.listings: list[dict[str, Any]] = []
@@ -267,6 +271,10 @@ class _Run:
         # rg searches standard input when no path is given and it is a file, a pipe or a socket
         self.paths: list[str | None] = list(ns.paths) or [
             STDIN_PATH if stdin_is_readable() and "-" not in ns.file else None]  # -f- took the input already
+
+    def where(self, path: str | None) -> str | None:
+        """The ``path`` argument the commands get for a path argument (or none) typed here."""
+        return cli_path(self.workspace, path, here_by_default=True)
 
     def cold(self) -> Any:
         if not self._made:
@@ -293,13 +301,14 @@ class _Run:
             return self.run_result_json()
         listing = mode in ("files", "without") or (mode in ("count", "count_matches") and ns.include_zero)
         for path in self.paths:
-            show = _display(self.workspace, path, ns.path_separator)
+            where = self.where(path)
+            show = _display(self.workspace, where, "" if path is None else path, ns.path_separator)
             if mode != "files":
-                if not self.search("sleuth.grep", self.to_args(ns, path), self.results):
+                if not self.search("sleuth.grep", self.to_args(ns, where), self.results):
                     continue
                 for event in self.results[-1]["matches"]:
                     event["path"] = show(event["path"])
-            if listing and path != STDIN_PATH and self.search("sleuth.files", _files_args(ns, path), self.listings):
+            if listing and path != STDIN_PATH and self.search("sleuth.files", _files_args(ns, where), self.listings):
                 for item in self.listings[-1]["items"]:
                     item["path"] = show(item["path"])
         found, errors = self.print()
@@ -324,7 +333,8 @@ class _Run:
     def run_result_json(self) -> int:
         """``--result-json``: the ``sleuth.grep`` result object (merged over the paths), or the first error's."""
         for path in self.paths:
-            if not self.search("sleuth.grep", self.to_args(self.ns, path), self.results, as_json=True):
+            if not self.search("sleuth.grep", self.to_args(self.ns, self.where(path)), self.results,
+                               as_json=True):
                 return EXIT_ERROR
         result = merge_results(self.results)
         print_json(result)
@@ -336,7 +346,7 @@ class _Run:
         ns = self.ns
         tty = sys.stdout.isatty()
         single_file = len(self.paths) == 1 and (self.paths[0] == STDIN_PATH or (
-            self.paths[0] is not None and not _is_dir(self.workspace, self.paths[0])))
+            self.paths[0] is not None and not _is_dir(self.workspace, self.where(self.paths[0]))))
         line_number = ns.line_number if ns.line_number is not None else (tty or bool(ns.column) or ns.vimgrep)
         return PrintOptions(
             with_path=ns.with_filename if ns.with_filename is not None else (ns.vimgrep or not single_file),
@@ -368,7 +378,8 @@ class _Run:
         if ns.json:
             from sleuth.cli.rg_json import print_rg_json
 
-            print_rg_json(groups, options, result, quiet=mode == "quiet")  # -q: the summary alone
+            # -q: the summary alone
+            print_rg_json(groups, options, result, quiet=mode == "quiet", inverted=ns.invert_match)
         elif mode == "content":
             print_events(list(printable_events(events)), options)
         elif mode == "with":
@@ -399,7 +410,7 @@ class _Run:
         for path in self.paths:
             if path == STDIN_PATH:
                 return True
-            if not self.search("sleuth.files", dict(_files_args(self.ns, path), max_results=1), listed):
+            if not self.search("sleuth.files", dict(_files_args(self.ns, self.where(path)), max_results=1), listed):
                 return True
         return any(r["items"] for r in listed)
 

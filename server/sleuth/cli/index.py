@@ -1,7 +1,10 @@
 """``sleuth index build|status``: the persistent index of the current folder (or ``--root``s), from a terminal.
 
 The index lives in the cache directory (never in the workspace); a build on an unchanged tree
-only re-checks sizes and modification times. A progress bar shows on a terminal.
+only re-checks sizes and modification times. A progress bar shows on a terminal. ``status`` never
+builds: it opens what is on disk and compares it with the tree (sizes and times), and its exit
+status answers "is there an index?" for scripts, as ``git diff --quiet`` or ``test -e`` answer
+theirs: 0 there is one (``state`` says ready or stale), 1 there is none yet, 2 an error.
 """
 
 from __future__ import annotations
@@ -10,16 +13,19 @@ import argparse
 import sys
 from typing import Any, Callable
 
-from sleuth.cli.common import (EXIT_ERROR, EXIT_FOUND, ProgressBar, cli_settings, make_context, print_json,
-                               run_command, workspace_settings)
+from sleuth.cli.common import (EXIT_ERROR, EXIT_FOUND, EXIT_NONE, ProgressBar, cli_settings, make_context,
+                               print_json, run_command, workspace_settings)
 
-__all__ = ["add_parser", "index_context", "run_on_index"]
+__all__ = ["add_parser", "index_context", "run_on_index", "ARGUMENT_DESTS"]
+
+ARGUMENT_DESTS: dict[str, str] = {}  # its messages name its flags too (see sleuth.cli.terminal)
 
 
 def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     p = sub.add_parser("index", help="build or inspect the persistent index",
                        description="Build (incrementally, or --full) or show the status of the index.")
-    p.add_argument("action", choices=("build", "status"))
+    p.add_argument("action", choices=("build", "status"),
+                   help="build: make or update the index; status: report it (exit 1 when there is none)")
     p.add_argument("--full", action="store_true", help="rebuild from scratch")
     p.add_argument("--json", action="store_true", help="print the status object")
     p.add_argument("--root", action="append", metavar="DIR", help="sandbox folder (repeatable; default: .)")
@@ -45,8 +51,20 @@ def index_context(roots: list[str] | None, progress: ProgressBar | None = None) 
 
 
 def _render_status(status: dict[str, Any]) -> None:
+    """``key value`` lines for a person: what is unknown (no build yet, no watcher in this process) is
+    left out rather than printed as Python's ``None``; a nested value (the watcher's) as JSON."""
+    import json
+
     for key, value in status.items():
+        if value is None:
+            continue
+        if isinstance(value, bool):
+            value = "yes" if value else "no"
+        elif isinstance(value, (dict, list)):
+            value = json.dumps(value, ensure_ascii=False)
         sys.stdout.write(f"{key:20} {value}\n")
+    if status.get("state") == "absent":
+        sys.stderr.write("sleuth: no index yet for these folders; `sleuth index build` makes one\n")
 
 
 def _run(ns: argparse.Namespace) -> int:
@@ -55,8 +73,7 @@ def _run(ns: argparse.Namespace) -> int:
     try:
         if ns.action == "build":
             return run_command("sleuth.index.build", {"full": ns.full}, ctx, ns.json, lambda r: _show(r, ns.json))
-        index.start()
-        index.wait_ready()
+        index.inspect()  # what is on disk, never a build (see the module docstring)
         return run_command("sleuth.index.status", {}, ctx, ns.json, lambda r: _show(r, ns.json))
     finally:
         index.stop()
@@ -70,7 +87,7 @@ def _show(status: dict[str, Any], as_json: bool) -> int:
     if status.get("state") == "error":  # a failed build is a failure, for scripts too
         sys.stderr.write(f"sleuth: the index failed: {status.get('error')}\n")
         return EXIT_ERROR
-    return EXIT_FOUND
+    return EXIT_NONE if status.get("state") == "absent" else EXIT_FOUND
 
 
 def run_on_index(name: str, args: dict[str, Any], ns: argparse.Namespace,

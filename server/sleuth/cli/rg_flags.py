@@ -28,8 +28,10 @@ def add_rg_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument("-f", "--file", action="append", default=[], metavar="PATTERNFILE",
                    help="patterns from a file, one a line (- for stdin)")
     g.add_argument("-x", "--line-regexp", action="store_true", help="the whole line must match")
-    g.add_argument("-I", "--no-filename", dest="with_filename", action="store_false", default=None)
-    g.add_argument("-H", "--with-filename", dest="with_filename", action="store_true")
+    g.add_argument("-I", "--no-filename", dest="with_filename", action="store_false", default=None,
+                   help="never print paths")
+    g.add_argument("-H", "--with-filename", dest="with_filename", action="store_true",
+                   help="print the path with each line (the default for folders)")
     g.add_argument("--column", dest="column", action="store_true", default=None, help="print columns (implies -n)")
     g.add_argument("--no-column", dest="column", action="store_false")
     g.add_argument("--vimgrep", action="store_true", help="path:line:column:text, one line per match")
@@ -38,50 +40,64 @@ def add_rg_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument("-p", "--pretty", action="store_true", help="--color always --heading --line-number")
     g.add_argument("-0", "--null", action="store_true", help="a NUL byte after each path")
     g.add_argument("--stats", action="store_true", help="print search statistics at the end")
-    g.add_argument("--max-columns-preview", dest="max_columns_preview", action="store_true", default=False)
+    g.add_argument("--max-columns-preview", dest="max_columns_preview", action="store_true", default=False,
+                   help="with -M, print the start of a long line instead of omitting it")
     g.add_argument("--no-max-columns-preview", dest="max_columns_preview", action="store_false")
-    g.add_argument("--context-separator", metavar="SEP", default="--")
-    g.add_argument("--no-context-separator", dest="context_separator", action="store_const", const=None)
-    g.add_argument("--field-match-separator", metavar="SEP", default=":")
-    g.add_argument("--field-context-separator", metavar="SEP", default="-")
+    g.add_argument("--context-separator", metavar="SEP", default="--",
+                   help="the line between context blocks (default --)")
+    g.add_argument("--no-context-separator", dest="context_separator", action="store_const", const=None,
+                   help="no line between context blocks")
+    g.add_argument("--field-match-separator", metavar="SEP", default=":",
+                   help="separator of a match line's path, number and text (default :)")
+    g.add_argument("--field-context-separator", metavar="SEP", default="-",
+                   help="separator of a context line's path, number and text (default -)")
     g.add_argument("--files-without-match", action="store_true", help="print the files with no match")
     g.add_argument("--passthru", "--passthrough", dest="passthru", action="store_true", default=False,
                    help="print every line of a matching file")
     g.add_argument("--count-matches", action="store_true", help="count matches, not matching lines")
-    g.add_argument("--include-zero", dest="include_zero", action="store_true", default=False)
+    g.add_argument("--include-zero", dest="include_zero", action="store_true", default=False,
+                   help="with -c, also print files with no match")
     g.add_argument("--no-include-zero", dest="include_zero", action="store_false")
     g.add_argument("--colors", action="append", default=[], metavar="SPEC", help="e.g. match:fg:blue")
     g.add_argument("--path-separator", metavar="SEP", help="separator of printed paths (default /)")
     g.add_argument("--no-messages", action="store_true", help="do not report errors on stderr")
     g.add_argument("-u", "--unrestricted", action="count", default=0,
                    help="-u: --no-ignore; -uu: also --hidden; -uuu: also binary files")
-    for switch in ("dot", "vcs", "exclude", "global", "parent", "files"):
-        g.add_argument(f"--no-ignore-{switch}", dest=f"no_ignore_{switch}", action="store_true", default=False)
+    ignores = {"dot": ".ignore and .rgignore files", "vcs": ".gitignore files, .git/info/exclude and the global "
+               "excludes", "exclude": ".git/info/exclude", "global": "the global git excludes file",
+               "parent": "the ignore files of the folders above", "files": "--ignore-file files"}
+    for switch, what in ignores.items():
+        g.add_argument(f"--no-ignore-{switch}", dest=f"no_ignore_{switch}", action="store_true", default=False,
+                       help=f"do not respect {what}")
         g.add_argument(f"--ignore-{switch}", dest=f"no_ignore_{switch}", action="store_false", help=argparse.SUPPRESS)
     g.add_argument("--ignore-file", action="append", default=[], metavar="PATH",
                    help="extra gitignore-format rules (inside the sandbox)")
     g.add_argument("-T", "--type-not", action="append", default=[], metavar="TYPE", help="skip files of TYPE")
-    g.add_argument("--type-add", action="append", default=[], metavar="NAME:GLOB")
-    g.add_argument("--type-clear", action="append", default=[], metavar="NAME")
+    g.add_argument("--type-add", action="append", default=[], metavar="NAME:GLOB",
+                   help="define a file type (NAME:GLOB, or NAME:include:TYPE,...)")
+    g.add_argument("--type-clear", action="append", default=[], metavar="NAME",
+                   help="forget a file type's globs")
     g.add_argument("--type-list", action="store_true", help="list the file types and their globs")
     g.add_argument("--multiline-dotall", dest="multiline_dotall", action="store_true", default=False,
                    help="with -U, '.' matches line ends too")
     g.add_argument("--no-multiline-dotall", dest="multiline_dotall", action="store_false")
     g.add_argument("--iglob", action="append", default=[], metavar="GLOB", help="-g, case-insensitively")
-    g.add_argument("--glob-case-insensitive", dest="glob_case_insensitive", action="store_true", default=False)
+    g.add_argument("--glob-case-insensitive", dest="glob_case_insensitive", action="store_true", default=False,
+                   help="match every -g glob case-insensitively")
     g.add_argument("--no-glob-case-insensitive", dest="glob_case_insensitive", action="store_false")
-    g.add_argument("--sortr", choices=("path", "modified", "accessed", "created", "none"),
-                   help="sort descending")
+    g.add_argument("--sortr", choices=("path", "modified", "accessed", "created", "none"), metavar="SORTBY",
+                   help="sort descending: path, modified, accessed, created, none")
     # Accepted for rg's command lines; they tune how rg runs, not what it finds.
+    g = p.add_argument_group("accepted for rg's command lines (they tune how rg runs; no effect here)")
     for flag in ("--mmap", "--no-mmap", "--line-buffered", "--no-line-buffered", "--block-buffered",
                  "--no-block-buffered", "--no-config", "--one-file-system", "--no-one-file-system", "--debug",
                  "--trace", "--no-unicode", "--unicode", "--no-ignore-messages", "--ignore-messages"):
         g.add_argument(flag, action="store_true", dest="_ignored_" + flag.strip("-").replace("-", "_"),
-                       help=argparse.SUPPRESS)
+                       help="no effect" if flag.startswith("--no-") else "no effect (rg's tuning)")
     for flag in ("--threads", "--dfa-size-limit", "--regex-size-limit", "--hyperlink-format"):
         names = ["-j", flag] if flag == "--threads" else [flag]
         g.add_argument(*names, dest="_ignored_" + flag.strip("-").replace("-", "_"), metavar="NUM",
-                       help=argparse.SUPPRESS)
+                       help="no effect (rg's tuning)")
 
 
 def rg_ignore_args(ns: argparse.Namespace) -> dict[str, object]:

@@ -1,11 +1,13 @@
 """``sleuth grep --json``: rg's JSON Lines (``begin``, ``match``, ``context``, ``end`` per file, then
 ``summary``), the format tools that parse rg read (VS Code's own search provider does).
 
-Sleuth's result object has no byte offsets into the file: ``absolute_offset`` and the byte counts
-are 0 (the line numbers and the submatches' ``start``/``end`` are exact); a line's text carries
-``\n`` as its end (the result keeps no line terminator); the per-file
-times are 0 and the summary's are the search's own. ``--result-json`` prints the ``sleuth.grep``
-result object instead.
+The CLI asks ``sleuth.grep`` for ``byte_offsets``: each event's ``offset`` is rg's
+``absolute_offset`` (its line's first byte in the file, after decoding as rg's), and a file's last
+event carries its ``bytes_searched`` (rg's count: all of it, up to the last matching line with
+``-m``, up to the NUL of a binary file); a binary file's ``end`` has its NUL's offset as rg's. The
+line numbers and the submatches' ``start``/``end`` are exact; a line's text carries ``\n`` as its
+end (the result keeps no line terminator). ``bytes_printed`` is 0 and the per-file times are 0; the
+summary's are the search's own. ``--result-json`` prints the ``sleuth.grep`` result object instead.
 """
 
 from __future__ import annotations
@@ -40,8 +42,9 @@ def _emit(kind: str, data: dict[str, Any]) -> None:
 
 
 def print_rg_json(groups: list[list[dict[str, Any]]], options: PrintOptions, result: dict[str, Any] | None,
-                  quiet: bool = False) -> None:
-    """The messages of ``groups`` (one file each, in order), then the summary; ``quiet``: the summary alone."""
+                  quiet: bool = False, inverted: bool = False) -> None:
+    """The messages of ``groups`` (one file each, in order), then the summary; ``quiet``: the summary alone;
+    ``inverted`` (``-v``): a match line has no submatches, as in rg."""
     emit = (lambda kind, data: None) if quiet else _emit
     totals = {"bytes_searched": 0, "bytes_printed": 0, "matched_lines": 0, "matches": 0,
               "searches": 0, "searches_with_match": 0}
@@ -54,20 +57,25 @@ def print_rg_json(groups: list[list[dict[str, Any]]], options: PrintOptions, res
                 continue
             text = event["text"] + ("\r\n" if event.get("cr") else "\n")
             subs = []
-            if event["type"] == "match":
+            if event["type"] == "match" and not inverted:
                 for s in event.get("submatches") or ([event] if event.get("column") else []):
                     a, b = s["column"] - 1, s["end_column"] - 1
                     subs.append({"match": _data(line_bytes(event["text"])[a:b].decode("utf-8", "surrogateescape")),
                                  "start": a, "end": b})
+            if event["type"] == "match":
                 stats["matched_lines"] += 1
                 stats["matches"] += len(subs)
             emit(event["type"], {"path": path, "lines": _data(text), "line_number": event["line"],
                                   "absolute_offset": event.get("offset", 0), "submatches": subs})
         seconds = 0.0
-        emit("end", {"path": path, "binary_offset": None, "stats": {
+        searched = group[-1].get("bytes_searched", 0)
+        binary = next((e.get("binary_offset", e.get("binary_after")) for e in group
+                       if "binary_offset" in e or "binary_after" in e), None)
+        emit("end", {"path": path, "binary_offset": binary, "stats": {
             "elapsed": _elapsed(seconds), "searches": 1, "searches_with_match": 1 if stats["matched_lines"] else 0,
-            "bytes_searched": 0, "bytes_printed": 0, "matched_lines": stats["matched_lines"],
+            "bytes_searched": searched, "bytes_printed": 0, "matched_lines": stats["matched_lines"],
             "matches": stats["matches"]}})
+        totals["bytes_searched"] += searched
         totals["searches"] += 1
         totals["searches_with_match"] += 1 if stats["matched_lines"] else 0
         totals["matched_lines"] += stats["matched_lines"]

@@ -9,21 +9,23 @@ from typing import Any
 from sleuth.cli.common import add_server_flag
 from sleuth.cli.index import run_on_index
 
-__all__ = ["add_parser"]
+__all__ = ["add_parser", "ARGUMENT_DESTS"]
+
+ARGUMENT_DESTS: dict[str, str] = {"file_types": "type"}  # (see sleuth.cli.terminal)
 
 
 def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     p = sub.add_parser("symbols", help="find symbol definitions by name",
                        description="Definitions by name, ranked as Ctrl+T: exact, same name ignoring case and _, "
                                    "prefix, word starts (gubi -> getUserById), in order.")
-    p.add_argument("query")
+    p.add_argument("query", metavar="QUERY", help="a name or its abbreviation (gubi: getUserById)")
     p.add_argument("--kind", action="append", metavar="KIND",
                    help="only this kind (function, method, class, struct, enum, enummember, field, variable, "
                         "constant, ...); repeatable")
-    p.add_argument("-t", "--type", action="append", default=[], metavar="TYPE")
-    p.add_argument("--include-path", action="append", metavar="PATH_OR_GLOB")
-    p.add_argument("--exclude-path", action="append", metavar="PATH_OR_GLOB")
-    p.add_argument("--max-results", type=int, metavar="N")
+    p.add_argument("-t", "--type", action="append", default=[], metavar="TYPE", help="only files of TYPE")
+    p.add_argument("--include-path", action="append", metavar="PATH_OR_GLOB", help="only under these paths")
+    p.add_argument("--exclude-path", action="append", metavar="PATH_OR_GLOB", help="not under these paths")
+    p.add_argument("--max-results", type=int, metavar="N", help="at most N results")
     p.add_argument("--json", action="store_true", help="print the sleuth.symbols result object")
     p.add_argument("--root", action="append", metavar="DIR", help="sandbox folder (repeatable; default: .)")
     add_server_flag(p)

@@ -32,23 +32,23 @@ _TERMINAL_UNSAFE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     p = sub.add_parser("tools", help="list and call the tools offered to AI assistants",
                        description="The tool profiles of the seed contracts (forge, codex, kimi, acode).")
-    actions = p.add_subparsers(dest="tools_action", metavar="ACTION")
+    actions = p.add_subparsers(dest="tools_action", metavar="ACTION", help="list, call, or a query tool")
     listing = actions.add_parser("list", help="list tools")
     listing.add_argument("--profile", help="only this profile's tools (forge, codex, kimi, acode)")
     listing.add_argument("--capability", help="only tools with this capability (e.g. regex, fuzzy, files)")
     listing.add_argument("--json", action="store_true", help="print the sleuth.tools.list result")
-    listing.add_argument("--root", action="append", metavar="DIR")
+    listing.add_argument("--root", action="append", metavar="DIR", help="sandbox folder (repeatable; default: .)")
     listing.set_defaults(func=_list)
     for name, helptext in (("schema", "print a tool's JSON schema"), ("describe", "print a tool's description")):
         q = actions.add_parser(name, help=helptext)
-        q.add_argument("name", metavar="NAME")
-        q.add_argument("--root", action="append", metavar="DIR")
+        q.add_argument("name", metavar="NAME", help="the tool's name (sleuth tools list)")
+        q.add_argument("--root", action="append", metavar="DIR", help="sandbox folder (repeatable; default: .)")
         q.set_defaults(func=_schema if name == "schema" else _describe)
     call = actions.add_parser(
         "call", help="call a tool", description="Call NAME with --args JSON (or --KEY VALUE pairs); prints its "
         "content; exit status 1 when the tool reports an error, 2 for an unknown tool or malformed call.",
         usage="sleuth tools call NAME [--args JSON] [--KEY VALUE ...] [--root DIR] [--json]")
-    call.add_argument("name", metavar="NAME")
+    call.add_argument("name", metavar="NAME", help="the tool's name (sleuth tools list)")
     call.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
     call.set_defaults(func=_call)
     p.set_defaults(func=lambda ns: (p.print_help(sys.stderr), EXIT_ERROR)[1])

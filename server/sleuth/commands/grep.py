@@ -85,13 +85,16 @@ GREP_ARGS: dict[str, Arg] = {
                   choices=("default", "auto", "pcre2"), default="default"),
     "crlf": Arg("bool", "Treat CRLF as a line end (rg --crlf): $ matches before \\r\\n and . never matches \\r.",
                 default=False),
+    "byte_offsets": Arg("bool", "Byte counts as rg --json gives them: each match and context event's 'offset' (its "
+                        "line's first byte in the file), and on a file's last event 'bytes_searched'.",
+                        default=False),
     "encoding": Arg("str", "Text encoding of the files (rg -E): auto (UTF-8; a UTF-16 BOM is transcoded), none (raw "
                     "bytes, no BOM sniffing), or a label such as utf-16le, utf-16be, latin1, windows-1252, "
                     "shift_jis (a UTF-16 BOM still wins).", default="auto"),
 }
 
 
-NATIVE_ONLY = ("only_matching", "replace", "binary", "search_zip", "engine", "crlf", "encoding")  # rg semantics only the native engine implements
+NATIVE_ONLY = ("only_matching", "replace", "binary", "search_zip", "engine", "crlf", "encoding", "byte_offsets")  # rg semantics only the native engine implements
 
 
 def native_only(args: dict[str, Any]) -> str | None:
@@ -142,7 +145,7 @@ def build_request(args: dict[str, Any], ctx: CommandContext) -> GrepRequest:
                            max_columns=args["max_columns"] or None, output=args["output"], sort=args["sort"],
                            only_matching=args["only_matching"], replace=replace,
                            binary=_binary_mode(args["binary"], targets), encoding=codec_for(args["encoding"]),
-                           search_zip=args["search_zip"])
+                           search_zip=args["search_zip"], byte_offsets=args["byte_offsets"])
     return GrepRequest(tuple(targets), walk, match, search)
 
 

@@ -73,6 +73,20 @@ def unpack(blob: bytes) -> dict[int, Pieces]:
     return out
 
 
+def _line_end(fd: int, start: int, size: int) -> int:
+    """The offset just past the newline that ends the line starting at ``start`` (or the file's end)."""
+    at = start
+    while at < size:
+        chunk = os.pread(fd, 1 << 16, at)
+        if not chunk:
+            break
+        found = chunk.find(b"\n")
+        if found >= 0:
+            return at + found + 1
+        at += len(chunk)
+    return size
+
+
 def search_pieces(path: str, display: str, pieces: Pieces, matcher: Matcher,
                   options: SearchOptions, opener: FolderOpener) -> FileResult | None:
     """Match only ``pieces`` of ``path`` (line mode, no context, no invert: the caller checks),
@@ -107,6 +121,10 @@ def search_pieces(path: str, display: str, pieces: Pieces, matcher: Matcher,
                 continue
             for event in found.events:
                 event["line"] += base
+                if "offset" in event:  # (byte_offsets) the piece's offsets, made the file's
+                    event["offset"] += start
+                if "bytes_searched" in event:
+                    event.pop("bytes_searched")
             result.events.extend(found.events)
             result.matched_lines += found.matched_lines
             if found.matches is not None:
@@ -115,6 +133,10 @@ def search_pieces(path: str, display: str, pieces: Pieces, matcher: Matcher,
                 result.events = first_lines(result.events, cap)  # with -o a line may hold several events
                 result.matched_lines = cap
                 break
+        if options.byte_offsets and result.events:  # as the whole file's search counts it (a plain file)
+            capped = cap is not None and result.matched_lines >= cap
+            result.events[-1]["bytes_searched"] = (_line_end(fd, result.events[-1]["offset"], pieces.size)
+                                                   if capped else pieces.size)
         return result
     except OSError:
         return None

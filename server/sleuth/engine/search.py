@@ -25,7 +25,8 @@ from sleuth.engine.match.base import Matcher, Span
 from sleuth.engine.replace import Replacer, replacer_for
 from sleuth.engine.types import SearchOptions
 
-__all__ = ["FileResult", "BatchStats", "first_lines", "read_file", "search_buffer", "search_data", "search_path",
+__all__ = ["FileResult", "BatchStats", "first_lines", "add_byte_offsets", "read_file", "search_buffer", "search_data",
+           "search_path",
            "search_files", "BINARY", "TOO_LARGE", "ELLIPSIS"]
 
 BINARY = "binary"
@@ -199,7 +200,24 @@ def search_buffer(data: bytes, matcher: Matcher, options: SearchOptions, display
     if options.output != "content":
         return result
     result.events = _events(data, matches, options, display)
+    if options.byte_offsets:
+        capped = cap is not None and len(matches) >= cap
+        add_byte_offsets(data, result.events, min(matches[-1][2] + 1, len(data)) if capped else len(data))
     return result
+
+
+def add_byte_offsets(data: bytes, events: list[dict[str, Any]], searched: int) -> None:
+    """rg ``--json``'s byte counts (``SearchOptions.byte_offsets``): each event's ``offset``, the byte
+    offset of its line's start in the bytes searched (after decoding, as rg's), and on the file's last
+    event ``bytes_searched``: how far the search read, ``searched`` (all of it; with a per-file match
+    cap, up to the end of the last matching line, where rg stops). Tools that read rg's JSON (editors,
+    ``delta``) place lines by the offset. The result keeps them only when asked: an assistant's
+    result has no use for them."""
+    starts = _line_starts(data)
+    for event in events:
+        event["offset"] = starts[event["line"] - 1] if event["line"] <= len(starts) else len(data)
+    if events:
+        events[-1]["bytes_searched"] = searched
 
 
 def _match_event(data: bytes, display: str, number: int, lo: int, hi: int, spans: list[Span],
@@ -372,11 +390,13 @@ def search_data(data: bytes, display: str, matcher: Matcher, options: SearchOpti
         result = _searched(decoded[:decoded.rfind(b"\n", 0, block) + 1], display, matcher, options)
         if not result.matched_lines and not result.error:
             return FileResult(display, skipped=BINARY)
+        _searched_up_to(result, nul)
         for event in result.events:
             event["binary_offset"] = nul
             event["binary_stopped"] = True
         return result
     result = _searched(decoded, display, matcher, options)
+    _searched_up_to(result, nul)
     first = decoded.count(b"\n", 0, decoded.rfind(b"\n", 0, block) + 1) + 1  # the block's first line
     marked = False
     for event in result.events:
@@ -386,6 +406,12 @@ def search_data(data: bytes, display: str, matcher: Matcher, options: SearchOpti
     if not marked and result.matched_lines and result.events and options.output == "content":  # rg still says "binary file matches" once the file is done
         result.events[-1]["binary_after"] = nul
     return result
+
+
+def _searched_up_to(result: FileResult, nul: int) -> None:
+    """A binary file's ``bytes_searched`` as rg 14.1 counts it: no further than its first NUL."""
+    if result.events and "bytes_searched" in result.events[-1]:
+        result.events[-1]["bytes_searched"] = min(result.events[-1]["bytes_searched"], nul)
 
 
 def _searched(data: bytes, display: str, matcher: Matcher, options: SearchOptions, checked: bool = False) -> FileResult:

@@ -99,7 +99,9 @@ SEMANTICS = [("PM_RESUME", {"only_matching": True}), ("(ERR|PM)_(\\w+)", {"repla
              ("PM_RESUME", {"binary": "search"}), ("PM_RESUME", {"binary": "text"}),
              ("foo|é", {"only_matching": True, "max_matches_per_file": 1}), (r"\w+", {"replace": "x"}),
              ("foo$", {"crlf": True}), ("é", {"encoding": "latin1"}), ("PM_RESUME", {"encoding": "none"}),
-             ("(?>PM|ERR)_\\w++", {"engine": "pcre2"}), ("foo(?=bar)", {"engine": "pcre2", "search_zip": True})]
+             ("(?>PM|ERR)_\\w++", {"engine": "pcre2"}), ("foo(?=bar)", {"engine": "pcre2", "search_zip": True}),
+             ("PM_RESUME", {"byte_offsets": True}), ("foo|é", {"byte_offsets": True, "max_matches_per_file": 2}),
+             ("PM_RESUME", {"byte_offsets": True, "only_matching": True})]
 binary_content = st.tuples(content, content).map(lambda pair: pair[0] + "\x00" + pair[1])
 
 

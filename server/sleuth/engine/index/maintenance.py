@@ -65,6 +65,24 @@ class Maintenance:
             self._thread = threading.Thread(target=self._run, name="sleuth-index", daemon=True)
             self._thread.start()
 
+    def inspect(self) -> bool:
+        """Open the published store, if there is one, and catch up (a walk comparing sizes and times,
+        no file read): the status of what is on disk, in this thread, never a build. ``sleuth index
+        status`` asks this: a status that built the index (seconds on a big tree, a ``last_build``
+        inside the call) answered a question nobody asked. False when no usable store exists."""
+        with self.state.lock:
+            if self._thread is not None:
+                return self.state.ready
+            self.state.phase = "loading"
+        if not self._open():
+            with self.state.lock:
+                self.state.phase = "absent"
+            return False
+        self._catch_up()
+        with self.state.lock:
+            self.state.phase = "ready"
+        return True
+
     def stop(self) -> None:
         """Cancel any build, stop the thread, close the store (it stays valid on disk)."""
         with self.state.lock:

@@ -94,6 +94,10 @@ class IndexService:
     def start(self, progress: ProgressSink = NullProgress, token: CancelToken | None = None) -> None:
         self.upkeep.start(progress, token)
 
+    def inspect(self) -> bool:
+        """Open what is on disk without building (:meth:`Maintenance.inspect`); False when nothing is."""
+        return self.upkeep.inspect()
+
     def stop(self) -> None:
         self.upkeep.stop()
 
