@@ -112,12 +112,14 @@ class RecordingServer(LspProcess):
 
 
 def start_server(folders: list[pathlib.Path], tmp: pathlib.Path, init_options: dict[str, Any] | None = None,
-                 progress: bool = True) -> RecordingServer:
-    """Start and initialize a server on ``folders`` (VS Code's capabilities), index cache under ``tmp``."""
+                 progress: bool = True, installed: bool = False) -> RecordingServer:
+    """Start and initialize a server on ``folders`` (VS Code's capabilities), index cache under ``tmp``;
+    ``installed``: the installed ``sleuth`` command, as editors start it, rather than ``python -m sleuth``."""
     env = dict(os.environ)
     env.pop("SLEUTH_TEST_COMMANDS", None)
     tmp.mkdir(parents=True, exist_ok=True)
-    server = RecordingServer([sys.executable, "-m", "sleuth", "serve"], cwd=str(folders[0]), env=env,
+    command = [str(pathlib.Path(sys.executable).with_name("sleuth"))] if installed else [sys.executable, "-m", "sleuth"]
+    server = RecordingServer([*command, "serve"], cwd=str(folders[0]), env=env,
                              stderr_path=str(tmp / "server.stderr"))
     options = {"cacheDir": str(tmp / "cache"), **(init_options or {})}
     uri = folders[0].as_uri()
