@@ -20,6 +20,7 @@ from typing import Any
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp_types import CallToolResult, ListRootsResult, Root
+from tests.conftest import HANG_S
 
 __all__ = ["McpProcess"]
 
@@ -28,7 +29,7 @@ class McpProcess:
     """``sleuth mcp ARGS`` with ``roots`` as the client's roots, in protocol era ``mode``."""
 
     def __init__(self, roots: list[pathlib.Path], base: pathlib.Path, *args: str, mode: str = "auto",
-                 timeout: float = 60) -> None:
+                 timeout: float = HANG_S) -> None:
         self.stderr_path = base / f"mcp-{mode}.stderr"
         self.timeout = timeout
         env = {**os.environ, "XDG_CACHE_HOME": str(base / "cache"), "XDG_RUNTIME_DIR": str(base)}
@@ -90,5 +91,5 @@ class McpProcess:
     def close(self) -> None:
         if self._thread.is_alive():
             self._loop.call_soon_threadsafe(self._closed.set)
-            self._thread.join(30)
+            self._thread.join(HANG_S)
         self._stderr.close()

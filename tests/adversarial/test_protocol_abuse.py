@@ -20,9 +20,9 @@ from typing import Any, Callable
 
 import pytest
 
-from tests.conftest import write_tree
+from tests.conftest import HANG_S, write_tree
 
-WAIT_S = 30.0  # a bound for "the answer never comes", never a speed expectation
+WAIT_S = HANG_S  # a bound for "the answer never comes", never a speed expectation
 SLEUTH = Path(sys.executable).with_name("sleuth")
 
 

@@ -17,6 +17,7 @@ import string
 import pytest
 from harness import Session, make_tree
 from sleuth.engine.grep.units import CHUNK_FILES
+from tests.conftest import HANG_S
 
 PATTERN = r"(\w+\d) .*\1 .*\1"
 FILES = 300
@@ -75,7 +76,7 @@ async def test_progress_keeps_coming_while_the_work_says_nothing(start, tmp_path
     await session.eventually(lambda: sum(v["kind"] == "report" for v in session.progress.get("q", [])) >= 3)
     session.cancel(msg_id)
     with pytest.raises(Exception):
-        await asyncio.wait_for(pending, 60)
+        await asyncio.wait_for(pending, HANG_S)
     await session.eventually(lambda: session.progress["q"][-1]["kind"] == "end")
     assert session.progress["q"][0]["kind"] == "begin"
 
@@ -118,5 +119,5 @@ async def test_a_held_search_is_cancelled(start, tmp_path: pathlib.Path, monkeyp
     await session.eventually(lambda: bool(session.progress.get("p")))
     session.cancel(msg_id)
     with pytest.raises(Exception, match="[Cc]ancel"):
-        await asyncio.wait_for(pending, 60)
+        await asyncio.wait_for(pending, HANG_S)
     assert len(session.progress["p"]) == 1  # ended by the cancel while held, nothing more streamed
