@@ -143,7 +143,7 @@ class SleuthProtocol(LanguageServerProtocol):
         except JsonRpcException as exc:
             if "method" in data and "id" in data:
                 reason = exc.__cause__ or exc
-                return _Refused(_msg_id(data["id"]), exc.code,
+                return _Refused(message_limits.request_id(data["id"]), exc.code,
                                 f"Invalid params for {data['method']}: {_first_line(reason)}")
             raise
 
@@ -162,7 +162,7 @@ class SleuthProtocol(LanguageServerProtocol):
             return
         if not hasattr(message, "jsonrpc") or getattr(message, "jsonrpc", None) != self.VERSION:
             raw_id = message.get("id") if isinstance(message, dict) else getattr(message, "id", None)
-            self._refuse(_msg_id(raw_id), InvalidRequest, "Not a JSON-RPC 2.0 message (an object with "
+            self._refuse(message_limits.request_id(raw_id), InvalidRequest, "Not a JSON-RPC 2.0 message (an object with "
                          '"jsonrpc": "2.0" and a "method" or a response "id").')
             return
         method = getattr(message, "method", None)
@@ -222,11 +222,6 @@ class _Refused:
     id: MsgId | None
     code: int
     message: str
-
-
-def _msg_id(value: Any) -> MsgId | None:
-    """A request id to echo: JSON-RPC ids are strings or numbers (anything else is answered with null)."""
-    return value if isinstance(value, (str, int)) and not isinstance(value, bool) else None
 
 
 def _first_line(error: BaseException) -> str:
