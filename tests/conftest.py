@@ -23,6 +23,10 @@ _devnull = os.open(os.devnull, os.O_RDONLY)
 os.dup2(_devnull, 0)
 os.close(_devnull)
 
+# How long a test waits for an event (an answer, an exit, a notification) before calling it a hang. Never a
+# speed expectation: generous, so that the suite passes on a machine busy with other work (issue 27 item 6).
+HANG_S = 120.0
+
 RG = shutil.which("rg") or (os.path.join(os.path.dirname(os.sys.executable), "rg")
                             if os.path.exists(os.path.join(os.path.dirname(os.sys.executable), "rg")) else None)
 

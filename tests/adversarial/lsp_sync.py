@@ -17,13 +17,13 @@ import sys
 import threading
 import time
 from typing import Any
-from tests.conftest import SLEUTH  # the installed command, as users start it
 
 BENCH = pathlib.Path(__file__).resolve().parents[2] / "bench"
 if str(BENCH) not in sys.path:
     sys.path.insert(0, str(BENCH))
 
 from lsp_client import LspProcess, Response, RpcError, _Pending, vscode_capabilities  # noqa: E402
+from tests.conftest import HANG_S, SLEUTH  # noqa: E402
 
 __all__ = ["RecordingServer", "RpcError", "Response", "start_server"]
 
@@ -98,11 +98,11 @@ class RecordingServer(LspProcess):
     def alive(self) -> bool:
         return self.proc.poll() is None and not self.closed.is_set()
 
-    def settle(self, timeout: float = 10.0) -> None:
+    def settle(self, timeout: float = HANG_S) -> None:
         """Wait until a round trip has passed (notifications sent before it have been read)."""
         self.request("sleuth/debug/workers", {}, timeout)
 
-    def wait_idle(self, timeout: float = 60.0) -> None:
+    def wait_idle(self, timeout: float = HANG_S) -> None:
         """Poll until no command worker runs (bounded)."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -114,7 +114,7 @@ class RecordingServer(LspProcess):
 
 def start_server(folders: list[pathlib.Path], tmp: pathlib.Path, init_options: dict[str, Any] | None = None,
                  progress: bool = True) -> RecordingServer:
-    """Start and initialize a server on ``folders`` (VS Code's capabilities), index cache under ``tmp``."""
+    """Start and initialize a server on ``folders`` (VS Code's capabilities), index cache under ``tmp``;"""
     env = dict(os.environ)
     env.pop("SLEUTH_TEST_COMMANDS", None)
     tmp.mkdir(parents=True, exist_ok=True)
@@ -125,6 +125,6 @@ def start_server(folders: list[pathlib.Path], tmp: pathlib.Path, init_options: d
     params = {"processId": os.getpid(), "rootUri": uri, "capabilities": vscode_capabilities(progress),
               "workspaceFolders": [{"uri": f.as_uri(), "name": f.name} for f in folders],
               "initializationOptions": options}
-    server.request("initialize", params, 60)
+    server.request("initialize", params, HANG_S)
     server.notify("initialized", {})
     return server

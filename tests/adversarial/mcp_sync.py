@@ -21,7 +21,7 @@ from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp_types import CallToolResult, ListRootsResult, Root
 
-from tests.conftest import SLEUTH  # the installed command, as hosts start it
+from tests.conftest import HANG_S, SLEUTH  # SLEUTH: the installed command, as hosts start it
 
 __all__ = ["McpProcess"]
 
@@ -30,7 +30,7 @@ class McpProcess:
     """``sleuth mcp ARGS`` with ``roots`` as the client's roots, in protocol era ``mode``."""
 
     def __init__(self, roots: list[pathlib.Path], base: pathlib.Path, *args: str, mode: str = "auto",
-                 timeout: float = 60, argv: list[str] | None = None, cwd: pathlib.Path | None = None,
+                 timeout: float = HANG_S, argv: list[str] | None = None, cwd: pathlib.Path | None = None,
                  path: str | None = None, env: dict[str, str] | None = None) -> None:
         """``argv``: the whole command line instead of the installed ``sleuth mcp ARGS`` (a host's
         entry, as the README gives it); ``cwd``: where the host starts it (default ``base``); ``path``:
@@ -99,5 +99,5 @@ class McpProcess:
     def close(self) -> None:
         if self._thread.is_alive():
             self._loop.call_soon_threadsafe(self._closed.set)
-            self._thread.join(30)
+            self._thread.join(HANG_S)
         self._stderr.close()

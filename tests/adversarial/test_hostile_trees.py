@@ -24,7 +24,7 @@ from typing import Any, Iterator
 
 import pytest
 
-from tests.conftest import SLEUTH, RG
+from tests.conftest import HANG_S, RG, SLEUTH
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="FIFOs, sockets and /dev links as on Linux")
 
@@ -269,5 +269,5 @@ async def test_the_language_server_answers_on_a_hostile_tree(hostile: pathlib.Pa
         listed = {item["path"] for item in files["items"]}
         assert not listed & {"fifo", "sock", "zero", "random", "fifo-link"}
     finally:
-        await asyncio.wait_for(session.client.shutdown_session(), 30)
+        await asyncio.wait_for(session.client.shutdown_session(), HANG_S)
         await session.client.stop()

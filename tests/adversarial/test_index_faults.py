@@ -36,7 +36,7 @@ from sleuth.engine.cancel import CancelToken
 from sleuth.engine.index.service import IndexService
 from sleuth.engine.index.trigram import Lit
 from sleuth.engine.workspace import Workspace
-from tests.conftest import SLEUTH, run_sleuth  # the CLI as a user runs it
+from tests.conftest import HANG_S, SLEUTH, run_sleuth  # the CLI as a user runs it
 
 
 @pytest.fixture
@@ -211,7 +211,7 @@ async def _until_state(session: Any, state: str) -> dict[str, Any]:
                 return status
             await asyncio.sleep(0.05)
 
-    return await asyncio.wait_for(poll(), 60)
+    return await asyncio.wait_for(poll(), HANG_S)
 
 
 async def test_build_answers_once_the_index_has_failed(start: Any, tmp_path: pathlib.Path) -> None:
@@ -222,9 +222,9 @@ async def test_build_answers_once_the_index_has_failed(start: Any, tmp_path: pat
     failed = await _until_state(session, "error")  # the index thread has ended
     assert "Not a directory" in failed["error"]
     for args in ({"wait": True}, {"full": True}):
-        status = await asyncio.wait_for(session.execute("sleuth.index.build", args), 30)
+        status = await asyncio.wait_for(session.execute("sleuth.index.build", args), HANG_S)
         assert status["state"] == "error" and "Not a directory" in status["error"]
-    started = await asyncio.wait_for(session.execute("sleuth.index.build", {"wait": False}), 30)
+    started = await asyncio.wait_for(session.execute("sleuth.index.build", {"wait": False}), HANG_S)
     assert started["state"] in ("loading", "building", "error")  # loading: opening a store, before it knows to build
     await _until_state(session, "error")
     await session.eventually(lambda: any("Not a directory" in m.message for m in session.client.messages))
@@ -399,7 +399,7 @@ def test_kill_9_during_an_incremental_update_never_costs_an_answer(tmp_path: pat
         time.sleep(delay)  # where in the update the kill lands (each point must be safe)
         os.kill(proc.pid, signal.SIGKILL)
     finally:
-        proc.wait(60)
+        proc.wait(HANG_S)
     _indexed_equals_scan(root, cache)
 
 

@@ -18,6 +18,7 @@ import threading
 from typing import Any
 
 from tests.adversarial.lsp_sync import start_server
+from tests.conftest import HANG_S
 
 THREADS = 8
 ROUNDS = 12  # per thread: 96 searches
@@ -109,13 +110,13 @@ def test_every_request_under_load_gets_exactly_one_answer(tmp_path: pathlib.Path
             thread.start()
         statuses = 0
         while any(t.is_alive() for t in clients):  # status keeps being answered under load
-            assert lsp.execute("sleuth.index.status", {}, 30).result["state"] in ("ready", "stale")
+            assert lsp.execute("sleuth.index.status", {}, HANG_S).result["state"] in ("ready", "stale")
             statuses += 1
             clients[0].join(0.05)
         for thread in clients:
             thread.join(BOUND_S)
         stop_editing.set()
-        editing.join(30)
+        editing.join(HANG_S)
         assert not failures, failures[:5]
         assert len(sent) == THREADS * ROUNDS and statuses >= 1
         lsp.wait_idle()

@@ -25,6 +25,7 @@ import sleuth.engine.redact as redact_module
 from sleuth.engine.redact import REDACT_MARGIN, log_string, sanitize_query
 from sleuth.lsp import invocation_log
 from sleuth.lsp.invoke import Request, _title
+from tests.conftest import HANG_S
 
 HERE = pathlib.Path(__file__).parent
 
@@ -74,7 +75,7 @@ async def test_injection_characters_arrive_escaped_in_the_log_file_and_log_messa
     for message in messages:
         _assert_inert(message, tmp_path)
     # sourced by a shell (the log file was a start-up file): nothing runs
-    subprocess.run(["bash", str(log)], cwd=tmp_path, capture_output=True, timeout=60)
+    subprocess.run(["bash", str(log)], cwd=tmp_path, capture_output=True, timeout=HANG_S)
     assert not (tmp_path / "PWNED1").exists() and not (tmp_path / "PWNED2").exists()
 
 
@@ -138,10 +139,10 @@ async def test_a_huge_pattern_does_not_hold_up_a_small_request_behind_it(
     try:
         big = session.send(types.WORKSPACE_EXECUTE_COMMAND, types.ExecuteCommandParams(
             command="sleuth.grep", arguments=[{"pattern": "needle" + "x" * 1_000_000}]))
-        small = await asyncio.wait_for(session.execute("sleuth.grep", {"pattern": "needle"}), 60)
+        small = await asyncio.wait_for(session.execute("sleuth.grep", {"pattern": "needle"}), HANG_S)
         assert [m["path"] for m in small["matches"]] == ["a.txt"]
         with pytest.raises(JsonRpcException) as caught:
-            await asyncio.wait_for(big, 60)
+            await asyncio.wait_for(big, HANG_S)
         assert caught.value.data["code"] == "bad_args"
     finally:
         release.touch()

@@ -19,7 +19,6 @@ import stat
 import subprocess
 import sys
 from typing import AsyncIterator
-from tests.conftest import SLEUTH  # the installed command, as users start it
 
 import pytest
 import pytest_asyncio
@@ -28,6 +27,7 @@ from lsprotocol import types
 from pygls.uris import from_fs_path
 
 from sleuth.lsp.main import parse_address
+from tests.conftest import HANG_S, SLEUTH  # SLEUTH: the installed command, as users start it
 
 
 def free_port() -> int:
@@ -65,13 +65,13 @@ async def serve(tmp_path: pathlib.Path) -> AsyncIterator:
                                  address or f"127.0.0.1:{port}", "--token-file", str(token_file), *extra],
                                 env=server_env(), stderr=subprocess.PIPE)
         procs.append(proc)
-        await asyncio.wait_for(_listening(proc, port), 60)
+        await asyncio.wait_for(_listening(proc, port), HANG_S)
         return Served(proc, port, token_file.read_text().strip(), token_file)
 
     yield _serve
     for proc in procs:
         proc.terminate()
-        proc.wait(30)
+        proc.wait(HANG_S)
 
 
 def _frame(message: dict) -> bytes:
@@ -89,7 +89,7 @@ async def _tcp_exchange(port: int, first: bytes) -> bytes:
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
     writer.write(first)
     await writer.drain()
-    seen = await asyncio.wait_for(reader.read(), 60)
+    seen = await asyncio.wait_for(reader.read(), HANG_S)
     writer.close()
     return seen
 
@@ -102,14 +102,14 @@ async def _end_to_end(transport: str, served: Served, root: pathlib.Path, **head
     await connect_socket(client, transport, served.port, served.token, headers or None)
     await asyncio.wait_for(client.initialize_session(types.InitializeParams(
         capabilities=types.ClientCapabilities(), root_uri=from_fs_path(str(root)),
-        initialization_options={"cacheDir": str(root.parent / "cache")})), 60)
+        initialization_options={"cacheDir": str(root.parent / "cache")})), HANG_S)
     result = await asyncio.wait_for(client.protocol.send_request_async(
         types.WORKSPACE_EXECUTE_COMMAND,
-        types.ExecuteCommandParams(command="sleuth.grep", arguments=[{"pattern": "needle"}])), 60)
+        types.ExecuteCommandParams(command="sleuth.grep", arguments=[{"pattern": "needle"}])), HANG_S)
     assert [m["path"] for m in result["matches"]] == ["a.txt"]
-    await asyncio.wait_for(client.shutdown_session(), 30)
+    await asyncio.wait_for(client.shutdown_session(), HANG_S)
     await client.stop()
-    assert served.proc.wait(30) == 0
+    assert served.proc.wait(HANG_S) == 0
 
 
 # -- TCP -----------------------------------------------------------------------------------------
@@ -130,8 +130,8 @@ async def test_tcp_token_may_share_the_first_messages_header_block(serve, tmp_pa
     reader, writer = await asyncio.open_connection("127.0.0.1", served.port)
     writer.write(f"Sleuth-Token: {served.token}\r\n".encode() + _frame(_initialize(root)))
     await writer.drain()
-    header = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 60)
-    body = await asyncio.wait_for(reader.readexactly(int(header.split(b":")[1].split(b"\r")[0])), 60)
+    header = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), HANG_S)
+    body = await asyncio.wait_for(reader.readexactly(int(header.split(b":")[1].split(b"\r")[0])), HANG_S)
     assert json.loads(body)["id"] == 1 and "capabilities" in json.loads(body)["result"]
     writer.close()
 
@@ -154,7 +154,7 @@ async def _raw_handshake_status(port: int, host: str, token: str) -> int:
                  f"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
                  f"Authorization: Bearer {token}\r\n\r\n".encode())
     await writer.drain()
-    status = await asyncio.wait_for(reader.readline(), 60)
+    status = await asyncio.wait_for(reader.readline(), HANG_S)
     writer.close()
     return int(status.split()[1])
 
@@ -209,5 +209,5 @@ def test_a_token_file_others_can_read_is_refused(tmp_path: pathlib.Path) -> None
     token.write_text("a" * 40 + "\n")
     os.chmod(token, 0o644)
     proc = subprocess.run([SLEUTH, "serve", "--tcp", f"127.0.0.1:{free_port()}",
-                           "--token-file", str(token)], env=server_env(), capture_output=True, text=True, timeout=60)
+                           "--token-file", str(token)], env=server_env(), capture_output=True, text=True, timeout=HANG_S)
     assert proc.returncode == 2 and "chmod 600" in proc.stderr

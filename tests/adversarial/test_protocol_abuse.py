@@ -20,9 +20,10 @@ from typing import Any, Callable
 
 import pytest
 
-from tests.conftest import write_tree
+from tests.conftest import HANG_S, write_tree
 
-WAIT_S = 30.0  # a bound for "the answer never comes", never a speed expectation
+WAIT_S = HANG_S  # a bound for "the answer never comes", never a speed expectation
+SLEUTH = Path(sys.executable).with_name("sleuth")
 
 
 def frame(message: Any, header: str = "Content-Length: {n}\r\n\r\n") -> bytes:
@@ -42,12 +43,12 @@ def status_request(msg_id: int) -> dict[str, Any]:
 
 
 class RawServer:
-    """``python -m sleuth serve`` with raw pipes: bytes in, parsed frames out (a thread reads them)."""
+    """The installed ``sleuth serve`` with raw pipes: bytes in, parsed frames out (a thread reads them)."""
 
     def __init__(self, folder: Path, cache: Path) -> None:
         env = dict(os.environ, XDG_CACHE_HOME=str(cache))
         self.folder = folder
-        self.proc = subprocess.Popen([sys.executable, "-m", "sleuth", "serve"], cwd=folder, env=env,
+        self.proc = subprocess.Popen([str(SLEUTH), "serve"], cwd=folder, env=env,
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         self.messages: "queue.Queue[dict[str, Any]]" = queue.Queue()
         self.stderr = b""

@@ -36,7 +36,7 @@ from typing import Any, Callable, Iterator
 import pytest
 
 from tests.adversarial.lsp_sync import RecordingServer, RpcError, start_server
-from tests.conftest import run_sleuth
+from tests.conftest import HANG_S, run_sleuth
 
 HEX = uuid.uuid4().hex[:12]
 SECRET = f"Q{HEX}Z"  # in every secret text and secret name; never in any request
@@ -345,9 +345,9 @@ def _lsp_call(lsp: RecordingServer, door: Door, args: Args) -> tuple[str, Any]:
     result = None
     try:
         if door.transport == "exec":
-            result = lsp.execute(door.target, args, 60).result
+            result = lsp.execute(door.target, args, HANG_S).result
         else:
-            result = lsp.request(door.target, args, 60).result
+            result = lsp.request(door.target, args, HANG_S).result
     except RpcError as error:
         assert error.code != -32603 and isinstance(error.data, dict) and error.data.get("code"), error
     lsp.settle()  # the invocation's log line and progress end have been read
@@ -479,7 +479,7 @@ def test_a_folder_swapped_for_a_link_out_during_searches_leaks_nothing(tmp_path:
                                                          "arguments": {"pattern": PAT, "follow": follow}})):
                 mark = lsp.mark()
                 try:
-                    lsp.execute(command, args, 60)
+                    lsp.execute(command, args, HANG_S)
                 except RpcError as error:
                     assert error.code != -32603, error
                 lsp.settle()
@@ -495,7 +495,7 @@ def test_a_folder_swapped_for_a_link_out_during_searches_leaks_nothing(tmp_path:
                 leaks.append(("cli grep", follow, out.getvalue()[:600]))
     finally:
         stop.set()
-        racer.join(10)
+        racer.join(HANG_S)
         lsp.close()
     assert swaps[0] > 0 and not leaks, leaks[:3]
     assert SECRET not in lsp.stderr()

@@ -26,9 +26,8 @@ import pytest
 
 from tests.adversarial.lsp_sync import RecordingServer, start_server
 from tests.adversarial.mcp_sync import McpProcess
-from tests.conftest import SLEUTH, write_tree
+from tests.conftest import HANG_S, SLEUTH, write_tree  # HANG_S only stops a hang: every wait is for an event
 
-HANG_GUARD_S = 120  # only stops a hang: every wait below is for an event
 PATTERN = r"w\w+d \d"  # no literal an index could narrow by: the search scans, on the pool
 SUBTREES = 6
 
@@ -47,7 +46,7 @@ def _expected() -> set[str]:
 def test_sleuth_mcp_as_hosts_start_it_scans_on_the_pool(tmp_path: pathlib.Path, mode: str) -> None:
     """``sleuth mcp`` with the host's roots (Claude Code, Gemini CLI), in both protocol eras."""
     ws = _pool_tree(tmp_path / "ws")
-    server = McpProcess([ws], tmp_path, mode=mode, timeout=HANG_GUARD_S)
+    server = McpProcess([ws], tmp_path, mode=mode, timeout=HANG_S)
     try:
         for _ in range(2):  # the second search reuses the pool the first one started
             result = server.call("grep", {"pattern": PATTERN, "max_results": 1000})
@@ -62,7 +61,7 @@ def test_sleuth_mcp_as_hosts_start_it_scans_on_the_pool(tmp_path: pathlib.Path, 
 def test_sleuth_mcp_with_root_from_the_project_folder(tmp_path: pathlib.Path) -> None:
     """``sleuth mcp --root DIR`` (hosts that share no roots: Codex, the Inspector line)."""
     ws = _pool_tree(tmp_path / "ws")
-    server = McpProcess([], tmp_path, "--root", str(ws), timeout=HANG_GUARD_S)
+    server = McpProcess([], tmp_path, "--root", str(ws), timeout=HANG_S)
     try:
         result = server.call("grep", {"pattern": PATTERN, "max_results": 1000})
         assert not result.is_error, result.content
@@ -76,7 +75,7 @@ def test_sleuth_serve_as_editors_start_it_scans_on_the_pool(tmp_path: pathlib.Pa
     server = start_server([ws], tmp_path / "lsp", {"index": {"enabled": False}})
     try:
         for _ in range(2):
-            result = server.execute("sleuth.grep", {"pattern": PATTERN, "max_results": 1000}, HANG_GUARD_S).result
+            result = server.execute("sleuth.grep", {"pattern": PATTERN, "max_results": 1000}, HANG_S).result
             assert {m["path"] for m in result["matches"]} == _expected()
         assert "BrokenProcessPool" not in server.stderr()
     finally:
@@ -116,7 +115,7 @@ def test_each_readme_host_entry_starts_a_working_server(tmp_path: pathlib.Path, 
     ws = _pool_tree(tmp_path / "ws")
     path = f"{pathlib.Path(SLEUTH).parent}{os.pathsep}{os.environ.get('PATH', '')}"
     server = McpProcess([ws] if shares_roots else [], tmp_path, argv=list(argv), cwd=ws, path=path,
-                        timeout=HANG_GUARD_S)
+                        timeout=HANG_S)
     try:
         result = server.call("grep", {"pattern": PATTERN, "max_results": 1000})
         assert not result.is_error, result.content
@@ -129,7 +128,7 @@ def test_vscode_extensions_mcp_definition_starts_a_working_server(tmp_path: path
     """What the extension offers VS Code's chat: ``<interpreter> -m sleuth mcp --root <folder>``."""
     ws = _pool_tree(tmp_path / "ws")
     server = McpProcess([], tmp_path, argv=[sys.executable, "-m", "sleuth", "mcp", "--root", str(ws)],
-                        timeout=HANG_GUARD_S)
+                        timeout=HANG_S)
     try:
         result = server.call("grep", {"pattern": PATTERN, "max_results": 1000})
         assert not result.is_error, result.content
@@ -159,7 +158,7 @@ def _stuck_tree(root: pathlib.Path) -> pathlib.Path:
 def _wait_for_partial(server: RecordingServer, token: str) -> None:
     """Until a ``$/progress`` with matches for ``token`` has arrived: a worker has searched its
     subtree's first file and moved on to the file it cannot finish."""
-    deadline = time.monotonic() + HANG_GUARD_S
+    deadline = time.monotonic() + HANG_S
     while time.monotonic() < deadline:
         for body in list(server.bodies):
             message = json.loads(body)
@@ -182,9 +181,9 @@ def test_a_cancelled_search_stuck_in_one_regex_call_frees_the_workers(tmp_path: 
                                             "partialResultToken": "stuck"})
         _wait_for_partial(server, "stuck")
         server.cancel(stuck)
-        answer = server.answer(stuck, HANG_GUARD_S)
+        answer = server.answer(stuck, HANG_S)
         assert answer.get("error", {}).get("code") == -32800, answer  # RequestCancelled
-        nxt = server.execute("sleuth.grep", {"pattern": PATTERN, "max_results": 1000}, HANG_GUARD_S).result
+        nxt = server.execute("sleuth.grep", {"pattern": PATTERN, "max_results": 1000}, HANG_S).result
         assert len(nxt["matches"]) == len(list(ws.glob("*/s/c.txt")))
     finally:
         server.close()
@@ -233,7 +232,7 @@ def test_the_wheel_installs_a_working_sleuth_command(wheel_env: pathlib.Path, tm
     ws = _pool_tree(tmp_path / "ws")
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
     cli = subprocess.run([str(sleuth), "grep", "-c", "--no-server", PATTERN], cwd=ws, capture_output=True, text=True,
-                         env=env, timeout=HANG_GUARD_S)
+                         env=env, timeout=HANG_S)
     assert cli.returncode == 0, cli.stderr
     assert len(cli.stdout.splitlines()) == len(_expected())
     reply = _mcp_grep_over_stdio([str(sleuth), "mcp", "--root", str(ws)], ws, env)

@@ -15,7 +15,6 @@ import os
 import pathlib
 import sys
 from typing import Any, AsyncIterator
-from tests.conftest import SLEUTH  # the installed command, as users start it
 
 import pytest
 import pytest_asyncio
@@ -24,6 +23,7 @@ from lsprotocol import types
 from pygls.uris import from_fs_path
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, LanguageClient, register_lsp_features
 from sleuth.lsp.server import converter_factory as default_converter
+from tests.conftest import HANG_S, SLEUTH  # SLEUTH: the installed command, as users start it
 
 HERE = pathlib.Path(__file__).parent
 PROFILES = ("vscode", "minimal")
@@ -63,7 +63,7 @@ class Session:
             return
         waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._waiters.append((token, waiter))
-        await asyncio.wait_for(waiter, 60)
+        await asyncio.wait_for(waiter, HANG_S)
 
     # -- requests ---------------------------------------------------------------------------
     @property
@@ -99,7 +99,7 @@ class Session:
                 return state
             await asyncio.sleep(0.02)
 
-    async def eventually(self, predicate: Any, timeout: float = 60) -> None:
+    async def eventually(self, predicate: Any, timeout: float = HANG_S) -> None:
         """Poll ``predicate()`` (with a server round trip between polls) until it holds."""
         async def poll() -> None:
             while not predicate():
@@ -188,7 +188,7 @@ async def sessions() -> AsyncIterator[list[Session]]:
     yield started
     for session in started:
         try:
-            await asyncio.wait_for(session.client.shutdown_session(), 30)
+            await asyncio.wait_for(session.client.shutdown_session(), HANG_S)
         except Exception:
             pass
         await session.client.stop()

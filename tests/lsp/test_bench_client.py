@@ -18,6 +18,7 @@ sys.path.insert(0, str(BENCH))
 
 from lsp_bench import PROBE_TOKEN, Server, bench_change, rg_lines  # noqa: E402
 from lsp_client import RpcError, descendants, peak_rss_mb  # noqa: E402
+from tests.conftest import HANG_S
 
 RG = os.path.join(os.path.dirname(sys.executable), "rg")
 
@@ -40,8 +41,8 @@ def tree(tmp_path: pathlib.Path) -> pathlib.Path:
 def test_bench_client_round_trips_match_rg_and_see_changes(tree: pathlib.Path, tmp_path: pathlib.Path) -> None:
     server = Server(str(tree), str(tmp_path / "cache"), str(tmp_path / "stderr"))
     try:
-        assert server.indexing_ended(timeout=60) is not None  # the server's "Sleuth: indexing" progress ended
-        assert server.wait(idle=True, timeout=60)["state"] == "ready"
+        assert server.indexing_ended(timeout=HANG_S) is not None  # the server's "Sleuth: indexing" progress ended
+        assert server.wait(idle=True, timeout=HANG_S)["state"] == "ready"
         # The server treated the client as VS Code: it pulled the configuration, asked for progress tokens
         # and registered its file watchers (the client answers each like VS Code does).
         assert server.lsp.server_requests.get("workspace/configuration", 0) >= 1

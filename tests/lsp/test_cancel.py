@@ -14,6 +14,7 @@ import pytest
 from harness import Session, make_tree
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
+from tests.conftest import HANG_S
 
 REQUEST_CANCELLED = -32800
 
@@ -37,7 +38,7 @@ async def test_cancel_request_stops_a_custom_request(start, tmp_path: pathlib.Pa
     await session.first_progress("partial-1")  # the work is demonstrably running
     session.cancel(msg_id)
     with pytest.raises(JsonRpcException) as caught:
-        await asyncio.wait_for(pending, 60)
+        await asyncio.wait_for(pending, HANG_S)
     assert caught.value.code == REQUEST_CANCELLED
     assert caught.value.data["code"] == "cancelled"
     await _assert_stopped(session)
@@ -113,7 +114,7 @@ async def test_status_and_other_requests_are_served_while_searches_run(start, tm
         session.cancel(msg_id)
     for future in pending:
         with pytest.raises(JsonRpcException):
-            await asyncio.wait_for(future, 60)
+            await asyncio.wait_for(future, HANG_S)
     await _assert_stopped(session)
 
 
@@ -139,12 +140,12 @@ async def test_cancelled_while_queued_never_starts(start, tmp_path: pathlib.Path
     assert (await session.workers())["started"] == workers  # the last one waits for a free worker
     session.cancel(ids[-1])
     with pytest.raises(JsonRpcException) as caught:
-        await asyncio.wait_for(pending[-1], 60)
+        await asyncio.wait_for(pending[-1], HANG_S)
     assert caught.value.code == REQUEST_CANCELLED
     for msg_id in ids[:-1]:
         session.cancel(msg_id)
     for future in pending[:-1]:
         with pytest.raises(JsonRpcException):
-            await asyncio.wait_for(future, 60)
+            await asyncio.wait_for(future, HANG_S)
     state = await session.until_idle()
     assert state["started"] == workers and "q-16" not in session.progress

@@ -25,7 +25,7 @@ from sleuth.commands.config import Settings
 from sleuth.commands.context import CommandContext, Services
 from sleuth.engine.index import store
 from sleuth.engine.workspace import Workspace
-from tests.conftest import run_sleuth
+from tests.conftest import HANG_S, run_sleuth
 
 FILES = {
     "src/repo.py": "# the one place users are loaded\ndef get_user_by_id(uid):\n    return DB[uid]\n",
@@ -85,8 +85,8 @@ async def test_grep_and_text_during_a_build_answer_from_the_scan(start: Any, tmp
     with _holding_build_lock(root, cache):
         session = await start([root], profile="minimal", init_options={"cacheDir": str(cache)})
         assert await _state(session) in ("loading", "building")
-        grep = await asyncio.wait_for(session.execute("sleuth.grep", GREP), 60)
-        text = await asyncio.wait_for(session.execute("sleuth.text", TEXT), 60)
+        grep = await asyncio.wait_for(session.execute("sleuth.grep", GREP), HANG_S)
+        text = await asyncio.wait_for(session.execute("sleuth.text", TEXT), HANG_S)
         assert await _state(session) == "building"  # both answered while the index could not be used
     assert _lines(grep) == expected and len(expected) == 321
     assert text["source"] == "scan" and [(r["path"], r["line"]) for r in text["results"]] == [("src/repo.py", 1)]
@@ -109,8 +109,8 @@ async def test_grep_and_text_during_a_load_answer_from_the_scan(start: Any, tmp_
     gate.write_text("held\n")
     monkeypatch.setenv("SLEUTH_TEST_INDEX_GATE", str(gate))
     session = await start([root], profile="minimal", init_options={"cacheDir": str(cache)})
-    grep = await asyncio.wait_for(session.execute("sleuth.grep", GREP), 60)
-    text = await asyncio.wait_for(session.execute("sleuth.text", TEXT), 60)
+    grep = await asyncio.wait_for(session.execute("sleuth.grep", GREP), HANG_S)
+    text = await asyncio.wait_for(session.execute("sleuth.text", TEXT), HANG_S)
     assert await _state(session) == "loading"
     gate.unlink()
     assert _lines(grep) == _cold_lines(root, "get_user_by_id")

@@ -20,11 +20,12 @@ from typing import Any
 import pytest
 from harness import Session, make_tree
 
+from tests.conftest import HANG_S
 from tests.diff.rg import needs_rg, rg_events
 
 pytestmark = needs_rg
 
-CATCH_UP_S = 20.0  # the bound on the watcher catching up (it takes milliseconds)
+CATCH_UP_S = HANG_S  # the bound on the watcher catching up (it takes milliseconds): only a hang reaches it
 NO_RESCAN = {"rescanIntervalSeconds": 3600}  # the periodic rescan must not be what finds the changes
 
 

@@ -8,6 +8,7 @@ import pathlib
 from harness import make_tree
 from lsprotocol import types
 from pygls.uris import from_fs_path
+from tests.conftest import HANG_S
 
 
 async def test_build_status_and_streamed_text_search(start, tmp_path: pathlib.Path) -> None:
@@ -37,7 +38,7 @@ async def test_watched_file_events_reach_the_index(start, tmp_path: pathlib.Path
                 (await session.execute("sleuth.index.status", {}))["files"] != 2:
             await asyncio.sleep(0.05)
 
-    await asyncio.wait_for(applied(), 60)
+    await asyncio.wait_for(applied(), HANG_S)
 
 
 async def test_without_client_watchers_the_server_rescans(start, tmp_path: pathlib.Path) -> None:
@@ -51,5 +52,5 @@ async def test_without_client_watchers_the_server_rescans(start, tmp_path: pathl
         while (await session.execute("sleuth.index.status", {}))["files"] != 2:
             await asyncio.sleep(0.05)
 
-    await asyncio.wait_for(seen(), 60)
+    await asyncio.wait_for(seen(), HANG_S)
     assert (await session.execute("sleuth.text", {"query": "quokka"}))["total"] == 1

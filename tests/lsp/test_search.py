@@ -12,6 +12,7 @@ from harness import make_tree
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pygls.uris import from_fs_path
+from tests.conftest import HANG_S
 
 WORDS = ["alpha", "beta", "gamma", "delta", "kappa", "omega", "sigma", "theta"]
 
@@ -137,7 +138,7 @@ async def test_cancelling_a_real_grep_stops_the_scan(start, tmp_path: pathlib.Pa
     await session.first_progress("slow")
     session.cancel(msg_id)
     with pytest.raises(JsonRpcException) as caught:
-        await asyncio.wait_for(pending, 60)
+        await asyncio.wait_for(pending, HANG_S)
     assert caught.value.code == -32800
     state = await session.until_idle()  # the worker thread is free again
     scanned = state["last_progress"].get("sleuth.grep")
@@ -164,7 +165,7 @@ async def test_status_is_answered_while_a_long_grep_runs(start, tmp_path: pathli
     assert (await session.workers())["running"] == 1 and not pending.done()  # the long one still runs
     session.cancel(msg_id)
     with pytest.raises(JsonRpcException):
-        await asyncio.wait_for(pending, 60)
+        await asyncio.wait_for(pending, HANG_S)
     await session.until_idle()
 
 

@@ -8,6 +8,7 @@ import pathlib
 import pytest
 from harness import make_tree
 from lsprotocol import types
+from tests.conftest import HANG_S
 
 TREE = {
     "src/users.py": "class UserService:\n    def get_user_by_id(self, uid):\n        return uid\n",
@@ -36,7 +37,7 @@ async def test_workspace_symbol_is_advertised_and_answers_ctrl_t(start, tmp_path
         while [s.name for s in await _symbols(session, "gubi")] != ["get_user_by_id"]:
             await asyncio.sleep(0.05)
 
-    await asyncio.wait_for(word_starts(), 60)
+    await asyncio.wait_for(word_starts(), HANG_S)
     assert [s.name for s in await _symbols(session, "getting started")] == ["Getting started"]
     assert await _symbols(session, "") == []
 
@@ -79,7 +80,7 @@ async def test_a_function_saved_to_disk_is_found_at_once(start, tmp_path: pathli
         while [s.name for s in await _symbols(session, "freshly_written")] != ["freshly_written"]:
             await asyncio.sleep(0.05)
 
-    await asyncio.wait_for(found(), 60)
+    await asyncio.wait_for(found(), HANG_S)
 
 
 async def test_the_command_and_custom_request(start, tmp_path: pathlib.Path) -> None:

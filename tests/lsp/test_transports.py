@@ -14,6 +14,7 @@ import pytest
 from harness import connect_socket, make_client, make_tree, server_env, Session
 from lsprotocol import types
 from pygls.uris import from_fs_path
+from tests.conftest import HANG_S
 
 
 def free_port() -> int:
@@ -52,17 +53,17 @@ async def test_serve_over_a_socket(transport: str, tmp_path: pathlib.Path) -> No
         await connect(client, transport, port, proc, token_file.read_text().strip())
         await asyncio.wait_for(client.initialize_session(types.InitializeParams(
             capabilities=types.ClientCapabilities(), root_uri=from_fs_path(str(root)),
-            initialization_options={"cacheDir": str(tmp_path / "cache")})), 60)
+            initialization_options={"cacheDir": str(tmp_path / "cache")})), HANG_S)
         result = await asyncio.wait_for(client.protocol.send_request_async(
             types.WORKSPACE_EXECUTE_COMMAND,
-            types.ExecuteCommandParams(command="sleuth.test.echo", arguments=[{}])), 60)
+            types.ExecuteCommandParams(command="sleuth.test.echo", arguments=[{}])), HANG_S)
         assert result["folders"] == [str(root.resolve())]
-        await asyncio.wait_for(client.shutdown_session(), 30)
+        await asyncio.wait_for(client.shutdown_session(), HANG_S)
         await client.stop()
-        assert proc.wait(30) == 0  # the server exits with its one client
+        assert proc.wait(HANG_S) == 0  # the server exits with its one client
     finally:
         proc.terminate()
-        proc.wait(30)
+        proc.wait(HANG_S)
 
 
 def _frame(message: dict) -> bytes:
@@ -88,10 +89,10 @@ async def test_server_exits_when_the_client_vanishes_mid_search(tmp_path: pathli
     await proc.stdin.drain()
     seen = b""
     while not re.search(rb'"token":\s*"p"', seen):  # the endless command is streaming: it runs
-        chunk = await asyncio.wait_for(proc.stdout.read(4096), 60)
+        chunk = await asyncio.wait_for(proc.stdout.read(4096), HANG_S)
         assert chunk, "server closed its output early"
         seen += chunk
     proc.stdin.close()
     reader = asyncio.ensure_future(proc.stdout.read())  # keep draining so the server never blocks writing
-    assert await asyncio.wait_for(proc.wait(), 60) is not None
+    assert await asyncio.wait_for(proc.wait(), HANG_S) is not None
     await reader

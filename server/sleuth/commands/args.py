@@ -15,7 +15,10 @@ from typing import Any, Mapping
 from sleuth.commands.config import Settings
 from sleuth.engine.errors import BadArgs
 
-__all__ = ["Arg", "parse_args", "json_schema", "unwrap_arguments", "check_text", "coerce"]
+__all__ = ["Arg", "parse_args", "json_schema", "unwrap_arguments", "check_text", "coerce", "exceeds_depth",
+           "check_depth", "MAX_ARGUMENT_DEPTH"]
+
+MAX_ARGUMENT_DEPTH = 32  # no command's arguments nest beyond three levels; a seed tool's object a few more
 
 _JSON_KINDS = {"string": "str", "integer": "int", "number": "number", "boolean": "bool", "array": "list",
                "object": "object", "null": "null"}
@@ -104,6 +107,31 @@ def check_text(name: str, value: str, prefix: str = "") -> str:
                       hint="Send text as UTF-8; in JSON, \\uD800-\\uDFFF escapes must come in high-low pairs.",
                       argument=name)
     return value
+
+
+def exceeds_depth(value: Any, limit: int) -> bool:
+    """Whether ``value`` nests lists and dicts more than ``limit`` levels deep (a scalar is level 0).
+    Iterative: a value too deep to walk recursively is exactly what this looks for."""
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            item = item.values()
+        elif not isinstance(item, (list, tuple)):
+            continue
+        if depth == limit:
+            return True
+        stack.extend((child, depth + 1) for child in item if isinstance(child, (dict, list, tuple)))
+    return False
+
+
+def check_depth(command: str, args: Any) -> None:
+    """:class:`BadArgs` when a call's arguments nest deeper than :data:`MAX_ARGUMENT_DEPTH`, before
+    any command, tool profile or log line walks them (each door's decoder has its own, larger bound:
+    10,000 levels reached ``RecursionError`` in recursive walks)."""
+    if exceeds_depth(args, MAX_ARGUMENT_DEPTH):
+        raise BadArgs(f"{command}: the arguments nest more than {MAX_ARGUMENT_DEPTH} levels of lists and objects.",
+                      hint="Pass flat values: strings, numbers, lists of strings.")
 
 
 def _type_name(kind: str) -> str:

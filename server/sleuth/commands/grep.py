@@ -187,14 +187,15 @@ def _binary_mode(choice: str, targets: list[Target]) -> BinaryMode:
     return "quit"
 
 
-def _candidates(request: GrepRequest, ctx: CommandContext) -> CandidateList | None:
-    """File entries the index says may match, or None to scan (no index, not ready, no usable literal)."""
+def _candidates(request: GrepRequest, ctx: CommandContext, token: CancelToken) -> CandidateList | None:
+    """File entries the index says may match, or None to scan (no index, not ready, no usable literal);
+    the index's evaluation keeps the search's deadline (``token``)."""
     index = ctx.services.index
     if index is None or request.search.encoding is not None or request.search.search_zip \
             or request.match.engine == "pcre2":
         return None  # the index holds the bytes as auto reads them: another encoding's or a compressed file's
         # text is not what it indexed; and its literals are read in ripgrep's syntax, not PCRE's
-    return index.candidate_entries(ctx.workspace, request)
+    return index.candidate_entries(ctx.workspace, request, token)
 
 
 def shape(outcome: GrepOutcome, elapsed_ms: float, streamed: bool, files_in_workspace: int | None = None) -> dict[str, Any]:
@@ -224,7 +225,7 @@ def run(raw: Any, ctx: CommandContext) -> dict[str, Any]:
     buffers = ctx.services.open_buffers if args["use_open_buffers"] else None
     # Compiled first, under the deadline: the index's candidates use the same literal query.
     outcome = prepare(request, token) or run_grep(ctx.workspace, request, token, ctx.progress, ctx.partial,
-                                                  buffers, entries=_candidates(request, ctx))
+                                                  buffers, entries=_candidates(request, ctx, token))
     index = ctx.services.index
     result = shape(outcome, (time.perf_counter() - started) * 1000, ctx.partial is not None,
                    index.file_count() if index is not None else None)

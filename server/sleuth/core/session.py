@@ -31,6 +31,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol, Sequence, runtime_checkable
 
+from sleuth.commands.args import check_depth
 from sleuth.commands.config import Settings
 from sleuth.commands.context import CommandContext, PartialSink, Services
 from sleuth.core import logline
@@ -340,6 +341,7 @@ class Session:
         if not isinstance(invocation.args, dict):
             raise BadArgs("Arguments must be one object of named arguments.",
                           hint='Pass arguments as [{"pattern": "..."}].')
+        check_depth(invocation.command, invocation.args)
         self.follow_settings_files(follow_report, invocation.buffers)
         run = self.resolve(invocation.command)
         budget = self.rate_limit(invocation.command) if rate_limited else None

@@ -23,7 +23,9 @@ case by case:
   (:func:`holds_header`), which is the same dead end.
 
 A body that is read whole but is not JSON is not a framing problem: the connection answers it with
-a JSON-RPC parse error and goes on (:meth:`sleuth.lsp.server.SleuthProtocol.receive`).
+a JSON-RPC parse error and goes on (:meth:`sleuth.lsp.server.SleuthProtocol.receive`). Nor is a body
+over :data:`sleuth.core.message_limits.MAX_MESSAGE_BYTES`: it is read in chunks and dropped (its
+first bytes kept, to find its id), and :class:`TooLarge` lets the server refuse it and go on.
 """
 
 from __future__ import annotations
@@ -32,11 +34,15 @@ import asyncio
 import re
 from typing import Awaitable, Protocol
 
-__all__ = ["FramingError", "read_body", "holds_header", "AsyncReader"]
+from sleuth.core.message_limits import MAX_MESSAGE_BYTES
+
+__all__ = ["FramingError", "TooLarge", "read_body", "holds_header", "AsyncReader"]
 
 _TOKEN = re.compile(rb"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")  # RFC 7230 field-name
 _HEADER_IN_BODY = re.compile(rb"(?i)content-length[ \t]*:[ \t]*\d+\r?\n")
 _MAX_HEADER_LINES = 32  # a real header has one or two: more is a stream out of step
+_HEAD_BYTES = 1 << 20  # what is kept of a body too large to decode: where its id is looked for
+_CHUNK_BYTES = 1 << 20
 
 
 class AsyncReader(Protocol):
@@ -51,8 +57,18 @@ class FramingError(Exception):
     """The byte stream no longer splits into messages; the connection cannot go on."""
 
 
-async def read_body(reader: AsyncReader) -> bytes | None:
-    """The next message's body; None when the input ends cleanly between two messages."""
+class TooLarge(Exception):
+    """A whole message too large to decode was read past: the stream is in step, the message refused."""
+
+    def __init__(self, size: int, head: bytes) -> None:
+        super().__init__(f"a {size}-byte message")
+        self.size = size
+        self.head = head
+
+
+async def read_body(reader: AsyncReader, max_bytes: int = MAX_MESSAGE_BYTES) -> bytes | None:
+    """The next message's body; None when the input ends cleanly between two messages;
+    :class:`TooLarge` after reading past a body longer than ``max_bytes``."""
     length: int | None = None
     lines = 0
     while True:
@@ -84,11 +100,28 @@ async def read_body(reader: AsyncReader) -> bytes | None:
         length = int(value)
     if length is None:
         raise FramingError("a message header without Content-Length")
+    if length > max_bytes:
+        await _skip(reader, length)
     body = await _read_exactly(reader, length)
     if len(body) < length:
         raise FramingError(f"the input ended {len(body)} bytes into a {length}-byte message body "
                            "(a Content-Length larger than the message?)")
     return body
+
+
+async def _skip(reader: AsyncReader, length: int) -> None:
+    """Read past a ``length``-byte body in chunks, never holding it whole; raises :class:`TooLarge`
+    (with its first bytes) once it is read, FramingError when the input ends inside it."""
+    head = b""
+    left = length
+    while left:
+        chunk = await _read_exactly(reader, min(left, _CHUNK_BYTES))
+        if not chunk:
+            raise FramingError(f"the input ended {length - left} bytes into a {length}-byte message body")
+        if len(head) < _HEAD_BYTES:
+            head += chunk[:_HEAD_BYTES - len(head)]
+        left -= len(chunk)
+    raise TooLarge(length, head)
 
 
 def holds_header(body: bytes) -> bool:

@@ -23,7 +23,6 @@ import dataclasses
 import inspect
 import itertools
 import logging
-import json
 import os
 import sys
 import threading
@@ -42,6 +41,7 @@ from sleuth import __version__
 from sleuth.commands.args import unwrap_arguments
 from sleuth.commands.config import Settings
 from sleuth.commands.context import Services
+from sleuth.core import message_limits
 from sleuth.core.session import Session
 from sleuth.engine.workspace import Workspace
 from sleuth.lsp import framing, invocation_log, wire
@@ -110,15 +110,21 @@ class SleuthProtocol(LanguageServerProtocol):
 
     # -- messages that pygls would drop without an answer ------------------------------------
     def receive(self, body: bytes) -> bool:
-        """One framed message body (:mod:`sleuth.lsp.framing`): decoded and handled (True), or answered
-        with a parse error (-32700, id null) when it is not JSON (False) — never left unanswered."""
+        """One framed message body (:mod:`sleuth.lsp.framing`): decoded and handled, or refused — never
+        left unanswered: not JSON is a parse error (-32700, id null; returns False, so the caller can
+        check whether it swallowed the next header), a message nested too deep InvalidRequest (-32600)
+        with its id when one is found (:mod:`sleuth.core.message_limits`)."""
         try:
-            message = json.loads(body, object_hook=self.structure_message)
-        except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError alike
-            self._refuse(None, ParseError, f"The message is not valid JSON: {exc}")
-            return False
+            message = message_limits.decode(body)
+        except message_limits.Refusal as refusal:
+            self.refuse(refusal)
+            return refusal.code != message_limits.PARSE_ERROR
         self.handle_message(message)
         return True
+
+    def refuse(self, refusal: message_limits.Refusal) -> None:
+        """Answer a message that was not decoded."""
+        self._refuse(refusal.id, refusal.code, refusal.message)
 
     def structure_message(self, data: dict[str, Any]) -> Any:
         """Every transport's ``json.loads(..., object_hook=structure_message)`` calls this for every
@@ -137,7 +143,7 @@ class SleuthProtocol(LanguageServerProtocol):
         except JsonRpcException as exc:
             if "method" in data and "id" in data:
                 reason = exc.__cause__ or exc
-                return _Refused(_msg_id(data["id"]), exc.code,
+                return _Refused(message_limits.request_id(data["id"]), exc.code,
                                 f"Invalid params for {data['method']}: {_first_line(reason)}")
             raise
 
@@ -156,7 +162,7 @@ class SleuthProtocol(LanguageServerProtocol):
             return
         if not hasattr(message, "jsonrpc") or getattr(message, "jsonrpc", None) != self.VERSION:
             raw_id = message.get("id") if isinstance(message, dict) else getattr(message, "id", None)
-            self._refuse(_msg_id(raw_id), InvalidRequest, "Not a JSON-RPC 2.0 message (an object with "
+            self._refuse(message_limits.request_id(raw_id), InvalidRequest, "Not a JSON-RPC 2.0 message (an object with "
                          '"jsonrpc": "2.0" and a "method" or a response "id").')
             return
         method = getattr(message, "method", None)
@@ -206,7 +212,7 @@ class SleuthProtocol(LanguageServerProtocol):
             logger.debug("workDoneProgress/cancel for unknown token %r", params.token)
 
 
-ParseError, InvalidRequest = -32700, -32600
+InvalidRequest = message_limits.INVALID_REQUEST
 
 
 @dataclasses.dataclass(frozen=True)
@@ -216,11 +222,6 @@ class _Refused:
     id: MsgId | None
     code: int
     message: str
-
-
-def _msg_id(value: Any) -> MsgId | None:
-    """A request id to echo: JSON-RPC ids are strings or numbers (anything else is answered with null)."""
-    return value if isinstance(value, (str, int)) and not isinstance(value, bool) else None
 
 
 def _first_line(error: BaseException) -> str:
@@ -261,7 +262,7 @@ class SleuthServer(LanguageServer):
         reader = StdinAsyncReader(stdin or sys.stdin.buffer, self.thread_pool)
         self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
         try:
-            asyncio.run(self._serve_stream(reader))
+            asyncio.run(self.serve_stream(reader))
         except BrokenPipeError:
             logger.error("the connection to the client is lost; shutting down")
             self.exit_code = 1
@@ -270,11 +271,15 @@ class SleuthServer(LanguageServer):
         finally:
             self.shutdown()
 
-    async def _serve_stream(self, reader: framing.AsyncReader) -> None:
+    async def serve_stream(self, reader: framing.AsyncReader) -> None:
+        """Read and handle messages until the input ends or its framing breaks (stdio and TCP alike)."""
         assert self._stop_event is not None
         while not self._stop_event.is_set():
             try:
                 body = await framing.read_body(reader)
+            except framing.TooLarge as large:
+                self.protocol.refuse(message_limits.too_large(large.size, large.head))
+                continue
             except framing.FramingError as exc:
                 logger.error("unreadable LSP framing on the input, cannot resynchronise: %s; exiting "
                              "with status 1 so that the client can restart the server", exc)

@@ -18,8 +18,10 @@ person visits (WebSocket: browsers let a page's script open ``ws://127.0.0.1``) 
 
 A refused connection is closed (WebSocket: an HTTP error before the upgrade) and the server
 keeps listening; after the person's client disconnects, the server ends as before. pygls'
-``start_tcp``/``start_ws`` are replaced, not patched: Sleuth runs pygls' own message loops
-(``run_async``/``run_websocket``) on a connection it has admitted.
+``start_tcp``/``start_ws`` are replaced, not patched: an admitted connection's messages go through
+the same reading as stdio's (:meth:`SleuthServer.serve_stream` over TCP, :meth:`SleuthProtocol.receive`
+per WebSocket message), so a message too deep or not JSON is answered there too (pygls' loops
+logged it and answered nothing).
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Awaitable, Callable
 from urllib.parse import parse_qs, urlsplit
 
-from pygls.io_ import run_async, run_websocket
+from pygls.io_ import WebSocketWriter
 
 from sleuth.core.secret import default_token_path, is_loopback, load_or_create_token
 
@@ -119,7 +121,7 @@ def _token_of(lines: list[bytes]) -> str | None:
 
 def serve_tcp(server: "SleuthServer", door: Door) -> None:
     """Listen on ``door.host:door.port``; serve the first connection that shows the token."""
-    stop_event = server._stop_event = threading.Event()
+    server._stop_event = threading.Event()
 
     async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         if door.busy:
@@ -139,8 +141,7 @@ def serve_tcp(server: "SleuthServer", door: Door) -> None:
         kept = [line for line in lines if not line.decode("latin-1").lower().startswith(TOKEN_HEADER)]
         if not any(line.strip() for line in kept):
             kept = []  # the token came in a block of its own
-        await run_async(stop_event=stop_event, reader=_Replay(kept, reader), protocol=server.protocol,
-                        logger=logger, error_handler=server.report_server_error)
+        await server.serve_stream(_Replay(kept, reader))
         server.shutdown()
 
     _serve_forever(server, lambda: asyncio.start_server(connection, door.host, door.port))
@@ -174,11 +175,24 @@ def serve_ws(server: "SleuthServer", door: Door) -> None:
 
     async def connection(websocket: Any) -> None:
         door.busy = True
-        await run_websocket(stop_event=stop_event, websocket=websocket, protocol=server.protocol, logger=logger,
-                            error_handler=server.report_server_error)
+        await _serve_websocket(server, websocket, stop_event)
         server.shutdown()
 
     _serve_forever(server, lambda: serve(connection, door.host, door.port, process_request=check))
+
+
+async def _serve_websocket(server: "SleuthServer", websocket: Any, stop_event: threading.Event) -> None:
+    """pygls' ``run_websocket`` loop, each message read by :meth:`SleuthProtocol.receive`."""
+    from websockets.exceptions import ConnectionClosed
+
+    server.protocol.set_writer(WebSocketWriter(websocket), include_headers=False)
+    while not stop_event.is_set():
+        try:
+            data = await websocket.recv(decode=False)
+        except ConnectionClosed:
+            break
+        server.protocol.receive(data)
+    await websocket.close()
 
 
 def _serve_forever(server: "SleuthServer", listen: Callable[[], Awaitable[Any]]) -> None:

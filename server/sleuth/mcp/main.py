@@ -97,6 +97,8 @@ def serve_stdio(server: SleuthMCP, session: Session) -> None:
     import anyio
     import anyio.to_thread
 
+    from sleuth.mcp.stdio import run_stdio
+
     async def stop_on_signal() -> None:
         with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
             async for signum in signals:
@@ -108,7 +110,7 @@ def serve_stdio(server: SleuthMCP, session: Session) -> None:
     async def serve() -> None:
         async with anyio.create_task_group() as group:
             group.start_soon(stop_on_signal)
-            await server.app.run_stdio_async()
+            await run_stdio(server.app)
             group.cancel_scope.cancel()
 
     if sys.platform == "win32":  # no signal receiver there: the SDK's own loop, as before

@@ -13,7 +13,7 @@ last step, which maps the surviving rows to their files.
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -22,7 +22,17 @@ from sleuth.engine.index.postings import Postings, distinct, union
 from sleuth.engine.index.rowmap import RowHits, gather, join
 from sleuth.engine.index.trigram import And, Grams, Lit, Or, Query, literal_groups, pair_spellings
 
-__all__ = ["evaluate", "line_hits", "choose_groups"]
+__all__ = ["evaluate", "line_hits", "choose_groups", "Stopped", "Stop"]
+
+Stop = Callable[[], bool]  # the search's poll (its token's should_stop): True once cancelled or out of time
+
+
+class Stopped(Exception):
+    """The search stopped (cancelled, or its deadline passed) while its query was being evaluated."""
+
+
+def _never() -> bool:
+    return False
 
 _EMPTY = np.empty(0, np.uint32)
 
@@ -120,10 +130,12 @@ def _literal_rows(post: Postings, shard: int, cat: Catalogue, lit: Lit, reads: _
     return distinct(np.concatenate((found, wide))) if len(wide) else found
 
 
-def _rows(post: Postings, shard: int, cat: Catalogue, query: Query, reads: _Reads) -> np.ndarray:
+def _rows(post: Postings, shard: int, cat: Catalogue, query: Query, reads: _Reads, stop: Stop) -> np.ndarray:
     """Line mode on one shard, in row space: every literal of an AND lies on the matching line, hence
     in one chunk, so ANDs intersect rows and ORs unite them; rows become files only at the end (a
-    common word's rows are many, the rows holding all words few)."""
+    common word's rows are many, the rows holding all words few). :class:`Stopped` once ``stop()``."""
+    if stop():
+        raise Stopped
     if isinstance(query, Lit):
         return _literal_rows(post, shard, cat, query, reads)
     if isinstance(query, Grams):
@@ -132,46 +144,47 @@ def _rows(post: Postings, shard: int, cat: Catalogue, query: Query, reads: _Read
     if isinstance(query, And):
         rows: np.ndarray | None = None
         for item in query.items:
-            part = _rows(post, shard, cat, item, reads)
+            part = _rows(post, shard, cat, item, reads, stop)
             rows = part if rows is None else rows[np.isin(rows, part, assume_unique=True)]
             if not len(rows):
                 break
         return rows if rows is not None else _EMPTY
     if isinstance(query, Or):
-        parts = [_rows(post, shard, cat, item, reads) for item in query.items]
+        parts = [_rows(post, shard, cat, item, reads, stop) for item in query.items]
         return distinct(np.concatenate(parts)) if parts else _EMPTY
     raise ValueError("ALL cannot be evaluated")
 
 
-def _shard_files(post: Postings, shard: int, cat: Catalogue, query: Query) -> set[int]:
+def _shard_files(post: Postings, shard: int, cat: Catalogue, query: Query, stop: Stop) -> set[int]:
     """:func:`evaluate` on one shard (a file's rows all live in its shard, so shards are independent)."""
     if isinstance(query, (Lit, Grams)):  # one literal lies in one chunk, even in multiline mode
-        return set(gather(cat.row_map(shard), _rows(post, shard, cat, query, _Reads(post, query))).fids.tolist())
+        return set(gather(cat.row_map(shard), _rows(post, shard, cat, query, _Reads(post, query), stop)).fids.tolist())
     if isinstance(query, And):  # multiline: the literals may lie in different chunks of one file
         result: set[int] | None = None
         for item in query.items:
-            part = _shard_files(post, shard, cat, item)
+            part = _shard_files(post, shard, cat, item, stop)
             result = part if result is None else result & part
             if not result:
                 return set()
         return result or set()
     if isinstance(query, Or):
-        return set().union(*(_shard_files(post, shard, cat, item) for item in query.items))
+        return set().union(*(_shard_files(post, shard, cat, item, stop) for item in query.items))
     raise ValueError("ALL cannot be evaluated")
 
 
-def line_hits(postings: Sequence[Postings], cat: Catalogue, query: Query) -> RowHits:
+def line_hits(postings: Sequence[Postings], cat: Catalogue, query: Query, stop: Stop = _never) -> RowHits:
     """Line mode, as arrays: the live chunk rows that may hold a match of ``query`` (not ALL), grouped by
     file, with their chunks' byte ranges (see :mod:`sleuth.engine.index.rowmap`). Every literal of an
-    AND lies on the matching line, hence in one chunk: the AND intersects chunk rows."""
-    return join([gather(cat.row_map(shard), _rows(post, shard, cat, query, _Reads(post, query)))
+    AND lies on the matching line, hence in one chunk: the AND intersects chunk rows. ``stop`` is
+    polled at every node: :class:`Stopped` when it says so."""
+    return join([gather(cat.row_map(shard), _rows(post, shard, cat, query, _Reads(post, query), stop))
                  for shard, post in enumerate(postings)])
 
 
-def evaluate(postings: Sequence[Postings], cat: Catalogue, query: Query) -> set[int]:
+def evaluate(postings: Sequence[Postings], cat: Catalogue, query: Query, stop: Stop = _never) -> set[int]:
     """Multiline: ids of the files that may hold a match of ``query`` (which must not be ALL). The
     literals of an AND may lie in different chunks, so it intersects files, not chunk rows."""
     out: set[int] = set()
     for shard, post in enumerate(postings):
-        out |= _shard_files(post, shard, cat, query)  # disjoint file ids
+        out |= _shard_files(post, shard, cat, query, stop)  # disjoint file ids
     return out

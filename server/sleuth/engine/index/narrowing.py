@@ -23,21 +23,28 @@ import numpy as np
 from sleuth.engine.cancel import CancelToken
 from sleuth.engine.index.candidates import CandidateList, CandidateSet
 from sleuth.engine.index.catalogue import FileRecord
-from sleuth.engine.index.evaluate import evaluate, line_hits
+from sleuth.engine.index.evaluate import Stop, Stopped, evaluate, line_hits
 from sleuth.engine.index.rowmap import PieceTable, SpanColumns, files_and_spans
 from sleuth.engine.index.state import Changed, IndexState
-from sleuth.engine.index.trigram import ALL, Query, adapt, simplify
+from sleuth.engine.index.trigram import ALL, Query, adapt, exceeds_literals, simplify
 from sleuth.engine.types import FileEntry, FileError, SkipCounts, WalkOptions
 from sleuth.engine.workspace import Target, Workspace, sort_key
 
 if TYPE_CHECKING:  # the grep package imports the pool; the index needs only the request's shape
     from sleuth.engine.grep.request import GrepRequest
 
-__all__ = ["Narrowing", "PIECES_MIN_BYTES"]
+__all__ = ["Narrowing", "PIECES_MIN_BYTES", "MAX_NARROWING_LITERALS"]
 
 # Below this size a file is read whole even when only some of its chunks are candidates: one read
 # of a few chunks costs no more than a few preads, and the main process skips the bookkeeping.
 PIECES_MIN_BYTES = 16 << 10
+
+# Above this many literals (an OR of 10,000 words) the index is not asked: each literal costs a
+# planning lookup and posting reads on every shard, all under the service lock, and such a query
+# lets most files through anyway. 10,000 words took 15-20 s on the Linux tree, far past any
+# budget, while ``sleuth.index.status`` waited on the lock; the scan reads every file (see
+# bench/many_patterns.py).
+MAX_NARROWING_LITERALS = 256
 
 
 class Narrowing:
@@ -60,24 +67,32 @@ class Narrowing:
                 and tuple(options.deny_globs) == tuple(mine.deny_globs) and options.default_ignoring)
 
     def candidates(self, targets: Sequence[Target] | None, literal_query: object,
-                   options: WalkOptions | None = None, line_mode: bool = False) -> CandidateSet | None:
-        """Files under ``targets`` that may satisfy ``literal_query`` (see the module docstring).
+                   options: WalkOptions | None = None, line_mode: bool = False,
+                   stop: Stop | None = None) -> CandidateSet | None:
+        """Files under ``targets`` that may satisfy ``literal_query`` (see the module docstring), or
+        None to scan: no literal to narrow on, more than :data:`MAX_NARROWING_LITERALS`, or ``stop()``
+        said so during the evaluation (the search's deadline: the scan then ends at once, timed out).
 
         ``line_mode`` (grep without ``multiline``): every match lies on one line, which sharpens ANDs
         and narrows a big file to the chunks that may hold a match (its pieces: :class:`PieceTable`).
         """
+        if exceeds_literals(literal_query, MAX_NARROWING_LITERALS):
+            return None
         query = simplify(adapt(literal_query))
         if query is ALL or not self.compatible(options):
             return None
+        poll = (stop,) if stop is not None else ()
         with self.state.lock:
             cat = self.state.cat
             if cat is None or not self.state.ready:
                 return None
             try:
                 if line_mode:
-                    found, spans = files_and_spans(line_hits(self.state.postings, cat, query))
+                    found, spans = files_and_spans(line_hits(self.state.postings, cat, query, *poll))
                 else:
-                    found, spans = list(evaluate(self.state.postings, cat, query)), None
+                    found, spans = list(evaluate(self.state.postings, cat, query, *poll)), None
+            except Stopped:
+                return None
             except sqlite3.Error:
                 self.state.request_rebuild()
                 return None
@@ -126,8 +141,10 @@ class Narrowing:
                           np.fromiter((r.mtime_ns for r in chosen), np.int64, len(chosen)), spans.count[narrow],
                           spans.start[ranges], spans.end[ranges], spans.before[ranges])
 
-    def candidate_entries(self, workspace: Workspace, request: GrepRequest) -> CandidateList | None:
-        """Grep's hook: the candidate files of ``request`` in result order, or None to scan."""
+    def candidate_entries(self, workspace: Workspace, request: GrepRequest,
+                          token: CancelToken | None = None) -> CandidateList | None:
+        """Grep's hook: the candidate files of ``request`` in result order, or None to scan; the
+        evaluation stops with ``token`` (the search's deadline), and the scan then ends at once."""
         if not self.state.ready or not workspace.displays_like(self.state.workspace) or _named_through_link(request.targets):
             return None
         match, search = request.match, request.search
@@ -137,9 +154,9 @@ class Narrowing:
 
         literal_query = required_literals(match)
         result = self.candidates(list(request.targets), literal_query, request.walk,
-                                 line_mode=not match.multiline)
+                                 line_mode=not match.multiline, stop=token.should_stop if token else None)
         if result is None:
-            # No usable literal: every file is read anyway, but the catalogue still saves the walk.
+            # No usable literal (or too many, or out of time): every file is read, the catalogue saves the walk.
             return self.catalogue_entries(workspace, list(request.targets), request.walk, buffers=True)
         return result.entries()
 

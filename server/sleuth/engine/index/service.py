@@ -159,8 +159,9 @@ class IndexService:
                    options: WalkOptions | None = None, line_mode: bool = False) -> CandidateSet | None:
         return self.query.candidates(targets, literal_query, options, line_mode)
 
-    def candidate_entries(self, workspace: Workspace, request: GrepRequest) -> CandidateList | None:
-        return self.query.candidate_entries(workspace, request)
+    def candidate_entries(self, workspace: Workspace, request: GrepRequest,
+                          token: CancelToken | None = None) -> CandidateList | None:
+        return self.query.candidate_entries(workspace, request, token)
 
     def catalogue_entries(self, workspace: Workspace, targets: Sequence[Target] | None,
                           options: WalkOptions | None, buffers: bool = False) -> CandidateList | None:

@@ -245,6 +245,23 @@ def pair_spellings(lit: Lit) -> list[int] | None:
     return [(s[0] << 8) | s[1] for s in (spellings(data) if lit.folded else [data])]
 
 
+def exceeds_literals(node: object, limit: int) -> bool:
+    """Whether a literal query (ours or a :class:`LiteralQuery`, read by shape as :func:`adapt` does)
+    has more than ``limit`` literals; the walk stops there, so a 10,000-pattern query costs no more."""
+    stack, seen = [node], 0
+    while stack:
+        item = stack.pop()
+        if isinstance(item, (Lit, Grams, bytes, str)) or getattr(item, "op", None) == "lit":
+            seen += 1
+            if seen > limit:
+                return True
+        elif isinstance(item, (And, Or)):
+            stack.extend(item.items)
+        else:
+            stack.extend(getattr(item, "children", ()))
+    return False
+
+
 def simplify(query: Query) -> Query:
     """Fold ALL through the tree: ``And(ALL, x) = x``, ``Or(ALL, x) = ALL``; literals that cannot narrow become ALL."""
     if isinstance(query, Lit):
