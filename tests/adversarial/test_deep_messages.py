@@ -13,10 +13,6 @@ request, and requires both answers.
 from __future__ import annotations
 
 import json
-import os
-import queue
-import subprocess
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -98,62 +94,25 @@ def test_lsp_answers_a_body_that_breaks_the_id_scan_with_null(lsp: RawServer) ->
 
 # -- the MCP door: one JSON-RPC message a line ----------------------------------------------------
 
-class RawMcp:
+class RawMcp(RawServer):
     """The installed ``sleuth mcp`` with raw pipes: lines in, parsed lines out (a thread reads them)."""
 
-    def __init__(self, folder: Path, cache: Path) -> None:
-        env = dict(os.environ, XDG_CACHE_HOME=str(cache))
-        self.proc = subprocess.Popen([str(SLEUTH), "mcp", "--root", str(folder), "--no-index"], cwd=folder, env=env,
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        self.messages: "queue.Queue[dict[str, Any]]" = queue.Queue()
-        self.stderr = b""
-        self.readers = [threading.Thread(target=self._read_stdout, daemon=True),
-                        threading.Thread(target=self._read_stderr, daemon=True)]
-        for reader in self.readers:
-            reader.start()
+    def argv(self, folder: Path) -> list[str]:
+        return [str(SLEUTH), "mcp", "--root", str(folder), "--no-index"]
 
     def _read_stdout(self) -> None:
         assert self.proc.stdout is not None
         for line in self.proc.stdout:
             self.messages.put(json.loads(line))
 
-    def _read_stderr(self) -> None:
-        assert self.proc.stderr is not None
-        for chunk in iter(lambda: self.proc.stderr.read1(65536), b""):  # type: ignore[union-attr]
-            self.stderr += chunk
-
     def send(self, line: bytes) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(line.rstrip(b"\n") + b"\n")
-        self.proc.stdin.flush()
-
-    def response(self, msg_id: Any) -> dict[str, Any] | None:
-        """The answer to ``msg_id`` (other messages skipped), or None once ``WAIT_S`` passed without it."""
-        try:
-            while True:
-                message = self.messages.get(timeout=WAIT_S)
-                if "method" not in message and message.get("id") == msg_id:
-                    return message
-        except queue.Empty:
-            return None
+        super().send(line.rstrip(b"\n") + b"\n")
 
     def initialize(self) -> None:
         self.send(json.dumps(request(1, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
                                                        "clientInfo": {"name": "raw", "version": "0"}})).encode())
         assert self.response(1) is not None
         self.send(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}')
-
-    def close(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
-        for reader in self.readers:
-            reader.join(WAIT_S)
-        for pipe in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
-            try:
-                pipe.close()  # type: ignore[union-attr]
-            except OSError:
-                pass
 
 
 @pytest.fixture

@@ -42,6 +42,13 @@ def _expected() -> set[str]:
     return {f"pkg{i}/sub/f{j}.txt" for i in range(SUBTREES) for j in range(20)}
 
 
+def _assert_mcp_grep_finds_everything(server: McpProcess) -> None:
+    """One ``grep`` tools/call that scans (on the pool): every match of the tree, no error."""
+    result = server.call("grep", {"pattern": PATTERN, "max_results": 1000})
+    assert not result.is_error, result.content
+    assert {m["path"] for m in result.structured_content["matches"]} == _expected()
+
+
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
 def test_sleuth_mcp_as_hosts_start_it_scans_on_the_pool(tmp_path: pathlib.Path, mode: str) -> None:
     """``sleuth mcp`` with the host's roots (Claude Code, Gemini CLI), in both protocol eras."""
@@ -49,10 +56,7 @@ def test_sleuth_mcp_as_hosts_start_it_scans_on_the_pool(tmp_path: pathlib.Path, 
     server = McpProcess([ws], tmp_path, mode=mode, timeout=HANG_S)
     try:
         for _ in range(2):  # the second search reuses the pool the first one started
-            result = server.call("grep", {"pattern": PATTERN, "max_results": 1000})
-            assert not result.is_error, result.content
-            found = {m["path"] for m in result.structured_content["matches"] if m.get("type", "match") == "match"}
-            assert found == _expected()
+            _assert_mcp_grep_finds_everything(server)
         assert "BrokenProcessPool" not in server.stderr()
     finally:
         server.close()
@@ -63,9 +67,7 @@ def test_sleuth_mcp_with_root_from_the_project_folder(tmp_path: pathlib.Path) ->
     ws = _pool_tree(tmp_path / "ws")
     server = McpProcess([], tmp_path, "--root", str(ws), timeout=HANG_S)
     try:
-        result = server.call("grep", {"pattern": PATTERN, "max_results": 1000})
-        assert not result.is_error, result.content
-        assert len(result.structured_content["matches"]) == len(_expected())
+        _assert_mcp_grep_finds_everything(server)
     finally:
         server.close()
 
@@ -117,9 +119,7 @@ def test_each_readme_host_entry_starts_a_working_server(tmp_path: pathlib.Path, 
     server = McpProcess([ws] if shares_roots else [], tmp_path, argv=list(argv), cwd=ws, path=path,
                         timeout=HANG_S)
     try:
-        result = server.call("grep", {"pattern": PATTERN, "max_results": 1000})
-        assert not result.is_error, result.content
-        assert {m["path"] for m in result.structured_content["matches"]} == _expected()
+        _assert_mcp_grep_finds_everything(server)
     finally:
         server.close()
 
@@ -130,9 +130,7 @@ def test_vscode_extensions_mcp_definition_starts_a_working_server(tmp_path: path
     server = McpProcess([], tmp_path, argv=[sys.executable, "-m", "sleuth", "mcp", "--root", str(ws)],
                         timeout=HANG_S)
     try:
-        result = server.call("grep", {"pattern": PATTERN, "max_results": 1000})
-        assert not result.is_error, result.content
-        assert len(result.structured_content["matches"]) == len(_expected())
+        _assert_mcp_grep_finds_everything(server)
     finally:
         server.close()
 
