@@ -218,3 +218,27 @@ async def test_e_a_folder_change_reaps_the_old_fork_server(tmp_path: pathlib.Pat
         assert hot == cold and cold[0] == 0
     finally:
         await stop_server(session)
+
+
+async def test_a_call_the_fork_server_runs_cold_leaves_nothing_holding_its_output(tmp_path: pathlib.Path,
+                                                                                   runtime_dir: pathlib.Path) -> None:
+    """A call the server declines (another git excludes file) is run by a fork of the fork server, and
+    there it scans on the pool. That child has a second thread (its hang-up watcher), so the pool chose
+    a fork server, which with its resource tracker outlived the call holding the caller's stdout: a
+    pipeline, or this test's captured output, never saw its end (found from outside: ``| wc -l`` hung)."""
+    root = make_tree(tmp_path / "ws")
+    for i in range(4):  # two levels deep: the scan hands subtrees to the pool
+        for j in range(30):
+            (root / f"pkg{i}" / "sub").mkdir(parents=True, exist_ok=True)
+            (root / f"pkg{i}" / "sub" / f"f{j}.txt").write_text("needle\n", encoding="utf-8")
+    gitconfig = tmp_path / "gitconfig"
+    gitconfig.write_text(f"[core]\n\texcludesFile = {tmp_path / 'global-ignore'}\n", encoding="utf-8")
+    (tmp_path / "global-ignore").write_text("*.md\n", encoding="utf-8")
+    session = await start_server([root], tmp_path / "server-cache")
+    try:
+        await fork_server_of(root)
+        cold, hot = await pair(root, "grep", "-l", "needle", env={"GIT_CONFIG_GLOBAL": str(gitconfig)})
+        assert hot == cold and cold[0] == 0
+        assert len(cold[1].splitlines()) == 4 * 30 + 2  # a.txt and src/mod.py; b.md excluded by git
+    finally:
+        await stop_server(session)

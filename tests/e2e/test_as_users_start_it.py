@@ -25,6 +25,7 @@ from typing import Any
 import pytest
 
 from tests.adversarial.lsp_sync import RecordingServer, start_server
+from lsp_client import descendants  # noqa: E402,I001  (bench/, put on the path by lsp_sync)
 from tests.adversarial.mcp_sync import McpProcess
 from tests.conftest import HANG_S, SLEUTH, write_tree  # HANG_S only stops a hang: every wait is for an event
 
@@ -187,6 +188,46 @@ def test_a_cancelled_search_stuck_in_one_regex_call_frees_the_workers(tmp_path: 
         server.close()
 
 
+def test_a_server_killed_outright_leaves_no_worker_behind(tmp_path: pathlib.Path) -> None:
+    """SIGKILL (a host that gives up on a server) runs no shutdown: the pool's workers, its fork server
+    and its resource tracker used to live on forever, one set per killed server. The workers leave once
+    they see their server gone, and the others follow them."""
+    ws = _pool_tree(tmp_path / "ws")
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    proc = subprocess.Popen([SLEUTH, "mcp", "--root", str(ws)], cwd=ws, env=env, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        reply = _mcp_exchange(proc)
+        assert len(reply["structuredContent"]["matches"]) == len(_expected())
+        left = descendants(proc.pid)
+        assert left, "the search started no worker process"
+    finally:
+        proc.kill()
+        proc.wait(HANG_S)
+    deadline = time.monotonic() + HANG_S
+    while any(_alive(pid) for pid in left) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not [pid for pid in left if _alive(pid)], _commands(left)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0] != "Z"  # a zombie has left
+    except OSError:
+        return False
+
+
+def _commands(pids: list[int]) -> list[str]:
+    out = []
+    for pid in pids:
+        try:
+            out.append(pathlib.Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()[:120])
+        except OSError:
+            pass
+    return out
+
+
 # ------------------------------------------------------------------ installed from a built wheel
 
 
@@ -239,6 +280,17 @@ def test_the_wheel_installs_a_working_sleuth_command(wheel_env: pathlib.Path, tm
 
 
 def _mcp_grep_over_stdio(argv: list[str], cwd: pathlib.Path, env: dict[str, str]) -> dict[str, Any]:
+    """One ``grep`` tools/call to a server started for it."""
+    proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True)
+    try:
+        return _mcp_exchange(proc)
+    finally:
+        proc.kill()
+        proc.wait(30)
+
+
+def _mcp_exchange(proc: "subprocess.Popen[str]") -> dict[str, Any]:
     """One ``grep`` tools/call with hand-written JSON-RPC lines (2025-11-25), as a minimal host does."""
     messages = [
         {"jsonrpc": "2.0", "id": 1, "method": "initialize",
@@ -247,19 +299,13 @@ def _mcp_grep_over_stdio(argv: list[str], cwd: pathlib.Path, env: dict[str, str]
         {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
          "params": {"name": "grep", "arguments": {"pattern": PATTERN, "max_results": 1000}}},
     ]
-    proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, text=True)
-    try:
-        assert proc.stdin is not None and proc.stdout is not None
-        for message in messages:
-            proc.stdin.write(json.dumps(message) + "\n")
-            proc.stdin.flush()
-            if "id" in message:
-                while True:
-                    reply = json.loads(proc.stdout.readline())
-                    if reply.get("id") == message["id"]:
-                        break
-        return reply["result"]
-    finally:
-        proc.kill()
-        proc.wait(30)
+    assert proc.stdin is not None and proc.stdout is not None
+    for message in messages:
+        proc.stdin.write(json.dumps(message) + "\n")
+        proc.stdin.flush()
+        if "id" in message:
+            while True:
+                reply = json.loads(proc.stdout.readline())
+                if reply.get("id") == message["id"]:
+                    break
+    return reply["result"]

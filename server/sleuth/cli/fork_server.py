@@ -50,6 +50,7 @@ from typing import Iterable, NoReturn, Sequence
 
 from sleuth.cli.fork_client import FORK_COMMANDS, MAGIC, MAX_REQUEST_BYTES, installation
 from sleuth.core.warm_paths import peer_uid, private_dir
+from sleuth.engine.grep import pool
 
 __all__ = ["MAGIC", "FORK_COMMANDS", "ForkRequest", "parse_request", "installation", "main"]
 
@@ -288,6 +289,7 @@ def _child(conn: socket.socket, listener: socket.socket, request: ForkRequest, f
         sys.argv = [request.argv0, *request.args]
         _std_streams(request.streams)
         conn.sendall(b"P" + os.getpid().to_bytes(4, "big"))
+        pool.fork_workers()  # the watcher below is a second thread: the pool would pick a fork server
         threading.Thread(target=_interrupt_on_hangup, args=(conn,), daemon=True).start()
         status = _run(request.args)
     except KeyboardInterrupt:  # Ctrl-C, forwarded before the call began
@@ -298,6 +300,10 @@ def _child(conn: socket.socket, listener: socket.socket, request: ForkRequest, f
         except BaseException:
             pass
     finally:
+        try:
+            pool.shutdown_pool(wait=True)  # os._exit runs no atexit hook: no worker may keep stdout open
+        except BaseException:
+            pass
         try:
             conn.sendall(b"X" + (status & 0xFFFFFFFF).to_bytes(4, "big"))
         except BaseException:

@@ -30,7 +30,7 @@ from sleuth.engine.grep.units import Unit
 from sleuth.engine.types import SkipCounts
 from sleuth.engine.workspace import Workspace
 
-__all__ = ["PoolSearch", "shutdown_pool", "workers"]
+__all__ = ["PoolSearch", "fork_workers", "shutdown_pool", "workers"]
 
 _SLOTS = 128  # concurrent searches that can have their own stop flag
 _SEARCH_IDS = itertools.count(1)  # tells workers which units belong to one search
@@ -43,6 +43,16 @@ _CHANNEL: Any = None  # the SimpleQueue parts come back on
 _FREE_SLOTS: list[int] = []
 _LISTENERS: dict[int, Listener] = {}
 _POOL_LOCK = threading.Lock()
+_START_METHOD: str | None = None  # None: chosen by the process's threads when the pool starts
+
+
+def fork_workers() -> None:
+    """Start the workers by ``fork`` whatever threads this process has: for a short-lived CLI process
+    whose other threads hold nothing a worker needs (the CLI fork server's child watches its client's
+    connection on one). A fork server and its resource tracker would outlive such a process with the
+    caller's stdout open, and a pipeline (``sleuth grep … | wc -l``) would never see its end."""
+    global _START_METHOD
+    _START_METHOD = "fork"
 
 
 def workers() -> int:
@@ -55,6 +65,7 @@ _WORKER_FLAGS: Any = None
 _WORKER_CHANNEL: Any = None
 _INTERRUPT = getattr(signal, "SIGUSR1", None)  # None where there is no such signal (Windows): stops at files only
 _WATCH_S = 0.02  # how often a busy worker's watcher looks at its unit's stop flag
+_OWNER_CHECK_S = 1.0  # how often an idle worker checks that the process that started it is alive
 
 
 class _Interrupted(BaseException):
@@ -71,12 +82,12 @@ class _Running:
     busy = threading.Event()
 
 
-def _init_worker(flags: Any, channel: Any) -> None:
+def _init_worker(flags: Any, channel: Any, owner: int) -> None:
     global _WORKER_FLAGS, _WORKER_CHANNEL
     _WORKER_FLAGS, _WORKER_CHANNEL = flags, channel
     if _INTERRUPT is not None:
         signal.signal(_INTERRUPT, _on_interrupt)
-        threading.Thread(target=_watch, args=(threading.main_thread().ident,), name="sleuth-stop-watch",
+        threading.Thread(target=_watch, args=(threading.main_thread().ident, owner), name="sleuth-stop-watch",
                          daemon=True).start()
 
 
@@ -85,16 +96,32 @@ def _on_interrupt(signum: int, frame: object) -> None:
         raise _Interrupted()
 
 
-def _watch(main_thread: int) -> None:
+def _watch(main_thread: int, owner: int) -> None:
     """While a unit runs, signal the main thread once its search's flag is set (again every 20 ms until
-    the unit ends: a signal that lands while the unit is not interruptible is ignored)."""
+    the unit ends: a signal that lands while the unit is not interruptible is ignored). While idle,
+    leave once a second if the process that owns the pool is gone: a server killed outright (SIGKILL)
+    runs no shutdown, and its workers, which hold the write end of their own task pipe, would wait for
+    tasks forever, keeping the fork server and its resource tracker alive with them."""
     assert _INTERRUPT is not None
     while True:
-        _Running.busy.wait()
+        if not _Running.busy.wait(_OWNER_CHECK_S):
+            if not _alive(owner):
+                os._exit(0)
+            continue
         slot = _Running.slot
         if slot is not None and _WORKER_FLAGS[slot] and _Running.interruptible:
             signal.pthread_kill(main_thread, _INTERRUPT)
         time.sleep(_WATCH_S)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process now has that number: ours is gone
+        return False
+    return True
 
 
 def _run(unit: Unit, unit_no: int, workspace: Workspace, request: GrepRequest, slot: int | None,
@@ -154,7 +181,7 @@ def _pool() -> ProcessPoolExecutor:
     global _POOL, _FLAGS, _CHANNEL
     with _POOL_LOCK:
         if _POOL is None:
-            method = "fork" if threading.active_count() == 1 else "forkserver"
+            method = _START_METHOD or ("fork" if threading.active_count() == 1 else "forkserver")
             context = multiprocessing.get_context(method)
             if method == "forkserver":
                 context.set_forkserver_preload([__name__])
@@ -162,7 +189,7 @@ def _pool() -> ProcessPoolExecutor:
             _CHANNEL = context.SimpleQueue()
             _FREE_SLOTS[:] = range(_SLOTS)
             _POOL = ProcessPoolExecutor(max_workers=workers(), mp_context=context,
-                                        initializer=_init_worker, initargs=(_FLAGS, _CHANNEL))
+                                        initializer=_init_worker, initargs=(_FLAGS, _CHANNEL, os.getpid()))
             threading.Thread(target=_dispatch, args=(_CHANNEL,), name="sleuth-grep-parts", daemon=True).start()
         return _POOL
 
@@ -215,14 +242,16 @@ class PoolSearch:
             self.slot = None
 
 
-def shutdown_pool() -> None:
-    """Stop the worker processes (at exit, or when a transport shuts down)."""
+def shutdown_pool(wait: bool = False) -> None:
+    """Stop the worker processes (at exit, or when a transport shuts down); ``wait``: until they have
+    exited (a process that leaves by ``os._exit``, where no atexit hook runs, and whose workers must
+    not keep its standard streams open behind it)."""
     global _POOL, _CHANNEL
     with _POOL_LOCK:
         pool, _POOL = _POOL, None
         channel, _CHANNEL = _CHANNEL, None
     if pool is not None:
-        pool.shutdown(wait=False, cancel_futures=True)
+        pool.shutdown(wait=wait, cancel_futures=True)
     if channel is not None:  # the dispatcher's end; from a thread, so that a worker that died holding the
         # channel's write lock cannot hang the caller (at exit)
         threading.Thread(target=_end_channel, args=(channel,), daemon=True).start()
