@@ -23,7 +23,8 @@ import sys
 import time
 from pathlib import Path
 
-SLEUTH = str(Path(sys.executable).with_name("sleuth"))
+from lsp_client import SLEUTH  # the installed command (bench/ is the script's folder, on sys.path)
+
 RG = shutil.which("rg") or str(Path(sys.executable).with_name("rg"))
 
 

@@ -18,12 +18,11 @@ import pathlib
 import resource
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from contextlib import redirect_stderr
 
-SLEUTH = str(pathlib.Path(sys.executable).with_name("sleuth"))
+from lsp_client import SLEUTH  # the installed command (bench/ is the script's folder, on sys.path)
 
 
 def shapes() -> dict[str, str]:

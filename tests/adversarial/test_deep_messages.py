@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
-from tests.adversarial.test_protocol_abuse import SLEUTH, WAIT_S, RawServer, frame, request, status_request
-from tests.conftest import write_tree
+from tests.adversarial.test_protocol_abuse import RawServer, frame, request, started, status_request
+from tests.conftest import SLEUTH
 
 DEEP = 10_000
 
@@ -50,13 +50,8 @@ LSP_CASES = {
 
 @pytest.fixture
 def lsp(tmp_path: Path):
-    folder = write_tree(tmp_path / "ws", {"a.txt": "needle\n"})
-    raw = RawServer(folder, tmp_path / "cache")
-    try:
-        raw.initialize()
+    with started(RawServer, tmp_path) as raw:
         yield raw
-    finally:
-        raw.close()
 
 
 @pytest.mark.parametrize("case", sorted(LSP_CASES))
@@ -118,13 +113,8 @@ class RawMcp(RawServer):
 @pytest.fixture
 def mcp(tmp_path: Path):
     pytest.importorskip("mcp")
-    folder = write_tree(tmp_path / "ws", {"a.txt": "needle\n"})
-    raw = RawMcp(folder, tmp_path / "cache")
-    try:
-        raw.initialize()
+    with started(RawMcp, tmp_path) as raw:
         yield raw
-    finally:
-        raw.close()
 
 
 def _tool_call(msg_id: int, name: str, arguments: str) -> bytes:

@@ -8,22 +8,21 @@ exited with the wrong status.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import queue
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import pytest
 
-from tests.conftest import HANG_S, write_tree
+from tests.conftest import HANG_S, SLEUTH, write_tree
 
 WAIT_S = HANG_S  # a bound for "the answer never comes", never a speed expectation
-SLEUTH = Path(sys.executable).with_name("sleuth")
 
 
 def frame(message: Any, header: str = "Content-Length: {n}\r\n\r\n") -> bytes:
@@ -136,15 +135,21 @@ class RawServer:
                 pass
 
 
-@pytest.fixture
-def server(tmp_path: Path):
-    folder = write_tree(tmp_path / "ws", {"a.txt": "needle\n"})
-    raw = RawServer(folder, tmp_path / "cache")
+@contextlib.contextmanager
+def started(kind: "type[RawServer]", tmp_path: Path) -> Iterator[RawServer]:
+    """A raw door of ``kind`` on a one-file folder, initialized, closed afterwards."""
+    raw = kind(write_tree(tmp_path / "ws", {"a.txt": "needle\n"}), tmp_path / "cache")
     try:
         raw.initialize()
         yield raw
     finally:
         raw.close()
+
+
+@pytest.fixture
+def server(tmp_path: Path):
+    with started(RawServer, tmp_path) as raw:
+        yield raw
 
 
 # -- framing the server reads leniently (RFC 7230 header names; LF-only line ends) ---------------

@@ -26,15 +26,15 @@ from lsprotocol import types
 from pygls.uris import from_fs_path
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from test_warm_cli import _processes, runtime_dir  # noqa: E402,F401  (runtime_dir: a fixture)
+from test_warm_cli import _processes, fork_server_pid, runtime_dir  # noqa: E402,F401  (runtime_dir: a fixture)
+from test_warm_cli import started_fork_server as fork_server_of  # noqa: E402
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "lsp"))
 from harness import Session, start_session  # noqa: E402
 
 from sleuth.core import warm  # noqa: E402
 
-from tests.conftest import SLEUTH  # noqa: E402  (the installed script, as a person runs it)
-HANG_GUARD_S = 120
+from tests.conftest import HANG_S, SLEUTH  # noqa: E402  (the installed script, as a person runs it)
 FILES = {"a.txt": "needle in a text file\n", "src/mod.py": "needle = 1\n", "b.md": "a needle\n"}
 
 
@@ -49,7 +49,7 @@ def make_tree(root: pathlib.Path) -> pathlib.Path:
 def sleuth(cwd: pathlib.Path, *argv: str, env: dict[str, str] | None = None,
            stdout: int | None = subprocess.PIPE) -> tuple[int, str, str]:
     proc = subprocess.run([str(SLEUTH), *argv], cwd=cwd, stdout=stdout, stderr=subprocess.PIPE, text=True,
-                          timeout=HANG_GUARD_S, env={**os.environ, **(env or {})})
+                          timeout=HANG_S, env={**os.environ, **(env or {})})
     return proc.returncode, proc.stdout or "", proc.stderr
 
 
@@ -62,32 +62,15 @@ async def pair(cwd: pathlib.Path, *argv: str, **kw: object) -> tuple[tuple[int, 
 
 async def until(what: str, check: "object") -> None:
     """Wait for ``check()`` to hold (polled), failing only past the hang guard."""
-    for _ in range(HANG_GUARD_S * 20):
+    for _ in range(int(HANG_S * 20)):
         if check():  # type: ignore[operator]
             return
         await asyncio.sleep(0.05)
     raise AssertionError(f"never happened: {what}")
 
 
-def fork_server_pid(root: pathlib.Path) -> int | None:
-    path = os.fsencode(warm.fork_socket_path([os.path.realpath(root)]) or "")
-    return next((pid for pid, _, cmd in _processes() if b"sleuth.cli.fork_server" in cmd and path in cmd), None)
-
-
-async def fork_server_of(root: pathlib.Path) -> int:
-    """The first warm call starts the fork server; wait until it listens, and return its pid."""
-    await asyncio.to_thread(sleuth, root, "files", "*.py")
-    path = warm.fork_socket_path([os.path.realpath(root)])
-    assert path is not None
-    await until("the fork server listens", lambda: fork_server_pid(root) is not None and os.path.exists(path))
-    pid = fork_server_pid(root)
-    assert pid is not None
-    return pid
-
-
 async def start_server(folders: list[pathlib.Path], cache: pathlib.Path, index: bool = True) -> Session:
-    session = await start_session("vscode", folders, init_options={"cacheDir": str(cache)},
-                                  command=[str(SLEUTH), "serve"])
+    session = await start_session("vscode", folders, init_options={"cacheDir": str(cache)})
     if index:
         assert (await session.execute("sleuth.index.build", {"wait": True}))["state"] == "ready"
     path = warm.socket_path([os.path.realpath(f) for f in folders])
@@ -150,7 +133,7 @@ async def test_c_a_write_error_is_reported_as_rg_reports_it(served: pathlib.Path
     with open("/dev/full", "w") as full:
         cold, hot = await pair(served, "grep", "needle", stdout=full.fileno())
         rg = subprocess.run([str(pathlib.Path(SLEUTH).with_name("rg")), "needle"], cwd=served, stdout=full, stderr=subprocess.PIPE,
-                            text=True, timeout=HANG_GUARD_S)
+                            text=True, timeout=HANG_S)
     assert hot == cold
     assert cold[0] == rg.returncode == 2
     assert cold[2] == "sleuth: No space left on device (os error 28)\n"
@@ -185,7 +168,7 @@ async def test_d_a_stuck_client_delays_no_other_call(served: pathlib.Path) -> No
         assert hot == cold and cold[0] == 0
     finally:
         stop.set()
-        thread.join(HANG_GUARD_S)
+        thread.join(HANG_S)
         stuck.close()
 
 

@@ -63,10 +63,12 @@ def test_sleuth_mcp_as_hosts_start_it_scans_on_the_pool(tmp_path: pathlib.Path, 
         server.close()
 
 
-def test_sleuth_mcp_with_root_from_the_project_folder(tmp_path: pathlib.Path) -> None:
-    """``sleuth mcp --root DIR`` (hosts that share no roots: Codex, the Inspector line)."""
+@pytest.mark.parametrize("command", [[SLEUTH], [sys.executable, "-m", "sleuth"]], ids=["sleuth", "python-m"])
+def test_sleuth_mcp_with_root_and_no_client_roots(tmp_path: pathlib.Path, command: list[str]) -> None:
+    """``sleuth mcp --root DIR`` (hosts that share no roots: Codex, the Inspector line), and what the
+    extension offers VS Code's chat: ``<interpreter> -m sleuth mcp --root <folder>``."""
     ws = _pool_tree(tmp_path / "ws")
-    server = McpProcess([], tmp_path, "--root", str(ws), timeout=HANG_S)
+    server = McpProcess([], tmp_path, argv=[*command, "mcp", "--root", str(ws)], timeout=HANG_S)
     try:
         _assert_mcp_grep_finds_everything(server)
     finally:
@@ -118,17 +120,6 @@ def test_each_readme_host_entry_starts_a_working_server(tmp_path: pathlib.Path, 
     ws = _pool_tree(tmp_path / "ws")
     path = f"{pathlib.Path(SLEUTH).parent}{os.pathsep}{os.environ.get('PATH', '')}"
     server = McpProcess([ws] if shares_roots else [], tmp_path, argv=list(argv), cwd=ws, path=path,
-                        timeout=HANG_S)
-    try:
-        _assert_mcp_grep_finds_everything(server)
-    finally:
-        server.close()
-
-
-def test_vscode_extensions_mcp_definition_starts_a_working_server(tmp_path: pathlib.Path) -> None:
-    """What the extension offers VS Code's chat: ``<interpreter> -m sleuth mcp --root <folder>``."""
-    ws = _pool_tree(tmp_path / "ws")
-    server = McpProcess([], tmp_path, argv=[sys.executable, "-m", "sleuth", "mcp", "--root", str(ws)],
                         timeout=HANG_S)
     try:
         _assert_mcp_grep_finds_everything(server)

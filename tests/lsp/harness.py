@@ -1,4 +1,4 @@
-"""pytest-lsp harness: the real ``sleuth serve`` process (``python -m sleuth serve``) over stdio, two client profiles.
+"""pytest-lsp harness: the real ``sleuth serve`` process (the installed command) over stdio, two client profiles.
 
 ``vscode``: the capabilities VS Code sends (work-done progress, ``workspace/configuration``,
 dynamic registration of watched files, workspace folders); ``minimal``: none at all. The
@@ -150,16 +150,16 @@ def server_env() -> dict[str, str]:
 
 async def start_session(profile: str, folders: list[pathlib.Path], *, init_options: Any = None,
                         configuration: dict[str, Any] | None = None, mode: str | None = None,
-                        names: list[str] | None = None, command: list[str] | None = None) -> Session:
+                        names: list[str] | None = None) -> Session:
     """``mode``: ``folders`` (workspaceFolders; the vscode default), ``root_uri`` (the minimal
     default) or ``root_path`` (only the deprecated rootPath); ``names``: the folders' names (their
-    base names by default); ``command``: the server to start (the installed ``sleuth serve`` by default)."""
+    base names by default)."""
     box: list[Session] = []
     client = make_client(box)
     session = Session(client, profile)
     session.configuration = configuration
     box.append(session)
-    await client.start_io(*(command or [SLEUTH, "serve"]), env=server_env())
+    await client.start_io(SLEUTH, "serve", env=server_env())
     caps = capabilities(profile)
     mode = mode or ("folders" if profile == "vscode" else "root_uri")
     if mode == "root_uri":

@@ -4,7 +4,7 @@ Run (not collected by pytest)::
 
     /work/venv/bin/python tests/lsp/latency_bench.py [--root /root/.cache/sleuth-bench/linux] [--runs 5]
 
-One real server process over stdio (``python -m sleuth serve``), the VS Code client profile,
+One real server process over stdio (the installed ``sleuth serve``), the VS Code client profile,
 the index switched off so the figures are the transport over a plain scan (``--index-cache DIR``
 switches it on and builds or loads it first). Prints medians (and min/max) in milliseconds as JSON lines.
 """

@@ -117,9 +117,7 @@ def _watch(main_thread: int, owner: int) -> None:
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # another user's process now has that number: ours is gone
+    except (ProcessLookupError, PermissionError):  # gone (or another user's process has its number now)
         return False
     return True
 
