@@ -25,7 +25,7 @@ import errno
 import os
 import stat as stat_mod
 from operator import itemgetter
-from typing import Iterator, NamedTuple
+from typing import Callable, Iterator, NamedTuple
 
 from sleuth.engine.cancel import CancelToken
 from sleuth.engine.errors import describe_os_error
@@ -34,7 +34,11 @@ from sleuth.engine.ignore_rules import FileView
 from sleuth.engine.types import FileEntry, FileError, SkipCounts, WalkOptions
 from sleuth.engine.workspace import Target, Workspace, lossy, sort_key
 
-__all__ = ["walk", "Subtree"]
+__all__ = ["walk", "Subtree", "OnFolder"]
+
+# Told of each folder the walk lists: its path, its stat taken *before* the listing (so a change made
+# while it is listed shows as a newer time later, never as an older one) and the names listed.
+OnFolder = Callable[[str, os.stat_result, list[str]], None]
 
 _POLL_EVERY = 256
 _MAX_OPEN_DIRS = 48  # folder descriptors held at once (one per level of the current path)
@@ -71,7 +75,7 @@ class _Walker:
 
     def __init__(self, workspace: Workspace, options: WalkOptions, token: CancelToken,
                  skipped: SkipCounts, errors: list[FileError], targets: list[Target], stat: bool = True,
-                 ignore: Filter | None = None) -> None:
+                 ignore: Filter | None = None, on_folder: OnFolder | None = None) -> None:
         self.workspace = workspace
         self.options = options
         self.token = token
@@ -83,6 +87,7 @@ class _Walker:
         self.stat = stat
         self.size_cap = options.max_file_size_bytes
         self.other_targets = {t.path for t in targets if t.is_dir}
+        self.on_folder = on_folder
 
     # -- one folder's listing ---------------------------------------------------------------------
     def listing(self, state: DirState, scanned: list[os.DirEntry[str]], base: str, prefix: str,
@@ -176,8 +181,14 @@ class _Walker:
                         raise
                 if fd is not None and (real is not None or parent_fd is None) and not _opened_at(fd, real or path):
                     raise OSError(errno.ELOOP, "it changed while it was searched (it is now a link); skipped")
+            before = None
+            if self.on_folder is not None:
+                before = os.fstat(fd) if fd is not None else os.stat(path, follow_symlinks=real is not None)
             with os.scandir(fd if fd is not None else path) as it:
-                return list(it), fd
+                listed = list(it)
+            if before is not None:
+                self.on_folder(path, before, [e.name for e in listed])  # type: ignore[misc]
+            return listed, fd
         except OSError as exc:
             if fd is not None:
                 os.close(fd)
@@ -343,7 +354,8 @@ class _Walker:
 
 def walk(workspace: Workspace, targets: list[Target], options: WalkOptions, token: CancelToken,
          skipped: SkipCounts, errors: list[FileError], split_depth: int | None = None, *,
-         stat: bool = True, ignore: Filter | None = None) -> Iterator[FileEntry | Subtree]:
+         stat: bool = True, ignore: Filter | None = None,
+         on_folder: OnFolder | None = None) -> Iterator[FileEntry | Subtree]:
     """Yield the files to search under ``targets``, in final result order (see the module doc).
 
     With ``split_depth``, a folder that deep below its target is yielded as a :class:`Subtree`
@@ -362,8 +374,11 @@ def walk(workspace: Workspace, targets: list[Target], options: WalkOptions, toke
 
     ``ignore``: a :class:`~sleuth.engine.ignore.Filter` made for the same workspace and options by an
     earlier walk of the same search, whose loaded ignore files and target states it reuses.
+
+    ``on_folder(path, stat, names)``: called for every folder listed (the index keeps their times, so
+    a restart re-lists only the folders that changed: :mod:`sleuth.engine.index.freshness`).
     """
-    walker = _Walker(workspace, options, token, skipped, errors, targets, stat, ignore)
+    walker = _Walker(workspace, options, token, skipped, errors, targets, stat, ignore, on_folder)
     # A subtree walked on its own would not see the parent's loop guard or file budget.
     split = split_depth if not (options.follow or options.max_files is not None) else None
     budget = [options.max_files if options.max_files is not None else -1]

@@ -14,6 +14,7 @@ import json
 import os
 import queue
 import shutil
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -69,8 +70,11 @@ def _pump(proc: subprocess.Popen[str], shard: int, outbox: "queue.Queue[tuple[in
 
 def full_build(base: str, entries: Sequence[FileEntry], token: CancelToken, progress: ProgressSink,
                max_bytes: int | None, meta: dict[str, str],
-               on_worker_start: Callable[[list[int]], None] | None = None) -> BuildResult:
-    """Index ``entries`` (the walk's files, in result order) into a new published generation."""
+               on_worker_start: Callable[[list[int]], None] | None = None,
+               before_complete: Callable[[sqlite3.Connection], None] | None = None) -> BuildResult:
+    """Index ``entries`` (the walk's files, in result order) into a new published generation.
+    ``before_complete(catalog)`` adds to the catalogue inside its last transaction (the walk's
+    folder stamps: :mod:`.freshness`)."""
     started = time.monotonic()
     os.makedirs(base, exist_ok=True)
     store.remove_stale_builds(base)
@@ -131,6 +135,8 @@ def full_build(base: str, entries: Sequence[FileEntry], token: CancelToken, prog
         for proc in procs:
             if proc.wait(timeout=60) != 0:
                 raise IndexBuildError(f"index worker exited with {proc.returncode}")
+        if before_complete is not None:
+            before_complete(catalog)
         store.mark_complete(catalog, built_at=str(time.time()), seconds=f"{time.monotonic() - started:.2f}",
                             **meta)
         catalog.execute("COMMIT")

@@ -18,7 +18,7 @@ from typing import IO, TYPE_CHECKING, Callable, Iterable, Iterator
 from sleuth.engine import foreground
 from sleuth.engine.cancel import CancelToken, NullProgress, ProgressSink
 from sleuth.engine.errors import Cancelled
-from sleuth.engine.index import store
+from sleuth.engine.index import freshness, store
 from sleuth.engine.index.build import full_build
 from sleuth.engine.index.builder import index_file, next_row
 from sleuth.engine.index.catalogue import Catalogue
@@ -47,6 +47,9 @@ class Maintenance:
         once (on the index thread) when the index stops on an error."""
         self.state = state
         self._lister = lister or self._walk
+        self._own_walk = lister is None  # only the index's own walk stamps folders (:mod:`.freshness`)
+        self._stamps: freshness.FolderStamps | None = None  # the last complete walk's, for the build to save
+        self.caught_up_by = ""  # how the last catch-up found the changes: "stamps" or "walk" (status, tests)
         self._on_error = on_error
         self._thread: threading.Thread | None = None
         self._oracle: IgnoreOracle | None = None  # the index's own path rule, for changed files
@@ -187,10 +190,14 @@ class Maintenance:
 
         targets = [Target(r, r.path, True) for r in self.state.workspace.roots]
         errors: list[FileError] = []
-        yield from walk(self.state.workspace, targets, self.state.options, token, SkipCounts(), errors)
+        stamps = freshness.FolderStamps()
+        self._stamps = None
+        yield from walk(self.state.workspace, targets, self.state.options, token, SkipCounts(), errors,
+                        on_folder=stamps)
         if not token.should_stop():
             with self.state.lock:
                 self.state.unreadable = errors
+            self._stamps = stamps if not errors else None
 
     def _searchable(self, path: str) -> bool:
         if not os.path.isfile(path) or not self.state.workspace.contains(path):
@@ -269,8 +276,11 @@ class Maintenance:
                 entries = sorted(self._lister(token), key=lambda e: sort_key(e.display))
                 if token.should_stop():
                     raise Cancelled("The index build was cancelled.")
+                stamps, workspace, options = self._stamps, self.state.workspace, self.state.options
                 result = full_build(self.state.base, entries, token, progress, self.state.max_bytes, self._meta(),
-                                    on_worker_start=self._set_workers)
+                                    on_worker_start=self._set_workers,
+                                    before_complete=None if stamps is None else
+                                    lambda conn: freshness.save(conn, stamps, workspace, options))
                 # Opened outside the service lock (loading the catalogue takes a while on a big tree):
                 # status requests and queries go on meanwhile; until the swap they use the old state.
                 if not self._open():
@@ -293,13 +303,25 @@ class Maintenance:
         self.state.worker_pids = pids
 
     def _catch_up(self) -> None:
-        """Compare a fresh walk with the catalogue by size and mtime; differences become pending."""
+        """Find what changed since the catalogue was written: from the folder stamps when they can
+        tell (:mod:`.freshness`), else by a fresh walk compared by size and mtime. Differences become pending."""
         token = self.state.token
+        with self.state.lock:
+            cat, catalog = self.state.cat, self.state.catalog_db
+        assert cat is not None and catalog is not None
+        if self._own_walk:
+            sizes = {p: (r.size, r.mtime_ns, r.first_row >= 0) for p, r in cat.by_path.items()}
+            self._yield()
+            quick = freshness.quick_catch_up(catalog, self.state.workspace, self.state.options, sizes, token)
+            if quick is not None:
+                self._pend(cat, quick.changed, quick.gone)
+                with self.state.lock:
+                    self.state.unreadable = []
+                self.caught_up_by = "stamps"
+                return
+        self.caught_up_by = "walk"
         seen: set[str] = set()
         changed: list[str] = []
-        with self.state.lock:
-            cat = self.state.cat
-        assert cat is not None
         for count, entry in enumerate(self._lister(token)):
             if not count % CATCH_UP_BATCH:
                 self._yield()
@@ -311,6 +333,11 @@ class Maintenance:
             return
         with self.state.lock:
             gone = [p for p in cat.by_path if p not in seen]
+        self._pend(cat, changed, gone)
+
+    def _pend(self, cat: Catalogue, changed: list[str], gone: list[str]) -> None:
+        """Mark what a catch-up found as pending (read from disk until applied); a rebuild when most changed."""
+        with self.state.lock:
             now = time.monotonic()
             for path in changed + gone:
                 self.state.pending.setdefault(path, now)

@@ -1,0 +1,126 @@
+"""A restart finds every change made while no server ran, from the folder stamps (issue 34).
+
+The stamps (:mod:`sleuth.engine.index.freshness`) replace the restart's full walk by a ``stat`` of
+each catalogued file and stamped folder, re-listing only folders whose times moved. A miss there
+would be a stale index for good (nothing else looks again), so the property is the strong one:
+after any random changes made while the index was closed, and a restart, the index's answers and
+its catalogue equal a cold scan's, and the stamps (not the walk) found them unless an ignore file
+changed. The racy window is set to zero here: these trees are seconds old, and inside it every
+folder is listed again (correct, but the stat path would go untested).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from sleuth.engine.cancel import CancelToken
+from sleuth.engine.index import IndexService, freshness
+from sleuth.engine.types import SkipCounts, WalkOptions
+from sleuth.engine.walk import walk
+from sleuth.engine.workspace import Target, Workspace
+from tests.engine.index.test_random_operations import _agree, apply, operation
+
+ignore_edit = st.tuples(st.just("ignore"), st.sampled_from(["", "d", "h/j"]), st.sampled_from(["*.c", "e.txt", "g*", ""]))
+
+
+@pytest.fixture(autouse=True)
+def no_racy_window(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(freshness, "RACY_NS", 0)
+
+
+def _start(root: Path, cache: Path) -> IndexService:
+    service = IndexService(Workspace([root]), cache_dir=str(cache))
+    service.start()
+    assert service.wait_ready(120), service.status()
+    assert service.wait_idle(60)
+    return service
+
+
+def _walked(root: Path) -> set[str]:
+    ws = Workspace([root])
+    return {e.path for e in walk(ws, [Target(ws.roots[0], ws.roots[0].path, True)], WalkOptions(), CancelToken(),
+                                 SkipCounts(), [])}
+
+
+def _tree(root: Path) -> None:
+    for rel, text in {"a.txt": "NEEDLE_A\n", "b.c": "haystack\n", "d/e.txt": "needle_a x\n",
+                      "d/f/g.txt": "NEEDLE_B\n", "h/i.txt": "x\n", "h/j/k.c": "NEEDLE_A haystack\n"}.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(ops=st.lists(st.one_of(operation, ignore_edit), min_size=0, max_size=6))
+def test_changes_made_while_down_are_all_found(tmp_path_factory: pytest.TempPathFactory, ops: list) -> None:
+    root = tmp_path_factory.mktemp("down") / "ws"
+    root.mkdir()
+    _tree(root)
+    cache, away = tmp_path_factory.mktemp("cache"), tmp_path_factory.mktemp("away")
+    _start(root, cache).stop()
+    for op in ops:
+        if op[0] == "ignore":
+            folder = root / op[1]
+            if folder.is_dir():
+                (folder / ".ignore").write_text(op[2] + "\n", encoding="utf-8")
+        else:
+            apply(root, away, op)
+    service = _start(root, cache)
+    try:
+        edited_rules = any(op[0] == "ignore" and (root / op[1]).is_dir() for op in ops)
+        assert service.upkeep.caught_up_by == ("walk" if edited_rules else "stamps")
+        assert _agree(service) == []
+        with service.state.lock:
+            catalogued = set(service.state.cat.by_path)
+        assert catalogued == _walked(root)
+    finally:
+        service.stop()
+
+
+def test_an_unchanged_tree_restarts_without_listing_a_folder(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    root.mkdir()
+    _tree(root)
+    _start(root, tmp_path / "cache").stop()
+    service = _start(root, tmp_path / "cache")
+    try:
+        with service.state.lock:
+            cat, catalog = service.state.cat, service.state.catalog_db
+            sizes = {p: (r.size, r.mtime_ns, r.indexed) for p, r in cat.by_path.items()}
+            quick = freshness.quick_catch_up(catalog, service.workspace, service.options, sizes, CancelToken())
+        assert quick is not None and (quick.changed, quick.gone, quick.relisted) == ([], [], 0)
+        # A file rewritten in place (same size, its folder untouched): found by its time alone.
+        target = root / "d" / "f" / "g.txt"
+        target.write_text("NEEDLE_C\n", encoding="utf-8")
+        os.utime(target, ns=(target.stat().st_atime_ns, target.stat().st_mtime_ns + 10_000_000))
+        with service.state.lock:
+            quick = freshness.quick_catch_up(catalog, service.workspace, service.options, sizes, CancelToken())
+        assert quick is not None and quick.changed == [str(target)] and quick.relisted == 0
+    finally:
+        service.stop()
+
+
+def test_a_folder_within_the_racy_window_is_listed_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A name added in the same clock tick as the listing leaves the folder's time as stamped: a
+    folder that recent is stamped unknown, and a restart lists it again."""
+    monkeypatch.setattr(freshness, "RACY_NS", 10**18)
+    root = tmp_path / "ws"
+    root.mkdir()
+    _tree(root)
+    _start(root, tmp_path / "cache").stop()
+    folder_times = {p: (os.stat(p).st_mtime_ns, os.stat(p).st_ctime_ns) for p in (root, root / "d")}
+    service = _start(root, tmp_path / "cache")
+    try:
+        assert service.upkeep.caught_up_by == "stamps"
+        with service.state.lock:
+            cat, catalog = service.state.cat, service.state.catalog_db
+            sizes = {p: (r.size, r.mtime_ns, r.indexed) for p, r in cat.by_path.items()}
+            quick = freshness.quick_catch_up(catalog, service.workspace, service.options, sizes, CancelToken())
+        assert quick is not None and quick.relisted == 5  # every folder (ws, d, d/f, h, h/j): all stamped unknown
+        assert folder_times == {p: (os.stat(p).st_mtime_ns, os.stat(p).st_ctime_ns) for p in folder_times}
+    finally:
+        service.stop()
