@@ -15,14 +15,14 @@ export const Commands = {
     toggleRegex: 'sleuth.grepPick.toggleRegex',
 } as const;
 
-/** Custom requests with partial results (SPEC §6). */
+/** Custom requests with partial results (docs/SPEC.md §6). */
 export const Requests = {
     grep: 'sleuth/grep',
     files: 'sleuth/files',
     text: 'sleuth/text',
 } as const;
 
-/** Server commands reached through workspace/executeCommand (SPEC §4). */
+/** Server commands reached through workspace/executeCommand (docs/SPEC.md §4). */
 export const ServerCommands = {
     indexStatus: 'sleuth.index.status',
     indexBuild: 'sleuth.index.build',

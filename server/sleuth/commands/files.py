@@ -1,4 +1,4 @@
-"""``sleuth.files`` (SPEC §4): file paths by glob, or ranked Quick-Open style by a fuzzy query.
+"""``sleuth.files`` (docs/SPEC.md §4): file paths by glob, or ranked Quick-Open style by a fuzzy query.
 
 Globs use the walk's include-glob semantics (gitignore-style, ripgrep's ``-g``): ``*.py``
 matches at any depth, ``src/**/*.ts`` is anchored, several globs are ORed, ``!glob`` excludes.

@@ -1,4 +1,4 @@
-"""``sleuth.text`` (SPEC §4): ranked search over the index, per line, definitions first.
+"""``sleuth.text`` (docs/SPEC.md §4): ranked search over the index, per line, definitions first.
 
 Validation and result shaping only; the ranking lives in :mod:`sleuth.engine.index.text`.
 ``include_path``/``exclude_path`` accept a folder or file prefix (``src/Services``) or a glob

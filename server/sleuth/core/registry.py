@@ -19,8 +19,7 @@ if TYPE_CHECKING:
     from sleuth.commands.args import Arg
     from sleuth.commands.context import CommandContext
 
-__all__ = ["CommandInfo", "COMMANDS", "STREAM_KEYS", "QUICK_COMMANDS", "RATE_LIMITED", "PROGRESS_COMMANDS", "command_info",
-           "SEARCHES"]
+__all__ = ["CommandInfo", "COMMANDS", "STREAM_KEYS", "QUICK_COMMANDS", "RATE_LIMITED", "PROGRESS_COMMANDS", "command_info"]
 
 Runner = Callable[[dict[str, Any], "CommandContext"], dict[str, Any]]
 
@@ -89,7 +88,6 @@ _TABLE: tuple[CommandInfo, ...] = (
 )
 
 COMMANDS: dict[str, CommandInfo] = {info.name: info for info in _TABLE}
-SEARCHES: tuple[str, ...] = ("sleuth.grep", "sleuth.files", "sleuth.text", "sleuth.symbols")
 
 # The derived views the transports use; STREAM_KEYS is a plain dict so test commands can add theirs.
 STREAM_KEYS: dict[str, str] = {info.name: info.stream_key for info in _TABLE if info.stream_key}

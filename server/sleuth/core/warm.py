@@ -1,4 +1,4 @@
-"""The warm CLI's door: a running server answers ``sleuth grep|files|text`` over a private UNIX socket.
+"""The warm CLI's door: a running server answers ``sleuth grep|files|text|symbols`` over a private UNIX socket.
 
 A server (``sleuth serve``, ``sleuth mcp``) listens on ``<dir>/<key>.sock``, where ``key`` is the
 hash of its roots (the index store's key, :func:`roots_key`) and ``dir`` is ``$XDG_RUNTIME_DIR/sleuth``

@@ -193,7 +193,7 @@ class SleuthMCP:
                 names = [n or "" for _, n in folders]
                 loop = asyncio.get_running_loop()
                 changed = await loop.run_in_executor(
-                    None, lambda: self.session.set_roots(paths, names, restart_index=False))
+                    None, lambda: self.session.set_roots(paths, names))
                 if changed:
                     logger.info("roots (%s): %s", source, ", ".join(self.session.roots))
                 await loop.run_in_executor(None, self.session.open_warm_door)
@@ -201,7 +201,7 @@ class SleuthMCP:
         return self.session.roots
 
     def _within_root_flags(self, folders: list[tuple[str, str | None]]) -> list[tuple[str, str | None]]:
-        """SPEC §12: with both client roots and ``--root``, a root outside every ``--root`` is refused
+        """docs/SPEC.md §12: with both client roots and ``--root``, a root outside every ``--root`` is refused
         (said once per root in the log): ``--root`` is the person's bound on what a host may share."""
         bounds = [os.path.realpath(p) for p in self.fallback_roots]
         kept = []

@@ -1,4 +1,4 @@
-"""Sleuth's incremental index (SPEC §7): file catalogue, trigram prefilter, definition keys, persistence.
+"""Sleuth's incremental index (docs/SPEC.md §7): file catalogue, trigram prefilter, definition keys, persistence.
 
 The design, chosen by measurement on the Linux tree (README, "Index"): byte-trigram posting lists
 (:mod:`~sleuth.engine.index.postings`) over line-aligned chunks (a file up to 16 KiB is one; then 8 KiB, 4 KiB in big files), one
