@@ -37,6 +37,7 @@ from sleuth.engine.cancel import CancelToken
 from sleuth.engine.errors import SleuthError
 from sleuth.engine.redact import redact_answer
 from sleuth.mcp.tools import DEFAULT_MAX_TOKENS, SEARCH_TOOLS, SearchTool, page, render_error, split_offset
+from sleuth.searches import INDEX_ONLY
 
 __all__ = ["SleuthMCP", "INSTRUCTIONS"]
 
@@ -219,7 +220,7 @@ class SleuthMCP:
     def _search_handler(self, tool: SearchTool) -> Callable[..., Any]:
         async def handle(ctx: Context, raw: Mapping[str, Any], roots: list[str]) -> CallToolResult:
             args, offset, _ = split_offset(raw, tool, self.session.settings)
-            if tool.command in ("sleuth.text", "sleuth.symbols"):
+            if tool.command in INDEX_ONLY:
                 await self._wait_for_index(ctx)
             result = await self._invoke(ctx, tool.command, args)
             if self.session.settings.redaction:  # the answer goes to a model: secrets masked (issue 28)

@@ -30,6 +30,7 @@ from sleuth.commands.budget import shrink_to_budget
 from sleuth.commands.config import Settings
 from sleuth.core.registry import COMMANDS
 from sleuth.engine.errors import BadArgs, SleuthError
+from sleuth.searches import SEARCHES
 
 __all__ = ["SearchTool", "SEARCH_TOOLS", "DEFAULT_MAX_TOKENS", "BYTES_PER_TOKEN", "split_offset", "page",
            "render_error", "estimate_tokens"]
@@ -123,12 +124,13 @@ class SearchTool:
         }
 
 
-SEARCH_TOOLS: tuple[SearchTool, ...] = (
-    SearchTool("grep", "sleuth.grep", "matches", "match", _grep_line),
-    SearchTool("find_files", "sleuth.files", "items", "file", _files_line),
-    SearchTool("search_text", "sleuth.text", "results", "result", _text_lines),
-    SearchTool("find_symbols", "sleuth.symbols", "results", "symbol", _symbol_line),
-)
+# How a model reads one item of each search; the tools themselves are made from the list of searches.
+_RENDER: dict[str, Callable[[Mapping[str, Any]], str]] = {
+    "grep": _grep_line, "files": _files_line, "text": _text_lines, "symbols": _symbol_line}
+
+SEARCH_TOOLS: tuple[SearchTool, ...] = tuple(
+    SearchTool(search.mcp_tool, search.command, search.stream_key, search.noun, _RENDER[search.name])
+    for search in SEARCHES)
 
 
 def split_offset(arguments: Mapping[str, Any], tool: SearchTool, settings: Settings) -> tuple[dict[str, Any], int, int]:
