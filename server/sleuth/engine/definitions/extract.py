@@ -3,12 +3,16 @@
 Chosen by measurement (bench/README.md, "Workspace symbols"): tree-sitter parses C at a few MB/s
 per core, which alone would take the Linux tree's build past its 60 s budget, while the C family
 here reuses the definition regex the index already runs for ``sleuth.text``
-(:data:`sleuth.engine.index.defs.DEFINITION`) and adds one pass over top-level ``struct``/``union``/
+(:data:`sleuth.engine.definitions.defs.DEFINITION`) and adds one pass over top-level ``struct``/``union``/
 ``enum`` bodies for members and enumerators, which universal-ctags reports too. Other languages get
 a few line patterns each; their container is the nearest enclosing class-like definition by
 indentation (by heading level in Markdown), which is how these languages are laid out in practice.
 
 Columns are UTF-16 code units, as LSP counts them by default; lines are 0-based.
+
+The index stores what this finds: a change of what it finds (a new language, a new kind, another
+range) must bump :data:`sleuth.engine.index.store.SCHEMA`, or stores built before it keep answering
+with the old symbols.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Iterator, NamedTuple
 
-from sleuth.engine.index.defs import NOT_NAMES, definition_keys, definition_matches, is_prototype
+from sleuth.engine.definitions.defs import NOT_NAMES, definition_keys, definition_matches, is_prototype
 
 __all__ = ["Symbol", "SymbolKind", "extract", "definitions_and_symbols", "language_of", "symbol_key"]
 
@@ -92,7 +96,7 @@ def extract(name: str, data: bytes) -> list[Symbol]:
 
 
 def definitions_and_symbols(name: str, data: bytes) -> tuple[set[str], list[Symbol]]:
-    """:func:`~sleuth.engine.index.defs.definition_keys` and :func:`extract` in one go, as the index build
+    """:func:`~sleuth.engine.definitions.defs.definition_keys` and :func:`extract` in one go, as the index build
     wants them: for the C family (most of the Linux tree) one pass of the definition regex serves both."""
     language = language_of(name)
     if language != "c" or not data:

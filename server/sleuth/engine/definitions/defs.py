@@ -81,7 +81,7 @@ def definition_matches(buffer: bytes) -> Iterator[tuple[re.Match[bytes], str, by
     """``(match, kind, name)`` for every definition-shaped line of ``buffer``, which is ``b"\\n" + data``
     (the scan's leading newline: a match's ``start()`` in ``buffer`` is its line's start in ``data``).
     The one scan loop: :func:`definitions`, :func:`definition_keys` and the C family's symbols
-    (:mod:`sleuth.engine.symbols.extract`) read its matches."""
+    (:mod:`sleuth.engine.definitions.extract`) read its matches."""
     for m in _SCAN.finditer(buffer):
         kind = m.lastgroup
         if not kind:

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 
 from sleuth.engine.errors import BadArgs
-from sleuth.engine.index.defs import split_identifier
+from sleuth.engine.definitions.defs import split_identifier
 
 __all__ = ["Term", "TextQuery", "parse_query"]
 
