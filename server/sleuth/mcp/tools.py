@@ -14,9 +14,10 @@ drift) plus ``offset``, the paging cursor. Its answer has two forms of one page:
 text, the structured object or both to the model. Each form is kept within ``max_tokens``
 (default 10,000), estimated at 3 bytes a token (code tokenises at 3.5–4.5 bytes a token, so the
 estimate errs on the safe side): both together stay under 25,000. A page is the longest prefix of
-the items that fits; the rest is announced with the offset that continues it. Paging re-runs the
-search for ``offset + page`` items and skips ``offset`` of them: the searches' order is
-deterministic (grep and files sort by path, text ranks deterministically), so pages are continuous.
+the items that fits; the rest is announced with the offset that continues it. The next page is cut
+from the result held for the session (:mod:`sleuth.mcp.pages`); when there is none, the search runs
+for ``offset + page`` items and ``offset`` of them are skipped: the searches' order is deterministic
+(grep and files sort by path, text ranks deterministically), so pages are continuous either way.
 """
 
 from __future__ import annotations
