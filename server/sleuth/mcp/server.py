@@ -191,7 +191,10 @@ class SleuthMCP:
                                os.getcwd())
         async with self._roots_lock:
             paths = [p for p, _ in folders]
-            if paths != self.session.roots or source != self.roots_source or self.session.index.service is None:
+            # Again when the roots changed, or when an enabled index is not running (a failed start is
+            # retried); with the index off, once: set_roots, the warm door and the index stay as they are.
+            waiting = self.session.settings.index_enabled and self.session.index.service is None
+            if paths != self.session.roots or source != self.roots_source or waiting:
                 self.roots_source = source
                 names = [n or "" for _, n in folders]
                 loop = asyncio.get_running_loop()
