@@ -13,7 +13,8 @@ arguments without ``offset``, and cuts the next page from the held result while:
   runs the search again for ``offset + page size`` items (as every page did before), and that result
   is held instead.
 
-A timed-out result is never held: a new search may find more.
+A timed-out result is never held: a new search may find more. A page cut from a held result is
+still one invocation for the log line and the metrics (the MCP server records it).
 """
 
 from __future__ import annotations

@@ -32,7 +32,7 @@ from mcp_types import CallToolResult, ListRootsResult, NotificationParams, TextC
 
 from sleuth import __version__
 from sleuth.commands.profiles import PROFILES, ToolDefinition, all_tools
-from sleuth.core.session import Invocation, Session
+from sleuth.core.session import Invocation, InvocationRecord, Session
 from sleuth.engine.cancel import CancelToken
 from sleuth.engine.errors import SleuthError
 from sleuth.engine.redact import redact_answer
@@ -225,11 +225,14 @@ class SleuthMCP:
     def _search_handler(self, tool: SearchTool) -> Callable[..., Any]:
         async def handle(ctx: Context, raw: Mapping[str, Any], roots: list[str]) -> CallToolResult:
             args, offset, _ = split_offset(raw, tool, self.session.settings)
-            key, world = page_key(tool.name, raw), self._world()
+            key, world, began = page_key(tool.name, raw), self._world(), time.perf_counter()
             held = self.pages.get(key, world) if world is not None else None
             if held is not None:  # the next page of an answer already found (mcp/pages.py)
                 structured, text = page(tool, held, offset, self.max_tokens)
                 if gives_whole_page(held, tool.key, offset, len(structured[tool.key])):
+                    # no search ran, but the call is logged and counted as every call is
+                    self.session.record(InvocationRecord(tool.command, args, "ok", structured,
+                                                         (time.perf_counter() - began) * 1000))
                     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=structured)
             if tool.command in INDEX_ONLY:
                 await self._wait_for_index(ctx)
