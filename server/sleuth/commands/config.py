@@ -154,10 +154,12 @@ def cli_settings(base: Settings | None = None) -> Settings:
 
     What guards the person carries over from ``base`` (:func:`sleuth.cli.common.workspace_settings`): the deny
     globs (denied files are never read, whatever the transport), redaction, the backend and the
-    index location.
+    index location; and where the call's log line goes (``log_file``, ``log_level``): the CLI reads its
+    settings once and passes this one object down (:func:`sleuth.core.invocation.run_once` logs by it).
     """
     base = base or Settings()
     return Settings(max_results=UNLIMITED, default_max_results=UNLIMITED, timeout_ms=0,
                     max_timeout_ms=UNLIMITED, max_file_size_bytes=UNLIMITED, max_files=UNLIMITED,
                     max_matches_per_file=UNLIMITED, max_depth=UNLIMITED, deny_globs=base.deny_globs,
-                    redaction=base.redaction, backend=base.backend, index_path=base.index_path)
+                    redaction=base.redaction, backend=base.backend, index_path=base.index_path,
+                    log_file=base.log_file, log_level=base.log_level)
