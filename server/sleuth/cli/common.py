@@ -7,7 +7,6 @@ result object. Ctrl-C cancels the token; the command stops at its next poll.
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import sys
@@ -106,6 +105,8 @@ def make_context(roots: list[str] | None, progress: ProgressBar | None = None,
 
 
 def print_json(value: Any) -> None:
+    import json  # (only --json and --result-json print JSON)
+
     sys.stdout.write(json.dumps(value, ensure_ascii=False, indent=None) + "\n")
 
 

@@ -12,9 +12,10 @@ from __future__ import annotations
 import dataclasses
 import os
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
-from sleuth.engine.index.config import IndexConfig
+if TYPE_CHECKING:  # imported by index_config(): a CLI call reads its settings without the index's types
+    from sleuth.engine.index.config import IndexConfig
 
 __all__ = ["Settings", "merge_settings", "load_agent_config", "load_user_config", "find_agent_config",
            "user_config_path", "AGENT_CONFIG_PATH", "AGENT_SECTIONS", "cli_settings"]
@@ -69,6 +70,8 @@ class Settings:
 
     def index_config(self) -> IndexConfig:
         """What the index takes from these settings (and all it takes: a change elsewhere keeps it)."""
+        from sleuth.engine.index.config import IndexConfig
+
         return IndexConfig(follow=self.follow, respect_gitignore=self.respect_gitignore, deny_globs=self.deny_globs,
                            max_file_size_bytes=self.max_file_size_bytes, index_path=self.index_path)
 
