@@ -2,7 +2,7 @@
 
 Usage (run it alone; the figures are medians of whole processes, alternating, in one run)::
 
-    python bench/cold_start.py [--folder DIR] [--runs 10] [--pattern PAT]
+    python bench/cold_start.py [--folder DIR] [--runs 10] [--pattern PAT] [--against SERVER_DIR]
     python bench/cold_start.py --pool-sizes [--runs 7]
 
 The folder defaults to this checkout's ``server/`` (about 160 files, the issue's case). Each round runs
@@ -10,7 +10,9 @@ The folder defaults to this checkout's ``server/`` (about 160 files, the issue's
 ``sleuth grep -n PAT --no-server`` (no warm server: what a script, a CI job or an assistant that shells
 out pays on every call), and reads each one's wall time and CPU time (user + system, from the
 children's rusage). Prints medians and the ratios the issue sets its bar in (sleuth / python -I, at
-most 3x), and the modules the call imported.
+most 3x), and the modules the call imported. ``--against`` adds, in the same rounds, the same call
+run from another checkout's ``server/`` folder (``git archive COMMIT server | tar -x -C DIR``): the
+before and after of a change on one loaded machine.
 
 ``--pool-sizes`` chooses ``POOL_START_FILES`` (:mod:`sleuth.engine.grep.loop`): for trees of N files
 (this checkout's sources copied into folders two levels deep, which the walk would hand to the pool
@@ -91,6 +93,7 @@ def main() -> None:
     parser.add_argument("--folder", default=str(Path(__file__).resolve().parents[1] / "server"))
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--pattern", default="def run")
+    parser.add_argument("--against", metavar="SERVER_DIR", help="also time the call from this checkout's server/")
     parser.add_argument("--pool-sizes", action="store_true", help="time the pool against one process by tree size")
     parser.add_argument("--sizes", default="256,1024,4096,16384", help="--pool-sizes: the trees' file counts")
     args = parser.parse_args()
@@ -104,6 +107,12 @@ def main() -> None:
         "rg -n": [RG, "-n", args.pattern],
         "sleuth grep -n --no-server": [SLEUTH, "grep", "-n", args.pattern, "--no-server"],
     }
+    if args.against:
+        interpreter = Path(SLEUTH).read_text().split("\n", 1)[0][2:].strip() or sys.executable
+        commands["the same, --against"] = [
+            interpreter, "-c", f"import sys; sys.path.insert(0, {os.path.abspath(args.against)!r}); "
+            "from sleuth.cli import main; sys.exit(main())", "grep", "-n", args.pattern, "--no-server"]
+        _timed(commands["the same, --against"], args.folder)
     _timed(commands["sleuth grep -n --no-server"], args.folder)  # .pyc files written, page cache warm
     walls: dict[str, list[float]] = {name: [] for name in commands}
     cpus: dict[str, list[float]] = {name: [] for name in commands}
@@ -125,6 +134,9 @@ def main() -> None:
     interpreter = Path(SLEUTH).read_text().split("\n", 1)[0][2:].strip() or sys.executable
     counted = subprocess.run([interpreter, "-c", _IMPORTED, SLEUTH, *commands["sleuth grep -n --no-server"][1:]],
                              cwd=args.folder, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if args.against:
+        print(f"--against / this checkout: {statistics.median(walls['the same, --against']) / sleuth:.2f}x wall, "
+              f"{statistics.median(cpus['the same, --against']) / statistics.median(cpus['sleuth grep -n --no-server']):.2f}x cpu")
     modules = [line[8:] for line in counted.stderr.splitlines() if line.startswith("modules=")]
     print(f"modules in sys.modules at the end of the call: {modules[-1] if modules else '?'}")
 

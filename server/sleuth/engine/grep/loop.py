@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import heapq
 import itertools
-import queue
 import sys
 import threading
 import time
@@ -259,6 +258,7 @@ def _in_pool(source: Iterator[Unit], workspace: Workspace, request: GrepRequest,
              gather: _Gather) -> None:
     """Units to the pool, a few per worker ahead; parts back through ``inbox`` (the pool's dispatcher
     thread puts them there, and each task's end), taken in unit order."""
+    import queue
     from concurrent.futures import Future
 
     from sleuth.engine.grep.pool import PoolSearch, workers
