@@ -61,6 +61,16 @@ def run_sleuth(cwd: Path, *argv: str, cache: Path | None = None,
 
 
 @pytest.fixture
+def pool_as_in_a_server(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Searches on this (main) thread go to the pool past ``IN_PROCESS_FILES`` files, as a server's do,
+    not only past ``POOL_START_FILES`` (where a one-call process such as the CLI starts it): a test of
+    the pool's own behaviour then needs no tree of thousands of files."""
+    from sleuth.engine.grep import loop
+
+    monkeypatch.setattr(loop, "POOL_START_FILES", loop.IN_PROCESS_FILES)
+
+
+@pytest.fixture
 def make_tree(tmp_path: Path) -> Callable[[Mapping[str, str | bytes]], Path]:
     def make(files: Mapping[str, str | bytes], name: str = "ws") -> Path:
         return write_tree(tmp_path / name, files)

@@ -35,6 +35,7 @@ from harness import Session, start_session  # noqa: E402
 from sleuth.core import warm  # noqa: E402
 
 from tests.conftest import HANG_S, SLEUTH  # noqa: E402  (the installed script, as a person runs it)
+from sleuth.engine.grep.loop import POOL_START_FILES  # noqa: E402
 FILES = {"a.txt": "needle in a text file\n", "src/mod.py": "needle = 1\n", "b.md": "a needle\n"}
 
 
@@ -210,8 +211,9 @@ async def test_a_call_the_fork_server_runs_cold_leaves_nothing_holding_its_outpu
     a fork server, which with its resource tracker outlived the call holding the caller's stdout: a
     pipeline, or this test's captured output, never saw its end (found from outside: ``| wc -l`` hung)."""
     root = make_tree(tmp_path / "ws")
+    each = POOL_START_FILES // 4 + 10  # more files than a one-call process searches without starting the pool
     for i in range(4):  # two levels deep: the scan hands subtrees to the pool
-        for j in range(30):
+        for j in range(each):
             (root / f"pkg{i}" / "sub").mkdir(parents=True, exist_ok=True)
             (root / f"pkg{i}" / "sub" / f"f{j}.txt").write_text("needle\n", encoding="utf-8")
     gitconfig = tmp_path / "gitconfig"
@@ -222,6 +224,6 @@ async def test_a_call_the_fork_server_runs_cold_leaves_nothing_holding_its_outpu
         await fork_server_of(root)
         cold, hot = await pair(root, "grep", "-l", "needle", env={"GIT_CONFIG_GLOBAL": str(gitconfig)})
         assert hot == cold and cold[0] == 0
-        assert len(cold[1].splitlines()) == 4 * 30 + 2  # a.txt and src/mod.py; b.md excluded by git
+        assert len(cold[1].splitlines()) == 4 * each + 2  # a.txt and src/mod.py; b.md excluded by git
     finally:
         await stop_server(session)

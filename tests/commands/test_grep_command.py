@@ -142,7 +142,7 @@ def test_cancelling_the_context_token_cancels_a_command_with_its_own_deadline(tr
         grep({"pattern": "needle", "timeout_ms": 60_000}, context(tree, token=token))
 
 
-def test_an_ignore_file_edited_between_two_pooled_searches_is_obeyed(make_tree):
+def test_an_ignore_file_edited_between_two_pooled_searches_is_obeyed(make_tree, pool_as_in_a_server):
     """Workers walking a big scan's subtrees share one ignore filter per search; the pool outlives
     the search, so the next search must read the edited ignore file, not the remembered one."""
     files = {f"a/b{i:02d}/f{j:02d}.txt": "nothing here\n" for i in range(20) for j in range(16)}

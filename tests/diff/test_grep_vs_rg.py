@@ -14,6 +14,7 @@ from tests.conftest import SLEUTH  # the installed command, as users start it
 
 import pytest
 
+from sleuth.engine.grep.loop import POOL_START_FILES
 from tests.diff.rg import needs_rg, rg_events, sleuth_events
 
 pytestmark = [pytest.mark.rg, needs_rg]
@@ -94,7 +95,8 @@ def test_same_lines_as_rg(corpus, argv):
 
 @pytest.fixture(scope="module")
 def big_corpus(tmp_path_factory):
-    """Enough files, deep enough, that grep uses its process pool and hands subtrees to workers."""
+    """Enough files, deep enough, that grep uses its process pool and hands subtrees to workers (a cold
+    ``sleuth grep`` starts it past ``POOL_START_FILES`` files: 30 folders of ``POOL_START_FILES // 30 + 1``)."""
     root = tmp_path_factory.mktemp("big")
     (root / ".gitignore").write_text("*.o\nskip_me/\n")
     for a in range(6):
@@ -103,7 +105,7 @@ def big_corpus(tmp_path_factory):
             folder.mkdir(parents=True)
             if b == 2:
                 (root / f"pkg{a}" / f"mod{b}" / ".gitignore").write_text("gen_*\n!gen_keep.c\n")
-            for c in range(12):
+            for c in range(POOL_START_FILES // 30 + 1):
                 body = "".join(f"static int value_{a}_{b}_{c}_{i} = {i};\n" for i in range(20))
                 if (a + b + c) % 7 == 0:
                     body += f"#define PM_RESUME_{a}{b}{c} 1\n"

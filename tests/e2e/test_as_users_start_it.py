@@ -27,20 +27,25 @@ import pytest
 from tests.adversarial.lsp_sync import RecordingServer, start_server
 from lsp_client import descendants  # noqa: E402,I001  (bench/, put on the path by lsp_sync)
 from tests.adversarial.mcp_sync import McpProcess
+from sleuth.engine.grep.loop import IN_PROCESS_FILES
 from tests.conftest import HANG_S, SLEUTH, write_tree  # HANG_S only stops a hang: every wait is for an event
 
 PATTERN = r"w\w+d \d"  # no literal an index could narrow by: the search scans, on the pool
 SUBTREES = 6
+MATCHING = 20  # files with a match in each subtree (an MCP answer holds them all)
+FILES_EACH = IN_PROCESS_FILES // SUBTREES + 10  # a server's search over more files than that goes to its pool
 
 
 def _pool_tree(root: pathlib.Path) -> pathlib.Path:
-    """Folders two levels deep (the walk hands such subtrees to the pool whatever the file count)."""
-    files = {f"pkg{i}/sub/f{j}.txt": f"world {j} in pkg{i}\nnothing here\n" for i in range(SUBTREES) for j in range(20)}
+    """Folders two levels deep (handed to the pool's workers as subtrees), more files in all than a
+    server's search takes in its own process (``IN_PROCESS_FILES``, the folders' depth aside)."""
+    files = {f"pkg{i}/sub/f{j}.txt": f"world {j} in pkg{i}\nnothing here\n" if j < MATCHING else "nothing here\n"
+             for i in range(SUBTREES) for j in range(FILES_EACH)}
     return write_tree(root, files)
 
 
 def _expected() -> set[str]:
-    return {f"pkg{i}/sub/f{j}.txt" for i in range(SUBTREES) for j in range(20)}
+    return {f"pkg{i}/sub/f{j}.txt" for i in range(SUBTREES) for j in range(MATCHING)}
 
 
 def _assert_mcp_grep_finds_everything(server: McpProcess) -> None:

@@ -28,6 +28,11 @@ from sleuth.engine.workspace import Workspace
 PATTERN = r"(\w+\d) .*\1"
 
 
+@pytest.fixture(autouse=True)
+def _pool(pool_as_in_a_server: None) -> None:
+    """A tree of ``IN_PROCESS_FILES + 44`` files is searched on the pool here, as in a server."""
+
+
 def _tree(root: pathlib.Path, files: int) -> CommandContext:
     root.mkdir()
     for n in range(files):

@@ -46,11 +46,11 @@ def _parser(only: str | None) -> argparse.ArgumentParser:
     import importlib
 
     from sleuth import __version__
+    from sleuth.cli.terminal import CliParser, HelpFormatter
 
-    parser = argparse.ArgumentParser(
-        prog="sleuth", description="Workspace search: grep, file search and ranked text search.")
+    parser = argparse.ArgumentParser(prog="sleuth", formatter_class=HelpFormatter,
+                                     description="Workspace search: grep, file search and ranked text search.")
     parser.add_argument("--version", action="version", version=f"sleuth {__version__}")
-    from sleuth.cli.terminal import CliParser
 
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=CliParser)
     for name, module in SUBCOMMANDS.items():

@@ -7,7 +7,6 @@ result object. Ctrl-C cancels the token; the command stops at its next poll.
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import sys
@@ -106,6 +105,8 @@ def make_context(roots: list[str] | None, progress: ProgressBar | None = None,
 
 
 def print_json(value: Any) -> None:
+    import json  # (only --json and --result-json print JSON)
+
     sys.stdout.write(json.dumps(value, ensure_ascii=False, indent=None) + "\n")
 
 
@@ -122,15 +123,13 @@ def report_error(error: SleuthError, as_json: bool = False) -> int:
 
 
 def run_in_core(name: str, args: dict[str, Any], ctx: CommandContext) -> dict[str, Any]:
-    """``name(args)`` in the CLI's own ``ctx`` under the core's invocation policy (:meth:`Session.run`:
-    the argument shape, errors as ``SleuthError``, metrics and the log line in ``log_file``)."""
-    from sleuth.core.session import Invocation, Session
+    """``name(args)`` in the CLI's own ``ctx`` under the core's invocation policy
+    (:func:`sleuth.core.invocation.run_once`: the argument shape, errors as ``SleuthError``, metrics and
+    the log line in ``ctx.settings.log_file``), without a session: its pools, index keeper and settings
+    layers (the settings files read once more) serve long-lived doors only."""
+    from sleuth.core.invocation import run_once
 
-    session = Session([r.path for r in ctx.workspace.roots], extra_commands={}, log_tag="cli ")
-    try:  # no rate limit: a window over one process's single call means nothing
-        return session.run(Invocation(name, args, ctx.token), ctx, rate_limited=False)
-    finally:
-        session.close()
+    return run_once(name, args, ctx, log_tag="cli ")
 
 
 def run_command(name: str, args: dict[str, Any], ctx: CommandContext, as_json: bool,
@@ -159,12 +158,14 @@ def add_server_flag(parser: Any) -> None:
 
 
 def run_search(name: str, args: dict[str, Any], workspace: Workspace, cold: Callable[[], CommandContext],
-               as_json: bool, render: Callable[[dict[str, Any]], int], *, no_server: bool) -> int:
+               as_json: bool, render: Callable[[dict[str, Any]], int], *, no_server: bool,
+               settings: Settings | None = None) -> int:
     """:func:`run_command`, answered by a running server of ``workspace``'s folders when there is one
     (:mod:`sleuth.cli.warm`; the result object is the cold path's, rendered the same way); ``cold``
-    makes the context only when the search runs here."""
+    makes the context only when the search runs here. ``settings``: the call's
+    :func:`workspace_settings`, read once by the caller (else read here, for the server's question)."""
     if not no_server:
-        answer = ask_server(name, args, [r.path for r in workspace.roots])
+        answer = ask_server(name, args, [r.path for r in workspace.roots], settings)
         if answer is not None:
             if answer.error is not None:
                 return report_remote_error(answer.error, as_json)
@@ -202,11 +203,12 @@ def cli_path(workspace: Workspace, typed: str | None, here_by_default: bool = Fa
     return relative + ("/" if typed.endswith("/") and relative != "." else "")
 
 
-def ask_server(name: str, args: dict[str, Any], roots: list[str]) -> Answer | None:
-    """The running server's :class:`~sleuth.cli.warm.Answer`, or None (run cold)."""
+def ask_server(name: str, args: dict[str, Any], roots: list[str], settings: Settings | None = None) -> Answer | None:
+    """The running server's :class:`~sleuth.cli.warm.Answer`, or None (run cold); ``settings``: the
+    call's :func:`workspace_settings` when the caller has read them already."""
     from sleuth.cli.warm import ask
 
-    return ask(name, args, roots, workspace_settings(roots))
+    return ask(name, args, roots, settings if settings is not None else workspace_settings(roots))
 
 
 def report_remote_error(error: dict[str, Any], as_json: bool) -> int:

@@ -6,8 +6,8 @@ import argparse
 import sys
 from typing import Any
 
-from sleuth.cli.common import (EXIT_ERROR, EXIT_FOUND, EXIT_NONE, add_server_flag, cli_path, cli_workspace,
-                               make_context, print_json, run_search)
+from sleuth.cli.common import (EXIT_ERROR, EXIT_FOUND, EXIT_NONE, add_server_flag, cli_path, cli_settings,
+                               cli_workspace, make_context, print_json, run_search, workspace_settings)
 
 __all__ = ["add_parser", "ARGUMENT_DESTS"]
 
@@ -56,5 +56,6 @@ def _run(ns: argparse.Namespace) -> int:
             return EXIT_ERROR
         return EXIT_FOUND if result["items"] else EXIT_NONE
 
-    return run_search("sleuth.files", args, workspace, lambda: make_context(ns.root), ns.json, render,
-                      no_server=ns.no_server)
+    settings = workspace_settings(ns.root)  # read once: the server's question and the cold context take them
+    return run_search("sleuth.files", args, workspace, lambda: make_context(ns.root, settings=cli_settings(settings)),
+                      ns.json, render, no_server=ns.no_server, settings=settings)

@@ -14,8 +14,8 @@ import re
 import sys
 from typing import Any, Callable
 
-from sleuth.cli.common import (EXIT_ERROR, EXIT_FOUND, EXIT_NONE, ProgressBar, cli_path, cli_workspace, make_context,
-                               print_json, run_search)
+from sleuth.cli.common import (EXIT_ERROR, EXIT_FOUND, EXIT_NONE, ProgressBar, cli_path, cli_settings, cli_workspace,
+                               make_context, print_json, run_search, workspace_settings)
 from sleuth.cli.grep_print import Colours, PrintOptions, print_counts, print_events, print_paths
 from sleuth.cli.grep_semantics import STDIN_PATH, printable_events, search_stdin, stdin_is_readable
 from sleuth.cli.rg_flags import rg_ignore_args
@@ -265,6 +265,7 @@ class _Run:
         self.workspace = cli_workspace(ns.root)
         ns.ignore_file = [cli_path(self.workspace, name) for name in ns.ignore_file]  # rg reads them from here too
         self._made: list[Any] = []  # the cold path's context, made once when a search runs here
+        self._settings: list[Any] = []  # the call's settings, read once (the server's question, the cold context)
         self.results: list[dict[str, Any]] = []
         self.listings: list[dict[str, Any]] = []
         self.failures = 0
@@ -276,9 +277,15 @@ class _Run:
         """The ``path`` argument the commands get for a path argument (or none) typed here."""
         return cli_path(self.workspace, path, here_by_default=True)
 
+    def settings(self) -> Any:
+        """The person's and the repositories' settings (:func:`workspace_settings`), read once per call."""
+        if not self._settings:
+            self._settings.append(workspace_settings(self.ns.root))
+        return self._settings[0]
+
     def cold(self) -> Any:
         if not self._made:
-            self._made.append(make_context(self.ns.root, ProgressBar()))
+            self._made.append(make_context(self.ns.root, ProgressBar(), settings=cli_settings(self.settings())))
         return self._made[0]
 
     def search(self, name: str, args: dict[str, Any], into: list[dict[str, Any]], as_json: bool = False) -> bool:
@@ -289,7 +296,8 @@ class _Run:
         if args.get("path") == STDIN_PATH:  # standard input is searched here, never by a server
             code = search_stdin(args, self.cold, as_json, take)
         else:
-            code = run_search(name, args, self.workspace, self.cold, as_json, take, no_server=self.ns.no_server)
+            code = run_search(name, args, self.workspace, self.cold, as_json, take, no_server=self.ns.no_server,
+                              settings=None if self.ns.no_server else self.settings())
         if code == EXIT_FOUND:
             return True
         self.failures += 1  # reported by run_search; rg goes on with the other paths

@@ -13,15 +13,14 @@ sets an argument of another name). A usage error prints rg's one line (``rg: err
 from __future__ import annotations
 
 import argparse
-import json
+import os
 import re
-import shlex
 import sys
 from typing import Any, Mapping, NoReturn
 
 from sleuth.engine.errors import BadArgs, NotFound, SandboxViolation, SleuthError
 
-__all__ = ["CliParser", "speak_for", "reword", "flag_table", "short_usage", "describe_negations"]
+__all__ = ["CliParser", "HelpFormatter", "speak_for", "reword", "flag_table", "short_usage", "describe_negations"]
 
 
 def short_usage(parser: argparse.ArgumentParser) -> str:
@@ -46,7 +45,32 @@ _ARGPARSE = [  # argparse's message -> rg's wording
 ]
 
 
-class _OneLineHelp(argparse.HelpFormatter):
+def help_width() -> int:
+    """The width argparse formats help for (``shutil.get_terminal_size``'s rule: ``$COLUMNS``, else
+    the terminal on standard output, else 80; less 2), found without shutil: argparse imports it in
+    every formatter it makes (one per flag added), and shutil brings bz2, lzma and zlib (~2 ms of a
+    cold call that never prints help)."""
+    try:
+        columns = int(os.environ.get("COLUMNS", "0"))
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return (columns or 80) - 2
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """argparse's formatter, its width from :func:`help_width`."""
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
+                 width: int | None = None) -> None:
+        super().__init__(prog, indent_increment, max_help_position, help_width() if width is None else width)
+
+
+class _OneLineHelp(HelpFormatter):
     """rg's ``-h`` layout: ``-e, --regexp PATTERN  a pattern`` on one line (argparse repeats the
     metavar after each spelling and moves the help under a long one)."""
 
@@ -185,7 +209,11 @@ def _flags(text: str) -> str:
 
 
 def _command_line(found: re.Match[str]) -> str:
-    """A JSON arguments example (``{"query": "usrctl"}``) as the command line that sends it."""
+    """A JSON arguments example (``{"query": "usrctl"}``) as the command line that sends it (json and
+    shlex imported here: only a message that has such an example needs them)."""
+    import json
+    import shlex
+
     try:
         value: Any = json.loads(found.group(0))
     except ValueError:

@@ -7,13 +7,14 @@ always complete, valid JSON — never a cut string.
 
 from __future__ import annotations
 
-import json
 from typing import Any, Callable
 
 __all__ = ["fit_to_budget", "json_size", "shrink_to_budget"]
 
 
 def _dumps(value: Any) -> str:
+    import json  # (a call with an output budget only: the CLI's have none)
+
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 

@@ -12,9 +12,10 @@ from __future__ import annotations
 import dataclasses
 import os
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
-from sleuth.engine.index.config import IndexConfig
+if TYPE_CHECKING:  # imported by index_config(): a CLI call reads its settings without the index's types
+    from sleuth.engine.index.config import IndexConfig
 
 __all__ = ["Settings", "merge_settings", "load_agent_config", "load_user_config", "find_agent_config",
            "user_config_path", "AGENT_CONFIG_PATH", "AGENT_SECTIONS", "cli_settings"]
@@ -69,6 +70,8 @@ class Settings:
 
     def index_config(self) -> IndexConfig:
         """What the index takes from these settings (and all it takes: a change elsewhere keeps it)."""
+        from sleuth.engine.index.config import IndexConfig
+
         return IndexConfig(follow=self.follow, respect_gitignore=self.respect_gitignore, deny_globs=self.deny_globs,
                            max_file_size_bytes=self.max_file_size_bytes, index_path=self.index_path)
 
@@ -154,10 +157,12 @@ def cli_settings(base: Settings | None = None) -> Settings:
 
     What guards the person carries over from ``base`` (:func:`sleuth.cli.common.workspace_settings`): the deny
     globs (denied files are never read, whatever the transport), redaction, the backend and the
-    index location.
+    index location; and where the call's log line goes (``log_file``, ``log_level``): the CLI reads its
+    settings once and passes this one object down (:func:`sleuth.core.invocation.run_once` logs by it).
     """
     base = base or Settings()
     return Settings(max_results=UNLIMITED, default_max_results=UNLIMITED, timeout_ms=0,
                     max_timeout_ms=UNLIMITED, max_file_size_bytes=UNLIMITED, max_files=UNLIMITED,
                     max_matches_per_file=UNLIMITED, max_depth=UNLIMITED, deny_globs=base.deny_globs,
-                    redaction=base.redaction, backend=base.backend, index_path=base.index_path)
+                    redaction=base.redaction, backend=base.backend, index_path=base.index_path,
+                    log_file=base.log_file, log_level=base.log_level)

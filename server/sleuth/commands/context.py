@@ -11,12 +11,12 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from sleuth.commands.config import Settings
 from sleuth.engine.cancel import CancelToken, NullProgress, ProgressSink
-from sleuth.engine.metrics import DEFAULT as DEFAULT_METRICS, Metrics
-from sleuth.engine.ratelimit import RateLimiter
 from sleuth.engine.workspace import Workspace
 
 if TYPE_CHECKING:  # the service brings numpy and SQLite, which a cold CLI command never loads
     from sleuth.engine.index.service import IndexService
+    from sleuth.engine.metrics import Metrics  # (these two: the servers', read only where they run)
+    from sleuth.engine.ratelimit import RateLimiter
 
 __all__ = ["CommandContext", "Services", "PartialSink"]
 
@@ -36,7 +36,11 @@ class Services:
     @property
     def metrics_registry(self) -> Metrics:
         """Where invocations are counted: ``metrics`` when set, else the process-wide registry."""
-        return self.metrics if self.metrics is not None else DEFAULT_METRICS
+        if self.metrics is not None:
+            return self.metrics
+        from sleuth.engine.metrics import DEFAULT
+
+        return DEFAULT
 
 
 @dataclass

@@ -31,15 +31,16 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol, Sequence, runtime_checkable
 
-from sleuth.commands.args import check_depth
 from sleuth.commands.config import Settings
 from sleuth.commands.context import CommandContext, PartialSink, Services
 from sleuth.core import logline
 from sleuth.core.index import IndexHooks, IndexKeeper, store_misplaced
+from sleuth.core.invocation import (InternalError, InvocationRecord, NotAvailable, append_log_line, check_call,
+                                    mapped_error, resolve_command)
 from sleuth.core.registry import COMMANDS, QUICK_COMMANDS, RATE_LIMITED, STREAM_KEYS, Runner
 from sleuth.core.settings import SettingsLayers
 from sleuth.engine.cancel import CancelToken, NullProgress, ProgressSink
-from sleuth.engine.errors import BadArgs, Cancelled, RateLimited, SleuthError
+from sleuth.engine.errors import Cancelled, RateLimited, SleuthError
 from sleuth.engine.ratelimit import RateLimiter
 from sleuth.engine.workspace import Workspace
 
@@ -55,19 +56,6 @@ logger = logging.getLogger(__name__)
 
 CANCEL_GRACE_S = 0.1
 TEST_COMMANDS_ENV = "SLEUTH_TEST_COMMANDS"
-
-
-class InternalError(SleuthError):
-    """A command failed on a bug: answered (the server keeps serving), logged with its traceback."""
-
-    code = "internal"
-
-
-class NotAvailable(SleuthError):
-    """A part of Sleuth the command needs is not installed."""
-
-    code = "not_available"
-    default_hint = "This Sleuth installation lacks that module; reinstall or upgrade Sleuth."
 
 
 @runtime_checkable
@@ -95,28 +83,6 @@ class Invocation:
     # Called on the event loop once the call is accepted (valid shape, known command, within the rate
     # limit) and before it is queued: where a transport begins its progress report.
     on_start: Callable[[], None] | None = None
-
-
-@dataclass(frozen=True)
-class InvocationRecord:
-    """One finished invocation, for log lines and metrics."""
-
-    command: str
-    args: Any
-    outcome: str  # "ok", "cancelled" or an error code
-    result: Any
-    elapsed_ms: float
-    streamed: int = 0
-
-    @property
-    def severity(self) -> int:
-        """1 error (a bug), 2 warning (a refused call), 3 info (answered or cancelled)."""
-        return logline.severity(self.outcome)
-
-    def line(self) -> str:
-        """The log line (:func:`sleuth.core.logline.summary`): command, sanitised query, count, time."""
-        return logline.summary(self.command, self.args, self.outcome,
-                               logline.result_count(self.result, self.streamed), self.elapsed_ms)
 
 
 @dataclass
@@ -290,16 +256,7 @@ class Session:
     def resolve(self, name: str) -> Runner:
         """The ``run`` function of ``name``: :class:`BadArgs` for an unknown command,
         :class:`NotAvailable` for one whose module is not installed."""
-        if name in self.extra:
-            return self.extra[name]
-        info = COMMANDS.get(name)
-        if info is None:
-            raise BadArgs(f"Unknown command {name!r}.", hint="Use one of: " + ", ".join(self.names) + ".")
-        try:
-            return info.runner()
-        except ModuleNotFoundError as exc:
-            raise NotAvailable(f"{name} is not available in this installation (module {exc.name} is missing).",
-                               command=name, module=exc.name or "?") from None
+        return resolve_command(name, self.extra)
 
     def context(self, invocation: Invocation) -> CommandContext:
         """The command's world for ``invocation``: this moment's sandbox, settings and services."""
@@ -332,10 +289,7 @@ class Session:
         """Validate the call's shape, follow changed settings files, find the command, take a rate-limit
         slot, build the context. ``follow_report``: hand new settings problems to the problem hooks now
         (False off the event loop: they are shown at the next report)."""
-        if not isinstance(invocation.args, dict):
-            raise BadArgs("Arguments must be one object of named arguments.",
-                          hint='Pass arguments as [{"pattern": "..."}].')
-        check_depth(invocation.command, invocation.args)
+        check_call(invocation.command, invocation.args)
         self.follow_settings_files(follow_report, invocation.buffers)
         run = self.resolve(invocation.command)
         budget = self.rate_limit(invocation.command) if rate_limited else None
@@ -449,32 +403,16 @@ class Session:
         except Exception:
             logger.exception("recording metrics failed")
         line = record.line()
-        if settings.log_file:
-            try:
-                with open(settings.log_file, "a", encoding="utf-8") as handle:
-                    handle.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {self.log_tag}{line}\n")
-            except OSError:
-                pass
+        append_log_line(settings.log_file, self.log_tag, line)
         if logline.enabled(settings.log_level, record.severity):
             for sink in self.log_sinks:
                 _safely(sink, record.severity, line)
         for hook in self.log_hooks:
             _safely(hook, record)
 
-    @classmethod
-    def _mapped(cls, command: str, exc: Exception) -> SleuthError:
-        """An exception that is not a :class:`SleuthError`: a part of Sleuth the command needs that is not
-        installed (yet) is :class:`NotAvailable`; anything else is a bug, :class:`InternalError`."""
-        if isinstance(exc, ModuleNotFoundError) and (exc.name or "").startswith("sleuth."):
-            return NotAvailable(f"{command} is not available in this installation (module {exc.name} is missing).",
-                                command=command, module=exc.name or "?")
-        return cls._internal(command, exc)
-
     @staticmethod
-    def _internal(command: str, exc: BaseException) -> InternalError:
-        logger.error("%s failed", command, exc_info=exc)
-        return InternalError(f"Internal error in {command}: {type(exc).__name__}: {exc}",
-                             hint="Retry with different arguments; report this if it persists.")
+    def _mapped(command: str, exc: Exception) -> SleuthError:
+        return mapped_error(command, exc)
 
     def _progress_sink(self, invocation: Invocation) -> ProgressSink:
         activity, command, inner = self.activity, invocation.command, invocation.progress

@@ -17,7 +17,8 @@ from sleuth.engine.workspace import Workspace
 
 
 def test_a_few_hundred_candidates_skip_the_pool_a_plain_list_does_not(tmp_path: Path, kit: SimpleNamespace,
-                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+                                                                      monkeypatch: pytest.MonkeyPatch,
+                                                                      pool_as_in_a_server: None) -> None:
     files = 300  # over the walk's limit (IN_PROCESS_FILES), under the candidates' (IN_PROCESS_CANDIDATES)
     root = tmp_path / "ws"
     kit.write_tree(root, {f"f{n:04}.c": f"int pm_resume_{n};\n" for n in range(files)} | {"other.c": "nothing\n"})

@@ -14,9 +14,20 @@ needs processes. The parts, each doing one thing:
   collects and streams it, and reports progress while any unit runs.
 """
 
+from typing import Any
+
 from sleuth.engine.grep.buffer import STDIN_DISPLAY, grep_buffer
 from sleuth.engine.grep.loop import prepare, run_grep
-from sleuth.engine.grep.pool import shutdown_pool
 from sleuth.engine.grep.request import GrepOutcome, GrepRequest
 
 __all__ = ["GrepRequest", "GrepOutcome", "run_grep", "prepare", "shutdown_pool", "grep_buffer", "STDIN_DISPLAY"]
+
+
+def __getattr__(name: str) -> Any:
+    """``shutdown_pool`` on first use: :mod:`.pool` brings multiprocessing (~8 ms), which a search small
+    enough to run in one process (a cold ``sleuth grep`` in a small folder) never needs."""
+    if name == "shutdown_pool":
+        from sleuth.engine.grep.pool import shutdown_pool
+
+        return shutdown_pool
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

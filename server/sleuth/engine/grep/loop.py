@@ -16,31 +16,44 @@ from __future__ import annotations
 
 import heapq
 import itertools
-import queue
+import sys
 import threading
 import time
-from concurrent.futures import Future
-from typing import Any, Callable, Iterable, Iterator, Mapping
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping
 
 from sleuth.engine import foreground
 from sleuth.engine.buffers import unsaved_entries
 from sleuth.engine.cancel import CancelToken, NullProgress, ProgressSink
 from sleuth.engine.collect import Collector
 from sleuth.engine.errors import Cancelled
-from sleuth.engine.grep.pool import PoolSearch, workers
 from sleuth.engine.grep.request import GrepOutcome, GrepRequest
 from sleuth.engine.grep.unit_search import Part, Publisher, UnitResult, UnitToken, file_errors, matcher_for, search_unit
 from sleuth.engine.grep.units import Unit, units
 from sleuth.engine.index.candidates import CandidateList
 from sleuth.engine.test_gates import SEARCH_GATE_ENV, hold
 from sleuth.engine.types import FileEntry, FileError, SkipCounts
+from sleuth.engine.ignore import Filter
 from sleuth.engine.walk import Subtree, walk
 from sleuth.engine.words import plural
 from sleuth.engine.workspace import Workspace, sort_key
 
-__all__ = ["run_grep", "prepare", "IN_PROCESS_FILES", "IN_PROCESS_CANDIDATES", "WAKE_S", "PROGRESS_INTERVAL_S"]
+if TYPE_CHECKING:  # the pool (multiprocessing, ~8 ms to import) is imported when a search first needs it
+    from concurrent.futures import Future
 
-IN_PROCESS_FILES = 256  # a search over fewer files than this never starts the pool
+__all__ = ["run_grep", "prepare", "IN_PROCESS_FILES", "POOL_START_FILES", "IN_PROCESS_CANDIDATES", "WAKE_S",
+           "PROGRESS_INTERVAL_S"]
+
+# A search over fewer files than this stays in this process, however deep their folders (their subtrees
+# are walked here until that many files are seen, :func:`_walked_here`) ...
+IN_PROCESS_FILES = 256
+# ... or over fewer than this in a process that searches once on its main thread (the CLI, cold or the
+# warm CLI's forked child) and has no pool yet: it would start the pool (import multiprocessing, fork a
+# worker per core) for this one search. Measured by ``bench/cold_start.py --pool-sizes`` (2 cores, load
+# 2-7): one process / pool 0.6-0.9 up to 16,384 files for a literal; 0.87 at 1,024 files and 1.0-1.09 at
+# 4,096 for a regex that keeps the matcher busy (``\w+_\w+\(self``). A server searches on worker
+# threads and keeps its pool: it pays the start once, and the lower limit.
+POOL_START_FILES = 2048
 # ... or over fewer of an index's candidates for a literal: most of their files are read in pieces of
 # 4-16 KiB, ~20 us each in one process, where shipping units to the pool and results back costs the
 # server ~5 ms. Measured over the warm door (load ~2.6), -i PM_RESUME's 377 candidates: the server's
@@ -131,6 +144,8 @@ def _run_grep(workspace: Workspace, request: GrepRequest, token: CancelToken, pr
         # The size cap is applied by the searcher (from fstat, in the workers), not by a stat here.
         items = walk(workspace, list(request.targets), walk_options, token, walk_skipped, walk_errors, split,
                      stat=request.search.sort == "modified")
+        if split is not None and not _uninterruptible_here(request):
+            items = _walked_here(items, workspace, request, token, walk_skipped, walk_errors, _walk_limit())
         if unsaved:
             items = heapq.merge(items, unsaved, key=lambda e: sort_key(e.display))  # type: ignore[type-var]
     else:
@@ -144,7 +159,7 @@ def _run_grep(workspace: Workspace, request: GrepRequest, token: CancelToken, pr
     gather = _Gather(Collector(request.search.max_results, request.search.output, sink), progress, total, token)
     source = units(items, buffers, token, not request.match.multiline)
     head: list[Unit] = []
-    limit = IN_PROCESS_CANDIDATES if isinstance(items, CandidateList) and items.narrowed else IN_PROCESS_FILES
+    limit = IN_PROCESS_CANDIDATES if isinstance(items, CandidateList) and items.narrowed else _walk_limit()
     if _uninterruptible_here(request):
         limit = 0
     for unit in source:
@@ -158,6 +173,44 @@ def _run_grep(workspace: Workspace, request: GrepRequest, token: CancelToken, pr
     gather.skipped.add(walk_skipped)
     gather.errors.extend(walk_errors)
     return _finish(gather, token, scope)
+
+
+def _walk_limit() -> int:
+    """Files a search takes here before it goes to the pool: ``POOL_START_FILES`` on the main thread of
+    a process whose pool has not started (one search would pay for the start), else ``IN_PROCESS_FILES``.
+    The pool is looked up without importing :mod:`.pool` (multiprocessing)."""
+    pool = sys.modules.get("sleuth.engine.grep.pool")
+    if threading.current_thread() is threading.main_thread() and not (pool is not None and pool.running()):
+        return POOL_START_FILES
+    return IN_PROCESS_FILES
+
+
+def _walked_here(items: Iterable[FileEntry | Subtree], workspace: Workspace, request: GrepRequest, token: CancelToken,
+                 skipped: SkipCounts, errors: list[FileError], budget: int) -> Iterator[FileEntry | Subtree]:
+    """The walk's items with its subtrees walked here, in their place, until ``budget`` files were seen;
+    after that, subtrees pass whole (to the pool's workers). A small tree with deep folders thus reaches
+    the loop as plain files, counted, and runs in this process: the pool's start (forking the workers,
+    importing multiprocessing) costs a cold call more than searching a few hundred files here. A big tree
+    goes to the pool after its first ``budget`` files, its subtrees walked by the workers as before."""
+    left = [budget]
+    ignore = Filter(workspace, request.walk)  # one filter for every subtree walked here (its ignore files read once)
+
+    def expand(source: Iterable[FileEntry | Subtree], depth: int) -> Iterator[FileEntry | Subtree]:
+        for item in source:
+            if not isinstance(item, Subtree):
+                left[0] -= 1
+                yield item
+            elif left[0] <= 0:
+                yield item._replace(depth=item.depth + depth) if depth else item
+            else:  # walked as the workers walk it (sleuth.engine.grep.unit_search), its own subtrees split again
+                below = depth + item.depth
+                options = request.walk
+                if options.max_depth is not None:
+                    options = replace(options, max_depth=max(options.max_depth - below, 0))
+                yield from expand(walk(workspace, [item.target], options, token, skipped, errors, SPLIT_DEPTH,
+                                       stat=False, ignore=ignore), below)
+
+    return expand(items, 0)
 
 
 def _uninterruptible_here(request: GrepRequest) -> bool:
@@ -205,6 +258,11 @@ def _in_pool(source: Iterator[Unit], workspace: Workspace, request: GrepRequest,
              gather: _Gather) -> None:
     """Units to the pool, a few per worker ahead; parts back through ``inbox`` (the pool's dispatcher
     thread puts them there, and each task's end), taken in unit order."""
+    import queue
+    from concurrent.futures import Future
+
+    from sleuth.engine.grep.pool import PoolSearch, workers
+
     inbox: queue.SimpleQueue[tuple[int, Part | Future[UnitResult]]] = queue.SimpleQueue()
     search = PoolSearch(lambda unit_no, part: inbox.put((unit_no, part)))
     deadline = token.deadline  # workers poll the absolute deadline themselves

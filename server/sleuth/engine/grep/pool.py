@@ -30,7 +30,7 @@ from sleuth.engine.grep.units import Unit
 from sleuth.engine.types import SkipCounts
 from sleuth.engine.workspace import Workspace
 
-__all__ = ["PoolSearch", "fork_workers", "shutdown_pool", "workers"]
+__all__ = ["PoolSearch", "fork_workers", "shutdown_pool", "workers", "running"]
 
 _SLOTS = 128  # concurrent searches that can have their own stop flag
 _SEARCH_IDS = itertools.count(1)  # tells workers which units belong to one search
@@ -57,6 +57,11 @@ def fork_workers() -> None:
 
 def workers() -> int:
     return max(1, os.cpu_count() or 1)
+
+
+def running() -> bool:
+    """Whether this process's pool has started (a search then pays only for shipping its units)."""
+    return _POOL is not None
 
 
 # ---------------------------------------------------------------- worker side

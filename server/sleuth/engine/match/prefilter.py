@@ -26,17 +26,28 @@ reads literals as C strings), is scanned by RE2 instead.
 from __future__ import annotations
 
 import threading
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 import re2
 
 from sleuth.engine.match.engines import re2_compile
 from sleuth.engine.match.literals import LiteralQuery
 
-try:  # optional: a compiled extension with x86-64 wheels; without it RE2 scans the literals
-    import hyperscan as _hs
-except ImportError:  # pragma: no cover - exercised where the wheel is absent
-    _hs = None
+_HS: list[Any] = []  # the hyperscan module, or None where it is not installed: imported on first use
+
+
+def _hyperscan() -> Any:
+    """Hyperscan (optional: a compiled extension with x86-64 wheels; without it RE2 scans the literals),
+    imported when a prefilter first asks: a search that needs none (a cold grep of a plain literal) never
+    loads it."""
+    if not _HS:
+        try:
+            import hyperscan
+        except ImportError:  # pragma: no cover - exercised where the wheel is absent
+            _HS.append(None)
+        else:
+            _HS.append(hyperscan)
+    return _HS[0]
 
 __all__ = ["Prefilter", "compile_prefilter", "program_check", "rare_substring", "hyperscan_available"]
 
@@ -62,7 +73,7 @@ _FOLDS_INTO_ASCII = {
 
 def hyperscan_available() -> bool:
     """True when the Hyperscan scanner is installed and usable on this CPU."""
-    return _hs is not None and _hyperscan_works()
+    return _hyperscan() is not None and _hyperscan_works()
 
 
 _HS_WORKS: list[bool] = []
@@ -95,6 +106,7 @@ def _hyperscan_set(leaves: Sequence[tuple[bytes, bool]]) -> Prefilter:
 
     A closure, not an object with ``__call__``: it runs once per file of a scan, and the method call
     cost 0.6 us of the 2.8 us a check of an 8 KB file takes (78,000 files: ~50 ms of CPU)."""
+    _hs = _hyperscan()
     expressions: list[bytes] = []
     flags: list[int] = []
     for lit, casefold in leaves:
@@ -127,6 +139,7 @@ def literal_ends(literals: Sequence[bytes]) -> Callable[[bytes | memoryview], li
     0.12 CPU-s in the big generated headers that hold one of them."""
     if not literals or not hyperscan_available() or any(b"\x00" in lit for lit in literals):
         return None  # the binding's literal mode stops a pattern at a NUL byte
+    _hs = _hyperscan()
     db = _hs.Database(mode=_hs.HS_MODE_BLOCK)
     db.compile(expressions=list(literals), ids=list(range(len(literals))), elements=len(literals),
                flags=[0] * len(literals), literal=True)

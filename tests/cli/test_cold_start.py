@@ -1,0 +1,96 @@
+"""A cold ``sleuth grep`` pays only for what it uses (issue 30 item 1): the modules a plain grep needs,
+no worker pool for a tree one process searches first, the settings files read once.
+
+Each case runs the installed ``sleuth`` script in a real process, as a person runs it, under a small
+harness that runs the script as ``__main__`` and, when the call is over, writes what the process
+holds (``sys.modules``, whether the pool started, the settings files opened: Python's audit hook
+sees every ``open``). Speed itself is measured in ``bench/cold_start.py``, never here.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import subprocess
+import sys
+from typing import Any
+
+from sleuth.engine.grep.loop import POOL_START_FILES
+from tests.conftest import HANG_S, SLEUTH, write_tree
+
+# Modules a plain cold grep must not import: the servers' stacks (asyncio, ssl, pydantic, mcp, pygls,
+# lsprotocol), the index (numpy, SQLite), the worker pool and threads (multiprocessing,
+# concurrent.futures), the session the long-lived doors keep, logging, the settings schema (only a
+# settings file needs it), YAML (no settings file here), and the decompressors (no compressed file).
+HEAVY = ("asyncio", "ssl", "pydantic", "mcp", "pygls", "lsprotocol", "numpy", "sqlite3", "yaml", "multiprocessing",
+         "concurrent.futures", "logging", "subprocess", "gzip", "sleuth.core.session", "sleuth.core.index",
+         "sleuth.engine.index.service", "sleuth.engine.grep.pool", "sleuth.commands.settings_schema",
+         "sleuth.commands.settings_trust", "sleuth.lsp", "sleuth.mcp")
+
+_HARNESS = """
+import json, sys, runpy
+out, script = sys.argv[1], sys.argv[2]
+opened = []
+sys.addaudithook(lambda event, args: opened.append(str(args[0])) if event == "open" and "config.yml" in str(args[0])
+                 else None)
+sys.argv = sys.argv[2:]
+status = None
+try:
+    runpy.run_path(script, run_name="__main__")
+except SystemExit as exc:
+    status = exc.code
+pool = sys.modules.get("sleuth.engine.grep.pool")
+with open(out, "w") as handle:
+    json.dump({"status": status, "modules": sorted(sys.modules), "pool": bool(pool and pool.running()),
+               "opened": opened}, handle)
+"""
+
+
+def _cold_call(cwd: pathlib.Path, out: pathlib.Path, *argv: str, env: dict[str, str] | None = None) -> dict[str, Any]:
+    """``sleuth ARGV`` run in ``cwd`` by the installed script; what the process held at its end."""
+    done = subprocess.run([sys.executable, "-c", _HARNESS, str(out), SLEUTH, *argv], cwd=cwd, capture_output=True,
+                          text=True, timeout=HANG_S, env={**os.environ, **(env or {})})
+    assert done.returncode == 0, done.stderr
+    report: dict[str, Any] = json.loads(out.read_text())
+    report["stdout"] = done.stdout
+    return report
+
+
+def test_a_plain_cold_grep_imports_none_of_the_heavy_modules(tmp_path: pathlib.Path) -> None:
+    root = write_tree(tmp_path / "ws", {"a.py": "def needle():\n    pass\n", "pkg/sub/deep/b.txt": "needle\n"})
+    report = _cold_call(root, tmp_path / "report.json", "grep", "-n", "needle", "--no-server")
+    assert report["status"] == 0 and report["stdout"].count("needle") == 2, report["stdout"]
+    imported = set(report["modules"])
+    assert not [name for name in HEAVY if name in imported]
+
+
+def test_a_small_deep_tree_is_searched_without_the_pool_a_big_one_starts_it(tmp_path: pathlib.Path) -> None:
+    """Folders two levels deep used to start the pool whatever the file count; now the number of files
+    decides (``POOL_START_FILES``), and a tree over it still searches on the pool."""
+    small = write_tree(tmp_path / "small", {f"p{i}/s/t/f{j}.txt": "needle\n" for i in range(4) for j in range(5)})
+    report = _cold_call(small, tmp_path / "small.json", "grep", "-c", "needle", "--no-server")
+    assert report["status"] == 0 and len(report["stdout"].splitlines()) == 20
+    assert not report["pool"] and "multiprocessing" not in report["modules"]
+    each = POOL_START_FILES // 4 + 10
+    big = write_tree(tmp_path / "big", {f"p{i}/s/f{j}.txt": "needle\n" for i in range(4) for j in range(each)})
+    report = _cold_call(big, tmp_path / "big.json", "grep", "-c", "needle", "--no-server")
+    assert report["status"] == 0 and len(report["stdout"].splitlines()) == 4 * each
+    assert report["pool"]
+
+
+def test_a_cold_call_reads_each_settings_file_once(tmp_path: pathlib.Path) -> None:
+    """The CLI reads the person's ``config.yml`` and the repository's ``.agent/config.yml`` once and
+    passes that one settings object down: to the question to a server (none runs here), the cold
+    context and the log line (before: once more each for the server's question and the session)."""
+    config = write_tree(tmp_path / "config", {"sleuth/config.yml": f"log_file: {tmp_path / 'sleuth.log'}\n"})
+    root = write_tree(tmp_path / "ws", {".git/HEAD": "ref: refs/heads/main\n", "a.txt": "needle\n",
+                                        ".agent/config.yml": "sleuth:\n  deny_globs: ['secret/**']\n",
+                                        "secret/b.txt": "needle\n"})
+    report = _cold_call(root, tmp_path / "report.json", "grep", "-l", "needle",
+                        env={"XDG_CONFIG_HOME": str(config), "XDG_RUNTIME_DIR": str(tmp_path / "run")})
+    assert report["status"] == 0 and report["stdout"].splitlines() == ["a.txt"]
+    opened = [pathlib.Path(p).resolve() for p in report["opened"]]
+    assert sorted(map(str, opened)) == sorted([str((config / "sleuth" / "config.yml").resolve()),
+                                               str((root / ".agent" / "config.yml").resolve())])
+    assert "cli sleuth.grep" in (tmp_path / "sleuth.log").read_text()  # the log line, by the same settings
