@@ -74,11 +74,6 @@ DIFFERENCES: dict[str, str] = {
     "regression::r3180_look_around_panic": "-U -r: a match that spans lines is replaced line by line (one event per "
                                            "line), rg replaces it once",
     "regression::r2944_incorrect_bytes_searched": _NOT_YET + "--stats' byte counts (bytes printed, bytes searched)",
-    "regression::r829_original#2": _NOT_YET + "(fixed below)",
-    "regression::r1334_invert_empty_patterns#3": _NOT_YET + "(fixed below)",
-    "regression::r3108_files_without_match_quiet_exit#8": _NOT_YET + "(fixed below)",
-    "regression::r3108_files_without_match_quiet_exit#9": _NOT_YET + "(fixed below)",
-    "regression::r3108_files_without_match_quiet_exit#10": _NOT_YET + "(fixed below)",
     "regression::r3127_glob_flag_not_allow_unclosed_class": _NOT_YET + "(fixed below)",
     "json::replacement": _NOT_YET + "(fixed below)",
     **{f"binary::mmap_{name}": "--mmap is accepted but a file is read as with --no-mmap: a NUL anywhere makes it "

@@ -68,6 +68,8 @@ def _patterns(ns: argparse.Namespace) -> list[str]:
     elif ns.pattern is not None:
         ns.paths.insert(0, ns.pattern)  # with -e/-f, the first positional is a path (as in rg)
         ns.pattern = None
+    if not patterns and ns.invert_match:
+        patterns = [r"[^\s\S]"]  # -v with no pattern (-f of an empty file) matches every line: rg 15
     for p in patterns:
         if "\0" in p:
             raise UsageError("a pattern may not contain a NUL byte")
@@ -205,7 +207,7 @@ def run_grep_cli(ns: argparse.Namespace, to_args: Callable[[argparse.Namespace, 
         if ns.type_list:
             return _print_type_list()
         colours = _prepare(ns)
-        if (not ns.regexp and not ns.files) or ns.max_count == 0:
+        if (not ns.regexp and not ns.files and not ns.invert_match) or ns.max_count == 0:
             return EXIT_NONE  # -f with an empty file (no pattern matches nothing), -m0: as rg
         return _Run(ns, to_args, colours).run()
     except UsageError as exc:
@@ -242,7 +244,7 @@ def _prepare(ns: argparse.Namespace) -> Colours | None:
 
 
 def _mode(ns: argparse.Namespace) -> str:
-    return ("files" if ns.files else "quiet" if ns.quiet else "without" if ns.files_without_match
+    return ("files" if ns.files else "without" if ns.files_without_match else "quiet" if ns.quiet
             else "with" if ns.files_with_matches else "count_matches" if ns.count_matches
             else "count" if ns.count else "content")
 
@@ -313,7 +315,8 @@ class _Run:
                     item["path"] = show(item["path"])
         found, errors = self.print()
         nothing_searched = False
-        if mode != "files" and self.results and not found and not self.failures and not errors:
+        if mode != "files" and self.paths == [None] and self.results and not found and not self.failures \
+                and not errors:  # rg says it only when no path was given (rg 15: explicit paths are meant)
             # An index (a running server's) reads no file when none can match: only a listing of the
             # files the search would take tells that nothing was there to search, warm or cold alike.
             nothing_searched = sum(r["files_scanned"] for r in self.results) == 0 and not self.any_file()
@@ -324,7 +327,7 @@ class _Run:
                                  "-uu searches everything.\n")
             for error in errors:
                 sys.stderr.write(f"sleuth: {error['path']}: {error['error']}\n")
-        if mode == "quiet" and found:
+        if ns.quiet and found:  # (with --files-without-match: a file without a match was found, as rg 15)
             return EXIT_FOUND
         if self.failures or errors or nothing_searched:
             return EXIT_ERROR  # rg 14.1: nothing searched is an error too
@@ -379,7 +382,7 @@ class _Run:
             from sleuth.cli.rg_json import print_rg_json
 
             # -q: the summary alone
-            print_rg_json(groups, options, result, quiet=mode == "quiet", inverted=ns.invert_match)
+            print_rg_json(groups, options, result, quiet=bool(ns.quiet), inverted=ns.invert_match)
         elif mode == "content":
             print_events(list(printable_events(events)), options)
         elif mode == "with":
@@ -387,7 +390,8 @@ class _Run:
         elif mode == "without":
             have = set(matched)
             rest = [p for p in listed if p not in have]
-            print_paths(rest, options)
+            if not ns.quiet:
+                print_paths(rest, options)
             found = bool(rest)
         elif mode in ("count", "count_matches"):
             if mode == "count":
