@@ -72,7 +72,7 @@ GREP_ARGS: dict[str, Arg] = {
                          "count output counts matches.", default=False),
     "replace": Arg("str", "Show each match replaced by this text (rg -r; nothing is written): $1, ${name}, $$ as rg. "
                    "Every match event then has 'replacement': its line with each match replaced (with "
-                   "only_matching: the match replaced)."),
+                   "only_matching: the match replaced), and 'match_replacements': each match replaced, in order."),
     "binary": Arg("str", "Files with a NUL byte, as rg: auto (a file named by path is searched whole, events from its "
                   "first NUL's 64 KiB block on carry binary_offset; in folders such a file stops at that block and "
                   "is skipped when the NUL is in its first 64 KiB), search (rg --binary: the former everywhere), "

@@ -242,6 +242,9 @@ def _match_event(data: bytes, display: str, number: int, lo: int, hi: int, spans
             event["score"] = round(max(s.score or 0.0 for s in spans), 4)
         if replacer is not None:
             event["replacement"] = _line_text(replacer.line(data, lo, hi, spans, window or (lo, hi)))
+            # each match replaced, in order: rg 15's --json prints them beside the submatches
+            event["match_replacements"] = [replacer.expand(data, s, window or (lo, hi)).decode("utf-8", "replace")
+                                           for s in spans]
         if line.endswith(b"\r") or data[hi:hi + 2] == b"\r\n":
             event["cr"] = True
         return event
