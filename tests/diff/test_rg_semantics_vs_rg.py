@@ -1,4 +1,4 @@
-"""Differential tests of rg's search-semantics flags: ``sleuth grep`` prints what ``rg`` 14.1 prints.
+"""Differential tests of rg's search-semantics flags: ``sleuth grep`` prints what ``rg`` 15.2 prints.
 
 Byte for byte on stdout, and the same exit code: ``-o``, ``-r`` (capture syntax), binary files
 (``-a``, ``--binary``, named files, files in folders, a NUL past the first 64 KiB), standard input.

@@ -212,8 +212,8 @@ def print_events(events: list[dict[str, Any]], o: PrintOptions) -> None:
                 prefix += _paint(o, "column", str(column)) + sep
             body = _body(o, event, row if o.vimgrep else spans)
             # a line's own CRLF; with --crlf rg ends the lines it rebuilds (-o, colour) with CRLF too
-            crlf = event.get("cr") or (o.crlf and is_match and (o.only_matching or o.colours is not None
-                                                                  or "replacement" in event))
+            # (a line with -r keeps its own terminator: rg 15, its bug 3100)
+            crlf = event.get("cr") or (o.crlf and is_match and (o.only_matching or o.colours is not None))
             write(prefix + body + ("\r\n" if crlf else "\n"))
 
 
