@@ -215,6 +215,16 @@ def run_grep_cli(ns: argparse.Namespace, to_args: Callable[[argparse.Namespace, 
         return EXIT_ERROR
 
 
+def _check_globs(globs: list[str]) -> None:
+    """``-g``/``--iglob`` globs that rg refuses are a usage error here too (exit 2, rg's words)."""
+    from sleuth.engine.ignore_rules import glob_error
+
+    for glob in globs:
+        error = glob_error(glob[1:] if glob.startswith("!") else glob)
+        if error is not None:
+            raise UsageError(f"error parsing glob '{glob}': {error}")
+
+
 def _prepare(ns: argparse.Namespace) -> Colours | None:
     """The namespace as the searches take it: patterns, types, -u, sort, globs; the colours to print with."""
     if ns.files and ns.pattern is not None and not ns.regexp and not ns.file:
@@ -232,6 +242,14 @@ def _prepare(ns: argparse.Namespace) -> Colours | None:
     if ns.unrestricted >= 3 and ns.binary is None:
         ns.binary = "search"  # -uuu: rg's --binary
     _sort(ns)
+    _check_globs([*ns.glob, *ns.iglob])
+    if ns.hyperlink_format is not None:
+        from sleuth.cli.hyperlink import parse_hyperlink_format
+
+        try:
+            parse_hyperlink_format(ns.hyperlink_format)
+        except ValueError as exc:
+            raise UsageError(f"error parsing flag --hyperlink-format: invalid hyperlink format: {exc}") from None
     ns.glob = ([_caseless(g) for g in ns.glob] if ns.glob_case_insensitive else list(ns.glob)) + [
         _caseless(g) for g in ns.iglob]
     try:

@@ -21,7 +21,7 @@ __all__ = ["add_rg_flags", "split_argv", "SplitArgv", "rg_ignore_args"]
 
 
 def add_rg_flags(p: argparse.ArgumentParser) -> None:
-    """rg 14.1's flags that ``sleuth grep`` takes on top of the original set (see README, *Using it*)."""
+    """rg 15.2's flags that ``sleuth grep`` takes on top of the original set (see README, *Using it*)."""
     g = p.add_argument_group("ripgrep output and selection")
     g.add_argument("--files", action="store_true", help="print the files that would be searched, not matches")
     g.add_argument("-q", "--quiet", action="store_true", help="print nothing; exit 0 on the first match")
@@ -94,10 +94,14 @@ def add_rg_flags(p: argparse.ArgumentParser) -> None:
                  "--trace", "--no-unicode", "--unicode", "--no-ignore-messages", "--ignore-messages"):
         g.add_argument(flag, action="store_true", dest="_ignored_" + flag.strip("-").replace("-", "_"),
                        help="no effect" if flag.startswith("--no-") else "no effect (rg's tuning)")
-    for flag in ("--threads", "--dfa-size-limit", "--regex-size-limit", "--hyperlink-format"):
+    for flag in ("--threads", "--dfa-size-limit", "--regex-size-limit"):
         names = ["-j", flag] if flag == "--threads" else [flag]
         g.add_argument(*names, dest="_ignored_" + flag.strip("-").replace("-", "_"), metavar="NUM",
                        help="no effect (rg's tuning)")
+    g.add_argument("-X", "--index", dest="_ignored_index", action="count", default=0,
+                   help="no effect: Sleuth always uses its index when one is warm (rg's coming --index)")
+    g.add_argument("--hyperlink-format", dest="hyperlink_format", metavar="FORMAT", default=None,
+                   help="checked as rg checks it (an alias such as vscode, or a {path} format); no links printed yet")
 
 
 def rg_ignore_args(ns: argparse.Namespace) -> dict[str, object]:

@@ -23,7 +23,7 @@ from functools import lru_cache
 from typing import Iterable, Sequence
 
 __all__ = ["Rule", "NameRules", "IgnoreFile", "FileView", "parse_line", "parse_lines", "segment_regex",
-           "read_ignore_file", "glob_file"]
+           "read_ignore_file", "glob_file", "glob_error"]
 
 _MAX_ALTERNATES = 256
 
@@ -98,6 +98,47 @@ def _expand_braces(glob: str) -> list[str]:
                 return out
         i += 1
     return [glob]
+
+
+def glob_error(glob: str) -> str | None:
+    """Why globset refuses ``glob`` as a ``-g``/``--iglob`` glob, in its words (None: it is fine).
+
+    An ignore file's line is read leniently (rg 15 treats ``[abc`` there as never matching, its bug
+    3127), but a glob typed on the command line is refused, so a typo is not a silent no-op; since
+    rg 15 alternates nest (``{a,{b,c}}``)."""
+    depth, i, n = 0, 0, len(glob)
+    while i < n:
+        c = glob[i]
+        if c == "\\":
+            if i + 1 >= n:
+                return "dangling '\\'"
+            i += 2
+            continue
+        if c == "[":
+            j = i + 1
+            if j < n and glob[j] in "!^":
+                j += 1
+            body_start = j
+            if j < n and glob[j] == "]":
+                j += 1  # a leading ']' is literal
+            while j < n and glob[j] != "]":
+                if glob[j] == "-" and j > body_start and j + 1 < n and glob[j + 1] != "]" and glob[j - 1] > glob[j + 1]:
+                    return f"invalid range; '{glob[j - 1]}' > '{glob[j + 1]}'"
+                j += 1
+            if j >= n:
+                return "unclosed character class; missing ']'"
+            i = j + 1
+            continue
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            if depth == 0:
+                return "unopened alternate group; missing '{' (maybe escape '}' with '[}]'?)"
+            depth -= 1
+        i += 1
+    if depth:
+        return "unclosed alternate group; missing '}' (maybe escape '{' with '[{]'?)"
+    return None
 
 
 @lru_cache(maxsize=4096)
