@@ -74,9 +74,6 @@ DIFFERENCES: dict[str, str] = {
     "regression::r3180_look_around_panic": "-U -r: a match that spans lines is replaced line by line (one event per "
                                            "line), rg replaces it once",
     "regression::r2944_incorrect_bytes_searched": _NOT_YET + "--stats' byte counts (bytes printed, bytes searched)",
-    **{f"binary::mmap_{name}": "--mmap is accepted but a file is read as with --no-mmap: a NUL anywhere makes it "
-                               "binary (rg's memory map looks for it only in the first 64 KiB and in matched lines)"
-       for name in ("match_implicit", "match_explicit", "match_multiple", "binary_flag", "after_nul_match")},
 }
 
 

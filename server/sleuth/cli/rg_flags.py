@@ -89,7 +89,7 @@ def add_rg_flags(p: argparse.ArgumentParser) -> None:
                    help="sort descending: path, modified, accessed, created, none")
     # Accepted for rg's command lines; they tune how rg runs, not what it finds.
     g = p.add_argument_group("accepted for rg's command lines (they tune how rg runs; no effect here)")
-    for flag in ("--mmap", "--no-mmap", "--line-buffered", "--no-line-buffered", "--block-buffered",
+    for flag in ("--line-buffered", "--no-line-buffered", "--block-buffered",
                  "--no-block-buffered", "--no-config", "--one-file-system", "--no-one-file-system", "--debug",
                  "--trace", "--no-unicode", "--unicode", "--no-ignore-messages", "--ignore-messages"):
         g.add_argument(flag, action="store_true", dest="_ignored_" + flag.strip("-").replace("-", "_"),

@@ -386,6 +386,8 @@ def search_data(data: bytes, display: str, matcher: Matcher, options: SearchOpti
     nul = decoded.find(b"\x00") if options.binary != "text" else -1
     if nul < 0:
         return _searched(decoded, display, matcher, options, checked and decoded is data)
+    if options.memory_map and nul >= BINARY_BLOCK and decoded is data:
+        return _searched_mapped(decoded, display, matcher, options, nul)
     block = nul - nul % BINARY_BLOCK
     if options.binary == "quit":
         if block == 0 or options.output == "count":  # rg -c drops a file its search quit on
@@ -409,6 +411,60 @@ def search_data(data: bytes, display: str, matcher: Matcher, options: SearchOpti
     if not marked and result.matched_lines and result.events and options.output == "content":  # rg still says "binary file matches" once the file is done
         result.events[-1]["binary_after"] = nul
     return result
+
+
+def _searched_mapped(data: bytes, display: str, matcher: Matcher, options: SearchOptions, nul: int) -> FileResult:
+    """rg's search of a memory-mapped file (``--mmap``) whose first NUL lies past its first 64 KiB.
+
+    rg looks for a NUL in a map's first 64 KiB and then only in the lines it reports, so such a file
+    is text unless a reported line holds one. From that line on, ``quit`` stops (the lines before
+    carry ``binary_stopped``; with none, or for ``-c``, the file is passed over) and ``convert``
+    marks the events with ``binary_offset`` (rg prints "binary file matches" instead of them)."""
+    result = _searched(data, display, matcher, options)
+    if not result.matched_lines:
+        return result
+    events = result.events if options.output == "content" else _searched(
+        data, display, matcher, dataclasses.replace(options, output="content", before=0, after=0, max_columns=None,
+                                                    replace=None, byte_offsets=False)).events
+    hit = _first_on_a_nul_line(data, events, nul)
+    if hit is None:
+        return result
+    k, at = hit
+    if options.binary != "quit":
+        for event in result.events[k:]:
+            event["binary_offset"] = at
+        return result
+    before = events[:k]
+    matched = len({e["line"] for e in before if e["type"] == "match"})
+    if not matched or options.output == "count":  # rg -c drops a file its search quit on
+        return FileResult(display, skipped=BINARY)
+    result.matched_lines = matched
+    if options.only_matching:
+        result.matches = sum(1 for e in before if e["type"] == "match")
+    if options.output == "content":
+        result.events = before
+        for event in before:
+            event["binary_offset"] = at
+            event["binary_stopped"] = True
+        if options.byte_offsets:
+            before[-1]["bytes_searched"] = at
+    return result
+
+
+def _first_on_a_nul_line(data: bytes, events: list[dict[str, Any]], nul: int) -> tuple[int, int] | None:
+    """(index of the first event whose line holds a NUL, that NUL's offset); ``nul`` is the file's first."""
+    at, counted = nul, nul
+    line = data.count(b"\n", 0, at) + 1
+    for i, event in enumerate(events):
+        while line < event["line"]:
+            at = data.find(b"\x00", at + 1)
+            if at < 0:
+                return None
+            line += data.count(b"\n", counted, at)
+            counted = at
+        if line == event["line"]:
+            return i, at
+    return None
 
 
 def _searched_up_to(result: FileResult, nul: int) -> None:

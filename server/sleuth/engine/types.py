@@ -119,6 +119,7 @@ class SearchOptions:
     search_zip: bool = False  # rg -z: gzip, bzip2, xz and lzma files (by name) are searched decompressed
     encoding: str | None = None  # rg -E: None sniffs a UTF-16 BOM (auto); "none" searches raw bytes; else a codec
     byte_offsets: bool = False  # rg --json's absolute_offset and bytes_searched: see sleuth.engine.search.add_byte_offsets
+    memory_map: bool = False  # rg --mmap's binary detection: see sleuth.engine.search.search_data
 
 
 class FileEntry(NamedTuple):
