@@ -4,8 +4,8 @@ One test per behaviour of the 15.0-15.2 CHANGELOG that ``sleuth grep``'s flags c
 repositories read like git's, nested glob alternates and the globs rg refuses, ``-vf`` with an
 empty pattern file, ``-q --files-without-match``'s exit status, "nothing searched" only without a
 path, ``--hyperlink-format`` checked as rg checks it, ``italic`` in ``--colors``, a UTF-8 BOM in a
-``.gitignore``; and ``-X/--index`` (rg's coming index flag, which rg 15.2 refuses) accepted with no
-effect. ``-r`` with ``--json`` and ``-r --crlf``'s line ends are in ``test_json_vs_rg.py`` and
+``.gitignore``, ``--ignore-file-case-insensitive``; and ``-X/--index`` (rg's coming index flag,
+which rg 15.2 refuses) accepted with no effect. ``-r`` with ``--json`` and ``-r --crlf``'s line ends are in ``test_json_vs_rg.py`` and
 ``test_rg_semantics_vs_rg.py``; rg's own cases of these changes in ``test_rg_suite.py``.
 """
 
@@ -149,3 +149,15 @@ def test_index_flag_is_accepted_and_changes_nothing(tmp_path: Path) -> None:
     line = next(line for line in help_text.splitlines() if "--index" in line)
     assert "-X" in line and "index" in line.split("--index", 1)[1]
     assert "always" in help_text.split("--index", 1)[1].split("\n  -", 1)[0]
+
+
+@pytest.mark.parametrize("argv", [
+    ["--ignore-file-case-insensitive", "test"], ["--ignore-file-case-insensitive", "--no-ignore-file-case-insensitive",
+                                                 "test"],
+    ["--ignore-file-case-insensitive", "--files"], ["--ignore-file-case-insensitive", "-l", "test", "sub"],
+])
+def test_ignore_files_read_case_insensitively(tmp_path: Path, argv: list[str]) -> None:
+    """``--ignore-file-case-insensitive`` (a flag the port of rg's tests found missing)."""
+    _tree(tmp_path, {".git/": "", ".gitignore": "myfile\n*.LOG\n", "MYFILE": "test\n", "a.log": "test\n",
+                     "keep.txt": "test\n", "sub/.ignore": "Other\n", "sub/other": "test\n", "sub/x": "test\n"})
+    _same(tmp_path, ["--sort", "path", *argv])

@@ -64,9 +64,10 @@ DIFFERENCES: dict[str, str] = {
                          "has one event per line), rg reports it once",
     "multiline::vimgrep": "-U --vimgrep: a match that spans lines is reported on each of its lines",
     # not yet
-    "regression::r1446_respect_excludes_in_worktree": _NOT_YET + "a git worktree's .git file (its info/exclude)",
+    "regression::r1446_respect_excludes_in_worktree": "a worktree's relative 'gitdir:' is read from the folder of "
+                                                      "its .git file, as git reads it; rg reads it from its cwd, "
+                                                      "which this case (and only it) depends on",
     "feature::f45_relative_cwd#3": "the sandbox: an --ignore-file outside the folder searched (../) is refused",
-    "regression::r1164#2": _NOT_YET + "--ignore-file-case-insensitive",
     "feature::stop_on_nonmatch": _NOT_YET + "--stop-on-nonmatch",
     # new in rg 15.x
     "regression::r3179_global_gitignore_cwd": "the sandbox: the folder searched and the --ignore-file are above the "

@@ -135,15 +135,9 @@ def _types(ns: argparse.Namespace) -> None:
 
 def _caseless(glob: str) -> str:
     """``--iglob``: the glob with each letter as a class of both cases (``*.html`` → ``*.[hH][tT][mM][lL]``)."""
-    out, in_class = [], False
-    for ch in glob:
-        if ch == "[":
-            in_class = True
-        elif ch == "]":
-            in_class = False
-        out.append(f"[{ch.lower()}{ch.upper()}]" if ch.isalpha() and not in_class and ch.lower() != ch.upper()
-                   else ch)
-    return "".join(out)
+    from sleuth.engine.ignore_rules import caseless_glob
+
+    return caseless_glob(glob)
 
 
 def _print_type_list() -> int:

@@ -72,6 +72,10 @@ def add_rg_flags(p: argparse.ArgumentParser) -> None:
         g.add_argument(f"--ignore-{switch}", dest=f"no_ignore_{switch}", action="store_false", help=argparse.SUPPRESS)
     g.add_argument("--ignore-file", action="append", default=[], metavar="PATH",
                    help="extra gitignore-format rules (inside the sandbox)")
+    g.add_argument("--ignore-file-case-insensitive", dest="ignore_file_case_insensitive", action="store_true",
+                   default=False, help="read the ignore files' globs case-insensitively")
+    g.add_argument("--no-ignore-file-case-insensitive", dest="ignore_file_case_insensitive", action="store_false",
+                   help="read the ignore files' globs case-sensitively (the default)")
     g.add_argument("-T", "--type-not", action="append", default=[], metavar="TYPE", help="skip files of TYPE")
     g.add_argument("--type-add", action="append", default=[], metavar="NAME:GLOB",
                    help="define a file type (NAME:GLOB, or NAME:include:TYPE,...)")
@@ -111,6 +115,8 @@ def rg_ignore_args(ns: argparse.Namespace) -> dict[str, object]:
                                if getattr(ns, f"no_ignore_{s}")}
     if ns.ignore_file:
         args["ignore_files"] = list(ns.ignore_file)
+    if ns.ignore_file_case_insensitive:
+        args["ignore_case_insensitive"] = True
     return args
 
 

@@ -228,14 +228,14 @@ class Filter:
         self._global: IgnoreFile | None = None
         if self.use_vcs and not options.no_ignore_global:
             path = global_excludes_path()
-            self._global = read_ignore_file(path) if path else None
+            self._global = read_ignore_file(path, caseless=options.ignore_case_insensitive) if path else None
 
     # -- loading ------------------------------------------------------------------------------
     def _load(self, path: str) -> IgnoreFile | None:
         try:
             return self._files[path]
         except KeyError:
-            f = self._files[path] = read_ignore_file(path)
+            f = self._files[path] = read_ignore_file(path, caseless=self.options.ignore_case_insensitive)
             return f
 
     def forget(self) -> None:

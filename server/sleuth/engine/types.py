@@ -63,11 +63,15 @@ class WalkOptions:
     """Absolute paths of extra gitignore-format files (rg ``--ignore-file``), rooted at their folder;
     below every other ignore file in precedence, and in force inside a repository or not."""
 
+    ignore_case_insensitive: bool = False  # rg --ignore-file-case-insensitive: every ignore file's globs
+    # match either case
+
     @property
     def default_ignoring(self) -> bool:
         """No fine ignore switch is set: the index's file set (made with the defaults) covers the walk."""
         return not (self.no_ignore_dot or self.no_ignore_vcs or self.no_ignore_exclude or self.no_ignore_global
-                    or self.no_ignore_parent or self.no_ignore_files or self.ignore_files)
+                    or self.no_ignore_parent or self.no_ignore_files or self.ignore_files
+                    or self.ignore_case_insensitive)
 
     @property
     def depth_limit(self) -> int | None:
