@@ -117,6 +117,13 @@ REPLACE = [
     ["-r", "X", "-C1", "-n", "baz", "a.txt"],
     ["-r", "X", "-v", "foo", "a.txt"],
     ["-F", "-r", "[$1]", "$5", "dollar.txt"],
+    # -U: a match over line ends is replaced once, its lines shown as the replaced text's (rg's region)
+    ["-U", "-n", "-r", "X", "o\\nb", "m.txt"],
+    ["-U", "-n", "-r", "<$0>", "-C1", "ar\\nbaz", "m.txt", "a.txt"],
+    ["-U", "-n", "-r", "?", "\\n", "m.txt"],
+    ["-U", "-n", "-r", "[$1]", "(o)\\n|b", "m.txt"],
+    ["-U", "-r", "1\n2\n", "bar", "m.txt"],
+    ["-U", "-n", "-r", "Q", "foo\\nbar\\n", "m.txt"],
 ]
 
 BINARY = [

@@ -52,9 +52,6 @@ DIFFERENCES: dict[str, str] = {
     "feature::no_unicode": "--no-unicode is accepted, but Sleuth's regex is always Unicode-aware",
     "json::r1095_crlf_empty_match": "a line's text in the result has no line terminator (events say \"cr\" when "
                                     "it was CRLF): an empty match after the CR is not placed as rg places it",
-    "regression::r1311_multi_line_term_replace": "-U -r: a match that spans lines is replaced line by line (the "
-                                                 "result has one event per line), rg replaces it once",
-    "regression::r2208": "-U -r: a match that spans lines is replaced line by line (one event per line)",
     "regression::r2095": "-U -o -r: a match that spans lines is replaced line by line (one event per line)",
     "feature::f1078_max_columns_preview2": "-r with --max-columns-preview: the preview counts the matches of the "
                                            "line as found, not of the replaced line",
@@ -72,8 +69,6 @@ DIFFERENCES: dict[str, str] = {
     # new in rg 15.x
     "regression::r3179_global_gitignore_cwd": "the sandbox: the folder searched and the --ignore-file are above the "
                                               "cwd (an absolute path outside it is refused)",
-    "regression::r3180_look_around_panic": "-U -r: a match that spans lines is replaced line by line (one event per "
-                                           "line), rg replaces it once",
     "regression::r2944_incorrect_bytes_searched": _NOT_YET + "--stats' byte counts (bytes printed, bytes searched)",
 }
 

@@ -23,7 +23,7 @@ from sleuth.engine.decompress import DecompressError, compressed_kind, decompres
 from sleuth.engine.errors import SearchTimeout, describe_os_error
 from sleuth.engine.match.base import Matcher, Span
 from sleuth.engine.replace import Replacer, replacer_for
-from sleuth.engine.types import SearchOptions
+from sleuth.engine.types import Replacement, SearchOptions
 
 __all__ = ["FileResult", "BatchStats", "first_lines", "add_byte_offsets", "read_file", "search_buffer", "search_data",
            "search_path",
@@ -200,6 +200,9 @@ def search_buffer(data: bytes, matcher: Matcher, options: SearchOptions, display
     if options.output != "content":
         return result
     result.events = _events(data, matches, options, display)
+    if options.replace is not None and options.replace.match.multiline and not options.only_matching \
+            and not options.invert:
+        result.events = _replaced_regions(data, result.events, matcher, options.replace)
     if options.byte_offsets:
         capped = cap is not None and len(matches) >= cap
         add_byte_offsets(data, result.events, min(matches[-1][2] + 1, len(data)) if capped else len(data))
@@ -313,6 +316,42 @@ def _events(data: bytes, matches: list[tuple[int, int, int, list[Span]]], option
             events.append(_context_event(data, starts, ctx, display, max_columns))
             emitted = ctx
     return events
+
+
+def _replaced_regions(data: bytes, events: list[dict[str, Any]], matcher: Matcher,
+                      replacement: Replacement) -> list[dict[str, Any]]:
+    """``-U -r`` as rg prints it: the matched lines that follow one another (a match across lines
+    makes its lines such a run; rg joins adjacent ones too) are one region, replaced as a whole
+    (a match over a line end is replaced once) and shown as the lines of the replaced text, numbered
+    from the region's first line. Without this, each line of a match was replaced on its own."""
+    replacer = replacer_for(replacement)
+    spans = [s for s in matcher.find_iter(data) if not (s.start == s.end == len(data) and data.endswith(b"\n"))]
+    starts = _line_starts(data)
+    out: list[dict[str, Any]] = []
+    i, n = 0, len(events)
+    while i < n:
+        if events[i]["type"] != "match":
+            out.append(events[i])
+            i += 1
+            continue
+        j = i + 1
+        while j < n and events[j]["type"] == "match" and events[j]["line"] == events[j - 1]["line"] + 1:
+            j += 1
+        run = events[i:j]
+        lo = starts[run[0]["line"] - 1]
+        end = data.find(b"\n", starts[run[-1]["line"] - 1])
+        hi = len(data) if end < 0 else end + 1
+        inside = [s for s in spans if lo <= s.start < hi]
+        replaced = replacer.line(data, lo, hi, inside, (0, len(data)))
+        pieces = replaced[:-1].split(b"\n") if replaced.endswith(b"\n") else replaced.split(b"\n") if replaced else []
+        for k, piece in enumerate(pieces):  # (a region replaced by nothing shows no line, as in rg)
+            event = dict(run[min(k, len(run) - 1)], line=run[0]["line"] + k, replacement=_line_text(piece))
+            event.pop("cr", None)
+            if piece.endswith(b"\r"):
+                event["cr"] = True
+            out.append(event)
+        i = j
+    return out
 
 
 def first_lines(events: list[dict[str, Any]], lines: int) -> list[dict[str, Any]]:
