@@ -4,7 +4,7 @@ One test per behaviour of the 15.0-15.2 CHANGELOG that ``sleuth grep``'s flags c
 repositories read like git's, nested glob alternates and the globs rg refuses, ``-vf`` with an
 empty pattern file, ``-q --files-without-match``'s exit status, "nothing searched" only without a
 path, ``--hyperlink-format`` checked as rg checks it, ``italic`` in ``--colors``, a UTF-8 BOM in a
-``.gitignore``, ``--ignore-file-case-insensitive``; and ``-X/--index`` (rg's coming index flag,
+``.gitignore``, ``--ignore-file-case-insensitive``, ``--stop-on-nonmatch``; and ``-X/--index`` (rg's coming index flag,
 which rg 15.2 refuses) accepted with no effect. ``-r`` with ``--json`` and ``-r --crlf``'s line ends are in ``test_json_vs_rg.py`` and
 ``test_rg_semantics_vs_rg.py``; rg's own cases of these changes in ``test_rg_suite.py``.
 """
@@ -161,3 +161,12 @@ def test_ignore_files_read_case_insensitively(tmp_path: Path, argv: list[str]) -
     _tree(tmp_path, {".git/": "", ".gitignore": "myfile\n*.LOG\n", "MYFILE": "test\n", "a.log": "test\n",
                      "keep.txt": "test\n", "sub/.ignore": "Other\n", "sub/other": "test\n", "sub/x": "test\n"})
     _same(tmp_path, ["--sort", "path", *argv])
+
+
+@pytest.mark.parametrize("argv", [
+    [], ["-A1"], ["-A2", "-n"], ["-B1", "-n"], ["-c"], ["-v"], ["-o"], ["-l"], ["-n", "a", "so", "all"],
+])
+def test_stop_on_nonmatch_reads_to_the_first_line_after_a_run(tmp_path: Path, argv: list[str]) -> None:
+    """``--stop-on-nonmatch`` (a flag the port of rg's tests found missing)."""
+    _tree(tmp_path, {"so": "x\na1\na2\nb\na3\nc\n", "all": "a\na\n"})
+    _same(tmp_path, ["--sort", "path", "--stop-on-nonmatch", *(argv if len(argv) > 2 else [*argv, "a", "so"])])

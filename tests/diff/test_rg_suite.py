@@ -65,7 +65,6 @@ DIFFERENCES: dict[str, str] = {
                                                       "its .git file, as git reads it; rg reads it from its cwd, "
                                                       "which this case (and only it) depends on",
     "feature::f45_relative_cwd#3": "the sandbox: an --ignore-file outside the folder searched (../) is refused",
-    "feature::stop_on_nonmatch": _NOT_YET + "--stop-on-nonmatch",
     # new in rg 15.x
     "regression::r3179_global_gitignore_cwd": "the sandbox: the folder searched and the --ignore-file are above the "
                                               "cwd (an absolute path outside it is refused)",

@@ -88,6 +88,8 @@ GREP_ARGS: dict[str, Arg] = {
     "byte_offsets": Arg("bool", "Byte counts as rg --json gives them: each match and context event's 'offset' (its "
                         "line's first byte in the file), and on a file's last event 'bytes_searched'.",
                         default=False),
+    "stop_on_nonmatch": Arg("bool", "Stop reading a file at the first line that does not match after one that "
+                            "did (rg --stop-on-nonmatch; for sorted files).", default=False),
     "memory_map": Arg("bool", "Binary files as rg finds them in a memory map (rg --mmap): past the first 64 KiB, a "
                       "NUL byte counts only on a line that is reported (a file whose reported lines hold none is "
                       "text).", default=False),
@@ -149,7 +151,7 @@ def build_request(args: dict[str, Any], ctx: CommandContext) -> GrepRequest:
                            only_matching=args["only_matching"], replace=replace,
                            binary=_binary_mode(args["binary"], targets), encoding=codec_for(args["encoding"]),
                            search_zip=args["search_zip"], byte_offsets=args["byte_offsets"],
-                           memory_map=args["memory_map"])
+                           memory_map=args["memory_map"], stop_on_nonmatch=args["stop_on_nonmatch"])
     return GrepRequest(tuple(targets), walk, match, search)
 
 

@@ -194,6 +194,18 @@ def search_buffer(data: bytes, matcher: Matcher, options: SearchOptions, display
                 break
     if not matches:
         return result
+    stopped_at = None
+    if options.stop_on_nonmatch:
+        # rg reads no further than the line after the first run of matching lines (shown as context).
+        # With -v its line-by-line fast path takes the first run of lines without a match whole, steps
+        # over the match line that ends it, and only then reads line by line: the run after it counts too.
+        run = _first_run(matches, 0)
+        if options.invert and run < len(matches) and matches[run][0] == matches[run - 1][0] + 2:
+            run = _first_run(matches, run)
+        del matches[run:]
+        options = dataclasses.replace(options, after=min(options.after, 1))
+        end = data.find(b"\n", matches[-1][2] + 1)
+        stopped_at = len(data) if end < 0 else end + 1
     result.matched_lines = len(matches)
     if options.only_matching:
         result.matches = sum(len(spans) for _n, _lo, _hi, spans in matches)
@@ -205,7 +217,8 @@ def search_buffer(data: bytes, matcher: Matcher, options: SearchOptions, display
         result.events = _replaced_regions(data, result.events, matcher, options.replace)
     if options.byte_offsets:
         capped = cap is not None and len(matches) >= cap
-        add_byte_offsets(data, result.events, min(matches[-1][2] + 1, len(data)) if capped else len(data))
+        searched = min(matches[-1][2] + 1, len(data)) if capped else len(data)
+        add_byte_offsets(data, result.events, searched if stopped_at is None else min(searched, stopped_at))
     return result
 
 
@@ -450,6 +463,11 @@ def search_data(data: bytes, display: str, matcher: Matcher, options: SearchOpti
     if not marked and result.matched_lines and result.events and options.output == "content":  # rg still says "binary file matches" once the file is done
         result.events[-1]["binary_after"] = nul
     return result
+
+
+def _first_run(matches: list[tuple[int, int, int, list[Span]]], start: int) -> int:
+    """The end (exclusive) of the run of consecutive line numbers that begins at ``matches[start]``."""
+    return next((k for k in range(start + 1, len(matches)) if matches[k][0] != matches[k - 1][0] + 1), len(matches))
 
 
 def _searched_mapped(data: bytes, display: str, matcher: Matcher, options: SearchOptions, nul: int) -> FileResult:

@@ -124,6 +124,8 @@ class SearchOptions:
     encoding: str | None = None  # rg -E: None sniffs a UTF-16 BOM (auto); "none" searches raw bytes; else a codec
     byte_offsets: bool = False  # rg --json's absolute_offset and bytes_searched: see sleuth.engine.search.add_byte_offsets
     memory_map: bool = False  # rg --mmap's binary detection: see sleuth.engine.search.search_data
+    stop_on_nonmatch: bool = False  # rg --stop-on-nonmatch: a file's reading ends at the first line that does not
+    # match after one that did
 
 
 class FileEntry(NamedTuple):
