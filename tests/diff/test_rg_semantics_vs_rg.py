@@ -124,6 +124,8 @@ REPLACE = [
     ["-U", "-n", "-r", "[$1]", "(o)\\n|b", "m.txt"],
     ["-U", "-r", "1\n2\n", "bar", "m.txt"],
     ["-U", "-n", "-r", "Q", "foo\\nbar\\n", "m.txt"],
+    ["-U", "-o", "-n", "-r", "<$0>", "o\\nb", "m.txt", "a.txt"],  # -o: each match's replacement, rg's numbering
+    ["-U", "-o", "-n", "--column", "-r", "[$0]", "o\\nb|z", "m.txt"],
 ]
 
 BINARY = [

@@ -52,7 +52,6 @@ DIFFERENCES: dict[str, str] = {
     "feature::no_unicode": "--no-unicode is accepted, but Sleuth's regex is always Unicode-aware",
     "json::r1095_crlf_empty_match": "a line's text in the result has no line terminator (events say \"cr\" when "
                                     "it was CRLF): an empty match after the CR is not placed as rg places it",
-    "regression::r2095": "-U -o -r: a match that spans lines is replaced line by line (one event per line)",
     "feature::f1078_max_columns_preview2": "-r with --max-columns-preview: the preview counts the matches of the "
                                            "line as found, not of the replaced line",
     "misc::byte_offset_only_matching": _NOT_YET + "-b/--byte-offset (the result carries no byte offsets)",

@@ -212,9 +212,8 @@ def search_buffer(data: bytes, matcher: Matcher, options: SearchOptions, display
     if options.output != "content":
         return result
     result.events = _events(data, matches, options, display)
-    if options.replace is not None and options.replace.match.multiline and not options.only_matching \
-            and not options.invert:
-        result.events = _replaced_regions(data, result.events, matcher, options.replace)
+    if options.replace is not None and options.replace.match.multiline and not options.invert:
+        result.events = _replaced_regions(data, result.events, matcher, options.replace, options.only_matching)
     if options.byte_offsets:
         capped = cap is not None and len(matches) >= cap
         searched = min(matches[-1][2] + 1, len(data)) if capped else len(data)
@@ -332,11 +331,13 @@ def _events(data: bytes, matches: list[tuple[int, int, int, list[Span]]], option
 
 
 def _replaced_regions(data: bytes, events: list[dict[str, Any]], matcher: Matcher,
-                      replacement: Replacement) -> list[dict[str, Any]]:
+                      replacement: Replacement, only_matching: bool = False) -> list[dict[str, Any]]:
     """``-U -r`` as rg prints it: the matched lines that follow one another (a match across lines
     makes its lines such a run; rg joins adjacent ones too) are one region, replaced as a whole
     (a match over a line end is replaced once) and shown as the lines of the replaced text, numbered
-    from the region's first line. Without this, each line of a match was replaced on its own."""
+    from the region's first line. Without this, each line of a match was replaced on its own.
+    With ``-o`` each match's replacement is shown, its lines numbered from the region's first line
+    plus the line ends before it in the replaced region, its column its offset there (rg's way)."""
     replacer = replacer_for(replacement)
     spans = [s for s in matcher.find_iter(data) if not (s.start == s.end == len(data) and data.endswith(b"\n"))]
     starts = _line_starts(data)
@@ -348,13 +349,17 @@ def _replaced_regions(data: bytes, events: list[dict[str, Any]], matcher: Matche
             i += 1
             continue
         j = i + 1
-        while j < n and events[j]["type"] == "match" and events[j]["line"] == events[j - 1]["line"] + 1:
+        while j < n and events[j]["type"] == "match" and events[j]["line"] - events[j - 1]["line"] in (0, 1):
             j += 1
         run = events[i:j]
         lo = starts[run[0]["line"] - 1]
         end = data.find(b"\n", starts[run[-1]["line"] - 1])
         hi = len(data) if end < 0 else end + 1
         inside = [s for s in spans if lo <= s.start < hi]
+        if only_matching:
+            out.extend(_replaced_matches(data, run[0], lo, inside, replacer))
+            i = j
+            continue
         replaced = replacer.line(data, lo, hi, inside, (0, len(data)))
         pieces = replaced[:-1].split(b"\n") if replaced.endswith(b"\n") else replaced.split(b"\n") if replaced else []
         for k, piece in enumerate(pieces):  # (a region replaced by nothing shows no line, as in rg)
@@ -364,6 +369,32 @@ def _replaced_regions(data: bytes, events: list[dict[str, Any]], matcher: Matche
                 event["cr"] = True
             out.append(event)
         i = j
+    return out
+
+
+def _replaced_matches(data: bytes, first: dict[str, Any], lo: int, spans: list[Span],
+                      replacer: Replacer) -> list[dict[str, Any]]:
+    """``-U -o -r``: the events of each match's replacement in the region that starts at ``lo``."""
+    out: list[dict[str, Any]] = []
+    size, pos, lines = 0, lo, 0  # length of the replaced region so far, where the original is, its line ends
+    for span in spans:
+        between = data[pos:span.start]
+        lines += between.count(b"\n")
+        size += len(between)
+        rep = replacer.expand(data, span, (0, len(data)))
+        if rep:
+            body = rep[:-1] if rep.endswith(b"\n") else rep
+            for k, piece in enumerate(body.split(b"\n")):
+                text = _line_text(piece)
+                event = dict(first, line=first["line"] + lines + k, column=size + 1, end_column=size + len(piece) + 1,
+                             text=text, match_text=text, replacement=text)  # (each line shows the match's column)
+                event.pop("cr", None)
+                if piece.endswith(b"\r"):
+                    event["cr"] = True
+                out.append(event)
+        lines += rep.count(b"\n")
+        size += len(rep)
+        pos = span.end
     return out
 
 
