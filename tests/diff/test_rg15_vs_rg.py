@@ -4,9 +4,11 @@ One test per behaviour of the 15.0-15.2 CHANGELOG that ``sleuth grep``'s flags c
 repositories read like git's, nested glob alternates and the globs rg refuses, ``-vf`` with an
 empty pattern file, ``-q --files-without-match``'s exit status, "nothing searched" only without a
 path, ``--hyperlink-format`` checked as rg checks it, ``italic`` in ``--colors``, a UTF-8 BOM in a
-``.gitignore``, ``--ignore-file-case-insensitive``, ``--stop-on-nonmatch``; and ``-X/--index`` (rg's coming index flag,
-which rg 15.2 refuses) accepted with no effect. ``-r`` with ``--json`` and ``-r --crlf``'s line ends are in ``test_json_vs_rg.py`` and
-``test_rg_semantics_vs_rg.py``; rg's own cases of these changes in ``test_rg_suite.py``.
+``.gitignore``; the flags the port of rg's tests found missing (``--ignore-file-case-insensitive``,
+``--stop-on-nonmatch``, ``-b``); and ``-X/--index`` (rg's coming index flag, which rg 15.2 refuses)
+accepted with no effect. ``-r`` with ``--json``, ``-r --crlf``'s line ends, ``-U -r`` and ``--mmap``
+are in ``test_json_vs_rg.py`` and ``test_rg_semantics_vs_rg.py``; rg's own cases in
+``test_rg_suite.py``.
 """
 
 from __future__ import annotations
@@ -170,3 +172,13 @@ def test_stop_on_nonmatch_reads_to_the_first_line_after_a_run(tmp_path: Path, ar
     """``--stop-on-nonmatch`` (a flag the port of rg's tests found missing)."""
     _tree(tmp_path, {"so": "x\na1\na2\nb\na3\nc\n", "all": "a\na\n"})
     _same(tmp_path, ["--sort", "path", "--stop-on-nonmatch", *(argv if len(argv) > 2 else [*argv, "a", "so"])])
+
+
+@pytest.mark.parametrize("argv", [
+    ["-b"], ["-b", "-n", "--column"], ["-b", "-o", "-n"], ["-b", "-C1", "-n"], ["-b", "--vimgrep"], ["-b", "-o"],
+    ["-b", "-H", "--no-heading"], ["-b", "--no-byte-offset"],
+])
+def test_byte_offset_is_rgs(tmp_path: Path, argv: list[str]) -> None:
+    """``-b/--byte-offset`` (a flag the port of rg's tests found missing): the line's offset, the match's with -o."""
+    _tree(tmp_path, {"sh": "For the Doctor Sherlock\nnothing\nxx Sherlock yy Sherlock\n", "t": "\ufeffSherlock\n"})
+    _same(tmp_path, ["--sort", "path", *argv, "Sherlock", "sh", "t"])

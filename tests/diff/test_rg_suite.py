@@ -1,8 +1,8 @@
 """ripgrep's own integration tests as the contract of ``sleuth grep`` (issue 19; SPEC §1: "a user
 who knows rg needs no manual").
 
-Every case of :mod:`tests.diff.rg_cases` is run through rg 15.2 (:mod:`tests.rg_bin`) and through ``sleuth grep`` with the
-same tree, command line and cwd (rg's harness conventions: stdout a pipe, stdin empty, rg's
+Every case of :mod:`tests.diff.rg_cases` is run through rg 15.2 (:mod:`tests.rg_bin`) and through
+``sleuth grep`` with the same tree, command line and cwd (rg's harness conventions: stdout a pipe, stdin empty, rg's
 ``--path-separator /`` first); stdout must be byte for byte rg's (its lines sorted where rg's order is
 unspecified) and the exit code the same. A case rg 15.2 itself fails (its output is not what its
 test expected) is skipped; a case that needs a flag another change brings is skipped by
@@ -54,7 +54,6 @@ DIFFERENCES: dict[str, str] = {
                                     "it was CRLF): an empty match after the CR is not placed as rg places it",
     "feature::f1078_max_columns_preview2": "-r with --max-columns-preview: the preview counts the matches of the "
                                            "line as found, not of the replaced line",
-    "misc::byte_offset_only_matching": _NOT_YET + "-b/--byte-offset (the result carries no byte offsets)",
     # compared without times, byte counts and offsets (_comparable): Sleuth's result has no byte offsets
     "regression::r1866": "-U --vimgrep: a match that spans lines is reported on each of its lines (the result "
                          "has one event per line), rg reports it once",

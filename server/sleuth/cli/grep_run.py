@@ -371,7 +371,7 @@ class _Run:
             context=bool(ns.context or ns.before_context or ns.after_context),
             context_separator=ns.context_separator, match_separator=ns.field_match_separator,
             context_field_separator=ns.field_context_separator, only_matching=bool(ns.only_matching),
-            crlf=bool(ns.crlf))
+            crlf=bool(ns.crlf), byte_offset=bool(ns.byte_offset))
 
     def print(self) -> tuple[bool, list[dict[str, Any]]]:
         """Print the mode's output; whether anything was found, and the files that could not be read."""

@@ -39,6 +39,9 @@ def add_rg_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument("--no-trim", dest="trim", action="store_false")
     g.add_argument("-p", "--pretty", action="store_true", help="--color always --heading --line-number")
     g.add_argument("-0", "--null", action="store_true", help="a NUL byte after each path")
+    g.add_argument("-b", "--byte-offset", dest="byte_offset", action="store_true", default=False,
+                   help="print each line's byte offset in its file (with -o, each match's)")
+    g.add_argument("--no-byte-offset", dest="byte_offset", action="store_false", help="no byte offsets (the default)")
     g.add_argument("--stats", action="store_true", help="print search statistics at the end")
     g.add_argument("--max-columns-preview", dest="max_columns_preview", action="store_true", default=False,
                    help="with -M, print the start of a long line instead of omitting it")
