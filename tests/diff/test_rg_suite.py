@@ -11,7 +11,8 @@ test expected) is skipped; a case that needs a flag another change brings is ski
 
 ``sleuth grep`` runs in this process (``sleuth.cli.main``: a subprocess per case costs ~0.3 s of
 interpreter start, two minutes over the suite); ``SLEUTH_RG_SUITE_SUBPROCESS=1`` runs it as a
-separate installed ``sleuth`` process instead, as a user does.
+separate installed ``sleuth`` process instead, as a user does. This is the cold path;
+:mod:`tests.diff.test_rg_suite_warm` runs the same cases through a server's warm door.
 """
 
 from __future__ import annotations
