@@ -47,9 +47,10 @@ def _same(cwd: Path, argv: list[str]) -> None:
 def _tree(root: Path, files: dict[str, str | bytes]) -> Path:
     for rel, text in files.items():
         path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if rel.endswith("/"):
+        if rel.endswith("/"):  # a folder
+            path.mkdir(parents=True, exist_ok=True)
             continue
+        path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(text.encode() if isinstance(text, str) else text)
     return root
 
@@ -135,6 +136,7 @@ def test_hyperlink_format_is_checked_as_rg_checks_it(tmp_path: Path, fmt: str) -
 
 def test_italic_is_a_style_and_bom_in_gitignore_is_skipped(tmp_path: Path) -> None:
     _tree(tmp_path, {".git/": "", ".gitignore": b"\xef\xbb\xbfignored.txt\n", "ignored.txt": "hit\n", "k.txt": "hit\n"})
+    assert b"ignored" not in _rg(tmp_path, ["hit"])[1]
     _same(tmp_path, ["--sort", "path", "hit"])
     for spec in ("match:style:italic", "match:style:noitalic", "path:style:italic"):
         _same(tmp_path, ["--color", "always", "--colors", spec, "--sort", "path", "hit"])
@@ -182,3 +184,20 @@ def test_byte_offset_is_rgs(tmp_path: Path, argv: list[str]) -> None:
     """``-b/--byte-offset`` (a flag the port of rg's tests found missing): the line's offset, the match's with -o."""
     _tree(tmp_path, {"sh": "For the Doctor Sherlock\nnothing\nxx Sherlock yy Sherlock\n", "t": "\ufeffSherlock\n"})
     _same(tmp_path, ["--sort", "path", *argv, "Sherlock", "sh", "t"])
+
+
+@pytest.mark.parametrize("which", ["GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM"])
+def test_git_config_variables_name_the_global_excludes(tmp_path: Path, which: str,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """rg 15.2 reads ``core.excludesFile`` from $GIT_CONFIG_GLOBAL, and last from the system config
+    ($GIT_CONFIG_SYSTEM, else /etc/gitconfig); a home without a git config of its own here."""
+    work = _tree(tmp_path / "w", {".git/": "", "foo1": "hit\n", "foo2": "hit\n", "bar": "hit\n"})
+    _tree(tmp_path, {"excludes": "foo2\n", "config": f"[core]\n\texcludesFile = {tmp_path / 'excludes'}\n"})
+    for name, value in {"HOME": str(tmp_path / "home"), "XDG_CONFIG_HOME": str(tmp_path / "xdg"),
+                        "GIT_CONFIG_GLOBAL": "", "GIT_CONFIG_SYSTEM": str(tmp_path / "none")}.items():
+        monkeypatch.setenv(name, value)
+    _same(work, ["--sort", "path", "hit"])  # nothing excluded
+    monkeypatch.setenv(which, str(tmp_path / "config"))
+    want = _rg(work, ["--sort", "path", "hit"])
+    assert b"foo2" not in want[1]
+    _same(work, ["--sort", "path", "hit"])

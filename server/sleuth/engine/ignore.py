@@ -67,14 +67,16 @@ def _config_excludes(path: str | None) -> str | None:
 
 
 def global_excludes_path() -> str | None:
-    """The global excludes file: ``core.excludesFile`` from $GIT_CONFIG_GLOBAL, ~/.gitconfig or
-    $XDG_CONFIG_HOME/git/config, else $XDG_CONFIG_HOME/git/ignore (~/.config/git/ignore)."""
+    """The global excludes file: ``core.excludesFile`` from $GIT_CONFIG_GLOBAL, ~/.gitconfig,
+    $XDG_CONFIG_HOME/git/config or the system's config ($GIT_CONFIG_SYSTEM, else /etc/gitconfig: rg
+    15.2 reads it last, as git does), else $XDG_CONFIG_HOME/git/ignore (~/.config/git/ignore)."""
     home = os.path.expanduser("~")
     has_home = home != "~"
     xdg = os.environ.get("XDG_CONFIG_HOME") or (os.path.join(home, ".config") if has_home else None)
     for config in (os.environ.get("GIT_CONFIG_GLOBAL"),
                    os.path.join(home, ".gitconfig") if has_home else None,
-                   os.path.join(xdg, "git", "config") if xdg else None):
+                   os.path.join(xdg, "git", "config") if xdg else None,
+                   os.environ.get("GIT_CONFIG_SYSTEM") or "/etc/gitconfig"):
         found = _config_excludes(config)
         if found:
             return found
