@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -11,6 +10,8 @@ from pathlib import Path
 from typing import Callable, Mapping
 
 import pytest
+
+from tests.rg_bin import find_rg
 
 # The person's own settings (~/.config/sleuth/config.yml) must not change what the suite sees: every
 # test, and every server or CLI process it starts, reads an empty user-level folder unless it sets its own.
@@ -27,8 +28,8 @@ os.close(_devnull)
 # speed expectation: generous, so that the suite passes on a machine busy with other work (issue 27 item 6).
 HANG_S = 120.0
 
-RG = shutil.which("rg") or (os.path.join(os.path.dirname(os.sys.executable), "rg")
-                            if os.path.exists(os.path.join(os.path.dirname(os.sys.executable), "rg")) else None)
+RG = find_rg()
+"""rg 15.2, the oracle of the differential tests (tests/rg_bin.py: the venv's, or installed once into a cache)."""
 
 
 SLEUTH = str(Path(sys.executable).with_name("sleuth"))

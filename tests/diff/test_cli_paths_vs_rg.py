@@ -1,5 +1,5 @@
 """Differential tests of ``sleuth grep``'s path arguments (issue 30 item 4): read from the current
-folder and shown as typed, as rg 14.1 reads and shows them, byte for byte with the same exit status.
+folder and shown as typed, as rg 15.2 reads and shows them, byte for byte with the same exit status.
 
 Each command line runs from a sub-folder of the tree; Sleuth gets ``--root ..`` (its sandbox is the
 tree, rg has none), so ``../x`` names a file inside the sandbox. Before, a relative path was read

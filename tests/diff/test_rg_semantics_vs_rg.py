@@ -1,10 +1,11 @@
-"""Differential tests of rg's search-semantics flags: ``sleuth grep`` prints what ``rg`` 14.1 prints.
+"""Differential tests of rg's search-semantics flags: ``sleuth grep`` prints what ``rg`` 15.2 prints.
 
 Byte for byte on stdout, and the same exit code: ``-o``, ``-r`` (capture syntax), binary files
 (``-a``, ``--binary``, named files, files in folders, a NUL past the first 64 KiB), standard input.
 Both run with ``--sort path`` (rg's output order is otherwise its threads'), and rg with
-``--no-config``. Files over 64 KiB are read by rg with ``--no-mmap``: rg memory-maps a named file
-and then never sees a NUL past its first 64 KiB, which its read path (and Sleuth) does. Known
+``--no-config``. The big binary files run three ways, the same flag given to both: rg's default
+(it memory-maps up to ten named files, and then sees a NUL past the first 64 KiB only on a line it
+reports), ``--mmap`` and ``--no-mmap`` (its read path sees every NUL). Known
 difference, not compared: ``-c``/``--binary`` on a binary file found in a folder (rg's read path
 turns each NUL into a line break; Sleuth counts the lines as the file has them, as rg's
 memory-map path does for a named file). CRLF lines print with their ``\r`` (events say ``cr``), as in rg.
@@ -67,8 +68,7 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _rg(cwd: Path, argv: list[str], stdin: bytes | None = None) -> tuple[int, bytes]:
-    mmap = ["--no-mmap"] if any(a.startswith("big") for a in argv) else []
-    proc = subprocess.run([RG, "--no-config", "--sort", "path", *mmap, *argv], cwd=cwd, capture_output=True,
+    proc = subprocess.run([RG, "--no-config", "--sort", "path", *argv], cwd=cwd, capture_output=True,
                           input=stdin, stdin=None if stdin is not None else subprocess.DEVNULL, timeout=120)
     return proc.returncode, proc.stdout
 
@@ -117,6 +117,15 @@ REPLACE = [
     ["-r", "X", "-C1", "-n", "baz", "a.txt"],
     ["-r", "X", "-v", "foo", "a.txt"],
     ["-F", "-r", "[$1]", "$5", "dollar.txt"],
+    # -U: a match over line ends is replaced once, its lines shown as the replaced text's (rg's region)
+    ["-U", "-n", "-r", "X", "o\\nb", "m.txt"],
+    ["-U", "-n", "-r", "<$0>", "-C1", "ar\\nbaz", "m.txt", "a.txt"],
+    ["-U", "-n", "-r", "?", "\\n", "m.txt"],
+    ["-U", "-n", "-r", "[$1]", "(o)\\n|b", "m.txt"],
+    ["-U", "-r", "1\n2\n", "bar", "m.txt"],
+    ["-U", "-n", "-r", "Q", "foo\\nbar\\n", "m.txt"],
+    ["-U", "-o", "-n", "-r", "<$0>", "o\\nb", "m.txt", "a.txt"],  # -o: each match's replacement, rg's numbering
+    ["-U", "-o", "-n", "--column", "-r", "[$0]", "o\\nb|z", "m.txt"],
 ]
 
 BINARY = [
@@ -130,11 +139,16 @@ BINARY = [
     ["-n", "three", "bin/early.dat"],
     ["-n", "nothing", "bin"],
     ["-n", "nothing", "bin/nomatch.dat"],
-    ["-n", "hello", "big"],
-    ["-n", "--binary", "hello", "big"],
-    ["-n", "hello", "big/late.dat"],
-    ["-n", "hello", "big/late2.dat"],
-    ["-n", "-a", "hello", "big"],
+    *[[*mmap, *argv] for mmap in ([], ["--mmap"], ["--no-mmap"]) for argv in [
+        ["-n", "hello", "big"],
+        ["-n", "--binary", "hello", "big"],
+        ["-n", "hello", "big/late.dat"],
+        ["-n", "hello", "big/late2.dat"],
+        ["-n", "-a", "hello", "big"],
+        ["-c", "hello", "big/late.dat", "big/late2.dat"],
+        ["-n", "hello", "big/late.dat", "big/plain.txt"],
+        ["-n", "-g", "late*", "hello"],
+    ]],
     ["-o", "--binary", "hello", "bin"],
     ["-n", "--binary", "-C1", "hello", "bin"],
 ]

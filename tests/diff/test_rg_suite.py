@@ -1,17 +1,18 @@
 """ripgrep's own integration tests as the contract of ``sleuth grep`` (issue 19; docs/SPEC.md §1: "a user
 who knows rg needs no manual").
 
-Every case of :mod:`tests.diff.rg_cases` is run through rg 14.1 and through ``sleuth grep`` with the
-same tree, command line and cwd (rg's harness conventions: stdout a pipe, stdin empty, rg's
+Every case of :mod:`tests.diff.rg_cases` is run through rg 15.2 (:mod:`tests.rg_bin`) and through
+``sleuth grep`` with the same tree, command line and cwd (rg's harness conventions: stdout a pipe, stdin empty, rg's
 ``--path-separator /`` first); stdout must be byte for byte rg's (its lines sorted where rg's order is
-unspecified) and the exit code the same. A case rg 14.1 itself fails (its output is not what its
+unspecified) and the exit code the same. A case rg 15.2 itself fails (its output is not what its
 test expected) is skipped; a case that needs a flag another change brings is skipped by
 :data:`PENDING_FLAGS`; every deliberate difference is in :data:`DIFFERENCES` with its reason (an
 ``xfail(strict=True)``: a difference that goes away fails until it is taken out of the table).
 
 ``sleuth grep`` runs in this process (``sleuth.cli.main``: a subprocess per case costs ~0.3 s of
 interpreter start, two minutes over the suite); ``SLEUTH_RG_SUITE_SUBPROCESS=1`` runs it as a
-separate installed ``sleuth`` process instead, as a user does.
+separate installed ``sleuth`` process instead, as a user does. This is the cold path;
+:mod:`tests.diff.test_rg_suite_warm` runs the same cases through a server's warm door.
 """
 
 from __future__ import annotations
@@ -52,22 +53,21 @@ DIFFERENCES: dict[str, str] = {
     "feature::no_unicode": "--no-unicode is accepted, but Sleuth's regex is always Unicode-aware",
     "json::r1095_crlf_empty_match": "a line's text in the result has no line terminator (events say \"cr\" when "
                                     "it was CRLF): an empty match after the CR is not placed as rg places it",
-    "regression::r1311_multi_line_term_replace": "-U -r: a match that spans lines is replaced line by line (the "
-                                                 "result has one event per line), rg replaces it once",
-    "regression::r2208": "-U -r: a match that spans lines is replaced line by line (one event per line)",
-    "regression::r2095": "-U -o -r: a match that spans lines is replaced line by line (one event per line)",
     "feature::f1078_max_columns_preview2": "-r with --max-columns-preview: the preview counts the matches of the "
                                            "line as found, not of the replaced line",
-    "misc::byte_offset_only_matching": _NOT_YET + "-b/--byte-offset (the result carries no byte offsets)",
     # compared without times, byte counts and offsets (_comparable): Sleuth's result has no byte offsets
     "regression::r1866": "-U --vimgrep: a match that spans lines is reported on each of its lines (the result "
                          "has one event per line), rg reports it once",
     "multiline::vimgrep": "-U --vimgrep: a match that spans lines is reported on each of its lines",
     # not yet
-    "regression::r1446_respect_excludes_in_worktree": _NOT_YET + "a git worktree's .git file (its info/exclude)",
+    "regression::r1446_respect_excludes_in_worktree": "a worktree's relative 'gitdir:' is read from the folder of "
+                                                      "its .git file, as git reads it; rg reads it from its cwd, "
+                                                      "which this case (and only it) depends on",
     "feature::f45_relative_cwd#3": "the sandbox: an --ignore-file outside the folder searched (../) is refused",
-    "regression::r1164#2": _NOT_YET + "--ignore-file-case-insensitive",
-    "feature::stop_on_nonmatch": _NOT_YET + "--stop-on-nonmatch",
+    # new in rg 15.x
+    "regression::r3179_global_gitignore_cwd": "the sandbox: the folder searched and the --ignore-file are above the "
+                                              "cwd (an absolute path outside it is refused)",
+    "regression::r2944_incorrect_bytes_searched": _NOT_YET + "--stats' byte counts (bytes printed, bytes searched)",
 }
 
 
@@ -119,7 +119,9 @@ def build(root: Path, ops: list[tuple[Any, ...]]) -> None:
         path = root / rel
         if kind == "file":
             content = op[2]
-            path.write_bytes(content.encode() if isinstance(content, str) else content)
+            if isinstance(content, str):  # a config file may name the test's folder ({DIR})
+                content = content.replace("{DIR}", str(root)).encode()
+            path.write_bytes(content)
         elif kind == "dir":
             path.mkdir(parents=True, exist_ok=True)
         elif kind == "size":
@@ -164,8 +166,9 @@ def _comparable(case: dict[str, Any], out: bytes) -> bytes:
     times and bytes printed, and the order where rg's is unspecified."""
     flags = _flags(case["args"])
     if "--stats" in flags and "--json" not in flags:
+        keep = b"bytes searched" if case.get("bytes_searched") else None  # the case is about that count
         out = b"".join(line for line in out.splitlines(keepends=True)
-                       if b"seconds" not in line and b"bytes" not in line)
+                       if b"seconds" not in line and (b"bytes" not in line or (keep and keep in line)))
     if "--json" in flags:
         out = _json_lines(out)
     return _sorted(out) if case.get("sort") else out
@@ -176,8 +179,13 @@ def _sorted(out: bytes) -> bytes:
     return b"\n".join(lines) + b"\n"
 
 
+def _env(case: dict[str, Any], root: Path) -> dict[str, str]:
+    """The variables the case sets ({DIR}: its folder)."""
+    return {k: v.replace("{DIR}", str(root)) for k, v in case.get("env", {}).items()}
+
+
 def run_rg(case: dict[str, Any], root: Path) -> subprocess.CompletedProcess[bytes]:
-    env = {k: v for k, v in os.environ.items() if k != "RIPGREP_CONFIG_PATH"}
+    env = {k: v for k, v in os.environ.items() if k != "RIPGREP_CONFIG_PATH"} | _env(case, root)
     stdin = case.get("stdin")
     return subprocess.run([RG, *_argv(case, root)], cwd=root / case.get("cwd", ""), env=env, capture_output=True,
                           input=stdin.encode() if isinstance(stdin, str) else stdin,
@@ -198,6 +206,8 @@ def run_sleuth_grep(case: dict[str, Any], root: Path, cache: Path,
     stdin = case.get("stdin")
     stdin_bytes = (stdin.encode() if isinstance(stdin, str) else stdin) or b""
     monkeypatch.setenv("SLEUTH_NO_SERVER", "1")
+    for key, value in _env(case, root).items():
+        monkeypatch.setenv(key, value)
     monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
     if os.environ.get("SLEUTH_RG_SUITE_SUBPROCESS") or stdin is not None:  # piped input needs a real pipe
         return subprocess.run([SLEUTH, *argv], cwd=cwd, capture_output=True,
@@ -230,11 +240,11 @@ def test_rg_case(case: dict[str, Any], tmp_path: Path, monkeypatch: pytest.Monke
     if expected is not None:
         expected_bytes = (expected.replace("{DIR}", str(root)).encode() if isinstance(expected, str) else expected)
         if _comparable(case, expected_bytes) != want:
-            pytest.skip("rg 14.1 fails this case itself")
+            pytest.skip("rg 15.2 fails this case itself")
     check = case["check"]
     if (check == "stdout" and rg.returncode != 0) or (check == "err" and rg.returncode == 0) or (
             check == "exit" and rg.returncode != case.get("exit", 0)):
-        pytest.skip("rg 14.1 fails this case itself")
+        pytest.skip("rg 15.2 fails this case itself")
     got = run_sleuth_grep(case, root, tmp_path / "cache", monkeypatch)
     have = _comparable(case, got.stdout)
     assert (have, got.returncode) == (want, rg.returncode), got.stderr.decode(errors="replace")

@@ -126,7 +126,7 @@ def to_args(ns: argparse.Namespace, path: str | None) -> dict[str, Any]:
         "before": ns.before_context, "after": ns.after_context, "max_matches_per_file": ns.max_count,
         "max_file_size_bytes": ns.max_filesize, "max_results": ns.max_results, "timeout_ms": ns.timeout_ms,
         "output": ns.output, "sort": ns.engine_sort, "max_columns": ns.engine_max_columns, "use_open_buffers": False,
-        "passthru": ns.passthru or None, "byte_offsets": ns.json or None,  # (None: an older server still answers)
+        "passthru": ns.passthru or None, "byte_offsets": ns.json or ns.byte_offset or None,  # (None: an older server still answers)
         **rg_ignore_args(ns),
     }
     args.update(semantic_args(ns))

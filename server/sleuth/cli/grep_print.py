@@ -106,6 +106,7 @@ class PrintOptions:
     context_field_separator: str = "-"
     only_matching: bool = False
     crlf: bool = False  # --crlf: rg ends the lines it makes (-o, -r, colour, counts) with CRLF
+    byte_offset: bool = False  # -b: each line's (with -o or --vimgrep each match's) byte offset in its file
     display: Callable[[str], str] = field(default=lambda p: p)
 
 
@@ -210,10 +211,14 @@ def print_events(events: list[dict[str, Any]], o: PrintOptions) -> None:
             if o.column and is_match and row:
                 column = event["column"] if o.only_matching else row[0][0] + 1
                 prefix += _paint(o, "column", str(column)) + sep
+            if o.byte_offset:  # the event's "offset" is its line's; -o and --vimgrep give the match's
+                at = event.get("offset", 0) + ((event["column"] - 1 if o.only_matching else row[0][0] if o.vimgrep
+                                                else 0) if is_match and row else 0)
+                prefix += str(at) + sep
             body = _body(o, event, row if o.vimgrep else spans)
             # a line's own CRLF; with --crlf rg ends the lines it rebuilds (-o, colour) with CRLF too
-            crlf = event.get("cr") or (o.crlf and is_match and (o.only_matching or o.colours is not None
-                                                                  or "replacement" in event))
+            # (a line with -r keeps its own terminator: rg 15, its bug 3100)
+            crlf = event.get("cr") or (o.crlf and is_match and (o.only_matching or o.colours is not None))
             write(prefix + body + ("\r\n" if crlf else "\n"))
 
 

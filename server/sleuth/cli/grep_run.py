@@ -68,6 +68,8 @@ def _patterns(ns: argparse.Namespace) -> list[str]:
     elif ns.pattern is not None:
         ns.paths.insert(0, ns.pattern)  # with -e/-f, the first positional is a path (as in rg)
         ns.pattern = None
+    if not patterns and ns.invert_match:
+        patterns = [r"[^\s\S]"]  # -v with no pattern (-f of an empty file) matches every line: rg 15
     for p in patterns:
         if "\0" in p:
             raise UsageError("a pattern may not contain a NUL byte")
@@ -133,15 +135,9 @@ def _types(ns: argparse.Namespace) -> None:
 
 def _caseless(glob: str) -> str:
     """``--iglob``: the glob with each letter as a class of both cases (``*.html`` → ``*.[hH][tT][mM][lL]``)."""
-    out, in_class = [], False
-    for ch in glob:
-        if ch == "[":
-            in_class = True
-        elif ch == "]":
-            in_class = False
-        out.append(f"[{ch.lower()}{ch.upper()}]" if ch.isalpha() and not in_class and ch.lower() != ch.upper()
-                   else ch)
-    return "".join(out)
+    from sleuth.engine.ignore_rules import caseless_glob
+
+    return caseless_glob(glob)
 
 
 def _print_type_list() -> int:
@@ -205,12 +201,22 @@ def run_grep_cli(ns: argparse.Namespace, to_args: Callable[[argparse.Namespace, 
         if ns.type_list:
             return _print_type_list()
         colours = _prepare(ns)
-        if (not ns.regexp and not ns.files) or ns.max_count == 0:
+        if (not ns.regexp and not ns.files and not ns.invert_match) or ns.max_count == 0:
             return EXIT_NONE  # -f with an empty file (no pattern matches nothing), -m0: as rg
         return _Run(ns, to_args, colours).run()
     except UsageError as exc:
         sys.stderr.write(f"sleuth grep: {exc}\n")
         return EXIT_ERROR
+
+
+def _check_globs(globs: list[str]) -> None:
+    """``-g``/``--iglob`` globs that rg refuses are a usage error here too (exit 2, rg's words)."""
+    from sleuth.engine.ignore_rules import glob_error
+
+    for glob in globs:
+        error = glob_error(glob[1:] if glob.startswith("!") else glob)
+        if error is not None:
+            raise UsageError(f"error parsing glob '{glob}': {error}")
 
 
 def _prepare(ns: argparse.Namespace) -> Colours | None:
@@ -230,6 +236,14 @@ def _prepare(ns: argparse.Namespace) -> Colours | None:
     if ns.unrestricted >= 3 and ns.binary is None:
         ns.binary = "search"  # -uuu: rg's --binary
     _sort(ns)
+    _check_globs([*ns.glob, *ns.iglob])
+    if ns.hyperlink_format is not None:
+        from sleuth.cli.hyperlink import parse_hyperlink_format
+
+        try:
+            parse_hyperlink_format(ns.hyperlink_format)
+        except ValueError as exc:
+            raise UsageError(f"error parsing flag --hyperlink-format: invalid hyperlink format: {exc}") from None
     ns.glob = ([_caseless(g) for g in ns.glob] if ns.glob_case_insensitive else list(ns.glob)) + [
         _caseless(g) for g in ns.iglob]
     try:
@@ -242,7 +256,7 @@ def _prepare(ns: argparse.Namespace) -> Colours | None:
 
 
 def _mode(ns: argparse.Namespace) -> str:
-    return ("files" if ns.files else "quiet" if ns.quiet else "without" if ns.files_without_match
+    return ("files" if ns.files else "without" if ns.files_without_match else "quiet" if ns.quiet
             else "with" if ns.files_with_matches else "count_matches" if ns.count_matches
             else "count" if ns.count else "content")
 
@@ -321,7 +335,8 @@ class _Run:
                     item["path"] = show(item["path"])
         found, errors = self.print()
         nothing_searched = False
-        if mode != "files" and self.results and not found and not self.failures and not errors:
+        if mode != "files" and self.paths == [None] and self.results and not found and not self.failures \
+                and not errors:  # rg says it only when no path was given (rg 15: explicit paths are meant)
             # An index (a running server's) reads no file when none can match: only a listing of the
             # files the search would take tells that nothing was there to search, warm or cold alike.
             nothing_searched = sum(r["files_scanned"] for r in self.results) == 0 and not self.any_file()
@@ -332,7 +347,7 @@ class _Run:
                                  "-uu searches everything.\n")
             for error in errors:
                 sys.stderr.write(f"sleuth: {error['path']}: {error['error']}\n")
-        if mode == "quiet" and found:
+        if ns.quiet and found:  # (with --files-without-match: a file without a match was found, as rg 15)
             return EXIT_FOUND
         if self.failures or errors or nothing_searched:
             return EXIT_ERROR  # rg 14.1: nothing searched is an error too
@@ -364,7 +379,7 @@ class _Run:
             context=bool(ns.context or ns.before_context or ns.after_context),
             context_separator=ns.context_separator, match_separator=ns.field_match_separator,
             context_field_separator=ns.field_context_separator, only_matching=bool(ns.only_matching),
-            crlf=bool(ns.crlf))
+            crlf=bool(ns.crlf), byte_offset=bool(ns.byte_offset))
 
     def print(self) -> tuple[bool, list[dict[str, Any]]]:
         """Print the mode's output; whether anything was found, and the files that could not be read."""
@@ -387,7 +402,7 @@ class _Run:
             from sleuth.cli.rg_json import print_rg_json
 
             # -q: the summary alone
-            print_rg_json(groups, options, result, quiet=mode == "quiet", inverted=ns.invert_match)
+            print_rg_json(groups, options, result, quiet=bool(ns.quiet), inverted=ns.invert_match)
         elif mode == "content":
             print_events(list(printable_events(events)), options)
         elif mode == "with":
@@ -395,7 +410,8 @@ class _Run:
         elif mode == "without":
             have = set(matched)
             rest = [p for p in listed if p not in have]
-            print_paths(rest, options)
+            if not ns.quiet:
+                print_paths(rest, options)
             found = bool(rest)
         elif mode in ("count", "count_matches"):
             if mode == "count":

@@ -47,14 +47,30 @@ def add_semantic_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument("-E", "--encoding", metavar="ENCODING",
                    help="auto (default), none, or a label such as utf-16le, latin1, shift_jis")
     g.add_argument("--no-encoding", dest="encoding", action="store_const", const="auto")
+    g.add_argument("--stop-on-nonmatch", dest="stop_on_nonmatch", action="store_true", default=None,
+                   help="stop reading a file at a non-matching line after a match (for sorted files)")
+    g.add_argument("--mmap", dest="mmap", action="store_const", const=True, default=None,
+                   help="binary files as rg's memory maps find them: past 64 KiB a NUL counts on a printed line only")
+    g.add_argument("--no-mmap", dest="mmap", action="store_const", const=False,
+                   help="binary files as rg finds them reading blocks (a NUL anywhere counts)")
 
 
 def semantic_args(ns: argparse.Namespace) -> dict[str, Any]:
     """The ``sleuth.grep`` arguments these flags mean (only those given)."""
     args: dict[str, Any] = {"only_matching": ns.only_matching or None, "replace": ns.replace,
                             "binary": ns.binary, "crlf": ns.crlf, "encoding": ns.encoding, "engine": ns.engine,
-                            "search_zip": ns.search_zip}
+                            "search_zip": ns.search_zip, "memory_map": _memory_map(ns) or None,
+                            "stop_on_nonmatch": ns.stop_on_nonmatch}
     return {k: v for k, v in args.items() if v is not None}
+
+
+def _memory_map(ns: argparse.Namespace) -> bool:
+    """Whether rg would search through memory maps: with ``--mmap``, and by default when at most ten
+    paths are given and all are files (rg's choice; it changes which NUL bytes rg sees)."""
+    if ns.mmap is not None:
+        return bool(ns.mmap)
+    paths = getattr(ns, "paths", None) or []
+    return 0 < len(paths) <= 10 and all(p != "-" and os.path.isfile(p) for p in paths)
 
 
 def _binary_notice(event: dict[str, Any]) -> dict[str, Any]:

@@ -21,7 +21,7 @@ __all__ = ["add_rg_flags", "split_argv", "SplitArgv", "rg_ignore_args"]
 
 
 def add_rg_flags(p: argparse.ArgumentParser) -> None:
-    """rg 14.1's flags that ``sleuth grep`` takes on top of the original set (see README, *Using it*)."""
+    """rg 15.2's flags that ``sleuth grep`` takes on top of the original set (see README, *Using it*)."""
     g = p.add_argument_group("ripgrep output and selection")
     g.add_argument("--files", action="store_true", help="print the files that would be searched, not matches")
     g.add_argument("-q", "--quiet", action="store_true", help="print nothing; exit 0 on the first match")
@@ -39,6 +39,9 @@ def add_rg_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument("--no-trim", dest="trim", action="store_false")
     g.add_argument("-p", "--pretty", action="store_true", help="--color always --heading --line-number")
     g.add_argument("-0", "--null", action="store_true", help="a NUL byte after each path")
+    g.add_argument("-b", "--byte-offset", dest="byte_offset", action="store_true", default=False,
+                   help="print each line's byte offset in its file (with -o, each match's)")
+    g.add_argument("--no-byte-offset", dest="byte_offset", action="store_false", help="no byte offsets (the default)")
     g.add_argument("--stats", action="store_true", help="print search statistics at the end")
     g.add_argument("--max-columns-preview", dest="max_columns_preview", action="store_true", default=False,
                    help="with -M, print the start of a long line instead of omitting it")
@@ -72,6 +75,10 @@ def add_rg_flags(p: argparse.ArgumentParser) -> None:
         g.add_argument(f"--ignore-{switch}", dest=f"no_ignore_{switch}", action="store_false", help=argparse.SUPPRESS)
     g.add_argument("--ignore-file", action="append", default=[], metavar="PATH",
                    help="extra gitignore-format rules (inside the sandbox)")
+    g.add_argument("--ignore-file-case-insensitive", dest="ignore_file_case_insensitive", action="store_true",
+                   default=False, help="read the ignore files' globs case-insensitively")
+    g.add_argument("--no-ignore-file-case-insensitive", dest="ignore_file_case_insensitive", action="store_false",
+                   help="read the ignore files' globs case-sensitively (the default)")
     g.add_argument("-T", "--type-not", action="append", default=[], metavar="TYPE", help="skip files of TYPE")
     g.add_argument("--type-add", action="append", default=[], metavar="NAME:GLOB",
                    help="define a file type (NAME:GLOB, or NAME:include:TYPE,...)")
@@ -89,15 +96,19 @@ def add_rg_flags(p: argparse.ArgumentParser) -> None:
                    help="sort descending: path, modified, accessed, created, none")
     # Accepted for rg's command lines; they tune how rg runs, not what it finds.
     g = p.add_argument_group("accepted for rg's command lines (they tune how rg runs; no effect here)")
-    for flag in ("--mmap", "--no-mmap", "--line-buffered", "--no-line-buffered", "--block-buffered",
+    for flag in ("--line-buffered", "--no-line-buffered", "--block-buffered",
                  "--no-block-buffered", "--no-config", "--one-file-system", "--no-one-file-system", "--debug",
                  "--trace", "--no-unicode", "--unicode", "--no-ignore-messages", "--ignore-messages"):
         g.add_argument(flag, action="store_true", dest="_ignored_" + flag.strip("-").replace("-", "_"),
                        help="no effect" if flag.startswith("--no-") else "no effect (rg's tuning)")
-    for flag in ("--threads", "--dfa-size-limit", "--regex-size-limit", "--hyperlink-format"):
+    for flag in ("--threads", "--dfa-size-limit", "--regex-size-limit"):
         names = ["-j", flag] if flag == "--threads" else [flag]
         g.add_argument(*names, dest="_ignored_" + flag.strip("-").replace("-", "_"), metavar="NUM",
                        help="no effect (rg's tuning)")
+    g.add_argument("-X", "--index", dest="_ignored_index", action="count", default=0,
+                   help="no effect: Sleuth always uses its index when one is warm (rg's coming --index)")
+    g.add_argument("--hyperlink-format", dest="hyperlink_format", metavar="FORMAT", default=None,
+                   help="checked as rg checks it (an alias such as vscode, or a {path} format); no links printed yet")
 
 
 def rg_ignore_args(ns: argparse.Namespace) -> dict[str, object]:
@@ -107,6 +118,8 @@ def rg_ignore_args(ns: argparse.Namespace) -> dict[str, object]:
                                if getattr(ns, f"no_ignore_{s}")}
     if ns.ignore_file:
         args["ignore_files"] = list(ns.ignore_file)
+    if ns.ignore_file_case_insensitive:
+        args["ignore_case_insensitive"] = True
     return args
 
 

@@ -58,10 +58,13 @@ def print_rg_json(groups: list[list[dict[str, Any]]], options: PrintOptions, res
             text = event["text"] + ("\r\n" if event.get("cr") else "\n")
             subs = []
             if event["type"] == "match" and not inverted:
-                for s in event.get("submatches") or ([event] if event.get("column") else []):
+                replaced = event.get("match_replacements") or ()  # -r: rg 15 prints each match replaced
+                for i, s in enumerate(event.get("submatches") or ([event] if event.get("column") else [])):
                     a, b = s["column"] - 1, s["end_column"] - 1
-                    subs.append({"match": _data(line_bytes(event["text"])[a:b].decode("utf-8", "surrogateescape")),
-                                 "start": a, "end": b})
+                    sub = {"match": _data(line_bytes(event["text"])[a:b].decode("utf-8", "surrogateescape"))}
+                    if i < len(replaced):
+                        sub["replacement"] = _data(replaced[i])
+                    subs.append({**sub, "start": a, "end": b})
             if event["type"] == "match":
                 stats["matched_lines"] += 1
                 stats["matches"] += len(subs)

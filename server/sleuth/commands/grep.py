@@ -72,7 +72,7 @@ GREP_ARGS: dict[str, Arg] = {
                          "count output counts matches.", default=False),
     "replace": Arg("str", "Show each match replaced by this text (rg -r; nothing is written): $1, ${name}, $$ as rg. "
                    "Every match event then has 'replacement': its line with each match replaced (with "
-                   "only_matching: the match replaced)."),
+                   "only_matching: the match replaced), and 'match_replacements': each match replaced, in order."),
     "binary": Arg("str", "Files with a NUL byte, as rg: auto (a file named by path is searched whole, events from its "
                   "first NUL's 64 KiB block on carry binary_offset; in folders such a file stops at that block and "
                   "is skipped when the NUL is in its first 64 KiB), search (rg --binary: the former everywhere), "
@@ -88,6 +88,11 @@ GREP_ARGS: dict[str, Arg] = {
     "byte_offsets": Arg("bool", "Byte counts as rg --json gives them: each match and context event's 'offset' (its "
                         "line's first byte in the file), and on a file's last event 'bytes_searched'.",
                         default=False),
+    "stop_on_nonmatch": Arg("bool", "Stop reading a file at the first line that does not match after one that "
+                            "did (rg --stop-on-nonmatch; for sorted files).", default=False),
+    "memory_map": Arg("bool", "Binary files as rg finds them in a memory map (rg --mmap): past the first 64 KiB, a "
+                      "NUL byte counts only on a line that is reported (a file whose reported lines hold none is "
+                      "text).", default=False),
     "encoding": Arg("str", "Text encoding of the files (rg -E): auto (UTF-8; a UTF-16 BOM is transcoded), none (raw "
                     "bytes, no BOM sniffing), or a label such as utf-16le, utf-16be, latin1, windows-1252, "
                     "shift_jis (a UTF-16 BOM still wins).", default="auto"),
@@ -145,7 +150,8 @@ def build_request(args: dict[str, Any], ctx: CommandContext) -> GrepRequest:
                            max_columns=args["max_columns"] or None, output=args["output"], sort=args["sort"],
                            only_matching=args["only_matching"], replace=replace,
                            binary=_binary_mode(args["binary"], targets), encoding=codec_for(args["encoding"]),
-                           search_zip=args["search_zip"], byte_offsets=args["byte_offsets"])
+                           search_zip=args["search_zip"], byte_offsets=args["byte_offsets"],
+                           memory_map=args["memory_map"], stop_on_nonmatch=args["stop_on_nonmatch"])
     return GrepRequest(tuple(targets), walk, match, search)
 
 

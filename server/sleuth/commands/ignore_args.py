@@ -1,6 +1,6 @@
 """rg's finer ignore switches as command arguments, shared by ``sleuth.grep`` and ``sleuth.files``
 (``--no-ignore-dot``, ``--no-ignore-vcs``, ``--no-ignore-exclude``, ``--no-ignore-global``,
-``--no-ignore-parent``, ``--no-ignore-files``, ``--ignore-file``)."""
+``--no-ignore-parent``, ``--no-ignore-files``, ``--ignore-file``, ``--ignore-file-case-insensitive``)."""
 
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ IGNORE_SWITCHES: dict[str, Arg] = {
     "no_ignore_files": Arg("bool", "Ignore the ignore_files.", default=False),
     "ignore_files": Arg("str_list", "Extra gitignore-format files (inside the workspace), below every other "
                         "ignore file in precedence.", default=[]),
+    "ignore_case_insensitive": Arg("bool", "Read the ignore files' globs case-insensitively.", default=False),
 }
 
 
@@ -36,4 +37,4 @@ def ignore_switches(args: dict[str, Any], workspace: Workspace, deny_globs: Sequ
     return {"no_ignore_dot": args["no_ignore_dot"], "no_ignore_vcs": args["no_ignore_vcs"],
             "no_ignore_exclude": args["no_ignore_exclude"], "no_ignore_global": args["no_ignore_global"],
             "no_ignore_parent": args["no_ignore_parent"], "no_ignore_files": args["no_ignore_files"],
-            "ignore_files": files}
+            "ignore_files": files, "ignore_case_insensitive": args["ignore_case_insensitive"]}

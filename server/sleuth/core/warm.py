@@ -64,9 +64,9 @@ def environment(args: dict[str, Any]) -> dict[str, Any]:
 
     * ``HOME`` (and the password database without it): ``~`` in a path argument, the global
       gitignore's places -> ``home``;
-    * ``GIT_CONFIG_GLOBAL``, ``XDG_CONFIG_HOME`` and the ``core.excludesFile`` those configs name ->
-      ``git_excludes``, the file :func:`~sleuth.engine.ignore.global_excludes_path` resolves
-      (``GIT_CONFIG_NOSYSTEM``: Sleuth, like rg, reads no system git config, so it changes nothing);
+    * ``GIT_CONFIG_GLOBAL``, ``GIT_CONFIG_SYSTEM``, ``XDG_CONFIG_HOME`` and the ``core.excludesFile``
+      those configs name -> ``git_excludes``, the file :func:`~sleuth.engine.ignore.global_excludes_path`
+      resolves (``GIT_CONFIG_NOSYSTEM`` changes nothing: rg 15.2 reads the system config regardless);
     * ``XDG_CONFIG_HOME`` for Sleuth's own ``config.yml`` -> ``user_config`` (its values are
       compared as :func:`guards` too);
     * ``PATH``, only for ``-z``: the decompressors found -> ``decompressors`` (otherwise a client's

@@ -9,8 +9,8 @@
    and once any include glob exists an unmatched *file* is skipped;
 3. ignore files, ``.rgignore`` before ``.ignore`` before ``.gitignore`` before ``.git/info/exclude``
    before the global excludes file; within each kind the deepest folder with a matching rule
-   decides. Git files count only inside a repository (a ``.git`` in the folder or an ancestor)
-   unless ``no_require_git``; ``.gitignore`` files above the nearest repository root do
+   decides. Git files count only inside a repository (a ``.git`` in the folder or an ancestor, or
+   a Jujutsu ``.jj``, as rg 15 reads one: jj keeps git's ignore files) unless ``no_require_git``; ``.gitignore`` files above the nearest repository root do
    not apply (``.rgignore`` and ``.ignore`` files of every ancestor do); ``no_ignore`` turns all of them off;
 4. ``file_types`` (files only): a selected type whitelists, any other file is skipped;
 5. hidden (dot) entries are skipped unless ``hidden`` — or unless a rule above whitelisted them.
@@ -42,7 +42,8 @@ __all__ = [
 
 TAKE, IGNORED, HIDDEN, DENIED = 0, 1, 2, 3
 IGNORE_FILE_NAMES = frozenset((".rgignore", ".ignore", ".gitignore"))
-_PRESENT = IGNORE_FILE_NAMES | {".git"}
+_REPOSITORY_MARKS = (".git", ".jj")  # a folder holding one is a repository's root (rg 15: jj's too)
+_PRESENT = IGNORE_FILE_NAMES | set(_REPOSITORY_MARKS)
 
 # ---------------------------------------------------------------------------------------------
 # Where git keeps its other exclude files
@@ -66,14 +67,16 @@ def _config_excludes(path: str | None) -> str | None:
 
 
 def global_excludes_path() -> str | None:
-    """The global excludes file: ``core.excludesFile`` from $GIT_CONFIG_GLOBAL, ~/.gitconfig or
-    $XDG_CONFIG_HOME/git/config, else $XDG_CONFIG_HOME/git/ignore (~/.config/git/ignore)."""
+    """The global excludes file: ``core.excludesFile`` from $GIT_CONFIG_GLOBAL, ~/.gitconfig,
+    $XDG_CONFIG_HOME/git/config or the system's config ($GIT_CONFIG_SYSTEM, else /etc/gitconfig: rg
+    15.2 reads it last, as git does), else $XDG_CONFIG_HOME/git/ignore (~/.config/git/ignore)."""
     home = os.path.expanduser("~")
     has_home = home != "~"
     xdg = os.environ.get("XDG_CONFIG_HOME") or (os.path.join(home, ".config") if has_home else None)
     for config in (os.environ.get("GIT_CONFIG_GLOBAL"),
                    os.path.join(home, ".gitconfig") if has_home else None,
-                   os.path.join(xdg, "git", "config") if xdg else None):
+                   os.path.join(xdg, "git", "config") if xdg else None,
+                   os.environ.get("GIT_CONFIG_SYSTEM") or "/etc/gitconfig"):
         found = _config_excludes(config)
         if found:
             return found
@@ -109,7 +112,7 @@ def _repository_above(path: str) -> bool:
         if up == path:
             return False
         path = up
-        if os.path.lexists(os.path.join(path, ".git")):
+        if any(os.path.lexists(os.path.join(path, mark)) for mark in _REPOSITORY_MARKS):
             return True
 
 
@@ -227,14 +230,14 @@ class Filter:
         self._global: IgnoreFile | None = None
         if self.use_vcs and not options.no_ignore_global:
             path = global_excludes_path()
-            self._global = read_ignore_file(path) if path else None
+            self._global = read_ignore_file(path, caseless=options.ignore_case_insensitive) if path else None
 
     # -- loading ------------------------------------------------------------------------------
     def _load(self, path: str) -> IgnoreFile | None:
         try:
             return self._files[path]
         except KeyError:
-            f = self._files[path] = read_ignore_file(path)
+            f = self._files[path] = read_ignore_file(path, caseless=self.options.ignore_case_insensitive)
             return f
 
     def forget(self) -> None:
@@ -284,7 +287,7 @@ class Filter:
             own = (gi.view(),) if gi is not None else ()
             ex_file = self._load(git_exclude_path(path)) if ".git" in present and self.use_exclude else None
             own_ex = (ex_file.view(),) if ex_file is not None else ()
-            if self.require_git and ".git" in present:
+            if self.require_git and (".git" in present or ".jj" in present):
                 git, exclude, any_git = own, own_ex, True  # type: ignore[assignment]
             else:
                 git, exclude = own + git, own_ex + exclude  # type: ignore[assignment]
@@ -415,7 +418,7 @@ class IgnoreOracle:
     def invalidate(self, path: str) -> None:
         """Note that ``path`` changed; ignore-file changes (and ``.git`` ones) reset the cache."""
         name = os.path.basename(path.rstrip(os.sep))
-        if name in IGNORE_FILE_NAMES or name == "exclude" or f"{os.sep}.git" in path or name == ".git":
+        if name in IGNORE_FILE_NAMES or name == "exclude" or f"{os.sep}.git" in path or name in _REPOSITORY_MARKS:
             self.invalidate_all()
             return
         with self._lock:

@@ -23,7 +23,7 @@ from functools import lru_cache
 from typing import Iterable, Sequence
 
 __all__ = ["Rule", "NameRules", "IgnoreFile", "FileView", "parse_line", "parse_lines", "segment_regex",
-           "read_ignore_file", "glob_file"]
+           "read_ignore_file", "glob_file", "glob_error", "caseless_glob"]
 
 _MAX_ALTERNATES = 256
 
@@ -98,6 +98,47 @@ def _expand_braces(glob: str) -> list[str]:
                 return out
         i += 1
     return [glob]
+
+
+def glob_error(glob: str) -> str | None:
+    """Why globset refuses ``glob`` as a ``-g``/``--iglob`` glob, in its words (None: it is fine).
+
+    An ignore file's line is read leniently (rg 15 treats ``[abc`` there as never matching, its bug
+    3127), but a glob typed on the command line is refused, so a typo is not a silent no-op; since
+    rg 15 alternates nest (``{a,{b,c}}``)."""
+    depth, i, n = 0, 0, len(glob)
+    while i < n:
+        c = glob[i]
+        if c == "\\":
+            if i + 1 >= n:
+                return "dangling '\\'"
+            i += 2
+            continue
+        if c == "[":
+            j = i + 1
+            if j < n and glob[j] in "!^":
+                j += 1
+            body_start = j
+            if j < n and glob[j] == "]":
+                j += 1  # a leading ']' is literal
+            while j < n and glob[j] != "]":
+                if glob[j] == "-" and j > body_start and j + 1 < n and glob[j + 1] != "]" and glob[j - 1] > glob[j + 1]:
+                    return f"invalid range; '{glob[j - 1]}' > '{glob[j + 1]}'"
+                j += 1
+            if j >= n:
+                return "unclosed character class; missing ']'"
+            i = j + 1
+            continue
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            if depth == 0:
+                return "unopened alternate group; missing '{' (maybe escape '}' with '[}]'?)"
+            depth -= 1
+        i += 1
+    if depth:
+        return "unclosed alternate group; missing '}' (maybe escape '{' with '[{]'?)"
+    return None
 
 
 @lru_cache(maxsize=4096)
@@ -420,12 +461,33 @@ class FileView:
         return None if hit is None else not hit[1]
 
 
-_FILE_CACHE: dict[str, tuple[tuple[int, int, int], IgnoreFile | None]] = {}
+def caseless_glob(glob: str) -> str:
+    """The glob with each letter as a class of both cases (``*.html`` → ``*.[hH][tT][mM][lL]``): rg's
+    ``--iglob`` and ``--ignore-file-case-insensitive``. Letters in a class or escaped stay as they are."""
+    out, in_class, i = [], False, 0
+    while i < len(glob):
+        ch = glob[i]
+        if ch == "\\" and i + 1 < len(glob):
+            out.append(glob[i:i + 2])
+            i += 2
+            continue
+        if ch == "[":
+            in_class = True
+        elif ch == "]":
+            in_class = False
+        out.append(f"[{ch.lower()}{ch.upper()}]" if ch.isalpha() and not in_class and ch.lower() != ch.upper()
+                   else ch)
+        i += 1
+    return "".join(out)
+
+
+_FILE_CACHE: dict[tuple[str, bool], tuple[tuple[int, int, int], IgnoreFile | None]] = {}
 _FILE_CACHE_MAX = 4096
 
 
-def read_ignore_file(path: str) -> IgnoreFile | None:
+def read_ignore_file(path: str, caseless: bool = False) -> IgnoreFile | None:
     """Compile the ignore file at ``path``; None when it is missing, unreadable or has no rules.
+    ``caseless``: its globs match either case (rg ``--ignore-file-case-insensitive``).
 
     Compiled files are kept per process, keyed by inode, size and mtime, so the many walks of one
     tree (searches, subtree walks in pool workers, the index) compile each file once."""
@@ -433,17 +495,18 @@ def read_ignore_file(path: str) -> IgnoreFile | None:
         with open(path, "rb") as fh:
             st = os.fstat(fh.fileno())
             key = (st.st_ino, st.st_size, st.st_mtime_ns)
-            hit = _FILE_CACHE.get(path)
+            hit = _FILE_CACHE.get((path, caseless))
             if hit is not None and hit[0] == key:
                 return hit[1]
             data = fh.read()
     except OSError:
         return None
-    rules = parse_lines(data.decode("utf-8", "surrogateescape").split("\n"))
+    lines = data.decode("utf-8", "surrogateescape").split("\n")
+    rules = parse_lines([caseless_glob(line) for line in lines] if caseless else lines)
     compiled = IgnoreFile(rules, path) if rules else None
     if len(_FILE_CACHE) >= _FILE_CACHE_MAX:
         _FILE_CACHE.clear()
-    _FILE_CACHE[path] = (key, compiled)
+    _FILE_CACHE[(path, caseless)] = (key, compiled)
     return compiled
 
 

@@ -23,7 +23,7 @@ from sleuth.engine.decompress import DecompressError, compressed_kind, decompres
 from sleuth.engine.errors import SearchTimeout, describe_os_error
 from sleuth.engine.match.base import Matcher, Span
 from sleuth.engine.replace import Replacer, replacer_for
-from sleuth.engine.types import SearchOptions
+from sleuth.engine.types import Replacement, SearchOptions
 
 __all__ = ["FileResult", "BatchStats", "first_lines", "add_byte_offsets", "read_file", "search_buffer", "search_data",
            "search_path",
@@ -194,15 +194,30 @@ def search_buffer(data: bytes, matcher: Matcher, options: SearchOptions, display
                 break
     if not matches:
         return result
+    stopped_at = None
+    if options.stop_on_nonmatch:
+        # rg reads no further than the line after the first run of matching lines (shown as context).
+        # With -v its line-by-line fast path takes the first run of lines without a match whole, steps
+        # over the match line that ends it, and only then reads line by line: the run after it counts too.
+        run = _first_run(matches, 0)
+        if options.invert and run < len(matches) and matches[run][0] == matches[run - 1][0] + 2:
+            run = _first_run(matches, run)
+        del matches[run:]
+        options = dataclasses.replace(options, after=min(options.after, 1))
+        end = data.find(b"\n", matches[-1][2] + 1)
+        stopped_at = len(data) if end < 0 else end + 1
     result.matched_lines = len(matches)
     if options.only_matching:
         result.matches = sum(len(spans) for _n, _lo, _hi, spans in matches)
     if options.output != "content":
         return result
     result.events = _events(data, matches, options, display)
+    if options.replace is not None and options.replace.match.multiline and not options.invert:
+        result.events = _replaced_regions(data, result.events, matcher, options.replace, options.only_matching)
     if options.byte_offsets:
         capped = cap is not None and len(matches) >= cap
-        add_byte_offsets(data, result.events, min(matches[-1][2] + 1, len(data)) if capped else len(data))
+        searched = min(matches[-1][2] + 1, len(data)) if capped else len(data)
+        add_byte_offsets(data, result.events, searched if stopped_at is None else min(searched, stopped_at))
     return result
 
 
@@ -242,6 +257,9 @@ def _match_event(data: bytes, display: str, number: int, lo: int, hi: int, spans
             event["score"] = round(max(s.score or 0.0 for s in spans), 4)
         if replacer is not None:
             event["replacement"] = _line_text(replacer.line(data, lo, hi, spans, window or (lo, hi)))
+            # each match replaced, in order: rg 15's --json prints them beside the submatches
+            event["match_replacements"] = [replacer.expand(data, s, window or (lo, hi)).decode("utf-8", "replace")
+                                           for s in spans]
         if line.endswith(b"\r") or data[hi:hi + 2] == b"\r\n":
             event["cr"] = True
         return event
@@ -310,6 +328,74 @@ def _events(data: bytes, matches: list[tuple[int, int, int, list[Span]]], option
             events.append(_context_event(data, starts, ctx, display, max_columns))
             emitted = ctx
     return events
+
+
+def _replaced_regions(data: bytes, events: list[dict[str, Any]], matcher: Matcher,
+                      replacement: Replacement, only_matching: bool = False) -> list[dict[str, Any]]:
+    """``-U -r`` as rg prints it: the matched lines that follow one another (a match across lines
+    makes its lines such a run; rg joins adjacent ones too) are one region, replaced as a whole
+    (a match over a line end is replaced once) and shown as the lines of the replaced text, numbered
+    from the region's first line. Without this, each line of a match was replaced on its own.
+    With ``-o`` each match's replacement is shown, its lines numbered from the region's first line
+    plus the line ends before it in the replaced region, its column its offset there (rg's way)."""
+    replacer = replacer_for(replacement)
+    spans = [s for s in matcher.find_iter(data) if not (s.start == s.end == len(data) and data.endswith(b"\n"))]
+    starts = _line_starts(data)
+    out: list[dict[str, Any]] = []
+    i, n = 0, len(events)
+    while i < n:
+        if events[i]["type"] != "match":
+            out.append(events[i])
+            i += 1
+            continue
+        j = i + 1
+        while j < n and events[j]["type"] == "match" and events[j]["line"] - events[j - 1]["line"] in (0, 1):
+            j += 1
+        run = events[i:j]
+        lo = starts[run[0]["line"] - 1]
+        end = data.find(b"\n", starts[run[-1]["line"] - 1])
+        hi = len(data) if end < 0 else end + 1
+        inside = [s for s in spans if lo <= s.start < hi]
+        if only_matching:
+            out.extend(_replaced_matches(data, run[0], lo, inside, replacer))
+            i = j
+            continue
+        replaced = replacer.line(data, lo, hi, inside, (0, len(data)))
+        pieces = replaced[:-1].split(b"\n") if replaced.endswith(b"\n") else replaced.split(b"\n") if replaced else []
+        for k, piece in enumerate(pieces):  # (a region replaced by nothing shows no line, as in rg)
+            event = dict(run[min(k, len(run) - 1)], line=run[0]["line"] + k, replacement=_line_text(piece))
+            event.pop("cr", None)
+            if piece.endswith(b"\r"):
+                event["cr"] = True
+            out.append(event)
+        i = j
+    return out
+
+
+def _replaced_matches(data: bytes, first: dict[str, Any], lo: int, spans: list[Span],
+                      replacer: Replacer) -> list[dict[str, Any]]:
+    """``-U -o -r``: the events of each match's replacement in the region that starts at ``lo``."""
+    out: list[dict[str, Any]] = []
+    size, pos, lines = 0, lo, 0  # length of the replaced region so far, where the original is, its line ends
+    for span in spans:
+        between = data[pos:span.start]
+        lines += between.count(b"\n")
+        size += len(between)
+        rep = replacer.expand(data, span, (0, len(data)))
+        if rep:
+            body = rep[:-1] if rep.endswith(b"\n") else rep
+            for k, piece in enumerate(body.split(b"\n")):
+                text = _line_text(piece)
+                event = dict(first, line=first["line"] + lines + k, column=size + 1, end_column=size + len(piece) + 1,
+                             text=text, match_text=text, replacement=text)  # (each line shows the match's column)
+                event.pop("cr", None)
+                if piece.endswith(b"\r"):
+                    event["cr"] = True
+                out.append(event)
+        lines += rep.count(b"\n")
+        size += len(rep)
+        pos = span.end
+    return out
 
 
 def first_lines(events: list[dict[str, Any]], lines: int) -> list[dict[str, Any]]:
@@ -383,6 +469,8 @@ def search_data(data: bytes, display: str, matcher: Matcher, options: SearchOpti
     nul = decoded.find(b"\x00") if options.binary != "text" else -1
     if nul < 0:
         return _searched(decoded, display, matcher, options, checked and decoded is data)
+    if options.memory_map and nul >= BINARY_BLOCK and decoded is data:
+        return _searched_mapped(decoded, display, matcher, options, nul)
     block = nul - nul % BINARY_BLOCK
     if options.binary == "quit":
         if block == 0 or options.output == "count":  # rg -c drops a file its search quit on
@@ -406,6 +494,65 @@ def search_data(data: bytes, display: str, matcher: Matcher, options: SearchOpti
     if not marked and result.matched_lines and result.events and options.output == "content":  # rg still says "binary file matches" once the file is done
         result.events[-1]["binary_after"] = nul
     return result
+
+
+def _first_run(matches: list[tuple[int, int, int, list[Span]]], start: int) -> int:
+    """The end (exclusive) of the run of consecutive line numbers that begins at ``matches[start]``."""
+    return next((k for k in range(start + 1, len(matches)) if matches[k][0] != matches[k - 1][0] + 1), len(matches))
+
+
+def _searched_mapped(data: bytes, display: str, matcher: Matcher, options: SearchOptions, nul: int) -> FileResult:
+    """rg's search of a memory-mapped file (``--mmap``) whose first NUL lies past its first 64 KiB.
+
+    rg looks for a NUL in a map's first 64 KiB and then only in the lines it reports, so such a file
+    is text unless a reported line holds one. From that line on, ``quit`` stops (the lines before
+    carry ``binary_stopped``; with none, or for ``-c``, the file is passed over) and ``convert``
+    marks the events with ``binary_offset`` (rg prints "binary file matches" instead of them)."""
+    result = _searched(data, display, matcher, options)
+    if not result.matched_lines:
+        return result
+    events = result.events if options.output == "content" else _searched(
+        data, display, matcher, dataclasses.replace(options, output="content", before=0, after=0, max_columns=None,
+                                                    replace=None, byte_offsets=False)).events
+    hit = _first_on_a_nul_line(data, events, nul)
+    if hit is None:
+        return result
+    k, at = hit
+    if options.binary != "quit":
+        for event in result.events[k:]:
+            event["binary_offset"] = at
+        return result
+    before = events[:k]
+    matched = len({e["line"] for e in before if e["type"] == "match"})
+    if not matched or options.output == "count":  # rg -c drops a file its search quit on
+        return FileResult(display, skipped=BINARY)
+    result.matched_lines = matched
+    if options.only_matching:
+        result.matches = sum(1 for e in before if e["type"] == "match")
+    if options.output == "content":
+        result.events = before
+        for event in before:
+            event["binary_offset"] = at
+            event["binary_stopped"] = True
+        if options.byte_offsets:
+            before[-1]["bytes_searched"] = at
+    return result
+
+
+def _first_on_a_nul_line(data: bytes, events: list[dict[str, Any]], nul: int) -> tuple[int, int] | None:
+    """(index of the first event whose line holds a NUL, that NUL's offset); ``nul`` is the file's first."""
+    at, counted = nul, nul
+    line = data.count(b"\n", 0, at) + 1
+    for i, event in enumerate(events):
+        while line < event["line"]:
+            at = data.find(b"\x00", at + 1)
+            if at < 0:
+                return None
+            line += data.count(b"\n", counted, at)
+            counted = at
+        if line == event["line"]:
+            return i, at
+    return None
 
 
 def _searched_up_to(result: FileResult, nul: int) -> None:

@@ -63,11 +63,15 @@ class WalkOptions:
     """Absolute paths of extra gitignore-format files (rg ``--ignore-file``), rooted at their folder;
     below every other ignore file in precedence, and in force inside a repository or not."""
 
+    ignore_case_insensitive: bool = False  # rg --ignore-file-case-insensitive: every ignore file's globs
+    # match either case
+
     @property
     def default_ignoring(self) -> bool:
         """No fine ignore switch is set: the index's file set (made with the defaults) covers the walk."""
         return not (self.no_ignore_dot or self.no_ignore_vcs or self.no_ignore_exclude or self.no_ignore_global
-                    or self.no_ignore_parent or self.no_ignore_files or self.ignore_files)
+                    or self.no_ignore_parent or self.no_ignore_files or self.ignore_files
+                    or self.ignore_case_insensitive)
 
     @property
     def depth_limit(self) -> int | None:
@@ -119,6 +123,9 @@ class SearchOptions:
     search_zip: bool = False  # rg -z: gzip, bzip2, xz and lzma files (by name) are searched decompressed
     encoding: str | None = None  # rg -E: None sniffs a UTF-16 BOM (auto); "none" searches raw bytes; else a codec
     byte_offsets: bool = False  # rg --json's absolute_offset and bytes_searched: see sleuth.engine.search.add_byte_offsets
+    memory_map: bool = False  # rg --mmap's binary detection: see sleuth.engine.search.search_data
+    stop_on_nonmatch: bool = False  # rg --stop-on-nonmatch: a file's reading ends at the first line that does not
+    # match after one that did
 
 
 class FileEntry(NamedTuple):

@@ -1,4 +1,4 @@
-"""ripgrep 14.1's tests/feature.rs as data: each case is a tree, a command line and a cwd; rg is the oracle."""
+"""ripgrep 15.2's tests/feature.rs as data: each case is a tree, a command line and a cwd; rg is the oracle."""
 
 from tests.diff.rg_cases.hay import SHERLOCK, SHERLOCK_CRLF, data  # noqa: F401
 

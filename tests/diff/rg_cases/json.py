@@ -1,4 +1,4 @@
-"""ripgrep 14.1's tests/json.rs as data: each case is a tree, a command line and a cwd; rg is the oracle."""
+"""ripgrep 15.2's tests/json.rs as data: each case is a tree, a command line and a cwd; rg is the oracle."""
 
 from tests.diff.rg_cases.hay import SHERLOCK, SHERLOCK_CRLF, data  # noqa: F401
 
@@ -41,6 +41,15 @@ CASES = [
             ('file', 'foo', 'test\r\n\n'),
         ],
         "args": ['-U', '--json', '\n'],
+        "check": 'stdout',
+    },
+    # -- new in ripgrep 15.0 (tests/json.rs at tag 15.2.0): -r with --json ------------------------------
+    {
+        "name": 'replacement',
+        "ops": [
+            ('file', 'sherlock', SHERLOCK),
+        ],
+        "args": ['--json', '-B1', 'Sherlock Holmes', '-r', 'John Watson', 'sherlock'],
         "check": 'stdout',
     },
 ]

@@ -1,4 +1,4 @@
-"""ripgrep 14.1's tests/misc.rs as data: each case is a tree, a command line and a cwd; rg is the oracle."""
+"""ripgrep 15.2's tests/misc.rs as data: each case is a tree, a command line and a cwd; rg is the oracle."""
 
 from tests.diff.rg_cases.hay import SHERLOCK, SHERLOCK_CRLF, data  # noqa: F401
 
@@ -978,4 +978,35 @@ CASES = [
         "check": 'stdout',
         "expected": 'dir/d:test\nb:test\ndir/c:test\na:test\n',
     },
+    # -- new in ripgrep 15.2 (tests/misc.rs at tag 15.2.0): parent ignore files with several roots -----
+    *[{
+        "name": f'ignore_git_multi_root_order#{i}',
+        "ops": [
+            ('dir', '.git'),
+            ('file', '.gitignore', 'src/invalid\n'),
+            ('dir', 'src'),
+            ('dir', 'tests'),
+            ('file', 'src/invalid', 'this\n'),
+            ('file', 'src/valid', 'this\n'),
+            ('file', 'tests/valid', 'this\n'),
+        ],
+        "args": ['--files-with-matches', 'this', *roots],
+        "check": 'stdout',
+        "sort": True,
+        "expected": 'src/valid\ntests/valid\n',
+    } for i, roots in enumerate([['src', 'tests'], ['tests', 'src']], 1)],
+    *[{
+        "name": f'ignore_rgignore_multi_root_order#{i}',
+        "ops": [
+            ('file', '.rgignore', 'beta/**/*.svg\n'),
+            ('dir', 'alpha'),
+            ('dir', 'beta'),
+            ('file', 'alpha/a.txt', 'AWS\n'),
+            ('file', 'beta/x.svg', 'AWS\n'),
+        ],
+        "args": ['--files-with-matches', 'AWS', *roots],
+        "check": 'stdout',
+        "sort": True,
+        "expected": 'alpha/a.txt\n',
+    } for i, roots in enumerate([['alpha', 'beta'], ['beta', 'alpha']], 1)],
 ]

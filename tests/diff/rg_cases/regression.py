@@ -1,4 +1,4 @@
-"""ripgrep 14.1's tests/regression.rs as data: each case is a tree, a command line and a cwd; rg is the oracle."""
+"""ripgrep 15.2's tests/regression.rs as data: each case is a tree, a command line and a cwd; rg is the oracle."""
 
 from tests.diff.rg_cases.hay import SHERLOCK, SHERLOCK_CRLF, data  # noqa: F401
 
@@ -411,7 +411,7 @@ CASES = [
         ],
         "args": ['--colors=match:style:', 'Sherlock'],
         "check": 'any',
-        "expected": ("rg: error parsing flag --colors: unrecognized style attribute ''. Choose from: nobold, bold, nointense, intense, nounderline, underline.\n"),
+        "expected": ("rg: error parsing flag --colors: unrecognized style attribute ''. Choose from: nobold, bold, nointense, intense, nounderline, underline, noitalic, italic.\n"),
     },
     {
         "name": 'r451_only_matching_as_in_issue',
@@ -1049,5 +1049,309 @@ CASES = [
         "args": ['--null-data', '--line-regexp', 'bar'],
         "check": 'stdout',
         "expected": 'haystack:bar\x00',
+    },
+    # -- new or changed in ripgrep 15.0-15.2 (tests/regression.rs at tag 15.2.0) --------------------
+    *[{
+        "name": f'r2711#{i}',
+        "ops": [
+            ('dir', 'a/b'),
+            ('file', 'a/.ignore', '.foo'),
+            ('file', 'a/b/.foo', ''),
+        ],
+        "args": ['--hidden', '--files', *paths],
+        **({"cwd": cwd} if cwd else {}),
+        "check": 'stdout' if expected else 'err',
+        **({"expected": expected} if expected else {}),
+    } for i, (paths, cwd, expected) in enumerate([
+        ([], '', 'a/.ignore\n'),
+        (['./'], '', './a/.ignore\n'),
+        (['a'], '', 'a/.ignore\n'),
+        (['a/b'], '', None),
+        (['./a'], '', './a/.ignore\n'),
+        ([], 'a', '.ignore\n'),
+        ([], 'a/b', None),
+        ([], './a', '.ignore\n'),
+    ], 1)],
+    *[{
+        "name": f'r829_original#{i}',
+        "ops": [
+            ('dir', 'a/b'),
+            ('file', '.ignore', '/a/b'),
+            ('file', 'a/b/test.txt', 'Sample text'),
+        ],
+        "args": ['Sample', *paths],
+        **({"cwd": cwd} if cwd else {}),
+        "check": 'err',
+    } for i, (paths, cwd) in enumerate([([], ''), (['a'], ''), ([], 'a')], 1)],
+    *[{
+        "name": f'r829_2731#{i}',
+        "ops": [
+            ('dir', 'some_dir/build'),
+            ('file', 'some_dir/build/foo', 'string'),
+            ('file', '.ignore', 'build/\n!/some_dir/build/'),
+        ],
+        "args": ['-l', 'string', *paths],
+        "check": 'stdout',
+        "expected": expected,
+    } for i, (paths, expected) in enumerate([
+        ([], 'some_dir/build/foo\n'),
+        (['some_dir'], 'some_dir/build/foo\n'),
+        (['./some_dir'], './some_dir/build/foo\n'),
+        (['some_dir/build'], 'some_dir/build/foo\n'),
+        (['./some_dir/build'], './some_dir/build/foo\n'),
+    ], 1)],
+    *[{
+        "name": f'r829_2747#{i}',
+        "ops": [
+            ('dir', 'a/c/b'),
+            ('dir', 'a/src/f/b'),
+            ('file', 'a/c/b/foo', ''),
+            ('file', 'a/src/f/b/foo', ''),
+            ('file', '.ignore', '/a/*/b'),
+        ],
+        "args": ['--files', *paths],
+        **({"cwd": cwd} if cwd else {}),
+        "check": 'stdout',
+        "expected": expected,
+    } for i, (paths, cwd, expected) in enumerate([
+        ([], '', 'a/src/f/b/foo\n'),
+        (['a/src'], '', 'a/src/f/b/foo\n'),
+        ([], 'a/src', 'f/b/foo\n'),
+    ], 1)],
+    *[{
+        "name": f'r829_2778#{i}',
+        "ops": [
+            ('dir', 'parent/subdir'),
+            ('file', '.ignore', '/parent/*.txt'),
+            ('file', 'parent/ignore-me.txt', ''),
+            ('file', 'parent/subdir/dont-ignore-me.txt', ''),
+        ],
+        "args": ['--files'],
+        **({"cwd": cwd} if cwd else {}),
+        "check": 'stdout',
+        "expected": expected,
+    } for i, (cwd, expected) in enumerate([
+        ('', 'parent/subdir/dont-ignore-me.txt\n'),
+        ('parent', 'subdir/dont-ignore-me.txt\n'),
+    ], 1)],
+    *[{
+        "name": f'r829_2836#{i}',
+        "ops": [
+            ('dir', 'testdir/sub/sub2'),
+            ('file', '.ignore', '/testdir/sub/sub2/\n'),
+            ('file', 'testdir/sub/sub2/foo', ''),
+        ],
+        "args": ['--files'],
+        **({"cwd": cwd} if cwd else {}),
+        "check": 'err',
+    } for i, cwd in enumerate(['', 'testdir'], 1)],
+    {
+        "name": 'r829_2933',
+        "ops": [
+            ('dir', 'testdir/sub/sub2'),
+            ('file', '.ignore', '/testdir/sub/sub2/'),
+            ('file', 'testdir/sub/sub2/testfile', 'needle'),
+        ],
+        "args": ['--files-with-matches', 'needle'],
+        "cwd": 'testdir',
+        "check": 'err',
+    },
+    *[{
+        "name": f'r1334_invert_empty_patterns#{i}',
+        "ops": [
+            ('file', 'zero-patterns', ''),
+            ('file', 'one-pattern', '\n'),
+            ('file', 'haystack', 'one\ntwo\nthree\n'),
+        ],
+        "args": [flag, patterns, 'haystack'],
+        "check": 'stdout' if expected else 'err',
+        **({"expected": expected} if expected else {}),
+    } for i, (flag, patterns, expected) in enumerate([
+        ('-f', 'zero-patterns', None),
+        ('-f', 'one-pattern', 'one\ntwo\nthree\n'),
+        ('-vf', 'zero-patterns', 'one\ntwo\nthree\n'),
+        ('-vf', 'one-pattern', None),
+    ], 1)],
+    *[{
+        "name": f'f1757#{i}',
+        "ops": [
+            ('dir', 'rust/target'),
+            ('file', '.ignore', 'rust/target'),
+            ('file', 'rust/source.rs', 'needle'),
+            ('file', 'rust/target/rustdoc-output.html', 'needle'),
+            *([] if i <= 2 else [
+                ('dir', 'rust1/target/onemore'),
+                ('file', '.ignore', 'rust1/target/onemore'),
+                ('file', 'rust1/source.rs', 'needle'),
+                ('file', 'rust1/target/onemore/rustdoc-output.html', 'needle'),
+            ]),
+        ],
+        "args": ['--files-with-matches', 'needle', path],
+        "check": 'stdout',
+        "expected": path + '/source.rs\n',
+    } for i, path in enumerate(['rust', './rust', 'rust1', './rust1'], 1)],
+    {
+        "name": 'r2094',
+        "ops": [
+            ('file', 'haystack', 'a\nb\nc\na\nb\nc'),
+        ],
+        "args": ['--no-line-number', '--no-filename', '--multiline', '--max-count=1', '--passthru',
+                 '--replace=B', 'b', 'haystack'],
+        "check": 'stdout',
+        "expected": 'a\nB\nc\na\nb\nc\n',
+    },
+    *[{
+        "name": f'r2770_gitignore_error#{i}',
+        "ops": [
+            ('file', '.git', ''),
+            ('file', '.gitignore', '**/bar/*'),
+            ('dir', 'foo/bar'),
+            ('file', 'foo/bar/baz', 'quux'),
+        ],
+        "args": ['-l', 'quux'],
+        **({"cwd": cwd} if cwd else {}),
+        "check": 'err',
+    } for i, cwd in enumerate(['', 'foo'], 1)],
+    {
+        "name": 'r2944_incorrect_bytes_searched',
+        "ops": [
+            ('file', 'haystack', 'foo1\nfoo2\nfoo3\nfoo4\nfoo5\n'),
+        ],
+        "args": ['--stats', '-m2', 'foo', '.'],
+        "check": 'stdout',
+        "bytes_searched": True,
+    },
+    *[{
+        "name": f'r2990_trip_over_trailing_dot#{i}',
+        "ops": [
+            ('dir', 'asdf'),
+            ('dir', 'asdf.'),
+            ('file', 'asdf/foo', ''),
+            ('file', 'asdf./foo', ''),
+        ],
+        "args": ['--files', '-g', glob],
+        "check": 'stdout',
+        "expected": expected,
+    } for i, (glob, expected) in enumerate([('!asdf/', 'asdf./foo\n'), ('!asdf./', 'asdf/foo\n')], 1)],
+    {
+        "name": 'r3067_gitignore_error',
+        "ops": [
+            ('file', '.git', ''),
+            ('file', '.gitignore', 'foobar/debug'),
+            ('dir', 'foobar/some/debug'),
+            ('dir', 'foobar/debug'),
+            ('file', 'foobar/some/debug/flag', 'baz'),
+            ('file', 'foobar/debug/flag2', 'baz'),
+        ],
+        "args": ['baz'],
+        "check": 'stdout',
+        "expected": 'foobar/some/debug/flag:baz\n',
+    },
+    *[{
+        "name": f'r3108_files_without_match_quiet_exit#{i}',
+        "ops": [
+            ('file', 'yes-match', 'abc'),
+            ('file', 'non-match', 'xyz'),
+        ],
+        "args": args,
+        "check": check,
+        **({"exit": code} if check == 'exit' else {"expected": code}),
+    } for i, (args, check, code) in enumerate([
+        (['-q', 'abc', 'non-match'], 'exit', 1),
+        (['-q', 'abc', 'yes-match'], 'exit', 0),
+        (['--files-with-matches', '-q', 'abc', 'non-match'], 'exit', 1),
+        (['--files-with-matches', '-q', 'abc', 'yes-match'], 'exit', 0),
+        (['--files-without-match', 'abc', 'non-match'], 'exit', 0),
+        (['--files-without-match', 'abc', 'yes-match'], 'exit', 1),
+        (['--files-without-match', 'abc', 'non-match'], 'stdout', 'non-match\n'),
+        (['--files-without-match', '-q', 'abc', 'non-match'], 'exit', 0),
+        (['--files-without-match', '-q', 'abc', 'yes-match'], 'exit', 1),
+        (['--files-without-match', '-q', 'abc', 'non-match'], 'stdout', ''),
+    ], 1)],
+    {
+        "name": 'r3127_gitignore_allow_unclosed_class',
+        "ops": [
+            ('dir', '.git'),
+            ('file', '.gitignore', '[abc'),
+            ('file', '[abc', ''),
+            ('file', 'test', ''),
+        ],
+        "args": ['--files'],
+        "check": 'stdout',
+        "expected": 'test\n',
+    },
+    {
+        "name": 'r3127_glob_flag_not_allow_unclosed_class',
+        "ops": [
+            ('file', '[abc', ''),
+            ('file', 'test', ''),
+        ],
+        "args": ['--files', '-g', '[abc'],
+        "check": 'err',
+    },
+    *[{
+        "name": f'r3139_multiline_lookahead_files_with_matches#{i}',
+        "ops": [
+            ('file', 'test', 'Start \n   \n\n   XXXXXXXXXXXXXXXXXXXXXXXXXX\n   '
+                             'YYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYY\n   '
+                             '\n      thing2 \n\n'),
+        ],
+        "args": ['--multiline', '--pcre2', *flags, r'(?s)Start(?=.*thing2)', 'test'],
+        "check": 'stdout',
+        "expected": expected,
+    } for i, (flags, expected) in enumerate([([], 'Start \n'), (['--files-with-matches'], 'test\n')], 1)],
+    *[{
+        "name": f'r3173_hidden_whitelist_only_dot#{i}',
+        "ops": [
+            ('dir', 'subdir'),
+            ('file', 'subdir/.foo.txt', 'text'),
+            ('file', '.ignore', '!.foo.txt'),
+        ],
+        "args": ['--files', *paths],
+        **({"cwd": cwd} if cwd else {}),
+        "check": 'stdout',
+        "expected": expected,
+    } for i, (paths, cwd, expected) in enumerate([
+        ([], '', 'subdir/.foo.txt\n'),
+        (['.'], '', './subdir/.foo.txt\n'),
+        (['./'], '', './subdir/.foo.txt\n'),
+        ([], 'subdir', '.foo.txt\n'),
+        (['.'], 'subdir', './.foo.txt\n'),
+        (['./'], 'subdir', './.foo.txt\n'),
+    ], 1)],
+    {
+        "name": 'r3179_global_gitignore_cwd',
+        "ops": [
+            ('dir', 'a/b/c'),
+            ('file', 'a/b/c/haystack', ''),
+            ('file', '.test.gitignore', '/haystack'),
+        ],
+        "args": ['--files', '--ignore-file', '{DIR}/.test.gitignore', '{DIR}'],
+        "cwd": 'a/b/c',
+        "check": 'err',
+    },
+    {
+        "name": 'r3180_look_around_panic',
+        "ops": [
+            ('file', 'haystack', ' b b b b b b b b\nc\n'),
+        ],
+        "args": [r'(^|[^a-z])((([a-z]+)?)\s)?b(\s([a-z]+)?)($|[^a-z])', 'haystack', '-U', '-rx'],
+        "check": 'stdout',
+        "expected": 'xbxbx\n',
+    },
+    {
+        "name": 'r3275_git_global_config_env',
+        "ops": [
+            ('dir', 'foo'),
+            ('file', '.git', ''),
+            ('file', 'foo/foo1', ''),
+            ('file', 'foo/foo2', ''),
+            ('file', 'global-excludes-nonstandard', 'foo2'),
+            ('file', 'global-config-nonstandard', '[core]\n\texcludesFile = {DIR}/global-excludes-nonstandard'),
+        ],
+        "env": {"GIT_CONFIG_GLOBAL": '{DIR}/global-config-nonstandard'},
+        "args": ['--files', 'foo'],
+        "check": 'stdout',
+        "expected": 'foo/foo1\n',
     },
 ]

@@ -254,7 +254,8 @@ class Narrowing:
         if extra:
             from sleuth.engine.ignore import IgnoreOracle
 
-            oracle = IgnoreOracle(self.state.workspace, options)
+            # the request's targets: -d and -g count from the folder searched, as the walk counts them
+            oracle = IgnoreOracle(self.state.workspace, options, targets or None)
         limit = options.max_file_size_bytes if options is not None else None
         if limit is not None and 0 <= largest <= limit:
             limit = None
