@@ -426,6 +426,7 @@ class Session:
         built itself (its own progress display, rg-like defaults), else this session's."""
         started = time.monotonic()
         outcome, result = "ok", None
+        partial = ctx.partial if ctx is not None else invocation.partial
         try:
             try:
                 run, own, budget = self.prepare(invocation, rate_limited, follow_report=False)
@@ -440,9 +441,10 @@ class Session:
         except SleuthError as exc:
             outcome = exc.code
             raise
-        finally:
+        finally:  # a door that streamed (the CLI's printers) counts what it was sent
             self.record(InvocationRecord(invocation.command, invocation.args, outcome, result,
-                                         (time.monotonic() - started) * 1000))
+                                         (time.monotonic() - started) * 1000,
+                                         partial.sent if isinstance(partial, StreamSink) else 0))
 
     def record(self, record: InvocationRecord) -> None:
         """Metrics, the log line (``log_file`` and every log sink, when ``log_level`` lets it pass) and
