@@ -17,7 +17,9 @@ median of the same run:
   source checkout's ``server/`` folder, started as ``python -m sleuth`` with that folder first on
   ``PYTHONPATH``; the new code is started the same way, so their start-up is alike).
 
-``--no-server`` (the default) runs cold; ``--warm`` lets a running server of the corpus answer.
+Cold by default (``--no-server``); ``--warm CACHE`` starts ``sleuth serve`` on the corpus with its
+index in ``CACHE`` (as ``bench/warm_cli.py`` does; built first when not current, which takes minutes),
+waits for it and its CLI fork server, and lets it answer (the old CLI asks it for a whole answer).
 """
 
 from __future__ import annotations
@@ -62,8 +64,24 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--pattern", action="append")
     parser.add_argument("--old", help="a checkout's server/ folder to time as the old code")
-    parser.add_argument("--warm", action="store_true", help="let a running server answer (default: --no-server)")
+    parser.add_argument("--warm", metavar="CACHE", help="start a server with its index in CACHE and let it answer")
     ns = parser.parse_args()
+    server = None
+    if ns.warm:
+        from warm_cli import start_server, wait_fork_server, wait_ready
+
+        ns.corpus = os.path.realpath(ns.corpus)
+        server = start_server(ns.corpus, ns.warm)
+        print(f"server ready after {wait_ready(server, ns.corpus):.1f} s; fork server "
+              f"{'listening' if wait_fork_server(ns.corpus, [sys.executable, '-m', 'sleuth']) else 'NOT listening'}")
+    try:
+        return _run(ns)
+    finally:
+        if server is not None:
+            server.close()
+
+
+def _run(ns: argparse.Namespace) -> int:
     rg = rg_binary()
     flags = ["-n", "--no-heading", "--color", "never"]
     tools: list[tuple[str, list[str], dict[str, str]]] = [("rg", [rg, *flags], _ENV)]
@@ -73,7 +91,7 @@ def main() -> int:
             env = dict(_ENV, PYTHONPATH=os.path.abspath(src))
             tools.append((name, [sys.executable, "-m", "sleuth", "grep", *server_flag, *flags], env))
     print(f"corpus {ns.corpus}; {ns.runs} runs each, alternating; medians in seconds (ratio to rg's); "
-          f"load {os.getloadavg()[0]:.2f}; {'warm' if ns.warm else 'cold (--no-server)'}")
+          f"load {os.getloadavg()[0]:.2f}; {'warm (a server answers)' if ns.warm else 'cold (--no-server)'}")
     for pattern in ns.pattern or PATTERNS:
         times: dict[str, dict[str, list[float]]] = {name: {"first": [], "head": [], "total": []} for name, _, _ in tools}
         lines: dict[str, int] = {}

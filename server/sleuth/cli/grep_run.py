@@ -355,8 +355,10 @@ class _Run:
             code = search_stdin(args, self.cold, as_json, take)
         else:
             cold = self.cold if decoder is None else (lambda: self.streaming(decoder))
+            warm = None if decoder is None else (lambda batch: self.feed(decoder, batch) or not decoder.stopped)
             try:
-                code = run_search(name, args, self.workspace, cold, as_json, take, no_server=self.ns.no_server)
+                code = run_search(name, args, self.workspace, cold, as_json, take, no_server=self.ns.no_server,
+                                  partial=warm)
             finally:
                 if self._made:
                     self._made[0].partial = None
