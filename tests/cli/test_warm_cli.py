@@ -27,7 +27,7 @@ from harness import Session, start_session  # noqa: E402
 
 from sleuth.core import warm  # noqa: E402
 from sleuth.engine.index.store import store_dir  # noqa: E402
-from tests.conftest import SLEUTH  # noqa: E402  (the installed command, as users start it)
+from tests.conftest import HANG_S, SLEUTH  # noqa: E402  (the installed command, as users start it)
 
 FILES = {
     "src/UserController.cs": "class UserController {\n  // find the user\n  void GetUser() {}\n}\n",
@@ -549,3 +549,33 @@ async def test_another_user_gets_no_fork(server: tuple[Session, pathlib.Path], r
     for folder in (runtime_dir, pathlib.Path(path).parent):
         os.chmod(folder, 0o700)
     assert (await asyncio.to_thread(forked, root, "grep", "user")).returncode == 0
+
+
+@pytest.fixture
+def search_gate(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> pathlib.Path:
+    """The search gate (:mod:`sleuth.engine.test_gates`) for the server this test starts after it."""
+    gate = tmp_path / "search-gate"
+    monkeypatch.setenv("SLEUTH_TEST_SEARCH_GATE", str(gate))
+    return gate
+
+
+async def test_the_warm_answer_streams(search_gate: pathlib.Path, server: tuple[Session, pathlib.Path]) -> None:
+    """A warm ``sleuth grep`` prints the server's first batch while the server's search is held
+    (issue 30 item 2): the server streams its batches over the warm socket, the CLI prints each."""
+    session, root = server
+    cold = await asyncio.to_thread(cli, root, "grep", "-n", "user", "--no-server")
+    before = await served(session, "sleuth.grep")  # a warm call is counted before its answer is sent
+    search_gate.write_text("held\n")
+    proc = subprocess.Popen([SLEUTH, "grep", "-n", "user"], cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env=dict(os.environ, SLEUTH_TEST_SEARCH_GATE=""))  # the CLI's own search never holds
+    try:
+        assert proc.stdout is not None
+        first = await asyncio.wait_for(asyncio.to_thread(proc.stdout.readline), HANG_S)
+        assert proc.poll() is None and await served(session, "sleuth.grep") == before  # still held: not answered
+        assert first.decode() == cold.stdout.splitlines(keepends=True)[0]
+        search_gate.unlink()
+        rest = await asyncio.to_thread(proc.stdout.read)
+        await asyncio.to_thread(proc.wait, HANG_S)
+    finally:
+        proc.kill()
+    assert (proc.returncode, (first + rest).decode()) == (0, cold.stdout)

@@ -159,13 +159,16 @@ def add_server_flag(parser: Any) -> None:
 
 def run_search(name: str, args: dict[str, Any], workspace: Workspace, cold: Callable[[], CommandContext],
                as_json: bool, render: Callable[[dict[str, Any]], int], *, no_server: bool,
-               settings: Settings | None = None) -> int:
+               settings: Settings | None = None,
+               partial: Callable[[list[dict[str, Any]]], bool] | None = None) -> int:
     """:func:`run_command`, answered by a running server of ``workspace``'s folders when there is one
     (:mod:`sleuth.cli.warm`; the result object is the cold path's, rendered the same way); ``cold``
     makes the context only when the search runs here. ``settings``: the call's
-    :func:`workspace_settings`, read once by the caller (else read here, for the server's question)."""
+    :func:`workspace_settings`, read once by the caller (else read here, for the server's question).
+    ``partial``: the server's streamed batches (the cold path streams through ``cold()``'s own
+    ``partial``)."""
     if not no_server:
-        answer = ask_server(name, args, [r.path for r in workspace.roots], settings)
+        answer = ask_server(name, args, [r.path for r in workspace.roots], settings, partial)
         if answer is not None:
             if answer.error is not None:
                 return report_remote_error(answer.error, as_json)
@@ -203,12 +206,14 @@ def cli_path(workspace: Workspace, typed: str | None, here_by_default: bool = Fa
     return relative + ("/" if typed.endswith("/") and relative != "." else "")
 
 
-def ask_server(name: str, args: dict[str, Any], roots: list[str], settings: Settings | None = None) -> Answer | None:
+def ask_server(name: str, args: dict[str, Any], roots: list[str], settings: Settings | None = None,
+               partial: Callable[[list[dict[str, Any]]], bool] | None = None) -> Answer | None:
     """The running server's :class:`~sleuth.cli.warm.Answer`, or None (run cold); ``settings``: the
-    call's :func:`workspace_settings` when the caller has read them already."""
+    call's :func:`workspace_settings` when the caller has read them already; ``partial``: the
+    server's streamed batches."""
     from sleuth.cli.warm import ask
 
-    return ask(name, args, roots, settings if settings is not None else workspace_settings(roots))
+    return ask(name, args, roots, settings if settings is not None else workspace_settings(roots), partial)
 
 
 def report_remote_error(error: dict[str, Any], as_json: bool) -> int:

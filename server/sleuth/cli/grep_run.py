@@ -3,8 +3,12 @@ types, the modes (``--files``, ``-l``, ``--files-without-match``, ``-c``, ``--co
 ``--json``), one ``sleuth.grep`` per path argument (a path that fails is reported and the others
 are still searched, as rg does), and the printing.
 
-Searching goes through :func:`sleuth.cli.common.run_search`, so a running server may answer; the
-result object is the same either way and everything printed is a function of it and the flags.
+Searching goes through :func:`sleuth.cli.common.run_search`, so a running server may answer. Each
+mode prints through one sink of typed events (:mod:`sleuth.cli.grep_sinks`): a search run here
+streams its items to it as files are searched (the engine's partial batches, in final order), a
+server's answer is replayed through the same sink, so both print the same bytes. A sink that wants
+no more (``-q`` found a match; standard output's reader went away, ``| head -1``) cancels the search,
+pool and all; a write error is then reported as rg does (a broken pipe: quietly, status 0).
 """
 
 from __future__ import annotations
@@ -16,10 +20,12 @@ from typing import Any, Callable
 
 from sleuth.cli.common import (EXIT_ERROR, EXIT_FOUND, EXIT_NONE, ProgressBar, cli_path, cli_settings, cli_workspace,
                                make_context, print_json, run_search, workspace_settings)
-from sleuth.cli.grep_print import Colours, PrintOptions, print_counts, print_events, print_paths
-from sleuth.cli.grep_semantics import STDIN_PATH, printable_events, search_stdin, stdin_is_readable
+from sleuth.cli.grep_print import Colours, PrintOptions, print_paths
+from sleuth.cli.grep_semantics import STDIN_PATH, search_stdin, stdin_is_readable
+from sleuth.cli.grep_sinks import Counts, Paths, Quiet, Reversed, Standard, Tally, Tee, Without
 from sleuth.cli.rg_flags import rg_ignore_args
 from sleuth.engine.errors import SleuthError
+from sleuth.engine.events import Decoder, Sink, Summary
 
 __all__ = ["run_grep_cli", "merge_results"]
 
@@ -176,15 +182,6 @@ def _display(workspace: Any, where: str | None, typed: str, separator: str | Non
     return show
 
 
-def _file_groups(events: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
-    groups: list[list[dict[str, Any]]] = []
-    for event in events:
-        if not groups or groups[-1][0]["path"] != event["path"]:
-            groups.append([])
-        groups[-1].append(event)
-    return groups
-
-
 def _sort(ns: argparse.Namespace) -> None:
     """rg's ``--sort``/``--sortr``: ascending by path or time (the engine sorts by path, or newest first)."""
     key, descending = (ns.sortr, True) if ns.sortr else (ns.sort or "path", False)
@@ -261,9 +258,25 @@ def _mode(ns: argparse.Namespace) -> str:
             else "count" if ns.count else "content")
 
 
+class _Stream:
+    """The cold search's partial-result sink (:class:`sleuth.core.session.StreamSink`): batches to the
+    printer, counted for the log line (the result then holds only what was not streamed)."""
+
+    def __init__(self, feed: Callable[[list[dict[str, Any]]], None]) -> None:
+        self.feed = feed
+        self.sent = 0
+
+    def __call__(self, batch: list[dict[str, Any]]) -> None:
+        self.sent += len(batch)
+        self.feed(batch)
+
+    def trim(self, result: dict[str, Any]) -> dict[str, Any]:
+        return result  # sleuth.grep leaves the streamed items out itself
+
+
 class _Run:
     """One ``sleuth grep``: a ``sleuth.grep`` (and, where the mode needs the file list, a
-    ``sleuth.files``) per path argument, then the printing of the mode."""
+    ``sleuth.files``) per path argument, its events through the mode's sink as they come."""
 
     def __init__(self, ns: argparse.Namespace, to_args: Callable[[argparse.Namespace, str | None], dict[str, Any]],
                  colours: Colours | None) -> None:
@@ -283,9 +296,34 @@ class _Run:
         self.results: list[dict[str, Any]] = []
         self.listings: list[dict[str, Any]] = []
         self.failures = 0
+        self.stopped = False  # the sink wanted no more: the searches left are not run
+        self.write_error: OSError | None = None  # standard output failed while streaming (raised at the end)
         # rg searches standard input when no path is given and it is a file, a pipe or a socket
         self.paths: list[str | None] = list(ns.paths) or [
             STDIN_PATH if stdin_is_readable() and "-" not in ns.file else None]  # -f- took the input already
+        self.tally = Tally()
+        self.printer: Sink | None = None
+        self.sink: Sink = self.tally
+        if self.mode != "files" and not ns.result_json:
+            self.printer = self.mode_sink(self.options())
+            self.sink = Tee(self.tally, Reversed(self.printer) if ns.reverse_groups else self.printer)
+
+    def mode_sink(self, options: PrintOptions) -> Sink:
+        """The printer of the mode (``--json`` first, as rg)."""
+        ns, mode = self.ns, self.mode
+        if ns.json:
+            from sleuth.cli.rg_json import Json
+
+            return Json(quiet=bool(ns.quiet), inverted=ns.invert_match)  # -q: the summary alone
+        if mode == "with":
+            return Paths(options)
+        if mode == "without":  # (with -q: nothing printed, found when such a file exists, as rg 15)
+            return Without(options, quiet=bool(ns.quiet))
+        if mode in ("count", "count_matches"):
+            return Counts(options, matches=mode == "count_matches", listed=[] if ns.include_zero else None)
+        if mode == "quiet":
+            return Quiet(stop=not ns.stats)  # --stats counts everything
+        return Standard(options)
 
     def where(self, path: str | None) -> str | None:
         """The ``path`` argument the commands get for a path argument (or none) typed here."""
@@ -302,16 +340,52 @@ class _Run:
             self._made.append(make_context(self.ns.root, ProgressBar(), settings=cli_settings(self.settings())))
         return self._made[0]
 
-    def search(self, name: str, args: dict[str, Any], into: list[dict[str, Any]], as_json: bool = False) -> bool:
+    def feed(self, decoder: Decoder, items: list[dict[str, Any]], token: Any = None) -> None:
+        """Items (a partial batch, or what a result still holds) through the sink, and out at once;
+        a sink that wants no more, or standard output that fails, cancels ``token``'s search."""
+        if decoder.stopped:
+            return
+        try:
+            if self._made and isinstance(self._made[0].progress, ProgressBar):
+                self._made[0].progress.clear()  # no progress line among the output's lines
+            going = decoder.items(items)
+            sys.stdout.flush()
+        except OSError as exc:  # EPIPE (`| head -1`), a full disk: reported once the search has stopped
+            self.write_error = exc
+            decoder.stopped, going = True, False
+        if not going and token is not None:
+            token.cancel()
+
+    def streaming(self, decoder: Decoder) -> Any:
+        """The cold context, with its partial batches going to ``decoder``."""
+        ctx = self.cold()
+        ctx.partial = _Stream(lambda batch: self.feed(decoder, batch, ctx.token))
+        return ctx
+
+    def search(self, name: str, args: dict[str, Any], into: list[dict[str, Any]], as_json: bool = False,
+               decoder: Decoder | None = None) -> bool:
         def take(result: dict[str, Any]) -> int:
             into.append(result)
+            if decoder is not None:  # what was not streamed: a server's whole answer, standard input's
+                self.feed(decoder, result["matches"])
+                if not decoder.stopped:
+                    decoder.end_file()
             return EXIT_FOUND
 
         if args.get("path") == STDIN_PATH:  # standard input is searched here, never by a server
             code = search_stdin(args, self.cold, as_json, take)
         else:
-            code = run_search(name, args, self.workspace, self.cold, as_json, take, no_server=self.ns.no_server,
-                              settings=None if self.ns.no_server else self.settings())
+            cold = self.cold if decoder is None else (lambda: self.streaming(decoder))
+            warm = None if decoder is None else (lambda batch: self.feed(decoder, batch) or not decoder.stopped)
+            try:
+                code = run_search(name, args, self.workspace, cold, as_json, take, no_server=self.ns.no_server,
+                                  settings=None if self.ns.no_server else self.settings(), partial=warm)
+            finally:
+                if self._made:
+                    self._made[0].partial = None
+        if decoder is not None and decoder.stopped:
+            self.stopped = True  # (cancelled by the sink: not a failure)
+            return True
         if code == EXIT_FOUND:
             return True
         self.failures += 1  # reported by run_search; rg goes on with the other paths
@@ -323,17 +397,21 @@ class _Run:
             return self.run_result_json()
         listing = mode in ("files", "without") or (mode in ("count", "count_matches") and ns.include_zero)
         for path in self.paths:
+            if self.stopped:
+                break
             where = self.where(path)
             show = _display(self.workspace, where, "" if path is None else path, ns.path_separator)
             if mode != "files":
-                if not self.search("sleuth.grep", self.to_args(ns, where), self.results):
+                if not self.search("sleuth.grep", self.to_args(ns, where), self.results, decoder=Decoder(self.sink, show)):
                     continue
-                for event in self.results[-1]["matches"]:
-                    event["path"] = show(event["path"])
             if listing and path != STDIN_PATH and self.search("sleuth.files", _files_args(ns, where), self.listings):
                 for item in self.listings[-1]["items"]:
                     item["path"] = show(item["path"])
-        found, errors = self.print()
+        if self.write_error is not None:
+            raise self.write_error  # (sleuth.cli.main: a broken pipe ends quietly, as rg)
+        found, errors = self.finish()
+        if ns.quiet and found:  # (with --files-without-match: a file without a match was found, as rg 15)
+            return EXIT_FOUND
         nothing_searched = False
         if mode != "files" and self.paths == [None] and self.results and not found and not self.failures \
                 and not errors:  # rg says it only when no path was given (rg 15: explicit paths are meant)
@@ -347,8 +425,6 @@ class _Run:
                                  "-uu searches everything.\n")
             for error in errors:
                 sys.stderr.write(f"sleuth: {error['path']}: {error['error']}\n")
-        if ns.quiet and found:  # (with --files-without-match: a file without a match was found, as rg 15)
-            return EXIT_FOUND
         if self.failures or errors or nothing_searched:
             return EXIT_ERROR  # rg 14.1: nothing searched is an error too
         return EXIT_FOUND if found else EXIT_NONE
@@ -381,52 +457,29 @@ class _Run:
             context_field_separator=ns.field_context_separator, only_matching=bool(ns.only_matching),
             crlf=bool(ns.crlf), byte_offset=bool(ns.byte_offset))
 
-    def print(self) -> tuple[bool, list[dict[str, Any]]]:
-        """Print the mode's output; whether anything was found, and the files that could not be read."""
-        ns, mode, options = self.ns, self.mode, self.options()
+    def finish(self) -> tuple[bool, list[dict[str, Any]]]:
+        """The end of the output (what needs every file: listings, reversed order, the summary);
+        whether anything was found, and the files that could not be read."""
+        ns, mode = self.ns, self.mode
         listed = [item["path"] for listing in self.listings for item in listing["items"]]
         if mode == "files":
             paths = list(reversed(listed)) if ns.reverse_groups else listed
             if not ns.quiet:
-                print_paths(paths, options)
+                print_paths(paths, self.options())
             return bool(paths), [e for listing in self.listings for e in listing["errors"]]
         result = merge_results(self.results) if self.results else None
-        groups = _file_groups(result["matches"] if result else [])
-        if ns.reverse_groups:
-            groups.reverse()
-        events = [e for g in groups for e in g]
-        errors = result["errors"] if result else []
-        matched = [g[0]["path"] for g in groups if any(e["type"] in ("match", "file", "count") for e in g)]
-        found = bool(matched)
-        if ns.json:
-            from sleuth.cli.rg_json import print_rg_json
-
-            # -q: the summary alone
-            print_rg_json(groups, options, result, quiet=bool(ns.quiet), inverted=ns.invert_match)
-        elif mode == "content":
-            print_events(list(printable_events(events)), options)
-        elif mode == "with":
-            print_paths(matched, options)
-        elif mode == "without":
-            have = set(matched)
-            rest = [p for p in listed if p not in have]
-            if not ns.quiet:
-                print_paths(rest, options)
-            found = bool(rest)
-        elif mode in ("count", "count_matches"):
-            if mode == "count":
-                counts = [(e["path"], e["count"]) for e in events if e["type"] == "count"]
-            else:
-                counts = [(g[0]["path"], sum(len(e.get("submatches") or [e]) for e in g if e["type"] == "match"))
-                          for g in groups]
-                counts = [c for c in counts if c[1]]
-            if ns.include_zero:
-                have_counts = dict(counts)
-                counts = [(p, have_counts.get(p, 0)) for p in listed]
-            print_counts(counts, options)
+        printer = self.printer
+        if isinstance(printer, Without) or (isinstance(printer, Counts) and printer.listed is not None):
+            printer.listed = listed
+        self.sink.finish(Summary(files_scanned=result["files_scanned"] if result else 0,
+                                 files_matched=result["files_matched"] if result else 0,
+                                 elapsed_ms=result["elapsed_ms"] if result else 0.0,
+                                 truncated=bool(result and result["truncated"]),
+                                 errors=result["errors"] if result else None))
+        found = printer.printed > 0 if isinstance(printer, Without) else self.tally.files_matched > 0
         if ns.stats and result is not None and not ns.json:
-            _print_stats(result, events)  # (with -q too, as rg)
-        return found, errors
+            _print_stats(result, self.tally)  # (with -q too, as rg)
+        return found, result["errors"] if result else []
 
     def any_file(self) -> bool:
         """Whether the search had any file to take (a listing of one, per path)."""
@@ -458,10 +511,9 @@ def _files_args(ns: argparse.Namespace, path: str | None) -> dict[str, Any]:
     return {k: v for k, v in args.items() if v is not None}
 
 
-def _print_stats(result: dict[str, Any], events: list[dict[str, Any]]) -> None:
+def _print_stats(result: dict[str, Any], tally: Tally) -> None:
     """rg's ``--stats`` block (Sleuth knows no byte counts of what it read: that line is left out)."""
-    matches = sum(len(e.get("submatches") or [e]) for e in events if e["type"] == "match")
-    lines = sum(1 for e in events if e["type"] == "match")
+    matches, lines = tally.matches, tally.lines
     seconds = result["elapsed_ms"] / 1000
     sys.stdout.write(f"\n{matches} matches\n{lines} matched lines\n{result['files_matched']} files contained matches\n"
                      f"{result['files_scanned']} files searched\n{seconds:.6f} seconds spent searching\n"

@@ -1,5 +1,5 @@
-"""The ``sleuth grep`` flags that change what is matched and shown (rg 14.1's search semantics), and
-how their events print.
+"""The ``sleuth grep`` flags that change what is matched and shown (rg 14.1's search semantics) and
+standard input (how their events print: :class:`sleuth.cli.grep_sinks.Standard`).
 
 Kept apart from :mod:`sleuth.cli.grep` (the command and its output-only flags): each flag here maps
 to one ``sleuth.grep`` argument, so the CLI, the language server, MCP and the tool profiles mean the
@@ -12,14 +12,14 @@ import argparse
 import os
 import stat
 import sys
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Callable
 
 from sleuth.cli.common import report_error
 
 if TYPE_CHECKING:
     from sleuth.commands.context import CommandContext
 
-__all__ = ["add_semantic_flags", "semantic_args", "printable_events", "stdin_is_readable", "search_stdin", "STDIN_PATH"]
+__all__ = ["add_semantic_flags", "semantic_args", "stdin_is_readable", "search_stdin", "STDIN_PATH"]
 
 
 def add_semantic_flags(p: argparse.ArgumentParser) -> None:
@@ -71,45 +71,6 @@ def _memory_map(ns: argparse.Namespace) -> bool:
         return bool(ns.mmap)
     paths = getattr(ns, "paths", None) or []
     return 0 < len(paths) <= 10 and all(p != "-" and os.path.isfile(p) for p in paths)
-
-
-def _binary_notice(event: dict[str, Any]) -> dict[str, Any]:
-    offset = event["binary_offset"]
-    if event.get("binary_stopped"):
-        text = f'WARNING: stopped searching binary file after match (found "\\0" byte around offset {offset})'
-    else:
-        text = f'binary file matches (found "\\0" byte around offset {offset})'
-    return {"type": "notice", "path": event["path"], "text": text}
-
-
-def printable_events(events: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
-    """Events as rg prints them: a match shows its ``replacement`` when there is one; a binary file's
-    matches from its NUL's block on become one "binary file matches" line; a binary file whose search
-    stopped at its NUL ends with rg's warning."""
-    skipping: str | None = None  # a path whose remaining events the binary line stands for
-    warn: dict[str, Any] | None = None
-    for event in events:
-        path = event.get("path")
-        if warn is not None and path != warn["path"]:
-            yield warn
-            warn = None
-        if path == skipping:
-            continue
-        skipping = None
-        if "binary_offset" in event:
-            if event.get("binary_stopped"):
-                warn = _binary_notice(event)
-            else:
-                skipping = path
-                yield _binary_notice(event)
-                continue
-        if "replacement" in event:
-            event = dict(event, text=event["replacement"])
-        yield event
-        if "binary_after" in event:  # matched before its NUL only: rg says so after them
-            yield _binary_notice(dict(event, binary_offset=event["binary_after"]))
-    if warn is not None:
-        yield warn
 
 
 STDIN_PATH = "-"

@@ -1,11 +1,12 @@
 """``sleuth grep --json``: rg's JSON Lines (``begin``, ``match``, ``context``, ``end`` per file, then
-``summary``), the format tools that parse rg read (VS Code's own search provider does).
+``summary``), the format tools that parse rg read (VS Code's own search provider does); a sink of
+the search's events (:mod:`sleuth.cli.grep_sinks`), so each line is printed as its file is searched.
 
 The CLI asks ``sleuth.grep`` for ``byte_offsets``: each event's ``offset`` is rg's
 ``absolute_offset`` (its line's first byte in the file, after decoding as rg's), and a file's last
 event carries its ``bytes_searched`` (rg's count: all of it, up to the last matching line with
 ``-m``, up to the NUL of a binary file); a binary file's ``end`` has its NUL's offset as rg's. The
-line numbers and the submatches' ``start``/``end`` are exact; a line's text carries ``\n`` as its
+line numbers and the submatches' ``start``/``end`` are exact; a line's text carries ``\\n`` as its
 end (the result keeps no line terminator). ``bytes_printed`` is 0 and the per-file times are 0; the
 summary's are the search's own. ``--result-json`` prints the ``sleuth.grep`` result object instead.
 """
@@ -16,9 +17,10 @@ import json
 import sys
 from typing import Any
 
-from sleuth.cli.grep_print import PrintOptions, line_bytes
+from sleuth.cli.grep_print import line_bytes
+from sleuth.engine.events import Begin, Context, End, Event, Match, Summary
 
-__all__ = ["print_rg_json"]
+__all__ = ["Json"]
 
 
 def _data(text: str) -> dict[str, str]:
@@ -41,49 +43,69 @@ def _emit(kind: str, data: dict[str, Any]) -> None:
     sys.stdout.write(json.dumps({"type": kind, "data": data}, ensure_ascii=False, separators=(",", ":")) + "\n")
 
 
-def print_rg_json(groups: list[list[dict[str, Any]]], options: PrintOptions, result: dict[str, Any] | None,
-                  quiet: bool = False, inverted: bool = False) -> None:
-    """The messages of ``groups`` (one file each, in order), then the summary; ``quiet``: the summary alone;
-    ``inverted`` (``-v``): a match line has no submatches, as in rg."""
-    emit = (lambda kind, data: None) if quiet else _emit
-    totals = {"bytes_searched": 0, "bytes_printed": 0, "matched_lines": 0, "matches": 0,
-              "searches": 0, "searches_with_match": 0}
-    for group in groups:
-        path = _data(options.display(group[0]["path"]))
-        emit("begin", {"path": path})
-        stats = {"matched_lines": 0, "matches": 0}
-        for event in group:
-            if event["type"] not in ("match", "context"):
-                continue
-            text = event["text"] + ("\r\n" if event.get("cr") else "\n")
-            subs = []
-            if event["type"] == "match" and not inverted:
-                replaced = event.get("match_replacements") or ()  # -r: rg 15 prints each match replaced
-                for i, s in enumerate(event.get("submatches") or ([event] if event.get("column") else [])):
-                    a, b = s["column"] - 1, s["end_column"] - 1
-                    sub = {"match": _data(line_bytes(event["text"])[a:b].decode("utf-8", "surrogateescape"))}
-                    if i < len(replaced):
-                        sub["replacement"] = _data(replaced[i])
-                    subs.append({**sub, "start": a, "end": b})
-            if event["type"] == "match":
-                stats["matched_lines"] += 1
-                stats["matches"] += len(subs)
-            emit(event["type"], {"path": path, "lines": _data(text), "line_number": event["line"],
-                                  "absolute_offset": event.get("offset", 0), "submatches": subs})
-        seconds = 0.0
-        searched = group[-1].get("bytes_searched", 0)
-        binary = next((e.get("binary_offset", e.get("binary_after")) for e in group
-                       if "binary_offset" in e or "binary_after" in e), None)
-        emit("end", {"path": path, "binary_offset": binary, "stats": {
-            "elapsed": _elapsed(seconds), "searches": 1, "searches_with_match": 1 if stats["matched_lines"] else 0,
-            "bytes_searched": searched, "bytes_printed": 0, "matched_lines": stats["matched_lines"],
-            "matches": stats["matches"]}})
-        totals["bytes_searched"] += searched
+class Json:
+    """rg's JSON printer: the messages of each file as it is searched, then the summary; ``quiet``
+    (``-q``): the summary alone; ``inverted`` (``-v``): a match line has no submatches, as in rg."""
+
+    def __init__(self, quiet: bool = False, inverted: bool = False) -> None:
+        self.emit = (lambda kind, data: None) if quiet else _emit
+        self.inverted = inverted
+        self.totals = {"bytes_searched": 0, "bytes_printed": 0, "matched_lines": 0, "matches": 0,
+                       "searches": 0, "searches_with_match": 0}
+        self._path: dict[str, str] = {}
+        self._lines = self._matches = self._searched = 0
+        self._binary: int | None = None
+
+    def event(self, event: Event) -> bool:
+        kind = type(event)
+        if kind is Match or kind is Context:
+            self.line(event)  # type: ignore[arg-type]
+        elif kind is Begin:
+            self._path = _data(event.path)  # type: ignore[union-attr]
+            self._lines = self._matches = self._searched = 0
+            self._binary = None
+            self.emit("begin", {"path": self._path})
+        elif kind is End:
+            self.end()
+        return True
+
+    def line(self, event: Match | Context) -> None:
+        is_match = type(event) is Match
+        text = event.text + ("\r\n" if event.cr else "\n")
+        subs = []
+        if is_match and not self.inverted:
+            raw = line_bytes(event.text)
+            replaced = event.match_replacements or ()  # type: ignore[union-attr]  # -r: rg 15 prints each replaced
+            for i, (a, b) in enumerate(event.spans()):  # type: ignore[union-attr]
+                sub = {"match": _data(raw[a:b].decode("utf-8", "surrogateescape"))}
+                if i < len(replaced):
+                    sub["replacement"] = _data(replaced[i])
+                subs.append({**sub, "start": a, "end": b})
+        if is_match:
+            self._lines += 1
+            self._matches += len(subs)
+        if self._binary is None:
+            self._binary = event.binary_offset if event.binary_offset is not None else \
+                (event.binary_after if is_match else None)  # type: ignore[union-attr]
+        self._searched = event.bytes_searched or 0  # the file's last line event carries it
+        self.emit("match" if is_match else "context", {"path": self._path, "lines": _data(text),
+                                                        "line_number": event.line,
+                                                        "absolute_offset": event.offset or 0, "submatches": subs})
+
+    def end(self) -> None:
+        lines = self._lines
+        self.emit("end", {"path": self._path, "binary_offset": self._binary, "stats": {
+            "elapsed": _elapsed(0.0), "searches": 1, "searches_with_match": 1 if lines else 0,
+            "bytes_searched": self._searched, "bytes_printed": 0, "matched_lines": lines, "matches": self._matches}})
+        totals = self.totals
+        totals["bytes_searched"] += self._searched
         totals["searches"] += 1
-        totals["searches_with_match"] += 1 if stats["matched_lines"] else 0
-        totals["matched_lines"] += stats["matched_lines"]
-        totals["matches"] += stats["matches"]
-    seconds = (result or {}).get("elapsed_ms", 0) / 1000
-    summary = {"data": {"elapsed_total": _elapsed(seconds), "stats": {"elapsed": _elapsed(seconds), **totals}},
-               "type": "summary"}
-    sys.stdout.write(json.dumps(summary, separators=(",", ":"), sort_keys=True) + "\n")  # rg's summary is sorted
+        totals["searches_with_match"] += 1 if lines else 0
+        totals["matched_lines"] += lines
+        totals["matches"] += self._matches
+
+    def finish(self, summary: Summary) -> None:
+        seconds = summary.elapsed_ms / 1000
+        message = {"data": {"elapsed_total": _elapsed(seconds), "stats": {"elapsed": _elapsed(seconds), **self.totals}},
+                   "type": "summary"}
+        sys.stdout.write(json.dumps(message, separators=(",", ":"), sort_keys=True) + "\n")  # rg's is sorted

@@ -12,7 +12,7 @@ import json
 import os
 import socket
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from sleuth.core.warm import PROTOCOL, environment, guards, peer_uid, private_dir, socket_path
 from sleuth.core.warm_paths import NO_SERVER_ENV
@@ -30,9 +30,19 @@ class Answer:
     error: dict[str, Any] | None = None
 
 
-def ask(command: str, args: dict[str, Any], roots: Sequence[str], settings: Any) -> Answer | None:
+Partial = Callable[[list[dict[str, Any]]], bool]  # a streamed batch; False: the caller wants no more
+
+
+def ask(command: str, args: dict[str, Any], roots: Sequence[str], settings: Any,
+        partial: Partial | None = None) -> Answer | None:
     """``command(args)`` answered by the server of ``roots`` (canonical paths, in order) whose
-    settings match ``settings`` (the CLI's own :func:`~sleuth.cli.common.workspace_settings`)."""
+    settings match ``settings`` (the CLI's own :func:`~sleuth.cli.common.workspace_settings`).
+
+    ``partial``: the server streams the result's items in batches as it finds them (``{"partial":
+    [...]}`` lines before the answer, whose list then leaves them out; a server that does not stream
+    answers whole, which is the same to the caller). Once a batch was taken the call cannot fall
+    back to a cold run (its output is out): a connection lost then is an error; ``partial``
+    returning False hangs up, which cancels the server's search, and answers ``cancelled``."""
     if os.environ.get(NO_SERVER_ENV) == "1":
         return None
     path = socket_path(roots)
@@ -50,11 +60,19 @@ def ask(command: str, args: dict[str, Any], roots: Sequence[str], settings: Any)
         sock.settimeout(None)  # the search takes as long as it takes (Ctrl-C closes the socket: the server stops)
         request = {"v": PROTOCOL, "command": command, "args": args, "roots": list(roots), "guards": guards(settings),
                    "environment": environment(args)}
+        if partial is not None:
+            request["stream"] = True
+        streamed = [False]
         try:
             sock.sendall(json.dumps(request).encode("ascii") + b"\n")
-            raw = _read_all(sock)
+            raw = _read_all(sock) if partial is None else _read_streamed(sock, partial, streamed)
         except OSError:
+            if streamed[0]:
+                return Answer(error={"code": "internal", "message": "The server closed the connection mid-answer.",
+                                     "hint": "Retry with --no-server."})
             return None
+        if raw is None:
+            return Answer(error={"code": "cancelled", "message": "Cancelled."})
     finally:
         sock.close()
     try:
@@ -71,6 +89,27 @@ def ask(command: str, args: dict[str, Any], roots: Sequence[str], settings: Any)
             return None  # an older server that lacks an argument this CLI sends (a new flag): cold
         return Answer(error=error)
     return None  # refused: cold
+
+
+def _read_streamed(sock: socket.socket, partial: Partial, streamed: list[bool]) -> bytes | None:
+    """The answer line, handing each ``{"partial": [...]}`` line before it to ``partial``; None once
+    ``partial`` wanted no more (the caller hangs up: the server's search is cancelled)."""
+    pending = b""
+    while True:
+        chunk = sock.recv(1 << 20)
+        if not chunk:
+            raise OSError("the server closed the connection before a whole answer")
+        pending += chunk
+        while True:
+            newline = pending.find(b"\n")
+            if newline < 0:
+                break
+            line, pending = pending[:newline + 1], pending[newline + 1:]
+            if not line.startswith(b'{"partial":'):
+                return line
+            streamed[0] = True
+            if not partial(json.loads(line)["partial"]):
+                return None
 
 
 def _read_all(sock: socket.socket) -> bytes:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping, Protocol, runtime_checkable
 
 from sleuth.commands.args import check_depth
 from sleuth.core.registry import COMMANDS, Runner
@@ -22,8 +22,8 @@ from sleuth.engine.errors import BadArgs, SleuthError
 if TYPE_CHECKING:
     from sleuth.commands.context import CommandContext
 
-__all__ = ["InvocationRecord", "InternalError", "NotAvailable", "check_call", "resolve_command", "mapped_error",
-           "append_log_line", "run_once"]
+__all__ = ["InvocationRecord", "InternalError", "NotAvailable", "StreamSink", "check_call", "resolve_command",
+           "mapped_error", "append_log_line", "run_once"]
 
 
 class InternalError(SleuthError):
@@ -37,6 +37,18 @@ class NotAvailable(SleuthError):
 
     code = "not_available"
     default_hint = "This Sleuth installation lacks that module; reinstall or upgrade Sleuth."
+
+
+@runtime_checkable
+class StreamSink(Protocol):
+    """A partial-result sink that also knows what it sent (LSP's ``partialResultToken``, the CLI's
+    printers): the final answer leaves out what was streamed, and the log line counts both."""
+
+    sent: int
+
+    def __call__(self, batch: list[dict[str, Any]]) -> None: ...
+
+    def trim(self, result: dict[str, Any]) -> dict[str, Any]: ...
 
 
 @dataclass(frozen=True)
@@ -119,7 +131,8 @@ def run_once(name: str, args: dict[str, Any], ctx: CommandContext, *, log_tag: s
     """``name(args)`` in ``ctx`` on the caller's thread under the core's policy (the shape, the command,
     errors as :class:`SleuthError`, the log line in ``ctx.settings.log_file``), for a door that makes one
     call and exits (the cold CLI). No rate limit, no metrics: a window over one call means nothing, and
-    a process's metrics are read from the process (a server's ``sleuth.metrics``), which this one is not."""
+    a process's metrics are read from the process (a server's ``sleuth.metrics``), which this one is not.
+    The log line counts what ``ctx.partial`` streamed (the CLI's printers) with what the result holds."""
     started = time.monotonic()
     outcome, result = "ok", None
     try:
@@ -136,5 +149,6 @@ def run_once(name: str, args: dict[str, Any], ctx: CommandContext, *, log_tag: s
         raise
     finally:
         if ctx.settings.log_file:
-            record = InvocationRecord(name, args, outcome, result, (time.monotonic() - started) * 1000)
+            record = InvocationRecord(name, args, outcome, result, (time.monotonic() - started) * 1000,
+                                      ctx.partial.sent if isinstance(ctx.partial, StreamSink) else 0)
             append_log_line(ctx.settings.log_file, log_tag, record.line())

@@ -35,8 +35,8 @@ from sleuth.commands.config import Settings
 from sleuth.commands.context import CommandContext, PartialSink, Services
 from sleuth.core import logline
 from sleuth.core.index import IndexHooks, IndexKeeper, store_misplaced
-from sleuth.core.invocation import (InternalError, InvocationRecord, NotAvailable, append_log_line, check_call,
-                                    mapped_error, resolve_command)
+from sleuth.core.invocation import (InternalError, InvocationRecord, NotAvailable, StreamSink, append_log_line,
+                                    check_call, mapped_error, resolve_command)
 from sleuth.core.registry import COMMANDS, QUICK_COMMANDS, RATE_LIMITED, STREAM_KEYS, Runner
 from sleuth.core.settings import SettingsLayers
 from sleuth.engine.cancel import CancelToken, NullProgress, ProgressSink
@@ -56,18 +56,6 @@ logger = logging.getLogger(__name__)
 
 CANCEL_GRACE_S = 0.1
 TEST_COMMANDS_ENV = "SLEUTH_TEST_COMMANDS"
-
-
-@runtime_checkable
-class StreamSink(Protocol):
-    """A partial-result sink that also knows what it sent (LSP's ``partialResultToken``): the final
-    answer leaves out what was streamed, and the log line counts both."""
-
-    sent: int
-
-    def __call__(self, batch: list[dict[str, Any]]) -> None: ...
-
-    def trim(self, result: dict[str, Any]) -> dict[str, Any]: ...
 
 
 @dataclass
@@ -374,6 +362,7 @@ class Session:
         built itself (its own progress display, rg-like defaults), else this session's."""
         started = time.monotonic()
         outcome, result = "ok", None
+        partial = ctx.partial if ctx is not None else invocation.partial
         try:
             try:
                 run, own, budget = self.prepare(invocation, rate_limited, follow_report=False)
@@ -388,9 +377,10 @@ class Session:
         except SleuthError as exc:
             outcome = exc.code
             raise
-        finally:
+        finally:  # a door that streamed (the CLI's printers) counts what it was sent
             self.record(InvocationRecord(invocation.command, invocation.args, outcome, result,
-                                         (time.monotonic() - started) * 1000))
+                                         (time.monotonic() - started) * 1000,
+                                         partial.sent if isinstance(partial, StreamSink) else 0))
 
     def record(self, record: InvocationRecord) -> None:
         """Metrics, the log line (``log_file`` and every log sink, when ``log_level`` lets it pass) and

@@ -4,7 +4,9 @@ A server (``sleuth serve``, ``sleuth mcp``) listens on ``<dir>/<key>.sock``, whe
 hash of its roots (the index store's key, :func:`roots_key`) and ``dir`` is ``$XDG_RUNTIME_DIR/sleuth``
 or, without it, ``<cache dir>/sleuth-run`` (beside the index stores, not among them): a ``0700``
 folder of the user's. The CLI computes the same path for its own roots, sends one request line and
-reads one answer line. Nothing else listens and
+reads one answer line; a request with ``"stream": true`` (``sleuth grep``'s) first gets the result's
+items in ``{"partial": [...]}`` lines as the search finds them, and the answer's list leaves them
+out, so the CLI prints as the server searches. Nothing else listens and
 nothing is started on demand: without a server the CLI runs cold, as before.
 
 The socket is an attack surface, so the server answers only when:

@@ -179,6 +179,8 @@ class WarmListener:
                          daemon=True).start()
         ctx = CommandContext(workspace=workspace, settings=cli_settings(settings), token=token,
                              services=dataclasses.replace(services, open_buffers=None))
+        if request.get("stream") is True and command == "sleuth.grep":
+            ctx.partial = _Batches(conn, token)
         try:
             result = self.run(command, args, ctx)
         except SleuthError as error:
@@ -186,6 +188,26 @@ class WarmListener:
         if "files_in_workspace" in result:
             result["files_in_workspace"] = None  # the cold CLI has no index to count: its result says None
         return {"result": result}
+
+
+class _Batches:
+    """A streaming client's partial-result sink: each batch a ``{"partial": [...]}`` line before the
+    answer (whose list then leaves them out), so the CLI prints as the server searches. A client
+    that went away cancels the search. Counted for the log line (a :class:`~sleuth.core.session.StreamSink`)."""
+
+    def __init__(self, conn: socket.socket, token: Any) -> None:
+        self.conn, self.token = conn, token
+        self.sent = 0
+
+    def __call__(self, batch: list[dict[str, Any]]) -> None:
+        self.sent += len(batch)
+        try:
+            self.conn.sendall(b'{"partial":' + json.dumps(batch, separators=(",", ":")).encode("ascii") + b"}\n")
+        except OSError:
+            self.token.cancel()
+
+    def trim(self, result: dict[str, Any]) -> dict[str, Any]:
+        return result  # sleuth.grep leaves the streamed items out itself
 
 
 def _end(fork_server: subprocess.Popen[bytes]) -> threading.Thread | None:

@@ -1,0 +1,238 @@
+"""Typed grep events and the :class:`Sink` they are pushed to (ripgrep's ``Sink``: ``begin``,
+``matched``, ``context``, ``finish``), so that each output format is a sink and streams as the search goes.
+
+A grep's results travel as the ``sleuth.grep`` result object's items (SPEC §4 ``matches``: one dict
+per match or context line, or per file with ``output`` ``files_with_matches``/``count``) - the form
+the engine's collector streams in partial batches to every door and a running server answers the
+warm CLI with. :class:`Decoder` is the one place that reads that form: it turns items, batch after
+batch, into typed events with the file boundaries made explicit (:class:`Begin` before a file's
+first line, :class:`End` after its last) and pushes them to a sink; :func:`to_item` is the one place
+that writes an event back as an item. A printer then reads attributes, never a ``"type"`` key.
+
+Slotted dataclasses, an item without optional keys built directly: replaying 100,000 items through
+the standard printer takes what the old printer over the dicts took (``bench/print_events.py``:
+new/old 1.00, medians of 9, same run). The engine and the LSP/MCP doors still pass the items
+themselves (their wire form), so a server does no extra work for them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Protocol, Union
+
+__all__ = ["Begin", "Submatch", "Match", "Context", "End", "Summary", "Event", "Sink", "Decoder", "to_item",
+           "from_item"]
+
+
+@dataclass(slots=True)
+class Begin:
+    """A file's first event: ``path`` as it is displayed."""
+
+    path: str
+
+
+@dataclass(slots=True)
+class Submatch:
+    """One match in a line: 1-based byte columns (``end_column`` exclusive) and its text."""
+
+    column: int
+    end_column: int
+    match_text: str
+
+
+@dataclass(slots=True)
+class Match:
+    """A matching line (with ``-o`` one match). ``column``/``end_column``/``match_text``: the first
+    match; ``submatches``: every match when there are several; ``replacement``: the line (or match)
+    replaced (``-r``), ``match_replacements``: each match replaced, in order (rg 15's ``--json``); ``cr``: the line ended in CRLF; ``offset``/``bytes_searched``: rg's byte counts
+    (``byte_offsets``); ``binary_*``: where a binary file's NUL is (see :mod:`sleuth.engine.search`)."""
+
+    path: str
+    line: int
+    text: str
+    column: int = 1
+    end_column: int = 1
+    match_text: str = ""
+    submatches: list[Submatch] | None = None
+    score: float | None = None
+    replacement: str | None = None
+    cr: bool = False
+    offset: int | None = None
+    bytes_searched: int | None = None
+    binary_offset: int | None = None
+    binary_stopped: bool = False
+    binary_after: int | None = None
+    match_replacements: list[str] | None = None
+
+    def spans(self) -> list[tuple[int, int]]:
+        """0-based byte spans of the matches in the line (an inverted match's line: one empty span at 0)."""
+        subs = self.submatches
+        if subs:
+            return [(s.column - 1, s.end_column - 1) for s in subs]
+        return [(self.column - 1, self.end_column - 1)]
+
+    def match_count(self) -> int:
+        """How many matches rg counts for this event (``--count-matches``, ``--stats``)."""
+        return len(self.submatches) if self.submatches else 1
+
+
+@dataclass(slots=True)
+class Context:
+    """A context line (``-A``/``-B``/``-C``, ``--passthru``)."""
+
+    path: str
+    line: int
+    text: str
+    cr: bool = False
+    offset: int | None = None
+    bytes_searched: int | None = None
+    binary_offset: int | None = None
+    binary_stopped: bool = False
+
+
+@dataclass(slots=True)
+class End:
+    """A file's last event. ``count``: its matching lines (matches with ``-o``) when the search counted
+    them (``output: count``), else None; ``matched``: whether the file matched (a whole-file item of
+    ``files_with_matches``/``count``, or a match among its lines, which came before)."""
+
+    path: str
+    count: int | None = None
+    matched: bool = False
+
+
+@dataclass(slots=True)
+class Summary:
+    """The end of a search, over every path argument: what the result objects said."""
+
+    files_scanned: int = 0
+    files_matched: int = 0
+    elapsed_ms: float = 0.0
+    truncated: bool = False
+    errors: list[dict[str, str]] | None = None
+
+
+Event = Union[Begin, Match, Context, End, Summary]
+
+
+class Sink(Protocol):
+    """Receives a search's events in final order. ``event`` returns False when the sink wants no
+    more (``-q`` found its match, the reader of standard output went away): the search is stopped."""
+
+    def event(self, event: Event) -> bool: ...
+
+    def finish(self, summary: Summary) -> None: ...
+
+
+# ---------------------------------------------------------------- the result object's items
+
+def from_item(item: dict[str, Any], path: str | None = None) -> Match | Context:
+    """A ``match`` or ``context`` item as its typed event (the one place that reads the item form);
+    ``path``: the path to show instead of the item's."""
+    if path is None:
+        path = item["path"]
+    if item["type"] == "context":
+        if len(item) == 4:  # the common case, without optional keys: built directly (a replay of 100,000)
+            return Context(path, item["line"], item["text"])
+        get = item.get
+        return Context(path, item["line"], item["text"], bool(get("cr")), get("offset"),
+                       get("bytes_searched"), get("binary_offset"), bool(get("binary_stopped")))
+    if len(item) == 7:  # type, path, line, column, end_column, text, match_text
+        return Match(path, item["line"], item["text"], item["column"], item["end_column"], item["match_text"])
+    get = item.get
+    subs = get("submatches")
+    return Match(path, item["line"], item["text"], get("column", 1), get("end_column", 1),
+                 get("match_text", ""),
+                 [Submatch(s["column"], s["end_column"], s.get("match_text", "")) for s in subs] if subs else None,
+                 get("score"), get("replacement"), bool(get("cr")), get("offset"), get("bytes_searched"),
+                 get("binary_offset"), bool(get("binary_stopped")), get("binary_after"), get("match_replacements"))
+
+
+def to_item(event: Match | Context | End, output: str = "content") -> dict[str, Any]:
+    """The result object's item for ``event`` (the one place that writes the item form): the keys
+    the engine sets, in its order; optional keys only when set. ``output``: an :class:`End` is a
+    ``file`` item for ``files_with_matches`` and a ``count`` item for ``count``."""
+    if isinstance(event, End):
+        if output == "count":
+            return {"type": "count", "path": event.path, "count": event.count}
+        return {"type": "file", "path": event.path}
+    if isinstance(event, Context):
+        item: dict[str, Any] = {"type": "context", "path": event.path, "line": event.line, "text": event.text}
+    else:
+        item = {"type": "match", "path": event.path, "line": event.line, "column": event.column,
+                "end_column": event.end_column, "text": event.text, "match_text": event.match_text}
+        if event.submatches:
+            item["submatches"] = [{"column": s.column, "end_column": s.end_column, "match_text": s.match_text}
+                                  for s in event.submatches]
+        if event.score is not None:
+            item["score"] = event.score
+        if event.replacement is not None:
+            item["replacement"] = event.replacement
+        if event.match_replacements is not None:
+            item["match_replacements"] = list(event.match_replacements)
+    if event.cr:
+        item["cr"] = True
+    for key in _OPTIONAL:
+        value = getattr(event, key, None)
+        if value is not None and value is not False:
+            item[key] = value
+    return item
+
+
+_OPTIONAL = ("offset", "bytes_searched", "binary_offset", "binary_stopped", "binary_after")  # set: in the item
+
+
+class Decoder:
+    """Items (batch after batch, in final order) to events for ``sink``, with :class:`Begin` and
+    :class:`End` around each file's lines. ``display`` rewrites each file's path once (the CLI shows
+    paths as they were typed). ``stopped`` turns True once the sink wants no more; items after that
+    are dropped."""
+
+    __slots__ = ("sink", "display", "stopped", "_path", "_shown", "_matched")
+
+    def __init__(self, sink: Sink, display: Callable[[str], str] | None = None) -> None:
+        self.sink = sink
+        self.display = display
+        self.stopped = False
+        self._path: str | None = None  # the open file's path as the items have it
+        self._shown = ""
+        self._matched = False
+
+    def items(self, items: Iterable[dict[str, Any]]) -> bool:
+        """Push ``items``' events; False once the sink has stopped."""
+        if self.stopped:
+            return False
+        event = self.sink.event
+        for item in items:
+            path = item["path"]
+            if path != self._path:
+                if self._path is not None and not event(End(self._shown, None, self._matched)):
+                    return self._stop()
+                self._path, self._matched = path, False
+                self._shown = self.display(path) if self.display is not None else path
+                if not event(Begin(self._shown)):
+                    return self._stop()
+            kind = item["type"]
+            if kind == "match" or kind == "context":
+                if kind == "match":
+                    self._matched = True
+                going = event(from_item(item, self._shown))
+            else:  # a whole file in one item: files_with_matches (``file``) or count
+                self._path = None
+                going = event(End(self._shown, item.get("count") if kind == "count" else None, True))
+            if not going:
+                return self._stop()
+        return True
+
+    def end_file(self) -> bool:
+        """Close the open file (at the end of one path argument's search)."""
+        if self._path is None or self.stopped:
+            return not self.stopped
+        self._path = None
+        if not self.sink.event(End(self._shown, None, self._matched)):
+            return self._stop()
+        return True
+
+    def _stop(self) -> bool:
+        self.stopped = True
+        return False
