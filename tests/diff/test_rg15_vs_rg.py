@@ -3,7 +3,7 @@
 One test per behaviour of the 15.0-15.2 CHANGELOG that ``sleuth grep``'s flags cover: Jujutsu
 repositories read like git's, nested glob alternates and the globs rg refuses, ``-vf`` with an
 empty pattern file, ``-q --files-without-match``'s exit status, "nothing searched" only without a
-path, ``--hyperlink-format`` checked as rg checks it, ``italic`` in ``--colors``, a UTF-8 BOM in a
+path, ``--hyperlink-format`` checked as rg checks it, ``italic`` and ``highlight`` in ``--colors``, a BOM in a
 ``.gitignore``; the flags the port of rg's tests found missing (``--ignore-file-case-insensitive``,
 ``--stop-on-nonmatch``, ``-b``); and ``-X/--index`` (rg's coming index flag, which rg 15.2 refuses)
 accepted with no effect. ``-r`` with ``--json``, ``-r --crlf``'s line ends, ``-U -r`` and ``--mmap``
@@ -201,3 +201,15 @@ def test_git_config_variables_name_the_global_excludes(tmp_path: Path, which: st
     want = _rg(work, ["--sort", "path", "hit"])
     assert b"foo2" not in want[1]
     _same(work, ["--sort", "path", "hit"])
+
+
+@pytest.mark.parametrize("argv", [
+    ["--colors", "highlight:bg:yellow"], ["-n", "--colors", "highlight:fg:green", "--colors", "highlight:style:bold"],
+    ["-o", "--colors", "highlight:bg:yellow"], ["--colors", "highlight:none"], ["-C1", "--colors", "highlight:bg:blue"],
+    ["--vimgrep", "--colors", "highlight:bg:yellow"], ["--colors", "highlight:style:nobold"],
+    ["--colors", "highlight:style:bogus"], ["--colors", "match:style:"],
+])
+def test_highlight_colours_the_rest_of_a_matching_line(tmp_path: Path, argv: list[str]) -> None:
+    """rg 15's ``highlight`` colour type, and its list of styles (with ``italic``) in a bad spec's message."""
+    _tree(tmp_path, {"hl": "aa hit bb hit cc\nzz\n"})
+    _same(tmp_path, ["--color", "always", *argv, "hit", "hl"])

@@ -210,8 +210,9 @@ def run_sleuth_grep(case: dict[str, Any], root: Path, cache: Path,
         monkeypatch.setenv(key, value)
     monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
     if os.environ.get("SLEUTH_RG_SUITE_SUBPROCESS") or stdin is not None:  # piped input needs a real pipe
-        return subprocess.run([SLEUTH, *argv], cwd=cwd, capture_output=True,
-                              input=stdin_bytes, timeout=60)
+        return subprocess.run([SLEUTH, *argv], cwd=cwd, capture_output=True,  # stdin as rg's harness has it
+                              input=stdin_bytes if stdin is not None else None,
+                              stdin=None if stdin is not None else subprocess.DEVNULL, timeout=60)
     from sleuth.cli import main
 
     out, err, inp = io.BytesIO(), io.BytesIO(), io.BytesIO(stdin_bytes)

@@ -51,11 +51,12 @@ def _colour(value: str, base: int) -> str:
 
 
 class Colours:
-    """rg's default colours changed by ``--colors TYPE:ATTR[:VALUE]`` specs (path, line, column, match)."""
+    """rg's default colours changed by ``--colors TYPE:ATTR[:VALUE]`` specs (path, line, column, match,
+    and rg 15's highlight: the rest of a matching line, unstyled by default)."""
 
     def __init__(self, specs: list[str]) -> None:
         self.styles = {"path": _Style(fg="\x1b[35m"), "line": _Style(fg="\x1b[32m"), "column": _Style(),
-                       "match": _Style(fg="\x1b[31m", bold=True)}
+                       "match": _Style(fg="\x1b[31m", bold=True), "highlight": _Style()}
         for spec in specs:
             self._apply(spec)
 
@@ -76,8 +77,8 @@ class Colours:
             if name in ("bold", "underline", "italic"):
                 setattr(style, name, not value.startswith("no"))
             elif name != "intense":
-                raise ValueError(f"unrecognized style attribute {value!r}: choose from nobold, bold, nointense, "
-                                 "intense, nounderline, underline")
+                raise ValueError(f"unrecognized style attribute {value!r}. Choose from: nobold, bold, nointense, "
+                                 "intense, nounderline, underline, noitalic, italic.")
         else:
             raise ValueError(f"unrecognized color spec {spec!r}")
 
@@ -143,21 +144,24 @@ def body(o: PrintOptions, text: str, is_match: bool, replaced: bool, spans: list
         return "[Omitted long matching line]" if is_match else "[Omitted long context line]"
     if o.colours is not None and is_match and not replaced:
         if o.only_matching:  # -o: the text is the match itself
-            return paint(o, "match", text)
+            return _highlight(o, text, [(0, len(line_bytes(text)))])
         return _highlight(o, text, spans)
     return text
 
 
 def _highlight(o: PrintOptions, text: str, spans: list[tuple[int, int]]) -> str:
+    """A matching line with its matches painted; with rg 15's ``highlight`` colour, the text around
+    them painted too (rg opens it at the line's start and again after each match, and resets at the end)."""
     raw = line_bytes(text)
-    out, pos = [], 0
+    around = o.colours.styles["highlight"].codes() if o.colours is not None else ""
+    out, pos = ["\x1b[0m" + around] if around else [], 0
     for a, b in spans:
         if a < pos or b > len(raw) or a == b:
             continue
         out.append(raw[pos:a].decode("utf-8", "surrogateescape"))
-        out.append(paint(o, "match", raw[a:b].decode("utf-8", "surrogateescape")))
+        out.append(paint(o, "match", raw[a:b].decode("utf-8", "surrogateescape")) + around)
         pos = b
-    out.append(raw[pos:].decode("utf-8", "surrogateescape"))
+    out.append(raw[pos:].decode("utf-8", "surrogateescape") + ("\x1b[0m" if around else ""))
     return "".join(out)
 
 
