@@ -33,7 +33,7 @@ from sleuth.commands import get_command  # noqa: E402
 from sleuth.commands.config import Settings  # noqa: E402
 from sleuth.commands.context import CommandContext, Services  # noqa: E402
 from sleuth.engine.index import IndexService  # noqa: E402
-from sleuth.engine.index.defs import definitions, identifier_key  # noqa: E402
+from sleuth.engine.definitions.defs import definitions, identifier_key  # noqa: E402
 from sleuth.engine.workspace import Workspace  # noqa: E402
 
 

@@ -17,7 +17,7 @@ import re
 from collections import Counter
 from typing import Sequence
 
-from sleuth.engine.index.defs import definitions, split_identifier
+from sleuth.engine.definitions.defs import definitions, split_identifier
 
 BENCHSUITE = [  # ripgrep's benchsuite names on the Linux tree: (name, rg flags, pattern)
     ("linux_literal", [], "PM_RESUME"),

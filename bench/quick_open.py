@@ -7,7 +7,7 @@ Usage::
 Two query sets:
 
 - **holdout** (``bench/quick_open_holdout.tsv``, style / query / intended path): 110 queries for
-  well-known files, written by hand before any tuning of :mod:`sleuth.engine.rank` against them, in
+  well-known files, written by hand before any tuning of :mod:`sleuth.engine.files.rank` against them, in
   five styles — ``initials`` (first letters of the name's words, ``dah`` for
   ``drm_atomic_helper.c``), ``humps`` (word prefixes run together, ``tcpinp``), ``folder_name``
   (folder and name, spaced or not: ``sched core``, ``schedcore``), ``prefix`` (a name's start, as
@@ -17,7 +17,7 @@ Two query sets:
   ``bench/queries.py``'s, the figures the issue quotes.
 
 The catalogue is the tree's walk (what ``sleuth.files`` ranks when no index is ready); each query is
-one :func:`~sleuth.engine.rank.rank_paths_counted` call with ``limit=10`` after one warm-up query
+one :func:`~sleuth.engine.files.rank.rank_paths_counted` call with ``limit=10`` after one warm-up query
 (which prepares the path blobs). Latency is per query, in this process, as wall time and as this
 process's CPU time (on a shared, loaded machine the CPU figures compare runs; wall time waits for
 the other tenants): quote p50/p95 and compare runs made in the same minute.
@@ -35,7 +35,7 @@ from collections import defaultdict
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from sleuth.engine.cancel import CancelToken  # noqa: E402
-from sleuth.engine.rank import rank_paths_counted  # noqa: E402
+from sleuth.engine.files.rank import rank_paths_counted  # noqa: E402
 from sleuth.engine.types import FileEntry, SkipCounts, WalkOptions  # noqa: E402
 from sleuth.engine.walk import walk  # noqa: E402
 from sleuth.engine.workspace import Workspace  # noqa: E402

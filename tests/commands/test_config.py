@@ -1,4 +1,4 @@
-"""Settings merging (SPEC §10): every source may be wrong, none may crash the server or lose a default."""
+"""Settings merging (docs/SPEC.md §10): every source may be wrong, none may crash the server or lose a default."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``sleuth.grep`` as commands call it: real trees, real cancellation, the result contract of SPEC §4."""
+"""``sleuth.grep`` as commands call it: real trees, real cancellation, the result contract of docs/SPEC.md §4."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Differential tests: ``sleuth grep`` finds exactly the lines ``rg`` finds on tricky trees.
 
-Documented differences (SPEC deliberately differs), so not compared here: ``--sort modified``
+Documented differences (docs/SPEC.md deliberately differs), so not compared here: ``--sort modified``
 is newest first. (Binary files, ``-o``, ``-r``, encodings and the rest of rg's search semantics are
 compared in ``test_rg_semantics_vs_rg.py``.)
 """

@@ -1,4 +1,4 @@
-"""ripgrep's own integration tests as the contract of ``sleuth grep`` (issue 19; SPEC §1: "a user
+"""ripgrep's own integration tests as the contract of ``sleuth grep`` (issue 19; docs/SPEC.md §1: "a user
 who knows rg needs no manual").
 
 Every case of :mod:`tests.diff.rg_cases` is run through rg 14.1 and through ``sleuth grep`` with the
@@ -46,7 +46,7 @@ _NOT_YET = "not implemented yet in sleuth grep: "
 DIFFERENCES: dict[str, str] = {
     # deliberate
     "misc::symlink_follow": "the sandbox: a link whose target is outside the folder searched (the cwd) is not "
-                            "followed, even with -L (SPEC §3)",
+                            "followed, even with -L (docs/SPEC.md §3)",
     "regression::r2480#2": "rg pastes a lone -e pattern into a group unparsed, so ')(' becomes the valid '(?:)()'; "
                            "Sleuth reports the syntax error",
     "feature::no_unicode": "--no-unicode is accepted, but Sleuth's regex is always Unicode-aware",

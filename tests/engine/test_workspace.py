@@ -1,4 +1,4 @@
-"""Sandbox properties of Workspace.resolve / canonicalize (SPEC §3), checked with hypothesis.
+"""Sandbox properties of Workspace.resolve / canonicalize (docs/SPEC.md §3), checked with hypothesis.
 
 The fixture has symlinks that stay inside the folder, symlinks that leave it (to a sibling whose
 name shares the folder's prefix, to the parent, dangling outward), and a second workspace folder;

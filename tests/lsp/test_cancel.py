@@ -1,4 +1,4 @@
-"""Cancellation and concurrency (SPEC §6): cancel stops the work itself, nothing blocks the loop.
+"""Cancellation and concurrency (docs/SPEC.md §6): cancel stops the work itself, nothing blocks the loop.
 
 The plumbing command ``sleuth.test.endless`` runs until cancelled and counts its steps, so
 "the work stopped" is observed directly: after the RequestCancelled answer no worker runs

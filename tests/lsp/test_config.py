@@ -1,4 +1,4 @@
-"""Configuration layers (SPEC §10) and the invocation log (SPEC §8)."""
+"""Configuration layers (docs/SPEC.md §10) and the invocation log (docs/SPEC.md §8)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The index over LSP (SPEC §7): build and status commands, ranked text search streamed, watcher events."""
+"""The index over LSP (docs/SPEC.md §7): build and status commands, ranked text search streamed, watcher events."""
 
 from __future__ import annotations
 

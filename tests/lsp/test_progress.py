@@ -1,4 +1,4 @@
-"""Work-done progress and partial results (SPEC §6)."""
+"""Work-done progress and partial results (docs/SPEC.md §6)."""
 
 from __future__ import annotations
 

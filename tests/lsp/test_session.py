@@ -1,4 +1,4 @@
-"""Sandbox from the editor, the advertised command surface, error mapping (SPEC §3, §4, §9)."""
+"""Sandbox from the editor, the advertised command surface, error mapping (docs/SPEC.md §3, §4, §9)."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 so the workspace's ``deny_globs`` (``.agent/config.yml``) did not apply on the command line: a
 denied file was read, printed and indexed (``sleuth tools call`` honoured them).
 
-Guarded: SPEC §3 — denied files are never read or listed, whatever the transport.
+Guarded: docs/SPEC.md §3 — denied files are never read or listed, whatever the transport.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 denied folder was handed to the binary as an explicit argument, and rg searches explicit files
 whatever its ``-g`` globs say: the denied file was read and its lines returned.
 
-Guarded: SPEC §3 — deny globs are never read or listed, whatever the arguments or the backend.
+Guarded: docs/SPEC.md §3 — deny globs are never read or listed, whatever the arguments or the backend.
 """
 
 from __future__ import annotations

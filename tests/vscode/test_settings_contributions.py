@@ -1,4 +1,4 @@
-"""The extension's ``sleuth.*`` settings mirror the server's settings (SPEC §10, §11).
+"""The extension's ``sleuth.*`` settings mirror the server's settings (docs/SPEC.md §10, §11).
 
 Each server setting in ``vscode-client/package.json`` is fed to
 :func:`sleuth.commands.config.merge_settings` the way the client sends it (nested on dots):

@@ -1,4 +1,4 @@
-"""The extension's language-model tools match the server's tool surface (SPEC §5, §11).
+"""The extension's language-model tools match the server's tool surface (docs/SPEC.md §5, §11).
 
 VS Code reads ``contributes.languageModelTools`` from ``vscode-client/package.json`` before the
 server runs, so the names and schemas there are a copy of ``sleuth tools list`` (made by

@@ -1,6 +1,6 @@
 /**
  * Request arguments the pickers send (pure, unit-tested): the picker's text and toggles turned into
- * the named arguments of `sleuth/grep`, `sleuth/files` and `sleuth/text` (SPEC §4).
+ * the named arguments of `sleuth/grep`, `sleuth/files` and `sleuth/text` (docs/SPEC.md §4).
  */
 
 /** State of the Grep picker's toggle buttons. */

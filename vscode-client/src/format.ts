@@ -8,7 +8,7 @@
 import * as path from 'path';
 import { humanBytes, localTime } from './status';
 
-/** One `{type: "match"}` event of `sleuth.grep` (SPEC §4); `column`/`end_column` are 1-based UTF-8 byte offsets. */
+/** One `{type: "match"}` event of `sleuth.grep` (docs/SPEC.md §4); `column`/`end_column` are 1-based UTF-8 byte offsets. */
 export interface GrepMatch {
     type: 'match' | 'context';
     path: string;
@@ -95,7 +95,7 @@ export function matchRange(lineText: string, line: number, column?: number, endC
 
 /**
  * The file a result path names. With one folder, paths are relative to it; with several, the first
- * segment is the folder's name (SPEC §4). Returns undefined when no folder fits.
+ * segment is the folder's name (docs/SPEC.md §4). Returns undefined when no folder fits.
  */
 export function resolveResultPath(resultPath: string, folders: readonly Folder[]): string | undefined {
     if (folders.length === 0) return path.isAbsolute(resultPath) ? resultPath : undefined;

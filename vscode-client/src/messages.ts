@@ -4,7 +4,7 @@
  * again"); the pickers show what went wrong, where in the pattern, and what to press instead.
  */
 
-/** The `data` of a Sleuth JSON-RPC error (SPEC §9). */
+/** The `data` of a Sleuth JSON-RPC error (docs/SPEC.md §9). */
 export interface ErrorData {
     code?: string;
     message?: string;

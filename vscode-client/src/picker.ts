@@ -74,7 +74,7 @@ export function errorData(e: unknown): ErrorData {
     return { message: e instanceof Error ? e.message : String(e) };
 }
 
-/** Turn a JSON-RPC error from the server into its message and hint (SPEC §9). */
+/** Turn a JSON-RPC error from the server into its message and hint (docs/SPEC.md §9). */
 export function errorText(e: unknown): string {
     if (e instanceof ResponseError) {
         const data = (e.data ?? {}) as { message?: string; hint?: string };

@@ -4,7 +4,7 @@
  *
  * Only settings a user actually set (user, workspace or folder level) are sent, so the server's own
  * precedence (defaults <- `.agent/config.yml` <- initializationOptions <- workspace/configuration,
- * SPEC §10) still lets a workspace file win over VS Code's defaults. Client-only settings
+ * docs/SPEC.md §10) still lets a workspace file win over VS Code's defaults. Client-only settings
  * (interpreter, picker tuning, trace) never reach the server.
  */
 import * as os from 'os';

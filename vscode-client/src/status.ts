@@ -1,6 +1,6 @@
 /**
  * The index status for people (pure, unit-tested): the status bar item's text and tooltip, and the
- * status page, from `sleuth.index.status` (SPEC §4, §7). Times are shown in local time and sizes
+ * status page, from `sleuth.index.status` (docs/SPEC.md §4, §7). Times are shown in local time and sizes
  * in KB/MB/GB; the server's UTC ISO timestamps and byte counts are for programs.
  */
 

@@ -22,12 +22,13 @@ import sys
 
 from sleuth import __version__
 from sleuth.core.warm_paths import NO_SERVER_ENV, fork_socket_path, peer_uid, private_dir
+from sleuth.searches import SEARCHES
 
 __all__ = ["run", "MAGIC", "FORK_COMMANDS", "MAX_REQUEST_BYTES", "installation", "recv_exactly"]
 
 # The wire's constants live here, the light end; the fork server imports them.
 MAGIC = b"sleuth-fork/2"  # 2: the interpreter-mode field; a fork server of 1 reads no such request
-FORK_COMMANDS = frozenset({"grep", "files", "text", "symbols"})  # the read-only searches, as the warm door
+FORK_COMMANDS = frozenset(search.name for search in SEARCHES if search.warm)  # the subcommands, as the warm door
 MAX_REQUEST_BYTES = 8 << 20  # argv and environment; a larger call runs in its own process
 _CONNECT_TIMEOUT_S = 1.0
 _FORWARDED = tuple(getattr(_signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(_signal, name))

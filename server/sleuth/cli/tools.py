@@ -101,8 +101,10 @@ def parse_call_arguments(rest: list[str]) -> tuple[dict[str, Any], list[str] | N
 
 
 def state_path() -> str:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "sleuth", "ratelimit.json")
+    """The tool rate limits' windows, kept between CLI calls, beside the index stores."""
+    from sleuth.engine.user_dirs import sleuth_cache_dir
+
+    return os.path.join(sleuth_cache_dir(), "ratelimit.json")
 
 
 def _with_persistent_limiter(ctx: CommandContext, run: Any) -> Any:

@@ -10,17 +10,17 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any, Callable
 
+from sleuth.searches import SEARCHES
+
 if TYPE_CHECKING:
     from sleuth.commands.context import CommandContext
 
-__all__ = ["COMMAND_NAMES", "get_command", "CommandContext"]
+__all__ = ["COMMAND_MODULES", "COMMAND_NAMES", "get_command", "CommandContext"]
 
-# name -> module that defines ``run(args, ctx)``; imported on first use so the CLI starts fast.
-_MODULES: dict[str, str] = {
-    "sleuth.grep": "sleuth.commands.grep",
-    "sleuth.files": "sleuth.commands.files",
-    "sleuth.text": "sleuth.commands.text",
-    "sleuth.symbols": "sleuth.commands.symbols",
+# name -> module that defines ``run(args, ctx)``, the one such table (the registry in ``core/`` reads
+# it); imported on first use so the CLI starts fast. The searches' modules come from their list.
+COMMAND_MODULES: dict[str, str] = {
+    **{search.command: search.module for search in SEARCHES},
     "sleuth.index.status": "sleuth.commands.index_status",
     "sleuth.index.build": "sleuth.commands.index_build",
     "sleuth.tools.list": "sleuth.commands.tools_list",
@@ -28,12 +28,12 @@ _MODULES: dict[str, str] = {
     "sleuth.metrics": "sleuth.commands.metrics",
 }
 
-COMMAND_NAMES: tuple[str, ...] = tuple(_MODULES)
+COMMAND_NAMES: tuple[str, ...] = tuple(COMMAND_MODULES)
 
 
 def get_command(name: str) -> Callable[[dict[str, Any], CommandContext], dict[str, Any]]:
     """The ``run`` function of command ``name``; KeyError for an unknown name."""
-    return importlib.import_module(_MODULES[name]).run  # type: ignore[no-any-return]
+    return importlib.import_module(COMMAND_MODULES[name]).run  # type: ignore[no-any-return]
 
 
 def __getattr__(name: str) -> Any:

@@ -1,4 +1,4 @@
-"""The output budget (SPEC §8): shrink a result's list so its JSON fits ``max_output_bytes``.
+"""The output budget (docs/SPEC.md §8): shrink a result's list so its JSON fits ``max_output_bytes``.
 
 Items are dropped from the end (the order is meaningful, so the kept prefix stays a valid
 answer), ``truncated`` is set with ``truncated_reason: "max_output_bytes"``, and the result is

@@ -1,4 +1,4 @@
-"""Settings (SPEC §10): defaults <- the person's ``config.yml`` <- ``.agent/config.yml`` <- ``initializationOptions``
+"""Settings (docs/SPEC.md §10): defaults <- the person's ``config.yml`` <- ``.agent/config.yml`` <- ``initializationOptions``
 <- ``workspace/configuration``; what a repository's file may set is :mod:`sleuth.commands.settings_trust`'s table.
 
 One frozen :class:`Settings`; what each key may be and who may set it is the schema,

@@ -1,8 +1,8 @@
-"""``sleuth.files`` (SPEC §4): file paths by glob, or ranked Quick-Open style by a fuzzy query.
+"""``sleuth.files`` (docs/SPEC.md §4): file paths by glob, or ranked Quick-Open style by a fuzzy query.
 
 Globs use the walk's include-glob semantics (gitignore-style, ripgrep's ``-g``): ``*.py``
 matches at any depth, ``src/**/*.ts`` is anchored, several globs are ORed, ``!glob`` excludes.
-A ``query`` is ranked by :mod:`sleuth.engine.rank` over the same file list (the index's
+A ``query`` is ranked by :mod:`sleuth.engine.files.rank` over the same file list (the index's
 in-memory catalogue when it is ready, else a walk), open files breaking ties.
 """
 
@@ -76,7 +76,7 @@ def _displays(entries: list[FileEntry]) -> list[str]:
 def _ranked(query: str, entries: list[FileEntry], ctx: CommandContext,
             limit: int) -> tuple[list[tuple[FileEntry, float]], int]:
     """The best ``limit`` entries for ``query`` with their scores, and how many match in all."""
-    from sleuth.engine.rank import rank_paths_counted
+    from sleuth.engine.files.rank import rank_paths_counted
 
     open_paths = set(ctx.services.open_buffers or ())
     boost = {i for i, e in enumerate(entries) if e.path in open_paths} if open_paths else set()

@@ -1,4 +1,4 @@
-"""``sleuth.grep`` (SPEC §4): lines matching a pattern, as match and context events.
+"""``sleuth.grep`` (docs/SPEC.md §4): lines matching a pattern, as match and context events.
 
 Parse -> freeze into engine options -> run (index-narrowed when the index can, else a scan)
 -> shape. The result's ``matches`` leave out what already went to the partial-result sink.
@@ -199,7 +199,7 @@ def _candidates(request: GrepRequest, ctx: CommandContext, token: CancelToken) -
 
 
 def shape(outcome: GrepOutcome, elapsed_ms: float, streamed: bool, files_in_workspace: int | None = None) -> dict[str, Any]:
-    """The SPEC §4 result object; ``files_in_workspace`` (the index's file count, None before it is
+    """The docs/SPEC.md §4 result object; ``files_in_workspace`` (the index's file count, None before it is
     built) puts ``files_scanned`` in proportion: with the index, only its candidates are read."""
     return {
         "matches": outcome.items[outcome.streamed:] if streamed else outcome.items,

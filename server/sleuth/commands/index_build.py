@@ -1,4 +1,4 @@
-"""``sleuth.index.build`` (SPEC §4, §7): catch up incrementally (size/mtime rescan) or, with ``full``, rebuild.
+"""``sleuth.index.build`` (docs/SPEC.md §4, §7): catch up incrementally (size/mtime rescan) or, with ``full``, rebuild.
 
 The command waits for the work, reporting progress through the context's sink (the LSP's
 work-done progress, the CLI's progress bar), and returns the resulting status. A cancel stops

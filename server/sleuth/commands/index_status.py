@@ -1,4 +1,4 @@
-"""``sleuth.index.status`` (SPEC §4, §7): state, files, bytes, pending updates, store path and size, last build."""
+"""``sleuth.index.status`` (docs/SPEC.md §4, §7): state, files, bytes, pending updates, store path and size, last build."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``sleuth.metrics {name?, reset?}`` (SPEC §4, §8; seed 004 AC-073..076): the metrics snapshot.
+"""``sleuth.metrics {name?, reset?}`` (docs/SPEC.md §4, §8; seed 004 AC-073..076): the metrics snapshot.
 
 Invocations, latency p50/p95/p99, result-count distribution, errors by code and rate-limit hits
 per command and tool (see :mod:`sleuth.engine.metrics`). ``name`` keeps only names starting with

@@ -1,4 +1,4 @@
-"""The one settings schema (SPEC §10, issue 28): every key, its type, its range and who may set it.
+"""The one settings schema (docs/SPEC.md §10, issue 28): every key, its type, its range and who may set it.
 
 Why: a repository's ``.agent/config.yml`` once got past the trust screen with a doubled prefix
 (``sleuth.sleuth.log_file``): the screen resolved a spelling one way, the merge another. Now every

@@ -16,7 +16,7 @@ from sleuth.commands.args import Arg, parse_args
 from sleuth.commands.context import CommandContext
 from sleuth.commands.text import build_filter
 from sleuth.engine.errors import BadArgs
-from sleuth.engine.symbols.extract import SymbolKind
+from sleuth.engine.definitions.extract import SymbolKind
 from sleuth.engine.symbols.search import SymbolOptions, search_symbols
 
 __all__ = ["SYMBOLS_ARGS", "run", "KIND_NAMES"]

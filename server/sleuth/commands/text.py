@@ -1,10 +1,10 @@
-"""``sleuth.text`` (SPEC §4): ranked search over the index, per line, definitions first.
+"""``sleuth.text`` (docs/SPEC.md §4): ranked search over the index, per line, definitions first.
 
-Validation and result shaping only; the ranking lives in :mod:`sleuth.engine.index.text`.
+Validation and result shaping only; the ranking lives in :mod:`sleuth.engine.text.search`.
 ``include_path``/``exclude_path`` accept a folder or file prefix (``src/Services``) or a glob
 (``src/**``, ``*.cs``) against workspace-relative paths; ``file_types`` takes rg type names or
 extensions. Before the index is ready (loading, building; also when it failed or is disabled) the
-same ranking runs over files read from disk (:mod:`sleuth.engine.index.text_scan`) and the result
+same ranking runs over files read from disk (:mod:`sleuth.engine.text.scan`) and the result
 says ``source: "scan"`` instead of ``"index"``: the same lines on the same files, at scan speed.
 """
 
@@ -19,8 +19,8 @@ from sleuth.commands.args import Arg, parse_args
 from sleuth.commands.context import CommandContext
 from sleuth.engine.cancel import CancelToken
 from sleuth.engine.filetypes import TypeMatcher
-from sleuth.engine.index.query import parse_query
-from sleuth.engine.index.text import TextOptions, TextSource, search_text
+from sleuth.engine.text.query import parse_query
+from sleuth.engine.text.search import TextOptions, TextSource, search_text
 
 __all__ = ["TEXT_ARGS", "run"]
 
@@ -80,7 +80,7 @@ def _source(ctx: CommandContext, query: str, token: CancelToken, scan: bool = Fa
     index = ctx.services.index
     if index is not None and index.ready and not scan:
         return index, "index"
-    from sleuth.engine.index.text_scan import ScannedFiles
+    from sleuth.engine.text.scan import ScannedFiles
 
     config = index.config if index is not None else ctx.settings.index_config()
     options, max_bytes = config.walk_options(), config.max_file_size_bytes

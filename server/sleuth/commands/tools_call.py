@@ -1,4 +1,4 @@
-"""``sleuth.tools.call {name, arguments}`` (SPEC §5, §8): run one profile tool.
+"""``sleuth.tools.call {name, arguments}`` (docs/SPEC.md §5, §8): run one profile tool.
 
 Returns ``{content, is_error}``: ``content`` is exactly the string the seed's tool returns and a
 tool-level failure (bad arguments, sandbox, missing path, timeout, rate limit) is a result with

@@ -1,4 +1,4 @@
-"""``sleuth.tools.list {profile?, capability?}`` (SPEC §4, §5; seed 004 FR-015b-40..44): tool definitions.
+"""``sleuth.tools.list {profile?, capability?}`` (docs/SPEC.md §4, §5; seed 004 FR-015b-40..44): tool definitions.
 
 Each entry: ``name`` (``profile.tool``), ``tool``, ``profile``, ``description``, ``input_schema``,
 ``read_only: true``, ``is_side_effecting: false``, ``risk: "low"``, ``requires_approval: false``

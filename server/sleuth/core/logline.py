@@ -1,4 +1,4 @@
-"""One log line per invocation (SPEC §8): command, sanitised query, result count, duration; every
+"""One log line per invocation (docs/SPEC.md §8): command, sanitised query, result count, duration; every
 transport writes the same line (``window/logMessage``, the MCP server's log, ``log_file``).
 
 The query is what a user or a model typed, so before it is logged it is made safe: secrets

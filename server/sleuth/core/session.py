@@ -184,18 +184,18 @@ class Session:
         self.quick_pool = ThreadPoolExecutor(max_workers=quick_workers, thread_name_prefix="sleuth-quick")
         self.warm: WarmListener | None = None  # the warm CLI's socket, once a door opens it
         self._roots_lock = threading.Lock()
-        self.set_roots(roots, names, restart_index=False, report=False)
+        self.set_roots(roots, names, report=False)
 
     # -- roots, settings, index ------------------------------------------------------------
     @property
     def roots(self) -> list[str]:
         return [r.path for r in self.workspace.roots]
 
-    def set_roots(self, roots: Sequence[str], names: Sequence[str] | None = None, *,
-                  restart_index: bool = True, report: bool = True) -> bool:
+    def set_roots(self, roots: Sequence[str], names: Sequence[str] | None = None, *, report: bool = True) -> bool:
         """Replace the sandbox (invocations already running keep theirs); re-read every root's
-        ``.agent/config.yml`` and the settings; move the warm CLI's socket; restart the index when it
-        runs. True if the roots changed."""
+        ``.agent/config.yml`` and the settings; move the warm CLI's socket. True if the roots changed.
+        The index follows when the door calls :meth:`refresh_index` (each door decides when: LSP once
+        the client is configured, MCP after the roots of a call)."""
         with self._roots_lock:
             workspace = Workspace(list(roots), list(names) if names is not None else None)
             changed = [r.path for r in workspace.roots] != self.roots
@@ -204,8 +204,6 @@ class Session:
             self.apply_settings(report)
         if changed and self.warm is not None:
             self.warm.update(self.roots)
-        if changed and restart_index and self.index.service is not None:
-            self.refresh_index()
         return changed
 
     def follow_settings_files(self, report: bool = True, buffers: Mapping[str, str] | None = None) -> None:
@@ -241,10 +239,6 @@ class Session:
         None (the user cache directory, by roots only: every door on the same folders shares it)."""
         return self.settings.index_path or self.cache_dir
 
-    def start_index(self, buffers: Mapping[str, str] | None = None) -> Any:
-        """Start the index for the current roots (when enabled); the service or None."""
-        return self.refresh_index(buffers)
-
     def refresh_index(self, buffers: Mapping[str, str] | None = None) -> Any:
         """Bring the index in line with the roots and settings: start, restart or stop it. A failure
         to start leaves searches scanning (told to the index hooks' ``on_start_failed``)."""
@@ -265,8 +259,8 @@ class Session:
         self.index.stop()
 
     def open_warm_door(self) -> None:
-        """Answer ``sleuth grep|files|text`` from this session over the private socket
-        (:mod:`sleuth.core.warm`); moved by :meth:`set_roots`, closed by :meth:`close`."""
+        """Answer the warm searches (``sleuth grep|files|text|symbols``) from this session over the
+        private socket (:mod:`sleuth.core.warm`); moved by :meth:`set_roots`, closed by :meth:`close`."""
         from sleuth.core.warm_listener import WarmListener
 
         if self.warm is None:

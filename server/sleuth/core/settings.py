@@ -1,4 +1,4 @@
-"""Layered settings (SPEC §10), the one implementation every door uses.
+"""Layered settings (docs/SPEC.md §10), the one implementation every door uses.
 
 Defaults <- the person's ``$XDG_CONFIG_HOME/sleuth/config.yml`` <- every root's ``.agent/config.yml``
 (a repository: only the keys :data:`sleuth.commands.settings_schema.TRUST` gives it; each root's file

@@ -1,4 +1,4 @@
-"""The warm CLI's door: a running server answers ``sleuth grep|files|text`` over a private UNIX socket.
+"""The warm CLI's door: a running server answers ``sleuth grep|files|text|symbols`` over a private UNIX socket.
 
 A server (``sleuth serve``, ``sleuth mcp``) listens on ``<dir>/<key>.sock``, where ``key`` is the
 hash of its roots (the index store's key, :func:`roots_key`) and ``dir`` is ``$XDG_RUNTIME_DIR/sleuth``
@@ -41,12 +41,13 @@ import socket
 from typing import Any
 
 from sleuth.core.warm_paths import fork_socket_path, peer_uid, private_dir, roots_key, socket_dir, socket_path
+from sleuth.searches import SEARCHES
 
 __all__ = ["WARM_COMMANDS", "GUARD_FIELDS", "PROTOCOL", "roots_key", "socket_dir", "socket_path", "private_dir",
            "peer_uid", "guards", "environment", "bind_private", "MAX_REQUEST_BYTES", "fork_socket_path"]
 
 PROTOCOL = 2  # 2: the request carries the client's environment(); a server of 1 would ignore it, so it must refuse
-WARM_COMMANDS = frozenset({"sleuth.grep", "sleuth.files", "sleuth.text", "sleuth.symbols"})
+WARM_COMMANDS = frozenset(search.command for search in SEARCHES if search.warm)
 # Settings that shape what a search may read or what the index holds: must match to answer warm.
 GUARD_FIELDS = ("deny_globs", "redaction", "backend", "index_path", "index_enabled", "follow",
                 "respect_gitignore", "max_file_size_bytes")

@@ -19,6 +19,7 @@ from typing import Any, Callable, Sequence
 
 from sleuth.core.warm import (MAX_REQUEST_BYTES, PROTOCOL, WARM_COMMANDS, bind_private, environment,
                               fork_socket_path, guards, peer_uid, private_dir, socket_path)
+from sleuth.searches import INDEX_ONLY
 
 __all__ = ["WarmListener", "WarmState", "WarmRun"]
 
@@ -171,7 +172,7 @@ class WarmListener:
             return {"refused": "other settings"}
         if request.get("environment") != environment(args):
             return {"refused": "another environment"}  # its ~, its global gitignore...: the cold CLI's answer
-        if command in ("sleuth.text", "sleuth.symbols") and not (services.index is not None and services.index.ready):
+        if command in INDEX_ONLY and not (services.index is not None and services.index.ready):
             return {"refused": "index not ready"}
         token = CancelToken()
         threading.Thread(target=_cancel_on_hangup, args=(conn, token), name="sleuth-warm-hangup",

@@ -43,12 +43,14 @@ def roots_key(roots: Sequence[str]) -> str:
 
 
 def socket_dir() -> str:
-    """``$XDG_RUNTIME_DIR/sleuth`` (per-user, tmpfs), else ``$XDG_CACHE_HOME/sleuth-run`` (``~/.cache``)."""
+    """``$XDG_RUNTIME_DIR/sleuth`` (per-user, tmpfs), else ``sleuth-run`` in the cache folder
+    (:func:`sleuth.engine.user_dirs.cache_home`: ``$XDG_CACHE_HOME``, ``~/.cache``)."""
     runtime = os.environ.get("XDG_RUNTIME_DIR")
     if runtime and os.path.isdir(runtime):
         return os.path.join(runtime, "sleuth")
-    cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(cache, "sleuth-run")
+    from sleuth.engine.user_dirs import cache_home  # only here: a warm call with XDG_RUNTIME_DIR never loads it
+
+    return os.path.join(cache_home(), "sleuth-run")
 
 
 def _named(roots: Sequence[str], suffix: str) -> str | None:

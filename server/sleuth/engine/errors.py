@@ -1,4 +1,4 @@
-"""The error tree every layer raises and every transport maps (SPEC §9).
+"""The error tree every layer raises and every transport maps (docs/SPEC.md §9).
 
 ::
 

@@ -1,4 +1,4 @@
-"""Which entries a walk takes: ripgrep's ignore precedence over per-folder rule stacks (SPEC §3).
+"""Which entries a walk takes: ripgrep's ignore precedence over per-folder rule stacks (docs/SPEC.md §3).
 
 :class:`Filter` owns the decision for one entry (:meth:`Filter.classify`), in ripgrep's order
 (``ignore::dir::Ignore::matched`` and ``matched_dir_entry``):

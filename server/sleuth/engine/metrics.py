@@ -1,4 +1,4 @@
-"""In-process metrics for commands and tools (SPEC §4 ``sleuth.metrics``, §8; seed 004 FR-015b-38, AC-073..076).
+"""In-process metrics for commands and tools (docs/SPEC.md §4 ``sleuth.metrics``, §8; seed 004 FR-015b-38, AC-073..076).
 
 Per name (a command such as ``sleuth.grep`` or a tool such as ``acode.grep``): invocations,
 latency percentiles p50/p95/p99 over the most recent :data:`RESERVOIR` calls, the result-count

@@ -1,4 +1,4 @@
-"""Sliding-window rate limits per key (SPEC §8; seed 004 threat 3, FR-015b-28..31, AC-048..056).
+"""Sliding-window rate limits per key (docs/SPEC.md §8; seed 004 threat 3, FR-015b-28..31, AC-048..056).
 
 One :class:`RateLimiter` is shared by every request of a server (or CLI process); each key (a tool
 name such as ``acode.grep``) has its own window of acquisition times. :meth:`RateLimiter.acquire`

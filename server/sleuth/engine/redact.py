@@ -1,4 +1,4 @@
-"""Secret redaction for result text and query sanitisation for logs (SPEC §8, seed 004 threats 4 and 5).
+"""Secret redaction for result text and query sanitisation for logs (docs/SPEC.md §8, seed 004 threats 4 and 5).
 
 Two jobs, one pattern table:
 

@@ -9,6 +9,9 @@ same patterns (:func:`sleuth.engine.match.compiler.capture_regex`), run anchored
 start: a backtracking engine takes the same leftmost-first path that produced the span, so its
 groups are the ones rg reports. It runs only on matched lines, and only when the template names a
 group other than ``$0``.
+
+The VS Code client's replace preview (``vscode-client/src/view/replace.ts``) expands the same
+templates in TypeScript: two implementations on purpose, one per language; keep their rules the same.
 """
 
 from __future__ import annotations

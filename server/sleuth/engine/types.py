@@ -36,7 +36,7 @@ BinaryMode = Literal["quit", "convert", "text"]
 
 @dataclass(frozen=True, slots=True)
 class WalkOptions:
-    """Which files a search visits (SPEC §3 ignore rules, §4 arguments)."""
+    """Which files a search visits (docs/SPEC.md §3 ignore rules, §4 arguments)."""
 
     hidden: bool = False
     follow: bool = False

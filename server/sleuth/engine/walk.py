@@ -1,4 +1,4 @@
-"""The walk (SPEC §3): every file a search visits, in final order, never leaving the sandbox.
+"""The walk (docs/SPEC.md §3): every file a search visits, in final order, never leaving the sandbox.
 
 :func:`walk` turns resolved targets into :class:`~sleuth.engine.types.FileEntry` records sorted the
 way results are (display path, bytewise, NFC): a depth-first walk that sorts each folder's entries

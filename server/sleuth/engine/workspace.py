@@ -1,4 +1,4 @@
-"""The sandbox (SPEC §3): workspace folders, path resolution and the containment check.
+"""The sandbox (docs/SPEC.md §3): workspace folders, path resolution and the containment check.
 
 Every path a command names goes through :meth:`Workspace.resolve` before anything touches it:
 relative paths resolve against the first folder (or the one named by ``root``), ``..`` and

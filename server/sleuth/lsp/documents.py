@@ -1,4 +1,4 @@
-"""Open editor buffers: absolute path -> unsaved text, for ``use_open_buffers`` (SPEC §4).
+"""Open editor buffers: absolute path -> unsaved text, for ``use_open_buffers`` (docs/SPEC.md §4).
 
 pygls applies ``didOpen`` / ``didChange`` (incremental, with the negotiated position
 encoding) / ``didClose`` to its own document store; the handlers in

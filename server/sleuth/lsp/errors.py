@@ -1,4 +1,4 @@
-"""The one boundary where Sleuth's error tree becomes JSON-RPC errors (SPEC §9).
+"""The one boundary where Sleuth's error tree becomes JSON-RPC errors (docs/SPEC.md §9).
 
 Every response error carries ``data: {code, message, hint, ...}`` (the command's
 :meth:`SleuthError.to_dict`), so a client or an assistant reads a stable code and a next

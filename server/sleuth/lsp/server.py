@@ -359,8 +359,7 @@ class SleuthServer(LanguageServer):
     def set_folders(self, folders: list[tuple[str, str | None]], report: bool = True) -> None:
         """Replace the sandbox (invocations already running keep theirs) and re-read the settings."""
         self.folders = folders
-        self.session.set_roots([p for p, _ in folders], [n or "" for _, n in folders], restart_index=False,
-                               report=report)
+        self.session.set_roots([p for p, _ in folders], [n or "" for _, n in folders], report=report)
 
     def _show_problem(self, problem: str) -> None:
         self.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=f"Sleuth: {problem}"))

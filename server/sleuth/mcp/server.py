@@ -9,8 +9,8 @@ without those the current directory, said once in the log. A change of roots res
 for the new folders (its store lives in a directory derived from the roots: one per workspace).
 
 **One call** goes: raw arguments (kept as sent, so an unknown key is reported by its name) ->
-the offset split off -> :meth:`Session.invoke` on a worker (rate limit, metrics, log line) ->
-the page that fits the output budget, as ``structuredContent`` plus compact text. Sleuth errors
+the offset split off -> the result held for the same question (:mod:`sleuth.mcp.pages`), else
+:meth:`Session.invoke` on a worker (rate limit, metrics, log line) -> the page that fits the output budget, as ``structuredContent`` plus compact text. Sleuth errors
 become ``isError`` results whose text says what to fix (a regex's position, the allowed roots);
 only malformed protocol messages are protocol errors. Progress reaches the client when it sent a
 ``progressToken``; ``notifications/cancelled`` cancels the handler's task, which cancels the
@@ -32,11 +32,13 @@ from mcp_types import CallToolResult, ListRootsResult, NotificationParams, TextC
 
 from sleuth import __version__
 from sleuth.commands.profiles import PROFILES, ToolDefinition, all_tools
-from sleuth.core.session import Invocation, Session
+from sleuth.core.session import Invocation, InvocationRecord, Session
 from sleuth.engine.cancel import CancelToken
 from sleuth.engine.errors import SleuthError
 from sleuth.engine.redact import redact_answer
+from sleuth.mcp.pages import PageCache, gives_whole_page, page_key
 from sleuth.mcp.tools import DEFAULT_MAX_TOKENS, SEARCH_TOOLS, SearchTool, page, render_error, split_offset
+from sleuth.searches import INDEX_ONLY
 
 __all__ = ["SleuthMCP", "INSTRUCTIONS"]
 
@@ -98,6 +100,7 @@ class SleuthMCP:
         self._roots_lock = asyncio.Lock()
         self._said_cwd = False
         self._refused_roots: set[str] = set()
+        self.pages = PageCache()  # results the next pages are cut from
         self.app = _Server("sleuth", title="Sleuth workspace search", version=__version__,
                            instructions=INSTRUCTIONS, log_level="WARNING")
         self.app._lowlevel_server.add_notification_handler(  # the SDK has no public hook for it
@@ -188,12 +191,15 @@ class SleuthMCP:
                                os.getcwd())
         async with self._roots_lock:
             paths = [p for p, _ in folders]
-            if paths != self.session.roots or source != self.roots_source or self.session.index.service is None:
+            # Again when the roots changed, or when an enabled index is not running (a failed start is
+            # retried); with the index off, once: set_roots, the warm door and the index stay as they are.
+            waiting = self.session.settings.index_enabled and self.session.index.service is None
+            if paths != self.session.roots or source != self.roots_source or waiting:
                 self.roots_source = source
                 names = [n or "" for _, n in folders]
                 loop = asyncio.get_running_loop()
                 changed = await loop.run_in_executor(
-                    None, lambda: self.session.set_roots(paths, names, restart_index=False))
+                    None, lambda: self.session.set_roots(paths, names))
                 if changed:
                     logger.info("roots (%s): %s", source, ", ".join(self.session.roots))
                 await loop.run_in_executor(None, self.session.open_warm_door)
@@ -201,7 +207,7 @@ class SleuthMCP:
         return self.session.roots
 
     def _within_root_flags(self, folders: list[tuple[str, str | None]]) -> list[tuple[str, str | None]]:
-        """SPEC §12: with both client roots and ``--root``, a root outside every ``--root`` is refused
+        """docs/SPEC.md §12: with both client roots and ``--root``, a root outside every ``--root`` is refused
         (said once per root in the log): ``--root`` is the person's bound on what a host may share."""
         bounds = [os.path.realpath(p) for p in self.fallback_roots]
         kept = []
@@ -219,17 +225,37 @@ class SleuthMCP:
     def _search_handler(self, tool: SearchTool) -> Callable[..., Any]:
         async def handle(ctx: Context, raw: Mapping[str, Any], roots: list[str]) -> CallToolResult:
             args, offset, _ = split_offset(raw, tool, self.session.settings)
-            if tool.command in ("sleuth.text", "sleuth.symbols"):
+            key, world, began = page_key(tool.name, raw), self._world(), time.perf_counter()
+            held = self.pages.get(key, world) if world is not None else None
+            if held is not None:  # the next page of an answer already found (mcp/pages.py)
+                structured, text = page(tool, held, offset, self.max_tokens)
+                if gives_whole_page(held, tool.key, offset, len(structured[tool.key])):
+                    # no search ran, but the call is logged and counted as every call is
+                    self.session.record(InvocationRecord(tool.command, args, "ok", structured,
+                                                         (time.perf_counter() - began) * 1000))
+                    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=structured)
+            if tool.command in INDEX_ONLY:
                 await self._wait_for_index(ctx)
+                world = self._world()
             result = await self._invoke(ctx, tool.command, args)
             if self.session.settings.redaction:  # the answer goes to a model: secrets masked (issue 28)
                 masked = redact_answer(result)
                 assert isinstance(masked, dict)
                 result = masked
+            if world is not None:
+                self.pages.put(key, world, result)
             structured, text = page(tool, result, offset, self.max_tokens)
             return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=structured)
 
         return handle
+
+    def _world(self) -> tuple[object, ...] | None:
+        """What a held result depends on (:mod:`sleuth.mcp.pages`): the sandbox, the settings, the index
+        service and its change stamp; None without a ready index (no change would be told)."""
+        service = self.session.services.index
+        if service is None or not service.ready:
+            return None
+        return (self.session.workspace, self.session.settings, service, service.change_stamp())
 
     def _profile_handler(self, definition: ToolDefinition) -> Callable[..., Any]:
         async def handle(ctx: Context, raw: Mapping[str, Any], roots: list[str]) -> CallToolResult:

@@ -14,9 +14,10 @@ drift) plus ``offset``, the paging cursor. Its answer has two forms of one page:
 text, the structured object or both to the model. Each form is kept within ``max_tokens``
 (default 10,000), estimated at 3 bytes a token (code tokenises at 3.5–4.5 bytes a token, so the
 estimate errs on the safe side): both together stay under 25,000. A page is the longest prefix of
-the items that fits; the rest is announced with the offset that continues it. Paging re-runs the
-search for ``offset + page`` items and skips ``offset`` of them: the searches' order is
-deterministic (grep and files sort by path, text ranks deterministically), so pages are continuous.
+the items that fits; the rest is announced with the offset that continues it. The next page is cut
+from the result held for the session (:mod:`sleuth.mcp.pages`); when there is none, the search runs
+for ``offset + page`` items and ``offset`` of them are skipped: the searches' order is deterministic
+(grep and files sort by path, text ranks deterministically), so pages are continuous either way.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from sleuth.commands.budget import shrink_to_budget
 from sleuth.commands.config import Settings
 from sleuth.core.registry import COMMANDS
 from sleuth.engine.errors import BadArgs, SleuthError
+from sleuth.searches import SEARCHES
 
 __all__ = ["SearchTool", "SEARCH_TOOLS", "DEFAULT_MAX_TOKENS", "BYTES_PER_TOKEN", "split_offset", "page",
            "render_error", "estimate_tokens"]
@@ -123,12 +125,13 @@ class SearchTool:
         }
 
 
-SEARCH_TOOLS: tuple[SearchTool, ...] = (
-    SearchTool("grep", "sleuth.grep", "matches", "match", _grep_line),
-    SearchTool("find_files", "sleuth.files", "items", "file", _files_line),
-    SearchTool("search_text", "sleuth.text", "results", "result", _text_lines),
-    SearchTool("find_symbols", "sleuth.symbols", "results", "symbol", _symbol_line),
-)
+# How a model reads one item of each search; the tools themselves are made from the list of searches.
+_RENDER: dict[str, Callable[[Mapping[str, Any]], str]] = {
+    "grep": _grep_line, "files": _files_line, "text": _text_lines, "symbols": _symbol_line}
+
+SEARCH_TOOLS: tuple[SearchTool, ...] = tuple(
+    SearchTool(search.mcp_tool, search.command, search.stream_key, search.noun, _RENDER[search.name])
+    for search in SEARCHES)
 
 
 def split_offset(arguments: Mapping[str, Any], tool: SearchTool, settings: Settings) -> tuple[dict[str, Any], int, int]:

@@ -195,7 +195,7 @@ def test_line_mode_narrows_big_files_to_chunk_ranges(tmp_path: Path, kit: Simple
 
 
 def test_text_search_sees_buffers_and_pending_changes(tmp_path: Path, kit: SimpleNamespace) -> None:
-    from sleuth.engine.index.text import search_text
+    from sleuth.engine.text.search import search_text
 
     root, cache = tmp_path / "ws", tmp_path / "cache"
     kit.write_tree(root, {"a.py": "x = 1\n", "b.py": "y = 2\n"})

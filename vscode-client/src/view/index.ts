@@ -4,7 +4,7 @@
  * "Load more" asks again for a bigger page (up to MAX_LOADED), keeping the rows on screen until the
  * new answer has caught up with them; Replace computes the edits in the extension (replace.ts) and
  * hands VS Code a WorkspaceEdit whose entries need confirmation, so the Refactor Preview shows them
- * and nothing changes until the person applies them. The server stays read-only (SPEC §3), and an
+ * and nothing changes until the person applies them. The server stays read-only (docs/SPEC.md §3), and an
  * open buffer is edited as its unsaved text, in its editor.
  */
 import { randomUUID } from 'crypto';

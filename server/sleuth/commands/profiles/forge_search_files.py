@@ -38,7 +38,7 @@ __all__ = ["TOOLS", "SCHEMA", "search_files", "fuzzy_edits"]
 TOOL = "search_files"
 DESCRIPTION = "Search file contents"  # FR-SF-DEF-02, verbatim
 
-# FR-SF-VAL schema, verbatim, plus the optional output budget of SPEC §8.
+# FR-SF-VAL schema, verbatim, plus the optional output budget of docs/SPEC.md §8.
 SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {

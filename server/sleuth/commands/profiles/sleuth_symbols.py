@@ -16,13 +16,14 @@ from sleuth.commands.context import CommandContext
 from sleuth.commands.profiles import ToolDefinition, ToolResult
 from sleuth.commands.profiles._common import fit_lines, native, plain_error
 from sleuth.commands.symbols import SYMBOLS_ARGS
-from sleuth.core.registry import COMMANDS
+from sleuth.searches import SEARCHES
 
 __all__ = ["TOOLS", "NO_SYMBOLS", "NOT_READY", "TRUNCATION_NOTE"]
 
 NO_SYMBOLS = "No definitions found."
 NOT_READY = "The index is still being built; try again in a moment, or use grep meanwhile."
 TRUNCATION_NOTE = "... (more definitions: narrow with kind, include_path or a longer name)"
+_SUMMARY = next(s.summary for s in SEARCHES if s.name == "symbols")  # the native search's own description
 
 
 def _line(item: dict[str, Any]) -> str:
@@ -46,7 +47,7 @@ def _find(raw: dict[str, Any], ctx: CommandContext) -> ToolResult:
 
 TOOLS = [
     ToolDefinition(
-        name="find_symbols", profile="sleuth", description=COMMANDS["sleuth.symbols"].summary,
+        name="find_symbols", profile="sleuth", description=_SUMMARY,
         input_schema=json_schema(SYMBOLS_ARGS), handler=_find, format_error=plain_error,
         capabilities=("search", "symbols", "index"), query_keys=("query",),
     ),

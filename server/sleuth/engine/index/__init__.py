@@ -1,4 +1,4 @@
-"""Sleuth's incremental index (SPEC §7): file catalogue, trigram prefilter, definition keys, persistence.
+"""Sleuth's incremental index (docs/SPEC.md §7): file catalogue, trigram prefilter, definition keys, persistence.
 
 The design, chosen by measurement on the Linux tree (README, "Index"): byte-trigram posting lists
 (:mod:`~sleuth.engine.index.postings`) over line-aligned chunks (a file up to 16 KiB is one; then 8 KiB, 4 KiB in big files), one
@@ -7,7 +7,9 @@ catalogue of size/mtime/chunk rows and per-chunk line counts. The index only nar
 searcher confirms, reading only the candidate chunks of a file (:mod:`sleuth.engine.pieces`).
 
 Public entry points: :class:`IndexService` (lifecycle and the narrowing contract),
-:class:`CandidateSet`, and :func:`sleuth.engine.index.text.search_text` (ranked ``sleuth.text``).
+:class:`CandidateSet`. The searches use it: grep (:mod:`sleuth.engine.grep`) for candidates, the text
+search (:mod:`sleuth.engine.text`) and the symbols search (:mod:`sleuth.engine.symbols`) for what it
+stores; it imports none of them (grep's request type only for type checking).
 """
 
 from typing import TYPE_CHECKING, Any

@@ -26,7 +26,7 @@ from sleuth.engine.index.catalogue import Indexed
 from sleuth.engine.index.postings import SegmentWriter, distinct, flat_path, gram_codes, trigram_codes
 from sleuth.engine.decode import transcoded
 from sleuth.engine.index.trigram import chunks, indexed_variants
-from sleuth.engine.symbols.extract import definitions_and_symbols
+from sleuth.engine.definitions.extract import definitions_and_symbols
 
 __all__ = ["index_file", "next_row", "worker_main", "chunk_trigrams"]
 

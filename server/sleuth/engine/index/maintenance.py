@@ -162,6 +162,7 @@ class Maintenance:
         """
         now = time.monotonic()
         with self.state.lock:
+            self.state.changes += 1
             for path in paths:
                 path = self.state.normal(path)
                 if os.path.basename(path) in (".gitignore", ".ignore", ".rgignore"):
@@ -177,6 +178,7 @@ class Maintenance:
     def notify_buffer(self, path: str, text: str | None) -> None:
         """An open editor buffer's unsaved text (None when closed): always a candidate while open."""
         with self.state.lock:
+            self.state.changes += 1
             path = self.state.normal(path)
             if text is None:
                 self.state.buffers.pop(path, None)
@@ -421,6 +423,8 @@ class Maintenance:
                         return
                     rebuild, rescan = self.state.want_rebuild, self.state.want_rescan
                     self.state.want_rebuild = self.state.want_rescan = False
+                    if rebuild or rescan:
+                        self.state.changes += 1  # it may find changes nobody notified: before and after
                 if rebuild:
                     self._full_build()
                     _settle_heap()
@@ -428,6 +432,9 @@ class Maintenance:
                     self._catch_up()
                 else:
                     self._apply_pending()
+                if rebuild or rescan:
+                    with self.state.lock:
+                        self.state.changes += 1
         except Cancelled:
             with self.state.lock:
                 if self.state.cat is None:

@@ -187,7 +187,7 @@ class Narrowing:
         listed.errors = errors + self._walk_errors(targets)
         return listed
 
-    # -- text-search helpers (used by sleuth.engine.index.text) ------------------------------------
+    # -- text-search helpers (used by sleuth.engine.text.search) ------------------------------------
     def files_matching(self, query: Query) -> set[int]:
         """Ids of indexed files with a chunk satisfying the trigram ``query`` (each AND holds in one chunk)."""
         query = simplify(query)

@@ -143,6 +143,13 @@ class IndexService:
                 "watcher": self.watcher.status() if self.watcher is not None else None,
             }
 
+    def change_stamp(self) -> tuple[str | None, int]:
+        """(live generation, changes notified or looked for so far): two equal stamps mean no change of
+        the files this service knows of was notified between them, so a search's result still holds
+        (the MCP server's pages are cut from a held result while the stamp stays the same)."""
+        with self.state.lock:
+            return self.state.gen, self.state.changes
+
     def file_count(self) -> int | None:
         """Files in the built catalogue, else None: the workspace as a default search sees it (ignore
         rules, deny globs and the size cap applied), so a grep that read a few index candidates can say

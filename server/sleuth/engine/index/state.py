@@ -42,6 +42,9 @@ class IndexState:
         self.writers: list[sqlite3.Connection] = []  # the upkeep thread's own shard connections (WAL writer)
         self.gen: str | None = None
         self.pending: dict[str, float] = {}  # path -> when notified
+        # Bumped by every change notified (a file, a buffer) and every rescan or rebuild (which may find
+        # changes nobody notified): a result computed under an older count may be stale.
+        self.changes = 0
         self.buffers: dict[str, str] = {}  # open editor buffers' unsaved text
         self.phase = "absent"
         self.error: str | None = None

@@ -35,6 +35,7 @@ import time
 from typing import IO, Callable, Iterable, Iterator
 
 from sleuth.engine.index import postings, symbols
+from sleuth.engine.user_dirs import sleuth_cache_dir
 
 try:
     import fcntl
@@ -66,14 +67,9 @@ READERS = "readers.lock"  # in every generation: held shared while a process has
 
 
 def default_cache_dir() -> str:
-    """The platform cache directory: ``$XDG_CACHE_HOME`` or ``~/.cache`` (``%LOCALAPPDATA%`` on Windows)."""
-    if os.name == "nt":
-        base = os.environ.get("LOCALAPPDATA") or os.path.expanduser("~\\AppData\\Local")
-    elif os.uname().sysname == "Darwin":  # type: ignore[attr-defined]
-        base = os.path.expanduser("~/Library/Caches")
-    else:
-        base = os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")
-    return os.path.join(base, "sleuth")
+    """Where stores go without ``index.path``: Sleuth's folder in the platform cache folder
+    (:func:`sleuth.engine.user_dirs.sleuth_cache_dir`)."""
+    return sleuth_cache_dir()
 
 
 class StoreInsideWorkspace(ValueError):

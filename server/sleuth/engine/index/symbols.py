@@ -7,7 +7,7 @@ garbage the catalogue no longer points at, reclaimed by the next rebuild):
   keys ``sleuth.text`` ranks by) plus, in ``symkeys`` (FTS5, no content), the keys ``defs`` lacks:
   members, enumerators, methods. Storing only the difference halves what the keys cost; ``defvocab``
   and ``symvocab`` (``fts5vocab``) list the keys in order, so a prefix is a range of them;
-- ``symbols``: the symbols of a file of :data:`~sleuth.engine.symbols.pack.STORED_MIN_BYTES` or
+- ``symbols``: the symbols of a file of :data:`~sleuth.engine.definitions.pack.STORED_MIN_BYTES` or
   more, packed; a smaller file is extracted again when a query needs it.
 
 A lookup turns the query into keys (the query's own key, then keys it prefixes, then keys it
@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Sequence
 
 from sleuth.engine.decode import transcoded
-from sleuth.engine.symbols.extract import Symbol, extract
-from sleuth.engine.symbols.pack import STORED_MIN_BYTES, fast_key, keys_of, pack, unpack
+from sleuth.engine.definitions.extract import Symbol, extract
+from sleuth.engine.definitions.pack import STORED_MIN_BYTES, fast_key, keys_of, pack, unpack
 
 if TYPE_CHECKING:
     from sleuth.engine.index.catalogue import Catalogue

@@ -1,6 +1,7 @@
 """Workspace symbols: definitions by name, kind, container and range (``workspace/symbol``, ``sleuth.symbols``).
 
-``extract`` finds a file's definitions (per language, by line shape: the regex extractor measured
-against tree-sitter and universal-ctags in bench/README.md), ``pack`` is their stored form in the
-index, ``rank`` orders the names a query finds as Ctrl+T users expect.
+``search`` looks names up in the index's symbol store (:mod:`sleuth.engine.index.symbols`) and in
+files the index cannot vouch for; ``rank`` orders the names a query finds as Ctrl+T users expect. What
+a file defines is extracted below the index (:mod:`sleuth.engine.definitions`), measured against
+tree-sitter and universal-ctags in bench/README.md.
 """

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from sleuth.engine.index.defs import split_identifier
-from sleuth.engine.symbols.pack import fast_key
+from sleuth.engine.definitions.defs import split_identifier
+from sleuth.engine.definitions.pack import fast_key
 
 __all__ = ["EXACT", "SAME_KEY", "PREFIX", "WORD_STARTS", "IN_ORDER", "match_tier", "TIER_NAMES"]
 

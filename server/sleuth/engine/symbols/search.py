@@ -15,8 +15,8 @@ from typing import Any, Callable, Collection, Iterable, Protocol, Sequence
 
 from sleuth.engine.cancel import CancelToken
 from sleuth.engine.index.symbols import SymbolFile, SymbolShards, SymbolStore, disk_symbols
-from sleuth.engine.symbols.extract import Symbol, SymbolKind
-from sleuth.engine.symbols.pack import fast_key
+from sleuth.engine.definitions.extract import Symbol, SymbolKind
+from sleuth.engine.definitions.pack import fast_key
 from sleuth.engine.symbols.rank import TIER_NAMES, match_tier
 from sleuth.engine.types import FileEntry
 

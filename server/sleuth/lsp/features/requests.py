@@ -12,14 +12,14 @@ from typing import TYPE_CHECKING, Any
 
 from sleuth.commands.args import unwrap_arguments
 from sleuth.lsp.invoke import Request
+from sleuth.searches import SEARCHES
 
 if TYPE_CHECKING:
     from sleuth.lsp.server import SleuthServer
 
 __all__ = ["setup", "CUSTOM_REQUESTS", "DEBUG_WORKERS"]
 
-CUSTOM_REQUESTS = {"sleuth/grep": "sleuth.grep", "sleuth/files": "sleuth.files", "sleuth/text": "sleuth.text",
-                   "sleuth/symbols": "sleuth.symbols"}
+CUSTOM_REQUESTS: dict[str, str] = {search.request: search.command for search in SEARCHES}
 DEBUG_WORKERS = "sleuth/debug/workers"
 
 

@@ -3,12 +3,16 @@
 Chosen by measurement (bench/README.md, "Workspace symbols"): tree-sitter parses C at a few MB/s
 per core, which alone would take the Linux tree's build past its 60 s budget, while the C family
 here reuses the definition regex the index already runs for ``sleuth.text``
-(:data:`sleuth.engine.index.defs.DEFINITION`) and adds one pass over top-level ``struct``/``union``/
+(:data:`sleuth.engine.definitions.defs.DEFINITION`) and adds one pass over top-level ``struct``/``union``/
 ``enum`` bodies for members and enumerators, which universal-ctags reports too. Other languages get
 a few line patterns each; their container is the nearest enclosing class-like definition by
 indentation (by heading level in Markdown), which is how these languages are laid out in practice.
 
 Columns are UTF-16 code units, as LSP counts them by default; lines are 0-based.
+
+The index stores what this finds: a change of what it finds (a new language, a new kind, another
+range) must bump :data:`sleuth.engine.index.store.SCHEMA`, or stores built before it keep answering
+with the old symbols.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Iterator, NamedTuple
 
-from sleuth.engine.index.defs import _NOT_NAMES, _SCAN, definition_keys, is_prototype
+from sleuth.engine.definitions.defs import NOT_NAMES, definition_keys, definition_matches, is_prototype
 
 __all__ = ["Symbol", "SymbolKind", "extract", "definitions_and_symbols", "language_of", "symbol_key"]
 
@@ -92,7 +96,7 @@ def extract(name: str, data: bytes) -> list[Symbol]:
 
 
 def definitions_and_symbols(name: str, data: bytes) -> tuple[set[str], list[Symbol]]:
-    """:func:`~sleuth.engine.index.defs.definition_keys` and :func:`extract` in one go, as the index build
+    """:func:`~sleuth.engine.definitions.defs.definition_keys` and :func:`extract` in one go, as the index build
     wants them: for the C family (most of the Linux tree) one pass of the definition regex serves both."""
     language = language_of(name)
     if language != "c" or not data:
@@ -169,15 +173,7 @@ def _c_symbols(data: bytes, cpp: bool = False, keys: set[str] | None = None) -> 
     """The C family's symbols; ``keys`` (when given) receives what ``definition_keys`` would return."""
     found: list[tuple[int, int, str, int, str]] = []  # (name offset, name end, name, kind, container)
     buffer = b"\n" + data
-    for m in _SCAN.finditer(buffer):
-        group = m.lastgroup
-        if not group:
-            continue
-        raw = m.group(group)
-        if not raw or raw in _NOT_NAMES or raw[:1].isdigit():
-            continue
-        if group == "cfunc" and is_prototype(buffer[m.end():m.end() + 2000]):
-            continue
+    for m, group, raw in definition_matches(buffer):
         if keys is not None:
             keys.add(raw.replace(b"_", b"").lower().decode("utf-8", "replace"))
         start = m.start(group) - 1
@@ -192,7 +188,7 @@ def _c_symbols(data: bytes, cpp: bool = False, keys: set[str] | None = None) -> 
     for m in _SPLIT_FUNC.finditer(buffer):
         start = m.start("name") - 1
         name = m.group("name")
-        if start in seen or name in _NOT_NAMES or is_prototype(buffer[m.end():m.end() + 2000]):
+        if start in seen or name in NOT_NAMES or is_prototype(buffer[m.end():m.end() + 2000]):
             continue
         before = buffer.rfind(b"\n", 0, m.start())
         if before < 0 or not _TYPE_END.match(buffer, before, m.start()):
@@ -202,7 +198,7 @@ def _c_symbols(data: bytes, cpp: bool = False, keys: set[str] | None = None) -> 
         seen = {f[0] for f in found}
         for m in _SCOPED.finditer(buffer):
             start = m.start("name") - 1
-            if start not in seen and m.group("name").lstrip(b"~") not in _NOT_NAMES:
+            if start not in seen and m.group("name").lstrip(b"~") not in NOT_NAMES:
                 found.append((start, m.end("name") - 1, m.group("name").decode("utf-8", "replace"), SymbolKind.METHOD,
                               m.group("scope").decode("utf-8", "replace")))
     found.sort()
@@ -234,13 +230,13 @@ def _c_members(buffer: bytes) -> Iterator[tuple[int, int, str, int, str]]:
         if m.group(1) == b"enum":
             for e in _ENUMERATOR.finditer(buffer, body_start, body_end):
                 name = e.group("e")
-                if name not in _NOT_NAMES:
+                if name not in NOT_NAMES:
                     yield e.start("e") - 1, e.end("e") - 1, name.decode("utf-8", "replace"), SymbolKind.ENUM_MEMBER, container
             continue
         for f in _MEMBER.finditer(buffer, body_start, body_end):
             group = f.lastgroup or "m"
             name = f.group(group)
-            if name in _NOT_NAMES:
+            if name in NOT_NAMES:
                 continue
             yield f.start(group) - 1, f.end(group) - 1, name.decode("utf-8", "replace"), SymbolKind.FIELD, container
 

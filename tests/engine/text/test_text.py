@@ -12,9 +12,9 @@ from sleuth.commands import get_command
 from sleuth.commands.context import CommandContext, Services
 from sleuth.engine.errors import BadArgs
 from sleuth.engine.index import IndexService
-from sleuth.engine.index.defs import definition_keys, definitions, identifier_key, split_identifier
-from sleuth.engine.index.query import parse_query
-from sleuth.engine.index.text import TextOptions, search_text
+from sleuth.engine.definitions.defs import definition_keys, definitions, identifier_key, split_identifier
+from sleuth.engine.text.query import parse_query
+from sleuth.engine.text.search import TextOptions, search_text
 
 TREE = {
     "src/users/user_service.py": (
@@ -181,7 +181,7 @@ def test_status_and_build_commands(service: IndexService, kit: SimpleNamespace) 
 
 def test_files_spelling_the_words_as_one_identifier_are_read_first(tmp_path, kit: SimpleNamespace,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    from sleuth.engine.index import text
+    from sleuth.engine.text import search as text
 
     tree = {f"n{i}.c": "/* a storm came, then out it went */\n" for i in range(30)}
     tree["deep/nested/folder/regs.h"] = "#define NIG_REG_STORM_OUT_EN 0x1\n"

@@ -1,4 +1,4 @@
-"""Shared fixtures for the index tests: real temp trees, real services, a plain-scan oracle."""
+"""Shared fixtures for the engine tests that need an index: real temp trees, real services, a plain-scan oracle."""
 
 from __future__ import annotations
 

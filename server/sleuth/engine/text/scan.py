@@ -1,6 +1,6 @@
 """``sleuth.text`` without a ready index: the same ranking over files read from disk.
 
-:func:`sleuth.engine.index.text.search_text` ranks lines by signals of the line itself (match
+:func:`sleuth.engine.text.search.search_text` ranks lines by signals of the line itself (match
 quality, the words forming one identifier, a definition site, the file name); what the index
 contributes is *which files to read first*: definition files (its definition keys), files spelling
 the words as one identifier and files holding every clause's words (its chunk trigrams). While the
@@ -28,8 +28,8 @@ import numpy as np
 
 from sleuth.engine.cancel import CancelToken
 from sleuth.engine.index.builder import chunk_trigrams
-from sleuth.engine.index.defs import definition_keys
-from sleuth.engine.index.query import TextQuery, parse_query
+from sleuth.engine.definitions.defs import definition_keys
+from sleuth.engine.text.query import TextQuery, parse_query
 from sleuth.engine.decode import transcoded
 from sleuth.engine.index.trigram import ALL, And, Grams, Or, Query, chunks, simplify
 from sleuth.engine.types import FileEntry, MatchOptions, SearchOptions, SkipCounts, WalkOptions

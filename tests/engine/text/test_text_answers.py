@@ -13,8 +13,9 @@ import pytest
 
 from sleuth.commands import get_command
 from sleuth.commands.context import CommandContext, Services
-from sleuth.engine.index import IndexService, text
-from sleuth.engine.index.text import TextOptions, search_text
+from sleuth.engine.index import IndexService
+from sleuth.engine.text import search as text
+from sleuth.engine.text.search import TextOptions, search_text
 
 SPELLINGS = {
     "src/repo.py": "def get_user_by_id(uid):\n    return DB[uid]\n",

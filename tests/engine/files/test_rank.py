@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sleuth.engine.rank import rank_paths, score_path
+from sleuth.engine.files.rank import rank_paths, score_path
 
 PATHS = [
     "src/ctl/usr.c",
@@ -72,7 +72,7 @@ def test_a_term_inside_the_file_name_beats_one_spread_over_folders() -> None:
 
 
 def test_a_run_keeps_the_bonus_of_the_word_start_it_began_at() -> None:
-    from sleuth.engine.rank import _align, _bonuses
+    from sleuth.engine.files.rank import _align, _bonuses
 
     def align(term: str, path: str) -> float:
         score = _align(term, path.lower(), _bonuses(path))
@@ -111,7 +111,7 @@ def test_folder_slash_name_and_terms_in_any_order() -> None:
 
 
 def test_more_file_name_matches_than_the_reranked_head_keep_folder_word_matches(monkeypatch) -> None:
-    from sleuth.engine import rank
+    from sleuth.engine.files import rank
 
     monkeypatch.setattr(rank, "RERANK", 3)
     rank._cache.clear()
@@ -122,7 +122,7 @@ def test_more_file_name_matches_than_the_reranked_head_keep_folder_word_matches(
 
 
 def test_counted_reports_every_match_while_the_list_is_cut() -> None:
-    from sleuth.engine.rank import rank_paths_counted
+    from sleuth.engine.files.rank import rank_paths_counted
 
     ranked, total = rank_paths_counted("c", PATHS, limit=2)
     assert len(ranked) == 2 and total == sum(1 for p in PATHS if "c" in p.lower())
@@ -131,8 +131,8 @@ def test_counted_reports_every_match_while_the_list_is_cut() -> None:
 @given(st.lists(st.text(alphabet="aZ9_.-/é Σς\nIİ@[`{:0Azb\ud800", max_size=10), max_size=20))
 def test_word_starts_are_marked_as_text_by_text(texts: list[str]) -> None:
     """Marking all texts in one pass (joined by newlines) gives what marking each one alone gives."""
-    from sleuth.engine import path_lines
-    from sleuth.engine.path_lines import WORD_START, mark_word_starts
+    from sleuth.engine.files import path_lines
+    from sleuth.engine.files.path_lines import WORD_START, mark_word_starts
 
     expected = [WORD_START.sub("\x01", t).lower() for t in texts]
     assert mark_word_starts(texts) == expected  # small: one regex substitution
@@ -147,7 +147,7 @@ def test_word_starts_are_marked_as_text_by_text(texts: list[str]) -> None:
 def test_named_lookup_is_the_file_name_or_its_stem(paths: list[str], name: str) -> None:
     """The exact-name tier: the file name itself, or the name without its last extension (never a
     dot file's whole name: ``.ab`` has no stem)."""
-    from sleuth.engine.rank import PathIndex
+    from sleuth.engine.files.rank import PathIndex
 
     index = PathIndex(paths)
     name = name.lower()
@@ -167,8 +167,8 @@ def test_matching_lines_equal_every_match_found(lines: list[str], term: str) -> 
     import bisect
     import re
 
-    from sleuth.engine.path_lines import compile_bytes, join_lines, lines_holding, matching_lines
-    from sleuth.engine.rank import _word_aligned
+    from sleuth.engine.files.path_lines import compile_bytes, join_lines, lines_holding, matching_lines
+    from sleuth.engine.files.rank import _word_aligned
 
     text, starts = join_lines(lines)
     subsequence = "[^\n]*?".join(re.escape(c) for c in term)
@@ -188,7 +188,7 @@ def test_a_spliced_index_equals_one_prepared_from_scratch(paths: list[str], extr
                                                           warm: bool) -> None:
     """One path created or deleted: the cached index is spliced, not prepared again; every prepared
     list, word-start marking and exact-name table equals a fresh index's."""
-    from sleuth.engine.rank import PathIndex
+    from sleuth.engine.files.rank import PathIndex
 
     paths = sorted(paths)
     old = PathIndex(paths)
@@ -211,7 +211,7 @@ def test_a_spliced_index_equals_one_prepared_from_scratch(paths: list[str], extr
 
 
 def test_other_changes_are_prepared_again() -> None:
-    from sleuth.engine.rank import PathIndex
+    from sleuth.engine.files.rank import PathIndex
 
     index = PathIndex(["a/b.c", "a/c.c", "b/d.c"])
     assert index.spliced(["a/b.c", "x.c", "y.c", "a/c.c", "b/d.c"]) is None  # two added
@@ -229,7 +229,7 @@ def test_a_lone_term_that_is_the_names_acronym_wins() -> None:
 
 
 def test_numbers_may_be_left_out_of_an_abbreviation() -> None:
-    from sleuth.engine.rank import _abbreviates, _words
+    from sleuth.engine.files.rank import _abbreviates, _words
 
     assert _abbreviates("isw", _words("ieee80211_softmac_wx")) == 3
     paths = ["drivers/net/ethernet/intel/ice/ice_switch.c",
@@ -240,7 +240,7 @@ def test_numbers_may_be_left_out_of_an_abbreviation() -> None:
 def test_a_term_running_from_folders_into_the_name_is_a_candidate(monkeypatch) -> None:
     """``serkc``: ``ser`` in the folder, ``kc`` in ``Kconfig``; with more name matches than the
     re-ranked head holds, such a path is tiered with the word-start name matches, not after them."""
-    from sleuth.engine import rank
+    from sleuth.engine.files import rank
 
     monkeypatch.setattr(rank, "RERANK", 3)
     rank._cache.clear()

@@ -23,8 +23,8 @@ from __future__ import annotations
 import re
 from typing import Iterator
 
-__all__ = ["DEFINITION", "definitions", "definition_keys", "identifier_key", "split_identifier", "definition_name",
-           "is_prototype"]
+__all__ = ["DEFINITION", "NOT_NAMES", "definition_matches", "definitions", "definition_keys", "identifier_key",
+           "split_identifier", "definition_name", "is_prototype"]
 
 DEFINITION = re.compile(rb"""^(?:
   [ \t]*\#[ \t]*define[ \t]+(?P<macro>\w+)
@@ -47,7 +47,7 @@ DEFINITION = re.compile(rb"""^(?:
 # ``re`` jump from line to line (a ``^``-led one is tried at every byte): 25% less build time.
 _SCAN = re.compile(rb"\n" + DEFINITION.pattern[1:], re.M | re.X)
 _KINDS = ("macro", "fptr", "tname", "type", "func", "cfunc", "var", "gvar", "dmacro", "tdef")
-_NOT_NAMES = frozenset(b"if for while switch return sizeof else do case goto typeof defined break continue".split())
+NOT_NAMES = frozenset(b"if for while switch return sizeof else do case goto typeof defined break continue".split())
 _SEPARATORS = re.compile(r"[_\-\s.:/]+")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 
@@ -77,37 +77,35 @@ def is_prototype(tail: bytes) -> bool:
     return brace < 0
 
 
-def definitions(data: bytes) -> Iterator[tuple[str, int, str]]:
-    """``(name, byte offset of the line, kind)`` for every definition-shaped line of ``data``."""
-    buffer = b"\n" + data
+def definition_matches(buffer: bytes) -> Iterator[tuple[re.Match[bytes], str, bytes]]:
+    """``(match, kind, name)`` for every definition-shaped line of ``buffer``, which is ``b"\\n" + data``
+    (the scan's leading newline: a match's ``start()`` in ``buffer`` is its line's start in ``data``).
+    The one scan loop: :func:`definitions`, :func:`definition_keys` and the C family's symbols
+    (:mod:`sleuth.engine.definitions.extract`) read its matches."""
     for m in _SCAN.finditer(buffer):
-        kind = m.lastgroup or ""
-        name = m.group(kind) if kind else None
-        if not name or name in _NOT_NAMES or name[:1].isdigit():
+        kind = m.lastgroup
+        if not kind:
+            continue
+        name = m.group(kind)
+        if not name or name in NOT_NAMES or name[:1].isdigit():
             continue
         if kind == "cfunc" and is_prototype(buffer[m.end():m.end() + 2000]):
             continue
-        yield name.decode("utf-8", "replace"), m.start(), kind  # m.start() in buffer = line start in data
+        yield m, kind, name
+
+
+def definitions(data: bytes) -> Iterator[tuple[str, int, str]]:
+    """``(name, byte offset of the line, kind)`` for every definition-shaped line of ``data``."""
+    for m, kind, name in definition_matches(b"\n" + data):
+        yield name.decode("utf-8", "replace"), m.start(), kind
 
 
 def definition_keys(data: bytes) -> set[str]:
     """``{identifier_key(name) for name, _, _ in definitions(data)}``, as the index build needs it: the
     build's second cost after trigrams (4.5 million definitions in the Linux tree). A name is ``\\w+``
     bytes, so its key is the name without ``_``, lowercased."""
-    keys: set[str] = set()
-    add = keys.add
-    buffer = b"\n" + data
-    for m in _SCAN.finditer(buffer):
-        kind = m.lastgroup
-        if not kind:
-            continue
-        name = m.group(kind)
-        if not name or name in _NOT_NAMES or name[:1].isdigit():
-            continue
-        if kind == "cfunc" and is_prototype(buffer[m.end():m.end() + 2000]):
-            continue
-        add(name.replace(b"_", b"").lower().decode("utf-8", "replace"))
-    return keys
+    return {name.replace(b"_", b"").lower().decode("utf-8", "replace")
+            for _, _, name in definition_matches(b"\n" + data)}
 
 
 def definition_name(line: bytes, tail: bytes = b"") -> tuple[str, str] | None:
@@ -116,7 +114,7 @@ def definition_name(line: bytes, tail: bytes = b"") -> tuple[str, str] | None:
     if not m or not m.lastgroup:
         return None
     name = m.group(m.lastgroup)
-    if name in _NOT_NAMES or name[:1].isdigit():
+    if name in NOT_NAMES or name[:1].isdigit():
         return None
     if m.lastgroup == "cfunc" and is_prototype(line[m.end():] + b"\n" + tail):
         return None

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from sleuth.engine.index import IndexService
-from sleuth.engine.index.defs import definition_keys
-from sleuth.engine.symbols.extract import SymbolKind as K, definitions_and_symbols, extract
-from sleuth.engine.symbols.pack import pack, unpack
+from sleuth.engine.definitions.defs import definition_keys
+from sleuth.engine.definitions.extract import SymbolKind as K, definitions_and_symbols, extract
+from sleuth.engine.definitions.pack import pack, unpack
 from sleuth.engine.symbols.rank import EXACT, IN_ORDER, PREFIX, SAME_KEY, WORD_STARTS, match_tier
 from sleuth.engine.symbols.search import SymbolOptions, search_symbols
 from sleuth.engine.workspace import Workspace
@@ -152,7 +152,7 @@ def test_columns_are_utf16_and_packing_round_trips() -> None:
     ("pm_runtime_resume", "pmrtr", IN_ORDER), ("pm_runtime_resume", "xyz", None),
 ])
 def test_match_tiers(name: str, query: str, tier: int | None) -> None:
-    from sleuth.engine.symbols.pack import fast_key
+    from sleuth.engine.definitions.pack import fast_key
 
     assert match_tier(name, query, fast_key(query)) == tier
 

@@ -1,4 +1,4 @@
-"""Many paths as one text, a line each: what the Quick-Open ranker (:mod:`sleuth.engine.rank`) searches.
+"""Many paths as one text, a line each: what the Quick-Open ranker (:mod:`sleuth.engine.files.rank`) searches.
 
 A 78,000-path catalogue is joined into lower-cased blobs once, and a query's candidate passes are
 single regex scans over them (RE2: linear time, ~10x faster than ``re`` for subsequence patterns on

@@ -45,7 +45,7 @@ from typing import Any
 from dataclasses import dataclass
 
 
-from sleuth.engine.path_lines import (WORD_START, join_lines, lines_holding, mark_word_starts, matching_lines, names_and_stems,
+from sleuth.engine.files.path_lines import (WORD_START, join_lines, lines_holding, mark_word_starts, matching_lines, names_and_stems,
                                       shifted_names)
 
 __all__ = ["Term", "parse_query", "score_path", "rank_paths", "rank_paths_counted", "PathIndex"]

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from sleuth.engine.path_lines import mark_word_starts
-from sleuth.engine.rank import _cache, rank_paths, rank_paths_counted, score_path
+from sleuth.engine.files.path_lines import mark_word_starts
+from sleuth.engine.files.rank import _cache, rank_paths, rank_paths_counted, score_path
 
 Case = tuple[str, list[str], str]
 
@@ -85,7 +85,7 @@ def test_query_clean_up_quotes_ellipsis_and_backslash() -> None:
         ("*.rs", ["lib.rs", "lib.py"], "lib.rs"),
         ("ui\\input\\index", ["ui/src/components/IDInput/index.js", "ui/src/ui/Input/index.js"], "ui/src/ui/Input/index.js"),
     ])
-    from sleuth.engine.rank import parse_query
+    from sleuth.engine.files.rank import parse_query
 
     assert [(t.text, t.contiguous) for t in parse_query('"foo bar" baz"  \u2026  *')] == [
         ("foo", True), ("bar", True), ("baz", True)]
@@ -107,7 +107,7 @@ def test_a_multi_word_query_matches_a_file_whatever_other_files_exist() -> None:
 def test_a_one_word_query_counts_every_file_it_matches(monkeypatch: pytest.MonkeyPatch) -> None:
     """A term that many file names hold tiers only those, but every path holding it is still counted
     and listed (the old code counted only the tiered ones: ``total`` fell when names were added)."""
-    from sleuth.engine import rank
+    from sleuth.engine.files import rank
 
     monkeypatch.setattr(rank, "RERANK", 3)
     paths = [f"src/net{i}.c" for i in range(5)] + ["n/e/t.txt"]

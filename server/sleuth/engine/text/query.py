@@ -1,4 +1,4 @@
-"""The ``sleuth.text`` query language (SPEC §4): words ANDed, ``"exact phrase"``, ``OR``, ``-exclude``, ``prefix*``.
+"""The ``sleuth.text`` query language (docs/SPEC.md §4): words ANDed, ``"exact phrase"``, ``OR``, ``-exclude``, ``prefix*``.
 
 Parsed into a small conjunctive form: a list of *clauses* that must all hold, each a list of
 alternative :class:`Term` (``a OR b``), plus terms that must not occur. Matching is
@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 
 from sleuth.engine.errors import BadArgs
-from sleuth.engine.index.defs import split_identifier
+from sleuth.engine.definitions.defs import split_identifier
 
 __all__ = ["Term", "TextQuery", "parse_query"]
 

@@ -29,8 +29,8 @@ try:  # linear time; several times faster than re on megabytes with re.I
     import re2 as _re2
 except ImportError:  # pragma: no cover - google-re2 is a runtime dependency
     _re2 = None
-from sleuth.engine.index.defs import definition_name, identifier_key, split_identifier
-from sleuth.engine.index.query import Term, TextQuery, parse_query
+from sleuth.engine.definitions.defs import definition_name, identifier_key, split_identifier
+from sleuth.engine.text.query import Term, TextQuery, parse_query
 from sleuth.engine.index.trigram import And, Grams, Or, Query, spellings, trigram_code
 
 __all__ = ["TextHit", "TextOptions", "TextSource", "search_text"]
@@ -66,7 +66,7 @@ class _Record(Protocol):
 
 class TextSource(Protocol):
     """What the ranking asks of the files it searches: the index service (indexed answers) or
-    :class:`sleuth.engine.index.text_scan.ScannedFiles` (the same questions answered from disk)."""
+    :class:`sleuth.engine.text.scan.ScannedFiles` (the same questions answered from disk)."""
 
     def definers(self, key: str, prefix: bool = False) -> set[int]: ...
     def files_matching(self, query: Query) -> set[int]: ...

@@ -12,7 +12,7 @@ from __future__ import annotations
 import zlib
 from typing import Iterable
 
-from sleuth.engine.symbols.extract import Symbol, symbol_key
+from sleuth.engine.definitions.extract import Symbol, symbol_key
 
 __all__ = ["pack", "unpack", "keys_of", "fast_key", "STORED_MIN_BYTES"]
 
