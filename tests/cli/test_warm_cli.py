@@ -27,6 +27,7 @@ from harness import Session, start_session  # noqa: E402
 
 from sleuth.core import warm  # noqa: E402
 from sleuth.engine.index.store import store_dir  # noqa: E402
+from sleuth.engine.platform import warm_door  # noqa: E402
 from tests.conftest import SLEUTH  # noqa: E402  (the installed command, as users start it)
 
 FILES = {
@@ -70,8 +71,7 @@ async def server(tmp_path: pathlib.Path, runtime_dir: pathlib.Path,
     try:
         status = await session.execute("sleuth.index.build", {"wait": True})
         assert status["state"] == "ready"
-        path = warm.socket_path([os.path.realpath(root)])
-        assert path is not None
+        path = door_path(root)
         for _ in range(200):  # `initialized` opens it; bounded poll, not a sleep-and-hope
             if os.path.exists(path):
                 break
@@ -84,6 +84,15 @@ async def server(tmp_path: pathlib.Path, runtime_dir: pathlib.Path,
         except Exception:
             pass
         await session.client.stop()
+
+
+def door_path(root: pathlib.Path) -> str:
+    """The warm door's file for ``root``: its UNIX socket, or its loopback file where the platform (or
+    ``SLEUTH_FORCE_FALLBACKS=loopback-warm``) has no UNIX socket that names its peer."""
+    roots = [os.path.realpath(root)]
+    path = warm.loopback_path(roots) if warm_door() == "loopback" else warm.socket_path(roots)
+    assert path is not None
+    return path
 
 
 def cli(cwd: pathlib.Path, *argv: str) -> subprocess.CompletedProcess[str]:
@@ -164,9 +173,15 @@ async def test_json_results_match_but_for_timing(server: tuple[Session, pathlib.
 
 
 def _ask_raw(path: str, request: dict[str, Any]) -> dict[str, Any]:
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+    """One request on the warm door at ``path`` (:func:`door_path`; a loopback door's with its token)."""
+    loopback = warm.read_loopback(path) if path.endswith(".tcp") else None
+    if loopback is not None:
+        request = {**request, "token": loopback[1]}
+    with (socket.create_connection(("127.0.0.1", loopback[0]), timeout=30) if loopback is not None
+          else socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)) as sock:
         sock.settimeout(30)
-        sock.connect(path)
+        if loopback is None:
+            sock.connect(path)
         sock.sendall(json.dumps(request).encode() + b"\n")
         data = b""
         while chunk := sock.recv(65536):
@@ -178,8 +193,7 @@ async def test_the_socket_keeps_requests_inside_the_servers_roots(server: tuple[
                                                                   tmp_path: pathlib.Path) -> None:
     session, root = server
     real = os.path.realpath(root)
-    path = warm.socket_path([real])
-    assert path is not None
+    path = door_path(root)
     from sleuth.cli.common import workspace_settings
 
     good = {"v": warm.PROTOCOL, "command": "sleuth.grep", "args": {"pattern": "user"}, "roots": [real],

@@ -35,11 +35,7 @@ import time
 from typing import IO, Callable, Iterable, Iterator
 
 from sleuth.engine.index import postings, symbols
-
-try:
-    import fcntl
-except ImportError:  # Windows: no advisory locks; one process per store is assumed there
-    fcntl = None  # type: ignore[assignment]
+from sleuth.engine.platform import cache_base, lock_file
 
 __all__ = [
     "SCHEMA",
@@ -67,13 +63,7 @@ READERS = "readers.lock"  # in every generation: held shared while a process has
 
 def default_cache_dir() -> str:
     """The platform cache directory: ``$XDG_CACHE_HOME`` or ``~/.cache`` (``%LOCALAPPDATA%`` on Windows)."""
-    if os.name == "nt":
-        base = os.environ.get("LOCALAPPDATA") or os.path.expanduser("~\\AppData\\Local")
-    elif os.uname().sysname == "Darwin":  # type: ignore[attr-defined]
-        base = os.path.expanduser("~/Library/Caches")
-    else:
-        base = os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")
-    return os.path.join(base, "sleuth")
+    return os.path.join(cache_base(), "sleuth")
 
 
 class StoreInsideWorkspace(ValueError):
@@ -193,15 +183,9 @@ def _current_name(base: str) -> str | None:
         return None
 
 
-def _lock(handle: IO[bytes], mode: int) -> bool:
-    """Take flock ``mode`` without waiting; True when taken (always, where there is no flock)."""
-    if fcntl is None:
-        return True
-    try:
-        fcntl.flock(handle.fileno(), mode | fcntl.LOCK_NB)
-    except OSError:
-        return False
-    return True
+def _lock(handle: IO[bytes], exclusive: bool) -> bool:
+    """Take the lock without waiting; True when taken (:func:`sleuth.engine.platform.lock_file`)."""
+    return lock_file(handle, exclusive)
 
 
 def _hold(gen: str) -> IO[bytes] | None:
@@ -210,7 +194,7 @@ def _hold(gen: str) -> IO[bytes] | None:
         handle = open(os.path.join(gen, READERS), "rb")
     except OSError:
         return None
-    if not _lock(handle, fcntl.LOCK_SH if fcntl is not None else 0):
+    if not _lock(handle, False):
         handle.close()
         return None
     return handle
@@ -234,7 +218,7 @@ def remove_unused_generations(base: str) -> None:
             shutil.rmtree(gen, ignore_errors=True)  # no readers file: an older schema's, or half deleted
             continue
         with handle:
-            if _lock(handle, fcntl.LOCK_EX if fcntl is not None else 0):
+            if _lock(handle, True):
                 shutil.rmtree(gen, ignore_errors=True)
 
 
@@ -249,7 +233,7 @@ def build_lock(base: str, should_stop: Callable[[], bool], poll: float = 0.05) -
 
     os.makedirs(base, exist_ok=True)
     with open(os.path.join(base, "build.lock"), "ab") as handle:
-        while not _lock(handle, fcntl.LOCK_EX if fcntl is not None else 0):
+        while not _lock(handle, True):
             if should_stop():
                 raise Cancelled("The index build was cancelled.")
             time.sleep(poll)
