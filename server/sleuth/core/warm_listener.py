@@ -53,7 +53,6 @@ class WarmListener:
         self._fork_server: subprocess.Popen[bytes] | None = None
         self._roots: list[str] = []
         self._inode: int | None = None  # the socket file's (a socket's own fstat gives another inode)
-        self._token: str | None = None  # the loopback door's (None: a UNIX socket, its peer's uid checked)
 
     def update(self, roots: Sequence[str]) -> None:
         with self._lock:
@@ -69,10 +68,10 @@ class WarmListener:
             bound = bind_loopback(path) if loopback else (bind_private(path), None)
             if bound is None or bound[0] is None:
                 return
-            sock, self._token = bound
+            sock, token = bound  # token: the loopback door's (None: a UNIX socket, its peer's uid checked)
             self._sock, self.path, self._roots = sock, path, list(roots)
             self._inode = _inode(path)
-            threading.Thread(target=self._accept, args=(sock, self._token), name="sleuth-warm-accept", daemon=True).start()
+            threading.Thread(target=self._accept, args=(sock, token), name="sleuth-warm-accept", daemon=True).start()
 
     def close(self) -> None:
         """Remove the socket and end the fork server, waiting (a few seconds at most) until it is reaped:
