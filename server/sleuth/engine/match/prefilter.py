@@ -32,6 +32,7 @@ import re2
 
 from sleuth.engine.match.engines import re2_compile
 from sleuth.engine.match.literals import LiteralQuery
+from sleuth.engine.platform import hyperscan_allowed
 
 try:  # optional: a compiled extension with x86-64 wheels; without it RE2 scans the literals
     import hyperscan as _hs
@@ -62,7 +63,7 @@ _FOLDS_INTO_ASCII = {
 
 def hyperscan_available() -> bool:
     """True when the Hyperscan scanner is installed and usable on this CPU."""
-    return _hs is not None and _hyperscan_works()
+    return _hs is not None and hyperscan_allowed() and _hyperscan_works()
 
 
 _HS_WORKS: list[bool] = []
