@@ -27,6 +27,7 @@ from harness import Session, start_session  # noqa: E402
 
 from sleuth.core import warm  # noqa: E402
 from sleuth.engine.index.store import store_dir  # noqa: E402
+from sleuth.engine.platform import fork_server_available, warm_door  # noqa: E402
 from tests.conftest import HANG_S, SLEUTH  # noqa: E402  (the installed command, as users start it)
 
 FILES = {
@@ -70,8 +71,7 @@ async def server(tmp_path: pathlib.Path, runtime_dir: pathlib.Path,
     try:
         status = await session.execute("sleuth.index.build", {"wait": True})
         assert status["state"] == "ready"
-        path = warm.socket_path([os.path.realpath(root)])
-        assert path is not None
+        path = door_path(root)
         for _ in range(200):  # `initialized` opens it; bounded poll, not a sleep-and-hope
             if os.path.exists(path):
                 break
@@ -84,6 +84,21 @@ async def server(tmp_path: pathlib.Path, runtime_dir: pathlib.Path,
         except Exception:
             pass
         await session.client.stop()
+
+
+def door_path(root: pathlib.Path) -> str:
+    """The warm door's file for ``root``: its UNIX socket, or its loopback file where the platform (or
+    ``SLEUTH_FORCE_FALLBACKS=loopback-warm``) has no UNIX socket that names its peer."""
+    roots = [os.path.realpath(root)]
+    path = warm.loopback_path(roots) if warm_door() == "loopback" else warm.socket_path(roots)
+    assert path is not None
+    return path
+
+
+#: Tests of what exists only with a UNIX socket that names its peer, or only with the fork server:
+#: skipped when SLEUTH_FORCE_FALLBACKS (or the platform) takes the other road (tests/platform covers it).
+unix_door = pytest.mark.skipif(warm_door() != "unix", reason="the warm door is on loopback here")
+needs_fork_server = pytest.mark.skipif(not fork_server_available(), reason="no CLI fork server here")
 
 
 def cli(cwd: pathlib.Path, *argv: str) -> subprocess.CompletedProcess[str]:
@@ -163,10 +178,31 @@ async def test_json_results_match_but_for_timing(server: tuple[Session, pathlib.
         assert hot == cold
 
 
+def _door_answers(path: str) -> bool:
+    """Whether anything accepts a connection at the warm door ``path`` (a UNIX socket or a loopback file)."""
+    loopback = warm.read_loopback(path) if path.endswith(".tcp") else None
+    if path.endswith(".tcp") and loopback is None:
+        return False
+    probe = socket.socket(socket.AF_INET if loopback else socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        probe.connect(("127.0.0.1", loopback[0]) if loopback else path)
+    except OSError:
+        return False
+    finally:
+        probe.close()
+    return True
+
+
 def _ask_raw(path: str, request: dict[str, Any]) -> dict[str, Any]:
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+    """One request on the warm door at ``path`` (:func:`door_path`; a loopback door's with its token)."""
+    loopback = warm.read_loopback(path) if path.endswith(".tcp") else None
+    if loopback is not None:
+        request = {**request, "token": loopback[1]}
+    with (socket.create_connection(("127.0.0.1", loopback[0]), timeout=30) if loopback is not None
+          else socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)) as sock:
         sock.settimeout(30)
-        sock.connect(path)
+        if loopback is None:
+            sock.connect(path)
         sock.sendall(json.dumps(request).encode() + b"\n")
         data = b""
         while chunk := sock.recv(65536):
@@ -178,8 +214,7 @@ async def test_the_socket_keeps_requests_inside_the_servers_roots(server: tuple[
                                                                   tmp_path: pathlib.Path) -> None:
     session, root = server
     real = os.path.realpath(root)
-    path = warm.socket_path([real])
-    assert path is not None
+    path = door_path(root)
     from sleuth.cli.common import workspace_settings
 
     good = {"v": warm.PROTOCOL, "command": "sleuth.grep", "args": {"pattern": "user"}, "roots": [real],
@@ -211,6 +246,7 @@ def test_socket_is_named_like_the_index_store(tmp_path: pathlib.Path) -> None:
     assert os.path.basename(store_dir(roots, str(tmp_path / "cache"))) == warm.roots_key(roots)
 
 
+@unix_door
 @pytest.mark.skipif(not hasattr(os, "getuid") or os.getuid() != 0 or not shutil.which("setpriv"),
                     reason="needs root and setpriv to run a client as another user")
 async def test_another_user_is_refused(server: tuple[Session, pathlib.Path], runtime_dir: pathlib.Path) -> None:
@@ -259,8 +295,8 @@ async def test_sleuth_mcp_answers_the_warm_cli_for_its_roots(tmp_path: pathlib.P
                                        env=dict(os.environ))
     async with mcp.Client(params, mode="legacy", list_roots_callback=roots, read_timeout_seconds=60) as client:
         await client.call_tool("grep", {"pattern": "user"})
-        path = warm.socket_path([real])
-        assert path is not None and os.path.exists(path)
+        path = door_path(root)
+        assert os.path.exists(path)
         from sleuth.cli.common import workspace_settings
 
         answer = await asyncio.to_thread(_ask_raw, path, {
@@ -273,13 +309,8 @@ async def test_sleuth_mcp_answers_the_warm_cli_for_its_roots(tmp_path: pathlib.P
             assert (hot.returncode, hot.stdout, hot.stderr) == (cold.returncode, cold.stdout, cold.stderr)
     # However the host ended the server, a socket left behind answers nobody: the CLI runs cold.
     for _ in range(200):
-        probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        try:
-            probe.connect(path)
-        except OSError:
+        if not _door_answers(path):
             break
-        finally:
-            probe.close()
         await asyncio.sleep(0.05)
     else:
         raise AssertionError("the socket still answers after its server ended")
@@ -288,6 +319,7 @@ async def test_sleuth_mcp_answers_the_warm_cli_for_its_roots(tmp_path: pathlib.P
     assert (after.returncode, after.stdout, after.stderr) == (cold.returncode, cold.stdout, cold.stderr)
 
 
+@unix_door
 def test_an_older_server_that_lacks_an_argument_leaves_the_search_cold(tmp_path: pathlib.Path,
                                                                         runtime_dir: pathlib.Path) -> None:
     """A server started before a flag existed answers 'unknown argument': the CLI searches cold, as if
@@ -384,6 +416,7 @@ async def _children(parent: int, present: bool) -> list[int]:
     raise AssertionError(f"children of {parent}: still {'none' if present else children}")
 
 
+@needs_fork_server
 async def test_forked_output_is_the_cold_output(server: tuple[Session, pathlib.Path]) -> None:
     """Every warm case again, through the fork server: same bytes on both streams, same exit status."""
     session, root = server
@@ -399,6 +432,7 @@ async def test_forked_output_is_the_cold_output(server: tuple[Session, pathlib.P
         assert (await asyncio.to_thread(forked, root, *argv)).returncode == 99, argv
 
 
+@needs_fork_server
 async def test_the_forked_call_reads_the_clients_stdin_and_runs_only_for_its_folder(
         server: tuple[Session, pathlib.Path]) -> None:
     session, root = server
@@ -410,6 +444,7 @@ async def test_the_forked_call_reads_the_clients_stdin_and_runs_only_for_its_fol
     assert (await asyncio.to_thread(forked, root / "src", "grep", "user")).returncode == 99
 
 
+@needs_fork_server
 async def test_a_reader_that_stops_early_ends_the_forked_call_as_the_cold_one(
         server: tuple[Session, pathlib.Path]) -> None:
     """``sleuth grep ... | head -1``: the child writes into the client's pipe, which closes early."""
@@ -427,6 +462,7 @@ async def test_a_reader_that_stops_early_ends_the_forked_call_as_the_cold_one(
     assert cold.stdout.startswith("many.txt:1:filler line 0\n")
 
 
+@needs_fork_server
 async def test_ctrl_c_reaches_the_forked_call_and_a_vanished_client_stops_it(
         server: tuple[Session, pathlib.Path]) -> None:
     """The client forwards SIGINT to the child (exit 130, as the CLI's own Ctrl-C); a client killed
@@ -466,6 +502,7 @@ def _fork_request(root: pathlib.Path, version: str) -> bytes:
     return len(body).to_bytes(4, "big") + body
 
 
+@needs_fork_server
 async def test_the_fork_server_refuses_another_installation_and_leaves_with_its_server(
         tmp_path: pathlib.Path, runtime_dir: pathlib.Path) -> None:
     root = tmp_path / "ws"
@@ -521,6 +558,7 @@ async def test_the_fork_server_refuses_another_installation_and_leaves_with_its_
     assert not os.path.exists(warm.socket_path([os.path.realpath(root)]) or "")
 
 
+@needs_fork_server
 @pytest.mark.skipif(not hasattr(os, "getuid") or os.getuid() != 0 or not shutil.which("setpriv"),
                     reason="needs root and setpriv to run a client as another user")
 async def test_another_user_gets_no_fork(server: tuple[Session, pathlib.Path], runtime_dir: pathlib.Path) -> None:

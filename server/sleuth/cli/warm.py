@@ -14,8 +14,10 @@ import socket
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
-from sleuth.core.warm import PROTOCOL, environment, guards, peer_uid, private_dir, socket_path
+from sleuth.core.warm import (PROTOCOL, environment, guards, loopback_path, peer_uid, private_dir, read_loopback,
+                              socket_dir, socket_path)
 from sleuth.core.warm_paths import NO_SERVER_ENV
+from sleuth.engine.platform import warm_door
 
 __all__ = ["Answer", "ask", "NO_SERVER_ENV"]
 
@@ -45,21 +47,16 @@ def ask(command: str, args: dict[str, Any], roots: Sequence[str], settings: Any,
     returning False hangs up, which cancels the server's search, and answers ``cancelled``."""
     if os.environ.get(NO_SERVER_ENV) == "1":
         return None
-    path = socket_path(roots)
-    if path is None or not private_dir(os.path.dirname(path)):
+    door = _connect(roots)
+    if door is None:
         return None
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock, token = door
     try:
-        sock.settimeout(_CONNECT_TIMEOUT_S)
-        try:
-            sock.connect(path)
-        except OSError:
-            return None  # no server (or a stale socket): cold
-        if peer_uid(sock) != os.getuid():
-            return None
         sock.settimeout(None)  # the search takes as long as it takes (Ctrl-C closes the socket: the server stops)
         request = {"v": PROTOCOL, "command": command, "args": args, "roots": list(roots), "guards": guards(settings),
                    "environment": environment(args)}
+        if token is not None:
+            request["token"] = token
         if partial is not None:
             request["stream"] = True
         streamed = [False]
@@ -110,6 +107,35 @@ def _read_streamed(sock: socket.socket, partial: Partial, streamed: list[bool]) 
             streamed[0] = True
             if not partial(json.loads(line)["partial"]):
                 return None
+
+
+def _connect(roots: Sequence[str]) -> tuple[socket.socket, str | None] | None:
+    """A connection to the warm door of ``roots`` (:func:`sleuth.engine.platform.warm_door`'s kind)
+    and the token its requests carry (None on a UNIX socket, whose peer must be this user); None: cold."""
+    if not private_dir(socket_dir()):
+        return None
+    if warm_door() == "loopback":
+        found = read_loopback(loopback_path(roots))
+        if found is None:
+            return None
+        try:
+            return socket.create_connection(("127.0.0.1", found[0]), timeout=_CONNECT_TIMEOUT_S), found[1]
+        except OSError:
+            return None  # a stale file: cold
+    path = socket_path(roots)
+    if path is None:
+        return None
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.settimeout(_CONNECT_TIMEOUT_S)
+    try:
+        sock.connect(path)
+    except OSError:
+        sock.close()
+        return None  # no server (or a stale socket): cold
+    if peer_uid(sock) != os.getuid():
+        sock.close()
+        return None
+    return sock, None
 
 
 def _read_all(sock: socket.socket) -> bytes:

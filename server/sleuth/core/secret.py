@@ -13,6 +13,8 @@ import os
 import secrets
 import stat
 
+from sleuth.engine.platform import owned_privately
+
 __all__ = ["default_token_path", "load_or_create_token", "is_loopback", "bearer_matches"]
 
 
@@ -49,7 +51,7 @@ def load_or_create_token(path: str) -> str:
         with os.fdopen(fd, "w") as handle:
             handle.write(secrets.token_urlsafe(32) + "\n")
     info = os.stat(path)
-    if info.st_mode & (stat.S_IRWXG | stat.S_IRWXO) or (hasattr(os, "getuid") and info.st_uid != os.getuid()):
+    if not owned_privately(info.st_uid, info.st_mode):
         raise ValueError(f"{path} may be read by others (mode {stat.filemode(info.st_mode)}); "
                          f"make it yours alone: chmod 600 {path}")
     with open(path, encoding="utf-8") as handle:

@@ -11,8 +11,11 @@ nothing is started on demand: without a server the CLI runs cold, as before.
 
 The socket is an attack surface, so the server answers only when:
 
-* the peer is the same user (``SO_PEERCRED``; the folder's mode already keeps others out, this
-  holds even if it did not);
+* the peer is the same user (``SO_PEERCRED``, ``LOCAL_PEERCRED`` on macOS; the folder's mode already
+  keeps others out, this holds even if it did not); where a UNIX socket cannot name its peer
+  (:func:`sleuth.engine.platform.warm_door`), the door listens on 127.0.0.1 instead and the request
+  must carry the token of the private file ``<key>.tcp`` (:func:`bind_loopback`), which only the
+  user can read;
 * the command is one of :data:`WARM_COMMANDS` (the read-only searches, nothing that writes);
 * the client's roots, canonicalised, are exactly the server's (same folders, same order), and the
   command runs in a sandbox built from them, so every path argument meets the same sandbox check
@@ -36,17 +39,21 @@ the CLI renders from it, are the cold path's. A client that disconnects cancels 
 
 from __future__ import annotations
 
+import hmac
 import json
 import logging
 import os
+import secrets
 import socket
 from typing import Any
 
-from sleuth.core.warm_paths import fork_socket_path, peer_uid, private_dir, roots_key, socket_dir, socket_path
+from sleuth.core.warm_paths import (fork_socket_path, loopback_path, peer_uid, private_dir, read_loopback, roots_key,
+                                    socket_dir, socket_path)
 from sleuth.searches import SEARCHES
 
 __all__ = ["WARM_COMMANDS", "GUARD_FIELDS", "PROTOCOL", "roots_key", "socket_dir", "socket_path", "private_dir",
-           "peer_uid", "guards", "environment", "bind_private", "MAX_REQUEST_BYTES", "fork_socket_path"]
+           "peer_uid", "guards", "environment", "bind_private", "MAX_REQUEST_BYTES", "fork_socket_path",
+           "loopback_path", "read_loopback", "bind_loopback", "token_matches"]
 
 PROTOCOL = 2  # 2: the request carries the client's environment(); a server of 1 would ignore it, so it must refuse
 WARM_COMMANDS = frozenset(search.command for search in SEARCHES if search.warm)
@@ -129,3 +136,42 @@ def bind_private(path: str) -> socket.socket | None:
         logger.warning("socket not offered (%s): %s", path, exc)
         return None
     return sock
+
+
+def bind_loopback(path: str) -> tuple[socket.socket, str] | None:
+    """Listen on 127.0.0.1 (a free port) and write ``port token`` to ``path`` (``0600``, in a private
+    folder): the warm door where a UNIX socket cannot name its peer. A live door already named by
+    ``path`` is left to its owner and None returned, as on any error."""
+    found = read_loopback(path)
+    if found is not None:
+        try:
+            socket.create_connection(("127.0.0.1", found[0]), timeout=1.0).close()
+        except OSError:
+            pass  # stale: replaced below
+        else:
+            logger.info("another Sleuth process already listens for %s", path)
+            return None
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    token = secrets.token_hex(32)
+    tmp = f"{path}.{os.getpid()}.tmp"
+    try:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen(16)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        with os.fdopen(fd, "w", encoding="ascii") as handle:
+            handle.write(f"{sock.getsockname()[1]} {token}\n")
+        os.replace(tmp, path)
+    except OSError as exc:
+        sock.close()
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        logger.warning("loopback warm door not offered (%s): %s", path, exc)
+        return None
+    return sock, token
+
+
+def token_matches(given: object, token: str) -> bool:
+    """Whether a request's ``token`` is the door's (compared in constant time)."""
+    return isinstance(given, str) and hmac.compare_digest(given.encode("utf-8", "replace"), token.encode("ascii"))

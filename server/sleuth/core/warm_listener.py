@@ -17,8 +17,10 @@ import threading
 import time
 from typing import Any, Callable, Sequence
 
-from sleuth.core.warm import (MAX_REQUEST_BYTES, PROTOCOL, WARM_COMMANDS, bind_private, environment,
-                              fork_socket_path, guards, peer_uid, private_dir, socket_path)
+from sleuth.core.warm import (MAX_REQUEST_BYTES, PROTOCOL, WARM_COMMANDS, bind_loopback, bind_private, environment,
+                              fork_socket_path, guards, loopback_path, peer_uid, private_dir, socket_path,
+                              token_matches)
+from sleuth.engine.platform import fork_server_available, warm_door
 from sleuth.searches import INDEX_ONLY
 
 __all__ = ["WarmListener", "WarmState", "WarmRun"]
@@ -55,7 +57,8 @@ class WarmListener:
 
     def update(self, roots: Sequence[str]) -> None:
         with self._lock:
-            path = socket_path(roots) if roots and sys.platform.startswith("linux") else None
+            loopback = warm_door() == "loopback"
+            path = (loopback_path(roots) if loopback else socket_path(roots)) if roots else None
             if path == self.path and self._sock is not None:
                 return
             self._close_locked()
@@ -63,12 +66,13 @@ class WarmListener:
                 if path is not None:
                     logger.warning("warm CLI socket not offered: %s is not a private folder", os.path.dirname(path))
                 return
-            sock = bind_private(path)
-            if sock is None:
+            bound = bind_loopback(path) if loopback else (bind_private(path), None)
+            if bound is None or bound[0] is None:
                 return
+            sock, token = bound  # token: the loopback door's (None: a UNIX socket, its peer's uid checked)
             self._sock, self.path, self._roots = sock, path, list(roots)
             self._inode = _inode(path)
-            threading.Thread(target=self._accept, args=(sock,), name="sleuth-warm-accept", daemon=True).start()
+            threading.Thread(target=self._accept, args=(sock, token), name="sleuth-warm-accept", daemon=True).start()
 
     def close(self) -> None:
         """Remove the socket and end the fork server, waiting (a few seconds at most) until it is reaped:
@@ -104,6 +108,8 @@ class WarmListener:
         with self._lock:
             if self._sock is None or (self._fork_server is not None and self._fork_server.poll() is None):
                 return
+            if not fork_server_available():
+                return
             path = fork_socket_path(self._roots)
             if path is None:
                 return
@@ -114,28 +120,30 @@ class WarmListener:
             except OSError as exc:
                 logger.warning("CLI fork server not started: %s", exc)
 
-    def _accept(self, sock: socket.socket) -> None:
+    def _accept(self, sock: socket.socket, token: str | None) -> None:
         while True:
             try:
                 conn, _ = sock.accept()
             except OSError:
                 return  # closed
-            threading.Thread(target=self._serve, args=(conn,), name="sleuth-warm", daemon=True).start()
+            threading.Thread(target=self._serve, args=(conn, token), name="sleuth-warm", daemon=True).start()
 
     # -- one client ---------------------------------------------------------------------------
-    def _serve(self, conn: socket.socket) -> None:
+    def _serve(self, conn: socket.socket, token: str | None) -> None:
+        """One request: from this user (the UNIX socket's peer uid; on loopback, ``token`` in the request)."""
         with conn:
-            uid = peer_uid(conn)
-            if uid != os.getuid():
-                logger.warning("warm CLI socket: refused a connection from uid %s", uid)
-                return
-            self._start_fork_server()
+            if token is None:
+                uid = peer_uid(conn)
+                if uid != os.getuid():
+                    logger.warning("warm CLI socket: refused a connection from uid %s", uid)
+                    return
+                self._start_fork_server()
             try:
                 request = _read_line(conn)
             except (OSError, ValueError):
                 return
             try:
-                answer = self._answer(request, conn)
+                answer = self._answer(request, conn, token)
             except Exception as exc:  # a bug here must not take the server down
                 logger.exception("warm CLI request failed")
                 answer = {"error": {"code": "internal", "message": f"Internal error: {type(exc).__name__}: {exc}",
@@ -146,7 +154,7 @@ class WarmListener:
             except OSError:
                 pass
 
-    def _answer(self, raw: bytes, conn: socket.socket) -> dict[str, Any]:
+    def _answer(self, raw: bytes, conn: socket.socket, door_token: str | None) -> dict[str, Any]:
         from sleuth.commands.config import cli_settings
         from sleuth.commands.context import CommandContext
         from sleuth.engine.cancel import CancelToken
@@ -157,6 +165,9 @@ class WarmListener:
             request = json.loads(raw)
         except ValueError:
             return {"refused": "unreadable request"}
+        if door_token is not None and not (isinstance(request, dict) and token_matches(request.get("token"), door_token)):
+            logger.warning("loopback warm door: refused a request without this server's token")
+            return {"refused": "token"}
         if not isinstance(request, dict) or request.get("v") != PROTOCOL:
             return {"refused": "protocol version"}
         command, args, roots = request.get("command"), request.get("args"), request.get("roots")

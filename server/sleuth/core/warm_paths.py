@@ -6,6 +6,9 @@ computes them before it has imported anything else: every module it loads is pai
 A server of some roots offers two sockets in one private folder, both named by the roots' hash:
 
 * ``<key>.sock``, the warm door (:mod:`sleuth.core.warm`): one JSON request, one JSON answer;
+* ``<key>.tcp`` instead of ``<key>.sock`` where a UNIX socket cannot name its peer's user
+  (:func:`sleuth.engine.platform.warm_door`): the warm door listens on 127.0.0.1 and this private
+  file holds its port and a token that each request must carry;
 * ``<key>.fork.sock``, the CLI fork server (:mod:`sleuth.cli.fork_server`): a ``sleuth`` process
   hands over its arguments, folder, environment and standard streams, and a forked copy of a process
   that has already imported the CLI runs it.
@@ -16,7 +19,8 @@ from __future__ import annotations
 import _socket
 import os
 import stat
-import sys
+
+from sleuth.engine import platform as _platform
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~3 ms of every warm call)
 if TYPE_CHECKING:
     from typing import Sequence
@@ -29,7 +33,8 @@ except ImportError:  # pragma: no cover - by version
     except ImportError:
         from hashlib import sha256
 
-__all__ = ["NO_SERVER_ENV", "roots_key", "socket_dir", "socket_path", "fork_socket_path", "private_dir", "peer_uid"]
+__all__ = ["NO_SERVER_ENV", "roots_key", "socket_dir", "socket_path", "fork_socket_path", "private_dir", "peer_uid",
+           "loopback_path", "read_loopback"]
 
 NO_SERVER_ENV = "SLEUTH_NO_SERVER"  # "1": the CLI always runs cold (as --no-server), e.g. for a whole test run
 
@@ -68,6 +73,29 @@ def fork_socket_path(roots: Sequence[str]) -> str | None:
     return _named(roots, ".fork.sock")
 
 
+def loopback_path(roots: Sequence[str]) -> str:
+    """Where the server of ``roots`` writes its loopback warm door's port and token."""
+    return os.path.join(socket_dir(), roots_key(roots) + ".tcp")
+
+
+def read_loopback(path: str) -> tuple[int, str] | None:
+    """(port, token) from a loopback door's file, when it is a regular file of this user's alone."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or not _platform.owned_privately(info.st_uid, info.st_mode):
+            return None
+        fields = os.read(fd, 256).decode("ascii", "replace").split()
+    finally:
+        os.close(fd)
+    if len(fields) != 2 or not fields[0].isdigit() or len(fields[1]) < 32:
+        return None
+    return int(fields[0]), fields[1]
+
+
 def private_dir(path: str, create: bool = False) -> bool:
     """Whether ``path`` is a real folder (not a link) of this user that nobody else may enter;
     with ``create``, made ``0700`` first when missing."""
@@ -80,17 +108,9 @@ def private_dir(path: str, create: bool = False) -> bool:
         info = os.lstat(path)
     except OSError:
         return False
-    return (stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid()
-            and not info.st_mode & (stat.S_IRWXG | stat.S_IRWXO))
+    return stat.S_ISDIR(info.st_mode) and _platform.owned_privately(info.st_uid, info.st_mode)
 
 
 def peer_uid(sock: _socket.socket) -> int | None:
-    """The uid of the process at the other end (``SO_PEERCRED``, Linux); None where unavailable."""
-    option = getattr(_socket, "SO_PEERCRED", None)
-    if option is None:
-        return None
-    try:
-        raw = sock.getsockopt(_socket.SOL_SOCKET, option, 12)  # struct ucred: pid, uid, gid (three ints)
-    except OSError:
-        return None
-    return int.from_bytes(raw[4:8], sys.byteorder, signed=True)
+    """The uid of the process at the other end (:func:`sleuth.engine.platform.peer_uid`); None where unavailable."""
+    return _platform.peer_uid(sock)

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 from sleuth.engine.errors import BadArgs, NotFound, SandboxViolation
+from sleuth.engine.platform import path_key, paths_fold_case
 
 __all__ = ["Root", "Target", "Workspace", "canonicalize", "lossy", "sort_key"]
 
@@ -76,6 +77,10 @@ def canonicalize(path: str) -> str:
 
 
 def _inside(path: str, root: str) -> bool:
+    """Whether ``path`` is ``root`` or below it, compared as ``root``'s file system compares names
+    (without case on macOS's and Windows's default ones: :func:`~sleuth.engine.platform.paths_fold_case`)."""
+    fold = paths_fold_case(root)
+    path, root = path_key(path, fold), path_key(root, fold)
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 

@@ -15,6 +15,8 @@ import signal
 import sys
 from typing import TYPE_CHECKING, Any
 
+from sleuth.engine.platform import signal_receiver
+
 if TYPE_CHECKING:
     from sleuth.core.session import Session
     from sleuth.mcp.server import SleuthMCP
@@ -113,7 +115,7 @@ def serve_stdio(server: SleuthMCP, session: Session) -> None:
             await run_stdio(server.app)
             group.cancel_scope.cancel()
 
-    if sys.platform == "win32":  # no signal receiver there: the SDK's own loop, as before
+    if not signal_receiver():  # Windows: the SDK's own loop, as before
         server.app.run("stdio")
     else:
         anyio.run(serve)

@@ -27,6 +27,7 @@ from typing import Any, Callable
 from sleuth.engine.grep.request import GrepRequest
 from sleuth.engine.grep.unit_search import Part, Publisher, UnitResult, UnitToken, search_unit
 from sleuth.engine.grep.units import Unit
+from sleuth.engine.platform import pool_start_method
 from sleuth.engine.types import SkipCounts
 from sleuth.engine.workspace import Workspace
 
@@ -44,6 +45,7 @@ _FREE_SLOTS: list[int] = []
 _LISTENERS: dict[int, Listener] = {}
 _POOL_LOCK = threading.Lock()
 _START_METHOD: str | None = None  # None: chosen by the process's threads when the pool starts
+_METHOD = ""  # the method the pool started with
 
 
 def fork_workers() -> None:
@@ -53,6 +55,11 @@ def fork_workers() -> None:
     caller's stdout open, and a pipeline (``sleuth grep … | wc -l``) would never see its end."""
     global _START_METHOD
     _START_METHOD = "fork"
+
+
+def start_method() -> str | None:
+    """How the pool started its workers (``fork``, ``forkserver``, ``spawn``); None before it started."""
+    return None if _POOL is None else _METHOD
 
 
 def workers() -> int:
@@ -174,17 +181,20 @@ def _dispatch(channel: Any) -> None:
 
 
 def _pool() -> ProcessPoolExecutor:
-    """The shared pool. ``fork`` when this process has a single thread (the CLI: workers start in
-    milliseconds), ``forkserver`` otherwise (a server's threads make ``fork`` unsafe).
+    """The shared pool, started as :func:`~sleuth.engine.platform.pool_start_method` says: ``fork``
+    when this process has a single thread (the CLI: workers start in milliseconds) or asked for it
+    (:func:`fork_workers`), ``forkserver`` otherwise (a server's threads make ``fork`` unsafe),
+    ``spawn`` where neither exists.
 
     The fork server preloads this module, not the program's ``__main__`` (multiprocessing's default):
     ``__main__`` is whatever started the process (the installed ``sleuth`` script, ``python -m``, a
     host's wrapper), and a worker needs none of it, only the search code, imported once for all.
     """
-    global _POOL, _FLAGS, _CHANNEL
+    global _POOL, _FLAGS, _CHANNEL, _METHOD
     with _POOL_LOCK:
         if _POOL is None:
-            method = _START_METHOD or ("fork" if threading.active_count() == 1 else "forkserver")
+            method = pool_start_method(1 if _START_METHOD == "fork" else threading.active_count())
+            _METHOD = method
             context = multiprocessing.get_context(method)
             if method == "forkserver":
                 context.set_forkserver_preload([__name__])

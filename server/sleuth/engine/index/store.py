@@ -35,12 +35,8 @@ import time
 from typing import IO, Callable, Iterable, Iterator
 
 from sleuth.engine.index import postings, symbols
+from sleuth.engine.platform import lock_file
 from sleuth.engine.user_dirs import sleuth_cache_dir
-
-try:
-    import fcntl
-except ImportError:  # Windows: no advisory locks; one process per store is assumed there
-    fcntl = None  # type: ignore[assignment]
 
 __all__ = [
     "SCHEMA",
@@ -189,15 +185,9 @@ def _current_name(base: str) -> str | None:
         return None
 
 
-def _lock(handle: IO[bytes], mode: int) -> bool:
-    """Take flock ``mode`` without waiting; True when taken (always, where there is no flock)."""
-    if fcntl is None:
-        return True
-    try:
-        fcntl.flock(handle.fileno(), mode | fcntl.LOCK_NB)
-    except OSError:
-        return False
-    return True
+def _lock(handle: IO[bytes], exclusive: bool) -> bool:
+    """Take the lock without waiting; True when taken (:func:`sleuth.engine.platform.lock_file`)."""
+    return lock_file(handle, exclusive)
 
 
 def _hold(gen: str) -> IO[bytes] | None:
@@ -206,7 +196,7 @@ def _hold(gen: str) -> IO[bytes] | None:
         handle = open(os.path.join(gen, READERS), "rb")
     except OSError:
         return None
-    if not _lock(handle, fcntl.LOCK_SH if fcntl is not None else 0):
+    if not _lock(handle, False):
         handle.close()
         return None
     return handle
@@ -230,7 +220,7 @@ def remove_unused_generations(base: str) -> None:
             shutil.rmtree(gen, ignore_errors=True)  # no readers file: an older schema's, or half deleted
             continue
         with handle:
-            if _lock(handle, fcntl.LOCK_EX if fcntl is not None else 0):
+            if _lock(handle, True):
                 shutil.rmtree(gen, ignore_errors=True)
 
 
@@ -245,7 +235,7 @@ def build_lock(base: str, should_stop: Callable[[], bool], poll: float = 0.05) -
 
     os.makedirs(base, exist_ok=True)
     with open(os.path.join(base, "build.lock"), "ab") as handle:
-        while not _lock(handle, fcntl.LOCK_EX if fcntl is not None else 0):
+        while not _lock(handle, True):
             if should_stop():
                 raise Cancelled("The index build was cancelled.")
             time.sleep(poll)

@@ -35,6 +35,7 @@ from typing import Any, Callable, Iterable, Protocol
 
 from sleuth.engine.cancel import CancelToken
 from sleuth.engine.ignore import IGNORE_FILE_NAMES, IgnoreOracle
+from sleuth.engine.platform import make_observer, overflow_signal_available
 from sleuth.engine.types import FileError, SkipCounts, WalkOptions
 from sleuth.engine.workspace import Target, Workspace
 
@@ -102,7 +103,7 @@ class Watcher:
         self._thread.start()
         try:
             self._observer = self._make_observer()
-            self._overflow_hook = _OverflowHook.install(self.overflowed)
+            self._overflow_hook = _OverflowHook.install(self.overflowed) if overflow_signal_available() else None
             self._observer.start()
             self.state = "watching"
         except Exception as exc:  # noqa: BLE001 - the index still has its rescans
@@ -139,9 +140,7 @@ class Watcher:
         if self._observer_factory is not None:
             observer = self._observer_factory()
         else:
-            from watchdog.observers import Observer
-
-            observer = Observer()
+            observer = make_observer()
         from watchdog import events as ev
 
         handler = _Handler(self)

@@ -32,6 +32,7 @@ import re2
 
 from sleuth.engine.match.engines import re2_compile
 from sleuth.engine.match.literals import LiteralQuery
+from sleuth.engine.platform import hyperscan_allowed
 
 _HS: list[Any] = []  # the hyperscan module, or None where it is not installed: imported on first use
 
@@ -73,7 +74,7 @@ _FOLDS_INTO_ASCII = {
 
 def hyperscan_available() -> bool:
     """True when the Hyperscan scanner is installed and usable on this CPU."""
-    return _hyperscan() is not None and _hyperscan_works()
+    return hyperscan_allowed() and _hyperscan() is not None and _hyperscan_works()
 
 
 _HS_WORKS: list[bool] = []

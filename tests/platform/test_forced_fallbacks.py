@@ -1,0 +1,236 @@
+"""Each platform fallback of :mod:`sleuth.engine.platform`, forced on Linux and run for real.
+
+macOS and Windows lack what Sleuth prefers on Linux (``SO_PEERCRED``, ``fork``, inotify's overflow
+signal, hyperscan's wheel, case-sensitive names); ``SLEUTH_FORCE_FALLBACKS`` makes this machine take
+the other road, so each fallback is run here: the warm door over loopback with its token, the CLI
+without a fork server, the search pool started by ``spawn``, the polling observer, RE2 without
+hyperscan, paths compared without case, no file locks. The processes a test starts inherit the
+variable (``monkeypatch.setenv``), as a server and its CLI would on such a platform.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import pathlib
+import socket
+import stat
+import subprocess
+import sys
+import threading
+import time
+from typing import Any, Callable, Iterable
+
+import pytest
+
+from sleuth.core import warm
+from sleuth.engine import platform
+from sleuth.engine.errors import NotFound, SandboxViolation
+from sleuth.engine.workspace import Workspace
+from tests.cli.test_warm_cli import (FILES, cli, folder_name, forked, fork_server_pid, runtime_dir,  # noqa: F401
+                                     served, server)
+from tests.conftest import HANG_S, SLEUTH
+
+Session = Any
+
+
+def _force(monkeypatch: pytest.MonkeyPatch, *names: str) -> None:
+    monkeypatch.setenv(platform.FORCE_ENV, ",".join(names))
+
+
+@pytest.fixture
+def loopback(monkeypatch: pytest.MonkeyPatch) -> None:
+    _force(monkeypatch, "loopback-warm")
+
+
+@pytest.fixture
+def no_fork_server(monkeypatch: pytest.MonkeyPatch) -> None:
+    _force(monkeypatch, "no-fork-server")
+
+
+def test_nothing_is_forced_by_default_and_all_forces_every_fallback(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(platform.FORCE_ENV, raising=False)
+    assert not any(platform.forced(name) for name in platform.FALLBACKS)
+    _force(monkeypatch, "all")
+    assert all(platform.forced(name) for name in platform.FALLBACKS)
+
+
+@pytest.mark.skipif(not hasattr(socket, "SO_PEERCRED"), reason="Linux's peer credentials")
+def test_a_unix_socket_names_its_peers_user(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(platform.FORCE_ENV, raising=False)
+    left, right = socket.socketpair(socket.AF_UNIX)
+    with left, right:
+        assert platform.peer_uid(left) == os.getuid()
+    assert platform.warm_door() == "unix"
+
+
+# -- the warm door over loopback ----------------------------------------------------------------
+def _ask_tcp(port: int, request: dict[str, Any]) -> dict[str, Any]:
+    with socket.create_connection(("127.0.0.1", port), timeout=HANG_S) as sock:
+        sock.sendall(json.dumps(request).encode() + b"\n")
+        data = b""
+        while chunk := sock.recv(65536):
+            data += chunk
+    return json.loads(data)
+
+
+async def test_the_warm_door_over_loopback_answers_only_requests_with_the_token(
+        loopback: None, server: tuple[Session, pathlib.Path]) -> None:
+    session, root = server
+    real = [os.path.realpath(root)]
+    door = warm.loopback_path(real)
+    assert stat.S_IMODE(os.stat(door).st_mode) == 0o600
+    assert not os.path.exists(warm.socket_path(real) or "")  # no UNIX socket beside it
+    port, token = warm.read_loopback(door) or (0, "")
+    before = await served(session, "sleuth.grep")
+    cold = await asyncio.to_thread(cli, root, "grep", "-n", "user", "--no-server")
+    hot = await asyncio.to_thread(cli, root, "grep", "-n", "user")
+    assert (hot.stdout, hot.stderr, hot.returncode) == (cold.stdout, cold.stderr, cold.returncode)
+    assert await served(session, "sleuth.grep") == before + 1  # the warm call reached the server
+    from sleuth.cli.common import workspace_settings
+
+    good = {"v": warm.PROTOCOL, "command": "sleuth.grep", "args": {"pattern": "user"}, "roots": real,
+            "guards": warm.guards(workspace_settings(real)), "environment": warm.environment({})}
+    assert await asyncio.to_thread(_ask_tcp, port, good) == {"refused": "token"}
+    assert await asyncio.to_thread(_ask_tcp, port, {**good, "token": "0" * len(token)}) == {"refused": "token"}
+    assert "result" in await asyncio.to_thread(_ask_tcp, port, {**good, "token": token})
+    assert fork_server_pid(root) is None  # descriptors cannot be passed over TCP: no fork server
+
+
+# -- the CLI without a fork server --------------------------------------------------------------
+async def test_without_a_fork_server_the_cli_is_answered_warm_in_its_own_process(
+        no_fork_server: None, server: tuple[Session, pathlib.Path]) -> None:
+    session, root = server
+    before = await served(session, "sleuth.files")
+    cold = await asyncio.to_thread(cli, root, "files", "*.py", "--no-server")
+    hot = await asyncio.to_thread(cli, root, "files", "*.py")
+    assert (hot.stdout, hot.stderr, hot.returncode) == (cold.stdout, cold.stderr, cold.returncode)
+    assert await served(session, "sleuth.files") == before + 1
+    assert (await asyncio.to_thread(forked, root, "files", "*.py")).returncode == 99  # the fork client declines
+    assert fork_server_pid(root) is None
+    assert not os.path.exists(warm.fork_socket_path([os.path.realpath(root)]) or "")
+
+
+# -- the search pool started by spawn -----------------------------------------------------------
+POOL_METHOD = ("import sys\nfrom sleuth.cli import main\nfrom sleuth.engine.grep import pool\n"
+               "code = main(['grep', '--no-server', '-c', 'needle'])\n"
+               "print('START', pool.start_method(), file=sys.stderr)\nsys.exit(code)\n")
+
+
+def _many_files(root: pathlib.Path) -> pathlib.Path:
+    for n in range(400):  # more than a search runs in its own process (grep.loop.IN_PROCESS_FILES)
+        (root / f"d{n % 7}").mkdir(parents=True, exist_ok=True)
+        (root / f"d{n % 7}" / f"f{n}.txt").write_text(f"line {n}\n" + ("needle\n" if n % 3 == 0 else ""))
+    return root
+
+
+@pytest.mark.parametrize("force, method", [("", "fork"), ("spawn", "spawn")])
+def test_the_search_pool_starts_its_workers_by_spawn_where_it_must(tmp_path: pathlib.Path, force: str,
+                                                                   method: str) -> None:
+    root = _many_files(tmp_path / "ws")
+    env = {**os.environ, platform.FORCE_ENV: force, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    probe = subprocess.run([sys.executable, "-c", POOL_METHOD], cwd=root, capture_output=True, text=True,
+                           timeout=HANG_S, env=env)
+    assert f"START {method}" in probe.stderr, probe.stderr
+    real = subprocess.run([SLEUTH, "grep", "--no-server", "-c", "needle"], cwd=root, capture_output=True,
+                          text=True, timeout=HANG_S, env=env)
+    assert real.returncode == 0, real.stderr
+    assert sorted(real.stdout.splitlines()) == sorted(probe.stdout.splitlines())
+    assert sum(int(line.rsplit(":", 1)[1]) for line in real.stdout.splitlines()) == 134
+
+
+# -- the polling observer -----------------------------------------------------------------------
+class _Sink:
+    def __init__(self) -> None:
+        self.paths: set[str] = set()
+        self.lock = threading.Lock()
+
+    def notify_changed(self, paths: Iterable[str], files_only: bool = False) -> None:
+        with self.lock:
+            self.paths.update(paths)
+
+
+def _until(predicate: Callable[[], bool]) -> None:
+    deadline = time.monotonic() + HANG_S
+    while not predicate():
+        assert time.monotonic() < deadline, "no event within the hang bound"
+        time.sleep(0.02)
+
+
+def test_the_polling_observer_sees_changes_and_needs_no_overflow_signal(tmp_path: pathlib.Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    from watchdog.observers.polling import PollingObserver
+
+    from sleuth.engine.index.watcher import Watcher
+    from sleuth.engine.types import WalkOptions
+
+    _force(monkeypatch, "polling")
+    root = tmp_path / "ws"
+    (root / "src").mkdir(parents=True)
+    sink = _Sink()
+    watcher = Watcher(Workspace([root]), WalkOptions(hidden=False), sink)  # type: ignore[arg-type]
+    watcher.start()
+    try:
+        assert watcher.state == "watching", watcher.status()
+        assert isinstance(watcher._observer, PollingObserver)
+        assert watcher._overflow_hook is None and not platform.overflow_signal_available()
+        (root / "src" / "new.txt").write_text("NEEDLE\n")
+        _until(lambda: str(root / "src" / "new.txt") in sink.paths)
+    finally:
+        watcher.stop()
+
+
+# -- RE2 without hyperscan ----------------------------------------------------------------------
+def test_without_hyperscan_re2_scans_the_literals_with_the_same_results(tmp_path: pathlib.Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    from sleuth.engine.match import prefilter
+
+    root = _many_files(tmp_path / "ws")
+    monkeypatch.delenv(platform.FORCE_ENV, raising=False)
+    if not prefilter.hyperscan_available():
+        pytest.skip("hyperscan is not installed here: RE2 is what runs anyway")
+    argv = [SLEUTH, "grep", "--no-server", "-n", "-e", "needle", "-e", "line 12", "-e", "line 30"]
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    with_hs = subprocess.run(argv, cwd=root, capture_output=True, text=True, timeout=HANG_S, env=env)
+    _force(monkeypatch, "no-hyperscan")
+    assert not prefilter.hyperscan_available()
+    without = subprocess.run(argv, cwd=root, capture_output=True, text=True, timeout=HANG_S,
+                             env={**env, platform.FORCE_ENV: "no-hyperscan"})
+    assert with_hs.returncode == without.returncode == 0
+    assert sorted(without.stdout.splitlines()) == sorted(with_hs.stdout.splitlines())
+
+
+# -- paths compared without case ----------------------------------------------------------------
+def test_paths_compare_without_case_as_on_a_case_insensitive_file_system(tmp_path: pathlib.Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    root = tmp_path / "Work"
+    (root / "Src").mkdir(parents=True)
+    (root / "Src" / "a.txt").write_text("x\n")
+    other_case = str(tmp_path / "WORK" / "src" / "a.txt")
+    monkeypatch.delenv(platform.FORCE_ENV, raising=False)
+    if platform.paths_fold_case(str(root)):
+        pytest.skip("this file system already folds case")
+    workspace = Workspace([root])
+    assert not workspace.contains(other_case)
+    with pytest.raises(SandboxViolation):
+        workspace.resolve(other_case)
+    _force(monkeypatch, "casefold-paths")
+    assert workspace.contains(other_case)
+    with pytest.raises(NotFound):  # inside the sandbox now; Linux then finds no such name, macOS would
+        workspace.resolve(other_case)
+    assert not workspace.contains(str(tmp_path / "Workspace2" / "a.txt"))  # a longer name is still outside
+    assert platform.path_key("C:/A/b", True) == platform.path_key("c:/a/B", True)
+
+
+# -- file locks ---------------------------------------------------------------------------------
+def test_index_locks_exclude_each_other_unless_the_platform_has_none(tmp_path: pathlib.Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(platform.FORCE_ENV, raising=False)
+    path = tmp_path / "build.lock"
+    path.write_bytes(b"")
+    with open(path, "rb") as first, open(path, "rb") as second, open(path, "rb") as writer:
+        assert platform.lock_file(first, exclusive=False) and platform.lock_file(second, exclusive=False)
+        assert not platform.lock_file(writer, exclusive=True)  # readers hold it: the clean-up waits
+        _force(monkeypatch, "no-locks")
+        assert platform.lock_file(writer, exclusive=True)
