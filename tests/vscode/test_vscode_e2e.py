@@ -242,7 +242,7 @@ def test_search_view_streams_grouped_highlighted_results_with_toggles_and_globs(
 
 def test_search_view_loads_more_up_to_the_next_page(report: dict[str, Any]) -> None:
     outcome = _step(report, "view_more")
-    assert "5,000 results in 5,000 files (more exist" in outcome and "10,000 results in 10,000 files" in outcome
+    assert "10,000 results in 10,000 files (more exist" in outcome and "20,000 results in 20,000 files" in outcome
 
 
 def test_search_view_replaces_only_after_the_preview_is_applied_and_spares_unsaved_files(report: dict[str, Any]) -> None:
@@ -250,10 +250,31 @@ def test_search_view_replaces_only_after_the_preview_is_applied_and_spares_unsav
     assert "disk unchanged until Apply" in outcome and "fetch_user(22)" in outcome and "edited in its editor" in outcome
 
 
+def test_search_view_rows_are_centred_on_their_match_and_the_context_box_is_labelled(report: dict[str, Any]) -> None:
+    """Issue 31: a row showed the line's start and cut the match; the context box was an unlabelled 0."""
+    outcome = _step(report, "view")
+    assert 'row centred on its match "…' in outcome and 'context box labelled "context lines"' in outcome
+
+
+def test_search_view_replace_all_asks_once_and_preserves_case(report: dict[str, Any]) -> None:
+    """Issue 31: Replace All opened a preview whose entries started unticked; no Preserve Case."""
+    outcome = _step(report, "view_replace_all")
+    assert "asked once" in outcome and "shade Shade SHADE back-shade" in outcome
+
+
+def test_search_view_f4_history_collapse_copy_context_and_open_in_editor(report: dict[str, Any]) -> None:
+    """Issue 31: what people use daily in VS Code's own search view."""
+    outcome = _step(report, "view_nav")
+    assert "F4 opened" in outcome and "Shift+F4" in outcome and "expand all back" in outcome
+    assert 'copied row "  ' in outcome and "context 1 showed" in outcome
+    assert "Query: _user(" in outcome and "F12 went to orders" in outcome and 'history Up "_user("' in outcome
+
+
 def test_search_view_and_builtin_search_are_timed_on_the_same_queries(report: dict[str, Any]) -> None:
     """Figures only (no speed assertion): both views measured in the same run, medians in the report."""
     _step(report, "view_timing")
     timings = report["timings"]["view_vs_builtin"]
+    assert len(timings) == 5, list(timings)  # selective, 2,000 files, 10,000 rows, regex without literal, word
     for query in timings.values():
         for side in ("sleuth_view", "builtin_search"):
             assert query[side]["first_row_ms"] >= 0 and query[side]["complete_ms"] > 0

@@ -41,7 +41,7 @@ export async function activate(context: ExtensionContext): Promise<void> {
         ...registerPaletteCommands(server, output, statusView),
         ...mcp.disposables,
         ...registerTools(context, server, output),
-        ...registerSearchView(server, output),
+        ...registerSearchView(server, output, context.extensionUri, context.workspaceState),
         onConfigurationChanged((e) => {
             if (e.affectsConfiguration(`${SERVER_ID}.interpreter`)) {
                 restartSoon('sleuth.interpreter changed');

@@ -19,7 +19,8 @@ type FromForm =
     | { type: 'ready' }
     | { type: 'query'; query: ViewQuery; now?: boolean }
     | { type: 'focus'; focused: boolean }
-    | { type: 'replaceAll' }
+    | { type: 'replaceAll'; preview?: boolean }
+    | { type: 'results' }
     | { type: 'cancel' };
 
 export interface FormStatus {
@@ -32,13 +33,24 @@ export class SearchForm implements WebviewViewProvider, Disposable {
     private query: ViewQuery = { ...EMPTY_QUERY };
     private status: FormStatus = { text: '', searching: false };
     private readonly changed = new EventEmitter<{ query: ViewQuery; now: boolean }>();
-    private readonly replaceAll = new EventEmitter<void>();
+    private readonly replaceAll = new EventEmitter<{ preview: boolean }>();
     private readonly cancel = new EventEmitter<void>();
+    private readonly results = new EventEmitter<void>();
     /** The query changed (typed, toggled); `now` when Enter asked for the search at once. */
     readonly onDidChangeQuery = this.changed.event;
     readonly onDidRequestReplaceAll = this.replaceAll.event;
     readonly onDidRequestCancel = this.cancel.event;
+    /** Ctrl+Down in the query box: on to the results. */
+    readonly onDidRequestResults = this.results.event;
     private subs: Disposable[] = [];
+
+    /** `history`: the workspace's earlier patterns, oldest first (Up/Down in the query box). */
+    constructor(private history: string[]) {}
+
+    setHistory(history: string[]): void {
+        this.history = history;
+        this.post({ type: 'history', history });
+    }
 
     get current(): ViewQuery {
         return this.query;
@@ -60,6 +72,7 @@ export class SearchForm implements WebviewViewProvider, Disposable {
 
     private receive(m: FromForm): void {
         if (m.type === 'ready') {
+            this.post({ type: 'history', history: this.history });
             this.post({ type: 'state', query: this.query, focus: true, initial: true });
             this.post({ type: 'status', ...this.status });
         } else if (m.type === 'query') {
@@ -67,7 +80,8 @@ export class SearchForm implements WebviewViewProvider, Disposable {
             this.changed.fire({ query: this.query, now: !!m.now });
         } else if (m.type === 'focus') {
             void commands.executeCommand('setContext', FOCUS_CONTEXT_KEY, m.focused);
-        } else if (m.type === 'replaceAll') this.replaceAll.fire();
+        } else if (m.type === 'replaceAll') this.replaceAll.fire({ preview: !!m.preview });
+        else if (m.type === 'results') this.results.fire();
         else if (m.type === 'cancel') this.cancel.fire();
     }
 
@@ -98,6 +112,7 @@ export class SearchForm implements WebviewViewProvider, Disposable {
         this.changed.dispose();
         this.replaceAll.dispose();
         this.cancel.dispose();
+        this.results.dispose();
     }
 }
 
@@ -130,7 +145,11 @@ function formHtml(webview: Webview): string {
   #status .text { flex: 1; }
   #cancel { display: none; }
   #status.searching #cancel { display: inline-block; }
-  .ctx { flex: 0 0 56px; }
+  .ctx { flex: 0 0 48px; }
+  .ctx-label { font-size: 11px; opacity: 0.8; margin: 0 4px 0 8px; white-space: nowrap; }
+  #replace { padding-right: 28px; }
+  button.secondary { color: var(--vscode-button-secondaryForeground); background: var(--vscode-button-secondaryBackground); }
+  button.secondary:hover { background: var(--vscode-button-secondaryHoverBackground); }
 </style></head>
 <body>
   <div class="row">
@@ -143,15 +162,23 @@ function formHtml(webview: Webview): string {
   </div>
   <div class="row">
     <input id="replace" type="text" placeholder="Replace (regex: $1, \${name})" aria-label="Replace" spellcheck="false">
-    <button id="replaceAll" class="action" title="Replace All: review the edits in the Refactor Preview, then apply or discard them">Replace All…</button>
+    <div class="toggles">
+      <button id="preserve" class="toggle" title="Preserve Case (Alt+P)" aria-label="Preserve Case (Alt+P)" aria-pressed="false">AB</button>
+    </div>
+  </div>
+  <div class="row">
+    <button id="replaceAll" class="action" title="Replace All (Ctrl+Alt+Enter): replaces every result after one confirmation">Replace All</button>
+    <button id="replacePreview" class="action secondary" title="Review the edits in the Refactor Preview, then apply or discard them">Replace with Preview…</button>
   </div>
   <label class="small" for="include">files to include</label>
   <div class="row"><input id="include" type="text" placeholder="e.g. *.ts, src/**/include" aria-label="files to include" spellcheck="false"></div>
   <label class="small" for="exclude">files to exclude</label>
   <div class="row"><input id="exclude" type="text" placeholder="e.g. *.ts, src/**/exclude" aria-label="files to exclude" spellcheck="false"></div>
+  <label class="small" for="types">file types</label>
   <div class="row">
-    <input id="types" type="text" placeholder="file types, e.g. py, ts" aria-label="file types" spellcheck="false">
-    <input id="context" class="ctx" type="number" min="0" max="10" value="0" title="context lines around each match" aria-label="context lines">
+    <input id="types" type="text" placeholder="e.g. py, ts" aria-label="file types" spellcheck="false">
+    <label class="ctx-label" for="context">context lines</label>
+    <input id="context" class="ctx" type="number" min="0" max="10" value="0" title="lines shown around each match" aria-label="context lines">
   </div>
   <div id="status" role="status"><span class="text"></span><button id="cancel" class="action" title="Cancel the search">Cancel</button></div>
 <script nonce="${nonce}">
@@ -159,8 +186,12 @@ function formHtml(webview: Webview): string {
   const vscode = acquireVsCodeApi();
   const $ = (id) => document.getElementById(id);
   const texts = ['pattern', 'replace', 'include', 'exclude', 'types'];
-  const toggles = { case: 'matchCase', word: 'wholeWord', regex: 'regex' };
-  let state = { pattern: '', replace: '', matchCase: false, wholeWord: false, regex: false, include: '', exclude: '', types: '', context: 0 };
+  const toggles = { case: 'matchCase', word: 'wholeWord', regex: 'regex', preserve: 'preserveCase' };
+  let state = { pattern: '', replace: '', matchCase: false, wholeWord: false, regex: false, include: '', exclude: '', types: '', context: 0, preserveCase: false };
+  // Search history (Up/Down in the query box, as VS Code's): -1 is what is being typed.
+  let history = [];
+  let back = -1;
+  let draft = '';
   const send = (now) => {
     for (const id of texts) state[id] = $(id).value;
     state.context = Math.max(0, Math.min(10, parseInt($('context').value || '0', 10) || 0));
@@ -178,12 +209,29 @@ function formHtml(webview: Webview): string {
     $(id).addEventListener('keydown', (e) => { if (e.key === 'Enter') send(true); });
   }
   $('replace').addEventListener('keydown', (e) => { if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) vscode.postMessage({ type: 'replaceAll' }); });
+  $('pattern').addEventListener('input', () => { back = -1; });
+  $('pattern').addEventListener('keydown', (e) => {
+    if (e.altKey || e.shiftKey || e.metaKey) return;
+    if (e.ctrlKey) {
+      if (e.key === 'ArrowDown') { e.preventDefault(); vscode.postMessage({ type: 'results' }); }
+      return;
+    }
+    if (e.key !== 'ArrowUp' && e.key !== 'ArrowDown') return;
+    e.preventDefault();
+    e.stopPropagation();
+    if (back === -1) draft = $('pattern').value;
+    const next = e.key === 'ArrowUp' ? Math.min(back + 1, history.length - 1) : back - 1;
+    if (next < -1 || (e.key === 'ArrowUp' && history.length === 0)) return;
+    back = next;
+    $('pattern').value = back === -1 ? draft : history[history.length - 1 - back];
+    send(true);
+  });
   for (const [id, key] of Object.entries(toggles)) {
-    $(id).addEventListener('click', () => { state[key] = !state[key]; show({}); send(true); $('pattern').focus(); });
+    $(id).addEventListener('click', () => { state[key] = !state[key]; show({}); send(key !== 'preserveCase'); $(key === 'preserveCase' ? 'replace' : 'pattern').focus(); });
   }
   // Alt+C / Alt+W / Alt+R are handled here and kept from VS Code: a webview forwards its keys to
   // the workbench, where the forwarded Alt also reaches the menu bar (Alt+R opened the Run menu).
-  const combos = { KeyC: 'matchCase', KeyW: 'wholeWord', KeyR: 'regex' };
+  const combos = { KeyC: 'matchCase', KeyW: 'wholeWord', KeyR: 'regex', KeyP: 'preserveCase' };
   document.addEventListener('keydown', (e) => {
     if (e.key === 'Alt') { e.stopPropagation(); return; }
     const key = combos[e.code];
@@ -192,10 +240,14 @@ function formHtml(webview: Webview): string {
     e.stopPropagation();
     state[key] = !state[key];
     show({});
-    send(true);
+    send(key !== 'preserveCase');
   }, true);
   document.addEventListener('keyup', (e) => { if (e.key === 'Alt' || (e.altKey && combos[e.code])) e.stopPropagation(); }, true);
   $('replaceAll').addEventListener('click', () => vscode.postMessage({ type: 'replaceAll' }));
+  $('replacePreview').addEventListener('click', () => vscode.postMessage({ type: 'replaceAll', preview: true }));
+  document.addEventListener('keydown', (e) => {
+    if (e.key === 'Enter' && e.ctrlKey && e.altKey) { e.preventDefault(); e.stopPropagation(); vscode.postMessage({ type: 'replaceAll' }); }
+  }, true);
   $('cancel').addEventListener('click', () => vscode.postMessage({ type: 'cancel' }));
   window.addEventListener('focus', () => vscode.postMessage({ type: 'focus', focused: true }));
   window.addEventListener('blur', () => vscode.postMessage({ type: 'focus', focused: false }));
@@ -208,6 +260,7 @@ function formHtml(webview: Webview): string {
       if (m.focus) $('pattern').focus();
     }
     else if (m.type === 'focus') { $('pattern').focus(); $('pattern').select(); }
+    else if (m.type === 'history') { history = m.history || []; back = -1; }
     else if (m.type === 'status') {
       $('status').classList.toggle('searching', !!m.searching);
       $('status').querySelector('.text').textContent = m.text;

@@ -1,11 +1,12 @@
 /**
  * The Sleuth search view (its own view container, like VS Code's Search): the form (form.ts) drives
- * streaming `sleuth/grep` requests whose batches fill the results tree (tree.ts) as they arrive;
- * "Load more" asks again for a bigger page (up to MAX_LOADED), keeping the rows on screen until the
- * new answer has caught up with them; Replace computes the edits in the extension (replace.ts) and
- * hands VS Code a WorkspaceEdit whose entries need confirmation, so the Refactor Preview shows them
- * and nothing changes until the person applies them. The server stays read-only (docs/SPEC.md §3), and an
- * open buffer is edited as its unsaved text, in its editor.
+ * streaming `sleuth/grep` requests whose batches are appended to the results list (list.ts) as they
+ * arrive, each batch posting only the rows it adds; "Load more" asks again for a bigger page (up to
+ * MAX_LOADED), keeping the rows on screen until the new answer has caught up with them. Replace All
+ * computes the edits in the extension (replace.ts) and applies them after one confirmation, as
+ * VS Code's own Replace All; "Replace with Preview…" hands them to the Refactor Preview instead. The
+ * server stays read-only (docs/SPEC.md §3), and an open buffer is edited as its unsaved text, in its editor.
+ * F4 / Shift+F4 walk the results, Copy and "Open in Editor" (navigate.ts, document.ts) write them out.
  */
 import { randomUUID } from 'crypto';
 import { TextDecoder } from 'util';
@@ -13,12 +14,11 @@ import {
     CancellationTokenSource,
     Disposable,
     LogOutputChannel,
-    ProgressLocation,
+    Memento,
     Range,
     Selection,
     TextEditorRevealType,
     ThemeIcon,
-    TreeView,
     Uri,
     ViewColumn,
     WorkspaceEdit,
@@ -29,17 +29,18 @@ import {
 import { ProgressType, WorkDoneProgress } from 'vscode-languageclient/node';
 import type { ServerManager } from '../client';
 import { PartialKeys, Requests, SERVER_ID } from '../constants';
-import { matchRange } from '../format';
+import { matchRange, resolveResultPath } from '../format';
 import { errorText } from '../picker';
-import { getConfiguration, registerCommand, workspaceFolders } from '../vscodeapi';
+import { copyToClipboard, getConfiguration, registerCommand, workspaceFolders } from '../vscodeapi';
+import { allText, fileText, lineText } from './document';
 import { FOCUS_CONTEXT_KEY, FORM_VIEW_ID, SearchForm } from './form';
-import { FIRST_PAGE, MAX_LOADED, PAGE_STEP, ViewQuery, isCaseInsensitive, isSearchable, searchKey, viewGrepArgs } from './query';
+import { RESULTS_VIEW_ID, ResultsList, RowRef } from './list';
+import { ResultsDocuments } from './navigate';
+import { FIRST_PAGE, MAX_LOADED, PAGE_STEP, ViewQuery, isCaseInsensitive, isSearchable, pushHistory, searchKey, viewGrepArgs } from './query';
 import { ReplaceSpec, jsRegex, planFile } from './replace';
-import { FileGroup, ResultLine, ResultModel, countLine, doneLine } from './results';
-import { Commands as TreeCommands, Node, RESULTS_VIEW_ID, ResultsTree } from './tree';
+import { FileGroup, ResultLine, ResultModel, countLine, doneLine, nextMatch } from './results';
 
 export const ViewCommands = {
-    ...TreeCommands,
     search: 'sleuth.view.search',
     toggleCase: 'sleuth.view.toggleCase',
     toggleWholeWord: 'sleuth.view.toggleWholeWord',
@@ -47,9 +48,25 @@ export const ViewCommands = {
     cancel: 'sleuth.view.cancel',
     clear: 'sleuth.view.clear',
     replaceAll: 'sleuth.view.replaceAll',
+    replaceWithPreview: 'sleuth.view.replaceWithPreview',
+    open: 'sleuth.view.open',
+    openToSide: 'sleuth.view.openToSide',
+    loadMore: 'sleuth.view.loadMore',
+    replaceFile: 'sleuth.view.replaceFile',
+    replaceLine: 'sleuth.view.replaceLine',
+    nextResult: 'sleuth.view.nextResult',
+    previousResult: 'sleuth.view.previousResult',
+    collapseAll: 'sleuth.view.collapseAll',
+    expandAll: 'sleuth.view.expandAll',
+    copy: 'sleuth.view.copy',
+    copyFile: 'sleuth.view.copyFile',
+    copyAll: 'sleuth.view.copyAll',
+    openInEditor: 'sleuth.view.openInEditor',
+    focusResults: 'sleuth.view.focusResults',
 } as const;
 
 const partialType = new ProgressType<Record<string, unknown>>();
+const HISTORY_KEY = 'sleuth.view.history';
 
 /** A search as it was sent: the form it came from, its arguments, the page size. */
 interface Shown {
@@ -58,28 +75,46 @@ interface Shown {
     maxResults: number;
 }
 
+/** What a webview context menu passes: the row's `data-vscode-context`. */
+interface MenuContext {
+    f?: number;
+    l?: number;
+}
+
 function setContext(key: string, value: unknown): void {
     void commands.executeCommand('setContext', key, value);
 }
 
-export function registerSearchView(server: ServerManager, output: LogOutputChannel): Disposable[] {
+export function registerSearchView(server: ServerManager, output: LogOutputChannel, extensionUri: Uri, state: Memento): Disposable[] {
     const folders = () => workspaceFolders().map((f) => ({ name: f.name, fsPath: f.uri.fsPath }));
-    const form = new SearchForm();
-    const tree = new ResultsTree(folders);
-    const view: TreeView<Node> = window.createTreeView(RESULTS_VIEW_ID, { treeDataProvider: tree, showCollapseAll: true });
+    const uriOf = (group: FileGroup): Uri | undefined => {
+        const fsPath = resolveResultPath(group.path, folders());
+        return fsPath ? Uri.file(fsPath) : undefined;
+    };
+    const form = new SearchForm(state.get<string[]>(HISTORY_KEY, []));
+    const list = new ResultsList(extensionUri);
+    const documents = new ResultsDocuments(uriOf);
 
     let generation = 0;
     let running: { cts: CancellationTokenSource; subs: Disposable[] } | undefined;
     let timer: NodeJS.Timeout | undefined;
-    /** The search whose rows the tree shows (complete or cancelled), and the one running. */
+    /** The search whose rows the list shows (complete or cancelled), and the one running. */
     let shown: Shown | undefined;
     let pending: Shown | undefined;
     let lastKey = '';
+    /** The row the list's cursor is on (F4 goes on from there). */
+    let cursor: RowRef | undefined;
 
-    const setStatus = (text: string, searching: boolean) => {
-        view.message = text;
-        form.setStatus({ text, searching });
+    const setStatus = (text: string, searching: boolean, more: string | null = null) => {
+        list.setStatus(text, searching, more);
+        form.setStatus({ text: searching ? text : '', searching }); // the summary is the results' own line
         setContext('sleuth.searching', searching);
+    };
+
+    const remember = (pattern: string) => {
+        const history = pushHistory(state.get<string[]>(HISTORY_KEY, []), pattern);
+        void state.update(HISTORY_KEY, history);
+        form.setHistory(history);
     };
 
     const cancelRunning = () => {
@@ -91,14 +126,19 @@ export function registerSearchView(server: ServerManager, output: LogOutputChann
         setContext('sleuth.searching', false);
     };
 
+    const showModel = (model: ResultModel) => {
+        cursor = undefined;
+        list.show(model);
+    };
+
     /** Runs the form's search; `more` keeps the rows on screen and asks for a bigger page. */
     const search = async (query: ViewQuery, maxResults: number, since: number, more = false) => {
         cancelRunning();
         const gen = ++generation;
         if (!isSearchable(query)) {
             shown = undefined;
-            tree.show(new ResultModel(), false);
-            view.badge = undefined;
+            showModel(new ResultModel());
+            list.setBadge(undefined);
             setStatus('', false);
             setContext('sleuth.hasResults', false);
             return;
@@ -109,9 +149,9 @@ export function registerSearchView(server: ServerManager, output: LogOutputChann
         maxResults = Math.min(maxResults, cap);
         const args = viewGrepArgs(query, maxResults, cfg.get('case'));
         pending = { query, args, maxResults };
-        const previous = tree.results;
+        const previous = list.results;
         const model = new ResultModel();
-        if (!more) tree.show(model, false); // the old rows answer another query: gone at once
+        if (!more) showModel(model); // the old rows answer another query: gone at once
         setStatus('Searching…', true);
         let client;
         try {
@@ -124,30 +164,30 @@ export function registerSearchView(server: ServerManager, output: LogOutputChann
         const cts = new CancellationTokenSource();
         const partialResultToken = `sleuth-view-partial-${randomUUID()}`;
         const workDoneToken = `sleuth-view-work-${randomUUID()}`;
-        let flushTimer: NodeJS.Timeout | undefined;
+        let statusTimer: NodeJS.Timeout | undefined;
         let firstShown: number | undefined;
         let percent = '';
-        const swapIn = () => more && model.events < previous.events && model !== tree.results;
-        const flush = () => {
-            flushTimer = undefined;
+        const progressLine = () => {
+            statusTimer = undefined;
             if (gen !== generation) return;
-            if (swapIn()) {
+            if (model !== list.results) {
                 setStatus(`Loading more… ${model.events.toLocaleString('en-US')} of ${previous.events.toLocaleString('en-US')} shown reloaded`, true);
                 return;
             }
-            tree.show(model, false);
-            view.badge = { value: model.matches, tooltip: countLine(model) };
+            list.setBadge({ value: model.matches, tooltip: countLine(model) });
             setStatus(`Searching…${percent} ${countLine(model)}`, true);
-            if (firstShown === undefined && model.files.length > 0) {
-                firstShown = Date.now();
-                output.info(`view ${JSON.stringify(query.pattern)}: first result shown ${firstShown - since} ms after the keystroke`);
-            }
         };
         const add = (batch: unknown) => {
             if (gen !== generation || !Array.isArray(batch)) return;
-            model.add(batch);
-            // The first rows go out at once, later ones coalesced (each refresh re-reads the tree).
-            if (!flushTimer) flushTimer = setTimeout(flush, firstShown === undefined ? 0 : model.files.length > 2000 ? 400 : 150);
+            const deltas = model.add(batch);
+            // Each batch posts only the rows it adds; a bigger page replaces the rows shown once it has caught up.
+            if (model === list.results) list.append(deltas);
+            else if (!more || model.events >= previous.events) showModel(model);
+            if (firstShown === undefined && model.files.length > 0 && model === list.results) {
+                firstShown = Date.now();
+                output.info(`view ${JSON.stringify(query.pattern)}: first result posted ${firstShown - since} ms after the keystroke`);
+            }
+            if (!statusTimer) statusTimer = setTimeout(progressLine, 100);
         };
         const subs: Disposable[] = [
             client.onProgress(partialType, partialResultToken, (v) => add(v?.[PartialKeys.grep])),
@@ -159,23 +199,23 @@ export function registerSearchView(server: ServerManager, output: LogOutputChann
         running = { cts, subs };
         const sentAt = Date.now();
         try {
-            const result = await window.withProgress({ location: { viewId: RESULTS_VIEW_ID } }, () =>
-                client.sendRequest<Record<string, unknown>>(Requests.grep, { ...args, partialResultToken, workDoneToken }, cts.token),
-            );
+            const result = await client.sendRequest<Record<string, unknown>>(Requests.grep, { ...args, partialResultToken, workDoneToken }, cts.token);
             if (gen !== generation) return;
             add(result?.[PartialKeys.grep]);
-            if (flushTimer) clearTimeout(flushTimer);
-            flushTimer = undefined;
+            if (statusTimer) clearTimeout(statusTimer);
+            statusTimer = undefined;
+            if (model !== list.results) showModel(model);
             const canLoadMore = !!result?.truncated && result?.truncated_reason === 'max_results' && maxResults < cap;
             shown = { query, args, maxResults };
-            tree.show(model, canLoadMore);
-            view.badge = model.matches > 0 ? { value: model.matches, tooltip: countLine(model) } : undefined;
-            setStatus(model.events === 0 ? 'No results' : doneLine(model, result ?? {}, canLoadMore), false);
+            list.setBadge(model.matches > 0 ? { value: model.matches, tooltip: countLine(model) } : undefined);
+            setStatus(model.events === 0 ? 'No results' : doneLine(model, result ?? {}, canLoadMore), false,
+                canLoadMore ? `Load more… (${model.events.toLocaleString('en-US')} shown)` : null);
             setContext('sleuth.hasResults', model.matches > 0);
+            if (model.matches > 0) remember(query.pattern);
             output.info(`view ${JSON.stringify(query.pattern)}: ${model.matches} results in ${model.files.length} files, complete ${Date.now() - sentAt} ms after the request`);
         } catch (e) {
             if (gen !== generation || cts.token.isCancellationRequested) return;
-            if (flushTimer) clearTimeout(flushTimer);
+            if (statusTimer) clearTimeout(statusTimer);
             setStatus(errorText(e), false);
             output.warn(`view ${JSON.stringify(query.pattern)} failed: ${errorText(e)}`);
         } finally {
@@ -207,26 +247,24 @@ export function registerSearchView(server: ServerManager, output: LogOutputChann
         if (!running) return;
         generation++;
         cancelRunning();
-        const model = tree.results;
+        const model = list.results;
         // The rows on screen answer the cancelled search's query (a cancelled "Load more" shows the
         // same query's previous page): replacing them must use that query.
         if (pending && (!shown || searchKey(pending.query) !== searchKey(shown.query))) shown = pending;
-        tree.show(model, false);
         setStatus(`Cancelled: ${countLine(model)} shown`, false);
         setContext('sleuth.hasResults', model.matches > 0);
     };
 
-    const open = async (node: Node | undefined, side = false) => {
-        const target = node ?? view.selection[0];
-        if (!target || target.kind === 'more') return;
-        const uri = tree.uriOf(target.group);
+    const open = async (target: RowRef | undefined, side = false, preserveFocus = true) => {
+        if (!target) return;
+        const uri = uriOf(target.group);
         if (!uri) {
             void window.showErrorMessage(`Sleuth: cannot tell which workspace folder holds "${target.group.path}".`);
             return;
         }
         try {
             const doc = await workspace.openTextDocument(uri);
-            const line = target.kind === 'line' ? target.line : target.group.lines.find((l) => l.kind === 'match');
+            const line = target.line ?? target.group.lines.find((l) => l.kind === 'match');
             let range = new Range(0, 0, 0, 0);
             if (line) {
                 const index = Math.min(Math.max(0, line.line - 1), doc.lineCount - 1);
@@ -237,7 +275,7 @@ export function registerSearchView(server: ServerManager, output: LogOutputChann
             const editor = await window.showTextDocument(doc, {
                 selection: range,
                 preview: !side,
-                preserveFocus: !side && target.kind === 'line',
+                preserveFocus: !side && preserveFocus,
                 viewColumn: side ? ViewColumn.Beside : undefined,
             });
             editor.selection = new Selection(range.start, range.end);
@@ -248,6 +286,15 @@ export function registerSearchView(server: ServerManager, output: LogOutputChann
         }
     };
 
+    /** F4 / Shift+F4: the next (previous) match line after the cursor, opened in the editor. */
+    const step = (forward: boolean) => {
+        const next = nextMatch(list.results.files, cursor, forward);
+        if (!next) return;
+        cursor = next;
+        list.select(next.group, next.line);
+        void open(next, false, true);
+    };
+
     /** The text the edits apply to: an open document's (unsaved) text, else the file's. */
     const currentText = async (uri: Uri): Promise<string> => {
         const doc = workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
@@ -255,7 +302,8 @@ export function registerSearchView(server: ServerManager, output: LogOutputChann
         return new TextDecoder('utf-8').decode(await workspace.fs.readFile(uri));
     };
 
-    const replace = async (groups: readonly FileGroup[], only?: ResultLine) => {
+    /** Replaces in `groups` (or only the line `only`); `preview`: through the Refactor Preview, else after one confirmation. */
+    const replace = async (groups: readonly FileGroup[], only?: ResultLine, preview = false) => {
         if (!shown || running) {
             void window.showInformationMessage('Sleuth: wait for the search to finish, then replace.');
             return;
@@ -267,6 +315,7 @@ export function registerSearchView(server: ServerManager, output: LogOutputChann
             regex: shown.query.regex,
             wholeWord: shown.query.wholeWord,
             caseInsensitive: isCaseInsensitive(shown.args),
+            preserveCase: form.current.preserveCase,
         };
         if (spec.regex) {
             try {
@@ -281,8 +330,9 @@ export function registerSearchView(server: ServerManager, output: LogOutputChann
         let count = 0;
         let stale = 0;
         let disagree = 0;
+        const touched = new Set<string>();
         for (const group of groups) {
-            const uri = tree.uriOf(group);
+            const uri = uriOf(group);
             if (!uri) continue;
             let text: string;
             try {
@@ -296,12 +346,10 @@ export function registerSearchView(server: ServerManager, output: LogOutputChann
             stale += plan.stale;
             disagree += plan.disagree;
             for (const e of plan.edits) {
-                edit.replace(uri, new Range(e.line, e.start, e.line, e.end), e.newText, {
-                    needsConfirmation: true,
-                    label,
-                    description: group.path,
-                    iconPath: new ThemeIcon('replace'),
-                });
+                const range = new Range(e.line, e.start, e.line, e.end);
+                if (preview) edit.replace(uri, range, e.newText, { needsConfirmation: true, label, description: group.path, iconPath: new ThemeIcon('replace') });
+                else edit.replace(uri, range, e.newText);
+                touched.add(uri.toString());
                 count++;
             }
         }
@@ -313,10 +361,15 @@ export function registerSearchView(server: ServerManager, output: LogOutputChann
             void window.showInformationMessage(`Sleuth: nothing to replace${skipped ? ` (skipped: ${skipped})` : ''}.`);
             return;
         }
-        if (skipped) void window.showWarningMessage(`Sleuth: ${skipped}; those were left out of the replacement.`);
-        output.info(`replace ${JSON.stringify(spec.pattern)} -> ${JSON.stringify(replaceText)}: ${count} edits offered for review`);
+        if (!preview) {
+            const what = `${count.toLocaleString('en-US')} occurrence${count === 1 ? '' : 's'} across ${touched.size.toLocaleString('en-US')} file${touched.size === 1 ? '' : 's'}`;
+            const answer = await window.showWarningMessage(`Replace ${what} with "${replaceText}"?`,
+                { modal: true, detail: skipped ? `Left out: ${skipped}.` : undefined }, 'Replace');
+            if (answer !== 'Replace') return;
+        } else if (skipped) void window.showWarningMessage(`Sleuth: ${skipped}; those were left out of the replacement.`);
+        output.info(`replace ${JSON.stringify(spec.pattern)} -> ${JSON.stringify(replaceText)}: ${count} edits ${preview ? 'offered for review' : 'confirmed'}`);
         // Files with unsaved changes keep them: their edits land in the editor only. Every other file
-        // the person let the preview change is saved, as VS Code's own Replace All writes files.
+        // changed is saved, as VS Code's own Replace All writes files.
         const unsaved = new Set(workspace.textDocuments.filter((d) => d.isDirty).map((d) => d.uri.toString()));
         const applied = await workspace.applyEdit(edit);
         let saved = 0;
@@ -339,14 +392,52 @@ export function registerSearchView(server: ServerManager, output: LogOutputChann
         if (editor && sel && !sel.isEmpty && sel.isSingleLine) form.update({ pattern: editor.document.getText(sel) }, true);
     };
 
+    /** The row a command acts on: the context menu's, else the list's cursor. */
+    const rowOf = (ctx?: MenuContext): RowRef | undefined => {
+        const group = ctx?.f !== undefined ? list.results.files[ctx.f] : undefined;
+        if (group) return { group, line: ctx?.l !== undefined && ctx.l >= 0 ? group.lines[ctx.l] : undefined };
+        return cursor;
+    };
+
+    const copy = async (text: string | undefined) => {
+        if (text) await copyToClipboard(text);
+    };
+
+    const openInEditor = async () => {
+        if (!shown && list.results.files.length === 0) return;
+        const q = shown?.query ?? pending?.query;
+        const flags = q ? [q.regex ? 'regex' : '', q.matchCase ? 'match case' : '', q.wholeWord ? 'whole word' : ''].filter((f) => f).join(', ') : '';
+        const header = [
+            `Query: ${q?.pattern ?? ''}${flags ? ` (${flags})` : ''}`,
+            ...(q?.include ? [`Including: ${q.include}`] : []),
+            ...(q?.exclude ? [`Excluding: ${q.exclude}`] : []),
+            countLine(list.results),
+            'Go to: F12 or Ctrl+click on a line',
+        ];
+        await documents.open(header, list.results);
+    };
+
     setContext(FOCUS_CONTEXT_KEY, false);
     return [
         form,
-        view,
+        list,
+        documents,
+        ...documents.register(),
         window.registerWebviewViewProvider(FORM_VIEW_ID, form, { webviewOptions: { retainContextWhenHidden: true } }),
+        window.registerWebviewViewProvider(RESULTS_VIEW_ID, list, { webviewOptions: { retainContextWhenHidden: true } }),
         form.onDidChangeQuery(({ query, now }) => schedule(query, now)),
-        form.onDidRequestReplaceAll(() => void replace(tree.results.files)),
+        form.onDidRequestReplaceAll(({ preview }) => void replace(list.results.files, undefined, preview)),
         form.onDidRequestCancel(cancel),
+        form.onDidRequestResults(() => list.focus()),
+        list.onDidOpen((row) => {
+            cursor = row;
+            void open(row, row.side, true);
+        }),
+        list.onDidMoveCursor((row) => (cursor = row)),
+        list.onDidRequestReplace((row) => void replace([row.group], row.line)),
+        list.onDidRequestCopy((row) => void copy(row.line ? lineText(row.line) : fileText(row.group))),
+        list.onDidRequestToggle((key) => toggle(key)()),
+        list.onDidRequestLoadMore(loadMore),
         registerCommand(ViewCommands.search, seed),
         registerCommand(ViewCommands.toggleCase, toggle('matchCase')),
         registerCommand(ViewCommands.toggleWholeWord, toggle('wholeWord')),
@@ -356,18 +447,31 @@ export function registerSearchView(server: ServerManager, output: LogOutputChann
             lastKey = '';
             form.update({ pattern: '' }, true);
         }),
-        registerCommand(ViewCommands.replaceAll, () => replace(tree.results.files)),
-        registerCommand(ViewCommands.open, (node?: Node) => open(node)),
-        registerCommand(ViewCommands.openToSide, (node?: Node) => open(node, true)),
+        registerCommand(ViewCommands.replaceAll, () => replace(list.results.files)),
+        registerCommand(ViewCommands.replaceWithPreview, () => replace(list.results.files, undefined, true)),
+        registerCommand(ViewCommands.open, (ctx?: MenuContext) => open(rowOf(ctx))),
+        registerCommand(ViewCommands.openToSide, (ctx?: MenuContext) => open(rowOf(ctx), true)),
         registerCommand(ViewCommands.loadMore, loadMore),
-        registerCommand(ViewCommands.replaceFile, (node?: Node) => {
-            const target = node ?? view.selection[0];
-            if (target && target.kind !== 'more') return replace([target.group]);
+        registerCommand(ViewCommands.replaceFile, (ctx?: MenuContext) => {
+            const row = rowOf(ctx);
+            if (row) return replace([row.group]);
         }),
-        registerCommand(ViewCommands.replaceLine, (node?: Node) => {
-            const target = node ?? view.selection[0];
-            if (target?.kind === 'line') return replace([target.group], target.line);
+        registerCommand(ViewCommands.replaceLine, (ctx?: MenuContext) => {
+            const row = rowOf(ctx);
+            if (row?.line) return replace([row.group], row.line);
         }),
+        registerCommand(ViewCommands.nextResult, () => step(true)),
+        registerCommand(ViewCommands.previousResult, () => step(false)),
+        registerCommand(ViewCommands.collapseAll, () => list.collapseAll(true)),
+        registerCommand(ViewCommands.expandAll, () => list.collapseAll(false)),
+        registerCommand(ViewCommands.copy, (ctx?: MenuContext) => {
+            const row = rowOf(ctx);
+            return copy(row ? (row.line ? lineText(row.line) : fileText(row.group)) : undefined);
+        }),
+        registerCommand(ViewCommands.copyFile, (ctx?: MenuContext) => copy(rowOf(ctx) ? fileText(rowOf(ctx)!.group) : undefined)),
+        registerCommand(ViewCommands.copyAll, () => copy(allText(list.results.files))),
+        registerCommand(ViewCommands.openInEditor, openInEditor),
+        registerCommand(ViewCommands.focusResults, () => list.focus()),
         { dispose: () => {
             if (timer) clearTimeout(timer);
             cancelRunning();

@@ -19,6 +19,8 @@ export interface ViewQuery {
     types: string;
     /** context lines around each match (0: none) */
     context: number;
+    /** Replace keeps each match's case (not part of the search) */
+    preserveCase: boolean;
 }
 
 export const EMPTY_QUERY: ViewQuery = {
@@ -31,11 +33,21 @@ export const EMPTY_QUERY: ViewQuery = {
     exclude: '',
     types: '',
     context: 0,
+    preserveCase: false,
 };
 
+/** Patterns kept in the search history (per workspace), oldest first. */
+export const HISTORY_SIZE = 50;
+
+/** `history` with `pattern` as its newest entry (moved there when it was already in), at most HISTORY_SIZE long. */
+export function pushHistory(history: readonly string[], pattern: string): string[] {
+    if (pattern.trim() === '') return [...history];
+    return [...history.filter((h) => h !== pattern), pattern].slice(-HISTORY_SIZE);
+}
+
 /** Matches loaded by one search before "Load more" is offered, the step of each "Load more", and the ceiling (the server's hard cap). */
-export const FIRST_PAGE = 5_000;
-export const PAGE_STEP = 5_000;
+export const FIRST_PAGE = 10_000;
+export const PAGE_STEP = 10_000;
 export const MAX_LOADED = 20_000;
 
 /** `*.{ts,js}, src/**` -> [`*.{ts,js}`, `src/**`]: split on commas outside braces, trimmed, empties dropped. */

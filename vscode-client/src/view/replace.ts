@@ -28,6 +28,8 @@ export interface ReplaceSpec {
     regex: boolean;
     wholeWord: boolean;
     caseInsensitive: boolean;
+    /** keep the matched text's case in the replacement (VS Code's Preserve Case) */
+    preserveCase?: boolean;
 }
 
 /** One edit: 0-based line, UTF-16 columns, the new text. */
@@ -123,14 +125,35 @@ export function jsRegex(spec: Pick<ReplaceSpec, 'pattern' | 'wholeWord' | 'caseI
     }
 }
 
+/**
+ * `replacement` in the case of `matched`, as VS Code's Preserve Case does: all upper case, all lower
+ * case, a capital first letter, and the same per part when both are split alike by `-` or `_`
+ * (`foo-bar` -> `Foo-Bar` for `Abc-Def`); any other mix leaves the replacement as typed.
+ */
+export function preserveCase(matched: string, replacement: string): string {
+    if (matched === '' || replacement === '') return replacement;
+    const hasLetters = /\p{L}/u.test(matched);
+    if (hasLetters && matched === matched.toUpperCase() && matched !== matched.toLowerCase()) return replacement.toUpperCase();
+    if (hasLetters && matched === matched.toLowerCase() && matched !== matched.toUpperCase()) return replacement.toLowerCase();
+    for (const sep of ['-', '_']) {
+        const ms = matched.split(sep);
+        const rs = replacement.split(sep);
+        if (ms.length > 1 && ms.length === rs.length) return rs.map((r, i) => preserveCase(ms[i], r)).join(sep);
+    }
+    const first = matched[0];
+    if (first !== first.toLowerCase() && first === first.toUpperCase()) return replacement[0].toUpperCase() + replacement.slice(1);
+    return replacement;
+}
+
 /** The new text of the match of `matchText` at UTF-16 offset `start` of `lineText`, or undefined when JavaScript's regex disagrees. */
 export function replacementAt(lineText: string, start: number, matchText: string, spec: ReplaceSpec, re?: RegExp): string | undefined {
-    if (!spec.regex) return spec.replace;
+    const cased = (text: string) => (spec.preserveCase ? preserveCase(matchText, text) : text);
+    if (!spec.regex) return cased(spec.replace);
     const regex = re ?? jsRegex(spec);
     regex.lastIndex = start;
     const m = regex.exec(lineText);
     if (!m || m.index !== start || m[0] !== matchText) return undefined;
-    return expandTemplate(spec.replace, { numbered: [...m], named: m.groups });
+    return cased(expandTemplate(spec.replace, { numbered: [...m], named: m.groups }));
 }
 
 /** The edits of one file: `text` is its current content, `lines` its results (context lines are ignored). */

@@ -68,20 +68,30 @@ export function highlightRanges(text: string, spans: readonly Span[]): [number, 
     return out;
 }
 
-/** Characters kept before the first match when a line is cut on the left (as VS Code's search view). */
-const LEFT_CONTEXT = 40;
+/**
+ * At most this many characters are kept before the first match, cut at a word start (VS Code's own
+ * search view keeps 26): in a side bar a row then shows its match, not the line's start.
+ */
+export const LEFT_CONTEXT = 26;
 const MAX_LABEL = 250;
 
 /**
- * The tree label of a line: indentation and trailing blanks dropped, a line whose first match lies
- * far right starting shortly before it (marked `…`), at most MAX_LABEL characters; highlights moved
- * along and clipped to what is shown.
+ * The row label of a line, centred on its match as VS Code's search view does: indentation and
+ * trailing blanks dropped, a line whose first match lies further right than LEFT_CONTEXT starting
+ * at a word shortly before it (marked `…`), at most MAX_LABEL characters; highlights moved along and
+ * clipped to what is shown.
  */
 export function lineLabel(text: string, ranges: readonly [number, number][]): { label: string; highlights: [number, number][] } {
     const trimmedEnd = text.replace(/\s+$/, '');
     const lead = trimmedEnd.length - trimmedEnd.replace(/^\s+/, '').length;
     const firstAt = ranges.length > 0 ? ranges[0][0] : lead;
-    let start = firstAt - lead > LEFT_CONTEXT + 10 ? firstAt - LEFT_CONTEXT : lead;
+    let start = lead;
+    if (firstAt - lead > LEFT_CONTEXT) {
+        start = firstAt - LEFT_CONTEXT;
+        // Start at a word: after the first blank in the window, when there is one before the match.
+        const blank = trimmedEnd.slice(start, firstAt).search(/\s\S/);
+        if (blank >= 0) start += blank + 1;
+    }
     // Never start inside a surrogate pair.
     if (start > 0 && /[\udc00-\udfff]/.test(trimmedEnd[start] ?? '')) start--;
     const prefix = start > lead ? '…' : '';
@@ -99,29 +109,42 @@ export function lineLabel(text: string, ranges: readonly [number, number][]): { 
     return { label, highlights };
 }
 
+/** What one batch changed: a file (new, or grown) and the index of its first line the batch added. */
+export interface Delta {
+    index: number;
+    group: FileGroup;
+    isNew: boolean;
+    from: number;
+}
+
 /** Results of one search, grouped by file as they stream in. */
 export class ResultModel {
     readonly files: FileGroup[] = [];
     private readonly byPath = new Map<string, FileGroup>();
+    private readonly indexOf = new Map<FileGroup, number>();
     /** events taken (match and context lines: what `max_results` counts) */
     events = 0;
     /** occurrences over all files */
     matches = 0;
 
-    /** Takes one batch of events; returns the groups it touched (new or grown). */
-    add(batch: readonly unknown[]): FileGroup[] {
-        const touched = new Set<FileGroup>();
+    /** Takes one batch of events; returns what it added, file by file in first-touched order. */
+    add(batch: readonly unknown[]): Delta[] {
+        const touched = new Map<FileGroup, Delta>();
         for (const raw of batch) {
             const e = raw as GrepMatch;
             if (!e || typeof e.path !== 'string' || typeof e.line !== 'number') continue;
             if (e.type !== 'match' && e.type !== 'context') continue;
             this.events++;
             let group = this.byPath.get(e.path);
+            let isNew = false;
             if (!group) {
                 group = { path: e.path, lines: [], matches: 0 };
                 this.byPath.set(e.path, group);
                 this.files.push(group);
+                this.indexOf.set(group, this.files.length - 1);
+                isNew = true;
             }
+            if (!touched.has(group)) touched.set(group, { index: isNew ? this.files.length - 1 : this.indexOf.get(group) ?? -1, group, isNew, from: group.lines.length });
             const spans = e.type === 'match' ? spansOf(e) : [];
             group.lines.push({ kind: e.type, line: e.line, text: typeof e.text === 'string' ? e.text : '', spans });
             if (e.type === 'match') {
@@ -129,9 +152,8 @@ export class ResultModel {
                 group.matches += n;
                 this.matches += n;
             }
-            touched.add(group);
         }
-        return [...touched];
+        return [...touched.values()];
     }
 
     group(path: string): FileGroup | undefined {
@@ -156,4 +178,25 @@ export function doneLine(model: ResultModel, summary: Record<string, unknown>, c
     if (summary.timed_out) parts.push('(timed out)');
     if (typeof summary.elapsed_ms === 'number') parts.push(`· ${Math.round(summary.elapsed_ms)} ms`);
     return parts.join(' ');
+}
+
+/**
+ * F4 / Shift+F4: the match line after (before) `from` in `files`, wrapping around; from a file row,
+ * its first match (or the previous file's last); with nothing chosen yet, the first (last) match.
+ */
+export function nextMatch(files: readonly FileGroup[], from: { group: FileGroup; line?: ResultLine } | undefined, forward: boolean): { group: FileGroup; line: ResultLine } | undefined {
+    const all: { group: FileGroup; line: ResultLine }[] = [];
+    let at = -1; // index in `all` of the position `from` stands at (between entries for a file row)
+    for (const group of files) {
+        if (from && from.group === group && !from.line) at = all.length - 0.5;
+        for (const line of group.lines) {
+            if (line.kind !== 'match') continue;
+            if (from && from.line === line) at = all.length;
+            all.push({ group, line });
+        }
+    }
+    if (all.length === 0) return undefined;
+    if (at === -1) return forward ? all[0] : all[all.length - 1];
+    const next = forward ? Math.floor(at) + 1 : Math.ceil(at) - 1;
+    return all[(next + all.length) % all.length];
 }

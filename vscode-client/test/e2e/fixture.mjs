@@ -8,6 +8,8 @@ export const NEEDLE = 'find_the_needle_here';
 export const NEEDLE_LINE = 42;
 export const NEEDLE_TEXT = `    naïve = "é→ü"; value = ${NEEDLE}(42)  # 😀 done`;
 export const STREAM_WORD = 'streamword';
+/** In every other big file once: 10,000 lines. */
+export const HALF_WORD = 'halfword';
 export const DENY_GLOB = 'secret/**';
 
 /** Lines of filler text, deterministic from `seed`. */
@@ -48,6 +50,7 @@ export function writeFixture(root, { bigFiles = 20000, linesPerFile = 40, stream
         // Every file holds all of STREAM_WORD's trigrams without the word itself, so an index
         // prefilter cannot skip files and the search really reads the whole tree.
         lines[(i * 3 + 1) % linesPerFile] += ' streamwo mword';
+        if (i % 2 === 0) lines[(i * 5 + 2) % linesPerFile] += ` ${HALF_WORD}`;
         file(`big/part_${String(Math.floor(i / 100)).padStart(3, '0')}/file_${String(i).padStart(5, '0')}.txt`, lines.join('\n') + '\n');
     }
 }

@@ -12,7 +12,7 @@
 //   interpreter  pointing sleuth.interpreter at a Python without Sleuth restarts the server and
 //             shows a message naming the fix
 //   text      Sleuth: Search Text ranks docs/guide.md for "user controller" and shows its score
-//   view, view_more, view_replace, view_timing  the Sleuth search view (see view.mjs)
+//   view, view_more, view_replace, view_replace_all, view_nav, view_timing  the Sleuth search view (see view.mjs)
 // and, from the Sleuth output channel afterwards: the server's log lines, the language-model tools
 // and the MCP server definition provider registered (this VS Code has the API).
 // files, index and text are skipped, with the server's words, only when the server answers that
@@ -583,6 +583,8 @@ async function main() {
             args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
         });
         page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+        // The search view's Copy steps read the clipboard back.
+        await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: `http://127.0.0.1:${port}` });
         page.on('console', (m) => m.type() === 'error' && appendFileSync(join(ARTIFACTS, 'browser-console.log'), m.text() + '\n'));
         await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(ws)}`);
         await page.waitForSelector('.monaco-workbench', { timeout: 120_000 });

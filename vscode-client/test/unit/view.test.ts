@@ -1,8 +1,9 @@
 import { strict as assert } from 'assert';
 import { describe, it } from 'node:test';
-import { EMPTY_QUERY, MAX_LOADED, expandGlob, isCaseInsensitive, searchKey, splitGlobs, splitTypes, viewGrepArgs } from '../../src/view/query';
-import { expandTemplate, jsRegex, planFile, replacementAt } from '../../src/view/replace';
-import { ResultModel, doneLine, highlightRanges, lineLabel, spansOf } from '../../src/view/results';
+import { EMPTY_QUERY, HISTORY_SIZE, MAX_LOADED, expandGlob, pushHistory, isCaseInsensitive, searchKey, splitGlobs, splitTypes, viewGrepArgs } from '../../src/view/query';
+import { expandTemplate, jsRegex, planFile, preserveCase, replacementAt } from '../../src/view/replace';
+import { fileText, resultsDocument } from '../../src/view/document';
+import { LEFT_CONTEXT, ResultModel, doneLine, highlightRanges, lineLabel, nextMatch, spansOf } from '../../src/view/results';
 
 const bytes = (s: string) => Buffer.byteLength(s, 'utf8');
 /** A match event for `needle` at its first (or each) occurrence in `text`, with byte columns as the server sends them. */
@@ -134,5 +135,62 @@ describe('replacement', () => {
         assert.deepEqual([plan.edits.length, plan.stale], [1, 1]);
         const odd = planFile('abc foo\nfoo\n', m.files[0].lines, { pattern: 'fo', replace: 'x', regex: true, wholeWord: false, caseInsensitive: false });
         assert.equal(odd.disagree, 2);
+    });
+});
+
+describe('issue 31: centred rows, F4, history, preserve case, copy and the results document', () => {
+    it('a row starts at a word shortly before its match, never further than LEFT_CONTEXT', () => {
+        const text = 'alpha12 beta3 kernel15 queue71 alpha69 alpha2 streamword 10';
+        const at = text.indexOf('streamword');
+        const { label, highlights } = lineLabel(text, [[at, at + 10]]);
+        assert.ok(label.startsWith('…'), label);
+        const [s, e] = highlights[0];
+        assert.equal(label.slice(s, e), 'streamword');
+        assert.ok(s <= LEFT_CONTEXT + 1, `${s} characters before the match`);
+        assert.match(label, /^…\S/); // cut at a word start
+    });
+    it('a batch reports new and grown files with the first line it added', () => {
+        const m = new ResultModel();
+        const first = m.add([event('a', 1, 'x foo', 'foo'), event('b', 1, 'foo', 'foo')]);
+        assert.deepEqual(first.map((d) => [d.index, d.isNew, d.from]), [[0, true, 0], [1, true, 0]]);
+        const next = m.add([event('b', 2, 'foo', 'foo'), event('c', 1, 'foo', 'foo')]);
+        assert.deepEqual(next.map((d) => [d.index, d.isNew, d.from]), [[1, false, 1], [2, true, 0]]);
+    });
+    it('F4 walks the match lines across files and wraps; Shift+F4 goes back', () => {
+        const m = new ResultModel();
+        m.add([event('a', 1, 'foo', 'foo'), { type: 'context', path: 'a', line: 2, text: 'c' }, event('a', 3, 'foo', 'foo'), event('b', 5, 'foo', 'foo')]);
+        const [a, b] = m.files;
+        const n1 = nextMatch(m.files, undefined, true)!;
+        assert.deepEqual([n1.group.path, n1.line.line], ['a', 1]);
+        const n2 = nextMatch(m.files, n1, true)!;
+        assert.equal(n2.line.line, 3); // the context line is skipped
+        assert.equal(nextMatch(m.files, { group: b, line: b.lines[0] }, true)!.line.line, 1); // wraps
+        assert.equal(nextMatch(m.files, n1, false)!.group, b);
+        assert.equal(nextMatch(m.files, { group: b }, false)!.line.line, 3); // from a file row: the previous file's last
+        assert.equal(nextMatch(m.files, { group: a }, true)!.line.line, 1);
+    });
+    it('history keeps the newest last, once, at most HISTORY_SIZE', () => {
+        assert.deepEqual(pushHistory(['a', 'b'], 'a'), ['b', 'a']);
+        assert.deepEqual(pushHistory(['a'], '  '), ['a']);
+        assert.equal(pushHistory(Array.from({ length: HISTORY_SIZE }, (_, i) => `p${i}`), 'new').length, HISTORY_SIZE);
+    });
+    it('preserve case follows the match: upper, lower, capitalised, per part', () => {
+        assert.equal(preserveCase('COLOR', 'shade'), 'SHADE');
+        assert.equal(preserveCase('color', 'Shade'), 'shade');
+        assert.equal(preserveCase('Color', 'shade'), 'Shade');
+        assert.equal(preserveCase('Back-Color', 'fore-shade'), 'Fore-Shade');
+        assert.equal(replacementAt('a Color', 2, 'Color', { pattern: 'color', replace: 'shade', regex: false, wholeWord: false, caseInsensitive: true, preserveCase: true }), 'Shade');
+        assert.equal(replacementAt('a Color', 2, 'Color', { pattern: 'color', replace: 'shade', regex: false, wholeWord: false, caseInsensitive: true }), 'shade');
+    });
+    it('copies rows as "  N: text" under the path, and the document maps its lines to results', () => {
+        const m = new ResultModel();
+        m.add([event('a.py', 4, '  x = foo  ', 'foo'), { type: 'context', path: 'a.py', line: 5, text: 'y' }]);
+        assert.equal(fileText(m.files[0]), 'a.py\n  4:   x = foo\n  5  y');
+        const doc = resultsDocument(['Query: foo'], m);
+        const lines = doc.text.split('\n');
+        assert.equal(lines[0], '# Query: foo');
+        assert.equal(lines[2], 'a.py:');
+        assert.equal(doc.targets.get(3)?.line?.line, 4);
+        assert.equal(doc.targets.get(2)?.line, undefined);
     });
 });
