@@ -185,6 +185,9 @@ def _walk_limit() -> int:
     return IN_PROCESS_FILES
 
 
+EXPAND_DEPTH_MAX = 64  # folder levels below a target that a search may walk in the calling process
+
+
 def _walked_here(items: Iterable[FileEntry | Subtree], workspace: Workspace, request: GrepRequest, token: CancelToken,
                  skipped: SkipCounts, errors: list[FileError], budget: int) -> Iterator[FileEntry | Subtree]:
     """The walk's items with its subtrees walked here, in their place, until ``budget`` files were seen;
@@ -200,7 +203,9 @@ def _walked_here(items: Iterable[FileEntry | Subtree], workspace: Workspace, req
             if not isinstance(item, Subtree):
                 left[0] -= 1
                 yield item
-            elif left[0] <= 0:
+            elif left[0] <= 0 or depth + item.depth > EXPAND_DEPTH_MAX:
+                # past the budget, or a chain of folders deeper than people make them (each level walked
+                # here nests one generator: thousands would exhaust the stack): the workers walk it
                 yield item._replace(depth=item.depth + depth) if depth else item
             else:  # walked as the workers walk it (sleuth.engine.grep.unit_search), its own subtrees split again
                 below = depth + item.depth
