@@ -93,6 +93,8 @@ class _Gather:
         self.collector.flush()
         if self.token is not None and not streamed and self.collector.streamed:
             hold(SEARCH_GATE_ENV, self.token)  # the first batch is out; a test may hold the rest
+            if self.token.should_stop():
+                return False  # cancelled while held: the parts already here are not streamed after the cancel
         if isinstance(part, UnitResult):
             self.skipped.add(part.skipped)
             self.errors.extend(part.errors)
