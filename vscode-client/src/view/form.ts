@@ -260,7 +260,11 @@ function formHtml(webview: Webview): string {
       if (m.focus) $('pattern').focus();
     }
     else if (m.type === 'focus') { $('pattern').focus(); $('pattern').select(); }
-    else if (m.type === 'history') { history = m.history || []; back = -1; }
+    else if (m.type === 'history') {
+      // The same list again (the view re-shown posts it): keep the place Up/Down reached.
+      const next = m.history || [];
+      if (JSON.stringify(next) !== JSON.stringify(history)) { history = next; back = -1; }
+    }
     else if (m.type === 'status') {
       $('status').classList.toggle('searching', !!m.searching);
       $('status').querySelector('.text').textContent = m.text;
