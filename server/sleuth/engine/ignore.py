@@ -37,7 +37,7 @@ from sleuth.engine.workspace import Root, Target, Workspace
 __all__ = [
     "TAKE", "IGNORED", "HIDDEN", "DENIED",
     "DirState", "Filter", "IgnoreOracle", "child_views",
-    "IGNORE_FILE_NAMES", "global_excludes_path", "git_exclude_path",
+    "IGNORE_FILE_NAMES", "global_excludes_path", "git_exclude_path", "ancestors",
 ]
 
 TAKE, IGNORED, HIDDEN, DENIED = 0, 1, 2, 3
@@ -104,6 +104,17 @@ def git_exclude_path(folder: str) -> str:
     except OSError:
         pass
     return os.path.join(git_dir, "info", "exclude")
+
+
+def ancestors(path: str) -> list[str]:
+    """The folders above ``path``, nearest first, up to the file system's root."""
+    found: list[str] = []
+    while True:
+        up = os.path.dirname(path)
+        if up == path:
+            return found
+        path = up
+        found.append(path)
 
 
 def _repository_above(path: str) -> bool:
@@ -326,15 +337,7 @@ class Filter:
     def _root_state(self, root: Root) -> DirState:
         # Every ancestor, as rg: .rgignore and .ignore files apply from any of them, inside a
         # repository or not; entering a repository's root (its .git) drops the .gitignore files above it.
-        chain: list[str] = []
-        if self.use_parent:
-            d = root.path
-            while True:
-                up = os.path.dirname(d)
-                if up == d:
-                    break
-                d = up
-                chain.append(d)
+        chain = ancestors(root.path) if self.use_parent else []
         state: DirState | None = None
         for d in reversed(chain):
             state = self.enter(state, os.path.basename(d), d, None)

@@ -19,10 +19,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sleuth.engine.cancel import CancelToken
-from sleuth.engine.index import IndexService, freshness
+from sleuth.engine.index import freshness
 from sleuth.engine.types import SkipCounts, WalkOptions
 from sleuth.engine.walk import walk
 from sleuth.engine.workspace import Target, Workspace
+from tests.engine.conftest import start
 from tests.engine.index.test_random_operations import _agree, apply, operation
 
 ignore_edit = st.tuples(st.just("ignore"), st.sampled_from(["", "d", "h/j"]), st.sampled_from(["*.c", "e.txt", "g*", ""]))
@@ -31,14 +32,6 @@ ignore_edit = st.tuples(st.just("ignore"), st.sampled_from(["", "d", "h/j"]), st
 @pytest.fixture(autouse=True)
 def no_racy_window(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(freshness, "RACY_NS", 0)
-
-
-def _start(root: Path, cache: Path) -> IndexService:
-    service = IndexService(Workspace([root]), cache_dir=str(cache))
-    service.start()
-    assert service.wait_ready(120), service.status()
-    assert service.wait_idle(60)
-    return service
 
 
 def _walked(root: Path) -> set[str]:
@@ -61,7 +54,7 @@ def test_changes_made_while_down_are_all_found(tmp_path_factory: pytest.TempPath
     root.mkdir()
     _tree(root)
     cache, away = tmp_path_factory.mktemp("cache"), tmp_path_factory.mktemp("away")
-    _start(root, cache).stop()
+    start(root, cache).stop()
     for op in ops:
         if op[0] == "ignore":
             folder = root / op[1]
@@ -69,7 +62,7 @@ def test_changes_made_while_down_are_all_found(tmp_path_factory: pytest.TempPath
                 (folder / ".ignore").write_text(op[2] + "\n", encoding="utf-8")
         else:
             apply(root, away, op)
-    service = _start(root, cache)
+    service = start(root, cache)
     try:
         edited_rules = any(op[0] == "ignore" and (root / op[1]).is_dir() for op in ops)
         assert service.upkeep.caught_up_by == ("walk" if edited_rules else "stamps")
@@ -85,8 +78,8 @@ def test_an_unchanged_tree_restarts_without_listing_a_folder(tmp_path: Path) -> 
     root = tmp_path / "ws"
     root.mkdir()
     _tree(root)
-    _start(root, tmp_path / "cache").stop()
-    service = _start(root, tmp_path / "cache")
+    start(root, tmp_path / "cache").stop()
+    service = start(root, tmp_path / "cache")
     try:
         with service.state.lock:
             cat, catalog = service.state.cat, service.state.catalog_db
@@ -111,9 +104,9 @@ def test_a_folder_within_the_racy_window_is_listed_again(tmp_path: Path, monkeyp
     root = tmp_path / "ws"
     root.mkdir()
     _tree(root)
-    _start(root, tmp_path / "cache").stop()
+    start(root, tmp_path / "cache").stop()
     folder_times = {p: (os.stat(p).st_mtime_ns, os.stat(p).st_ctime_ns) for p in (root, root / "d")}
-    service = _start(root, tmp_path / "cache")
+    service = start(root, tmp_path / "cache")
     try:
         assert service.upkeep.caught_up_by == "stamps"
         with service.state.lock:

@@ -34,10 +34,10 @@ import sqlite3
 import stat as stat_mod
 import time
 from dataclasses import dataclass, field
-from typing import Iterable
+from typing import Callable, Iterable
 
 from sleuth.engine.cancel import CancelToken
-from sleuth.engine.ignore import IGNORE_FILE_NAMES, git_exclude_path, global_excludes_path
+from sleuth.engine.ignore import IGNORE_FILE_NAMES, ancestors, git_exclude_path, global_excludes_path
 from sleuth.engine.types import FileEntry, FileError, SkipCounts, WalkOptions
 from sleuth.engine.workspace import Target, Workspace
 
@@ -54,6 +54,15 @@ def _sig(path: str) -> Sig:
     except OSError:
         return None
     return (st.st_size, st.st_mtime_ns, st.st_ino)
+
+
+def _lstat_of_kind(path: str, is_kind: Callable[[int], bool]) -> os.stat_result | None:
+    """``path``'s own stat (a link is not followed) when it exists and is of the kind, else None."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    return st if is_kind(st.st_mode) else None
 
 
 def _folder_rules(folder: str, present: Iterable[str]) -> dict[str, Sig]:
@@ -78,12 +87,7 @@ def _outer_rules(workspace: Workspace, options: WalkOptions) -> dict[str, object
     found["explicit"] = {f: _sig(f) for f in options.ignore_files}
     above: dict[str, dict[str, Sig]] = {}
     for root in workspace.roots:
-        d = root.path
-        while True:
-            up = os.path.dirname(d)
-            if up == d:
-                break
-            d = up
+        for d in ancestors(root.path):
             present = [n for n in _RULE_NAMES if os.path.lexists(os.path.join(d, n))]
             above[d] = _folder_rules(d, present)
     found["above"] = above
@@ -163,12 +167,8 @@ def quick_catch_up(conn: sqlite3.Connection, workspace: Workspace, options: Walk
         if os.path.dirname(path) in dead:
             dead.add(path)
             continue
-        try:
-            st = os.lstat(path)
-        except OSError:
-            dead.add(path)
-            continue
-        if not stat_mod.S_ISDIR(st.st_mode):
+        st = _lstat_of_kind(path, stat_mod.S_ISDIR)
+        if st is None:
             dead.add(path)
             continue
         if st.st_mtime_ns != mtime or st.st_ctime_ns != ctime:
@@ -228,12 +228,8 @@ def quick_catch_up(conn: sqlite3.Connection, workspace: Workspace, options: Walk
         if folder not in stamps:
             changed.append(path)  # in a folder made after the build: re-checked from disk when applied
             continue
-        try:
-            st = os.lstat(path)
-        except OSError:
-            gone.append(path)
-            continue
-        if not stat_mod.S_ISREG(st.st_mode):
+        st = _lstat_of_kind(path, stat_mod.S_ISREG)
+        if st is None:
             gone.append(path)
         elif st.st_size != size or abs(st.st_mtime_ns - mtime_ns) > 2000 or not indexed:
             changed.append(path)
