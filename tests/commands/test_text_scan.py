@@ -18,7 +18,7 @@ from sleuth.commands.context import CommandContext, Services
 from sleuth.engine.index import IndexService
 from sleuth.engine.workspace import Workspace
 from tests.conftest import write_tree
-from tests.engine.index.test_text import TREE
+from tests.engine.text.test_text import TREE
 
 QUERIES = [
     "get user by id", "getUserById", "user", "pm runtime resume", "pm_runtime_resume", "iwl tlv api t",

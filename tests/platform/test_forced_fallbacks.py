@@ -27,6 +27,7 @@ import pytest
 from sleuth.core import warm
 from sleuth.engine import platform
 from sleuth.engine.errors import NotFound, SandboxViolation
+from sleuth.engine.grep.loop import POOL_START_FILES
 from sleuth.engine.workspace import Workspace
 from tests.cli.test_warm_cli import (FILES, cli, folder_name, forked, fork_server_pid, runtime_dir,  # noqa: F401
                                      served, server)
@@ -118,8 +119,12 @@ POOL_METHOD = ("import sys\nfrom sleuth.cli import main\nfrom sleuth.engine.grep
                "print('START', pool.start_method(), file=sys.stderr)\nsys.exit(code)\n")
 
 
+#: More files than a one-call process (the CLI) searches without starting its pool (grep.loop.POOL_START_FILES).
+MANY = POOL_START_FILES + 150
+
+
 def _many_files(root: pathlib.Path) -> pathlib.Path:
-    for n in range(400):  # more than a search runs in its own process (grep.loop.IN_PROCESS_FILES)
+    for n in range(MANY):
         (root / f"d{n % 7}").mkdir(parents=True, exist_ok=True)
         (root / f"d{n % 7}" / f"f{n}.txt").write_text(f"line {n}\n" + ("needle\n" if n % 3 == 0 else ""))
     return root
@@ -137,7 +142,7 @@ def test_the_search_pool_starts_its_workers_by_spawn_where_it_must(tmp_path: pat
                           text=True, timeout=HANG_S, env=env)
     assert real.returncode == 0, real.stderr
     assert sorted(real.stdout.splitlines()) == sorted(probe.stdout.splitlines())
-    assert sum(int(line.rsplit(":", 1)[1]) for line in real.stdout.splitlines()) == 134
+    assert sum(int(line.rsplit(":", 1)[1]) for line in real.stdout.splitlines()) == len(range(0, MANY, 3))
 
 
 # -- the polling observer -----------------------------------------------------------------------
@@ -232,5 +237,7 @@ def test_index_locks_exclude_each_other_unless_the_platform_has_none(tmp_path: p
     with open(path, "rb") as first, open(path, "rb") as second, open(path, "rb") as writer:
         assert platform.lock_file(first, exclusive=False) and platform.lock_file(second, exclusive=False)
         assert not platform.lock_file(writer, exclusive=True)  # readers hold it: the clean-up waits
+        assert platform.locks_exclude()
         _force(monkeypatch, "no-locks")
         assert platform.lock_file(writer, exclusive=True)
+        assert not platform.locks_exclude()  # what the suite's `needs_locks` skips on (tests/conftest.py)

@@ -1,7 +1,7 @@
 """Typed grep events and the :class:`Sink` they are pushed to (ripgrep's ``Sink``: ``begin``,
 ``matched``, ``context``, ``finish``), so that each output format is a sink and streams as the search goes.
 
-A grep's results travel as the ``sleuth.grep`` result object's items (SPEC §4 ``matches``: one dict
+A grep's results travel as the ``sleuth.grep`` result object's items (docs/SPEC.md §4 ``matches``: one dict
 per match or context line, or per file with ``output`` ``files_with_matches``/``count``) - the form
 the engine's collector streams in partial batches to every door and a running server answers the
 warm CLI with. :class:`Decoder` is the one place that reads that form: it turns items, batch after
