@@ -11,6 +11,7 @@ from typing import Callable, Mapping
 
 import pytest
 
+from sleuth.engine import platform as _platform
 from tests.rg_bin import find_rg
 
 # The person's own settings (~/.config/sleuth/config.yml) must not change what the suite sees: every
@@ -39,6 +40,31 @@ from ``python -m sleuth``: it is a plain script, the program's ``__main__`` that
 fork server imports (issue 27)."""
 if not os.path.exists(SLEUTH):  # a bare checkout on sys.path, not an install: the tests would test something else
     raise RuntimeError(f"{SLEUTH} is missing: install Sleuth as the README says (pip install -e '.[test,rg]')")
+
+
+def under_fallback(fallback: str, in_force: bool, why: str) -> pytest.MarkDecorator:
+    """Skip a test of a mechanism that exists only where the fallback ``fallback`` (one of
+    :data:`sleuth.engine.platform.FALLBACKS`) is NOT in force, saying so: ``in_force`` is the platform
+    module's own answer, so the test is skipped where ``SLEUTH_FORCE_FALLBACKS`` forces it (README,
+    "Platforms") or a platform lacks the mechanism, and runs everywhere else (the normal Linux run).
+    ``why`` names what the test asserts that the fallback does not have; ``tests/platform`` tests the
+    fallback itself. The one way the suite skips for a fallback, so that every such skip reads alike."""
+    if fallback not in _platform.FALLBACKS:
+        raise ValueError(f"{fallback!r} is not a fallback: {sorted(_platform.FALLBACKS)}")
+    return pytest.mark.skipif(in_force, reason=f"fallback {fallback!r} in force "
+                                               f"({_platform.FALLBACKS[fallback]}): {why}")
+
+
+#: A UNIX socket that names its peer (the warm door's other-user refusal, its socket file's mode).
+needs_unix_door = under_fallback("loopback-warm", _platform.warm_door() != "unix",
+                                 "the test checks the UNIX-socket door, which is not listening")
+#: The CLI fork server (it forks, takes the streams by SCM_RIGHTS, checks the peer's uid).
+needs_fork_server = under_fallback("no-fork-server", not _platform.fork_server_available(),
+                                   "the test checks the CLI fork server, which does not run")
+#: Index-store locks that exclude each other (README, "Platforms": without fcntl or msvcrt none are
+#: taken, and two processes are not kept from building or deleting the same store at once).
+needs_locks = under_fallback("no-locks", not _platform.locks_exclude(),
+                             "the test checks that store locks exclude each other, which takes none")
 
 
 def write_tree(root: Path, files: Mapping[str, str | bytes]) -> Path:

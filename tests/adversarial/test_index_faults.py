@@ -36,7 +36,7 @@ from sleuth.engine.cancel import CancelToken
 from sleuth.engine.index.service import IndexService
 from sleuth.engine.index.trigram import Lit
 from sleuth.engine.workspace import Workspace
-from tests.conftest import HANG_S, SLEUTH, run_sleuth  # the CLI as a user runs it
+from tests.conftest import HANG_S, SLEUTH, needs_locks, run_sleuth  # the CLI as a user runs it
 
 
 @pytest.fixture
@@ -289,6 +289,7 @@ async def test_a_full_disk_reaches_the_client_once(start: Any, tmp_path: pathlib
 
 # -- 14: one writer, many readers ------------------------------------------------------------------------
 
+@needs_locks
 def test_publishing_keeps_a_generation_another_index_has_open(tmp_path: pathlib.Path) -> None:
     root = make_tree(tmp_path / "ws", {"a.c": "int needle_one;\n", "b.c": "int needle_two;\n"})
     cache = tmp_path / "cache"
@@ -311,6 +312,7 @@ def test_publishing_keeps_a_generation_another_index_has_open(tmp_path: pathlib.
         later.stop()
 
 
+@needs_locks
 def test_two_builds_on_one_empty_cache_both_end_with_the_index(tmp_path: pathlib.Path) -> None:
     root = make_tree(tmp_path / "ws", {f"d{i % 20}/f{i}.c": f"int marker_{i};\n" * 20 for i in range(1500)})
     env = dict(os.environ)

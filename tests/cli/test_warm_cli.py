@@ -28,7 +28,7 @@ from harness import Session, start_session  # noqa: E402
 from sleuth.core import warm  # noqa: E402
 from sleuth.engine.index.store import store_dir  # noqa: E402
 from sleuth.engine.platform import fork_server_available, warm_door  # noqa: E402
-from tests.conftest import HANG_S, SLEUTH  # noqa: E402  (the installed command, as users start it)
+from tests.conftest import HANG_S, SLEUTH, needs_fork_server, needs_unix_door  # noqa: E402  (the installed command, as users start it)
 
 FILES = {
     "src/UserController.cs": "class UserController {\n  // find the user\n  void GetUser() {}\n}\n",
@@ -86,19 +86,13 @@ async def server(tmp_path: pathlib.Path, runtime_dir: pathlib.Path,
         await session.client.stop()
 
 
-def door_path(root: pathlib.Path) -> str:
-    """The warm door's file for ``root``: its UNIX socket, or its loopback file where the platform (or
-    ``SLEUTH_FORCE_FALLBACKS=loopback-warm``) has no UNIX socket that names its peer."""
-    roots = [os.path.realpath(root)]
+def door_path(*folders: pathlib.Path) -> str:
+    """The warm door's file for a server of ``folders``: its UNIX socket, or its loopback file where the
+    platform (or ``SLEUTH_FORCE_FALLBACKS=loopback-warm``) has no UNIX socket that names its peer."""
+    roots = [os.path.realpath(folder) for folder in folders]
     path = warm.loopback_path(roots) if warm_door() == "loopback" else warm.socket_path(roots)
     assert path is not None
     return path
-
-
-#: Tests of what exists only with a UNIX socket that names its peer, or only with the fork server:
-#: skipped when SLEUTH_FORCE_FALLBACKS (or the platform) takes the other road (tests/platform covers it).
-unix_door = pytest.mark.skipif(warm_door() != "unix", reason="the warm door is on loopback here")
-needs_fork_server = pytest.mark.skipif(not fork_server_available(), reason="no CLI fork server here")
 
 
 def cli(cwd: pathlib.Path, *argv: str) -> subprocess.CompletedProcess[str]:
@@ -246,7 +240,7 @@ def test_socket_is_named_like_the_index_store(tmp_path: pathlib.Path) -> None:
     assert os.path.basename(store_dir(roots, str(tmp_path / "cache"))) == warm.roots_key(roots)
 
 
-@unix_door
+@needs_unix_door
 @pytest.mark.skipif(not hasattr(os, "getuid") or os.getuid() != 0 or not shutil.which("setpriv"),
                     reason="needs root and setpriv to run a client as another user")
 async def test_another_user_is_refused(server: tuple[Session, pathlib.Path], runtime_dir: pathlib.Path) -> None:
@@ -319,7 +313,7 @@ async def test_sleuth_mcp_answers_the_warm_cli_for_its_roots(tmp_path: pathlib.P
     assert (after.returncode, after.stdout, after.stderr) == (cold.returncode, cold.stdout, cold.stderr)
 
 
-@unix_door
+@needs_unix_door
 def test_an_older_server_that_lacks_an_argument_leaves_the_search_cold(tmp_path: pathlib.Path,
                                                                         runtime_dir: pathlib.Path) -> None:
     """A server started before a flag existed answers 'unknown argument': the CLI searches cold, as if
@@ -404,6 +398,12 @@ async def started_fork_server(root: pathlib.Path) -> int:
             return pid
         await asyncio.sleep(0.05)
     raise AssertionError(f"no CLI fork server listens at {path}")
+
+
+async def started_fork_server_if_any(root: pathlib.Path) -> int | None:
+    """:func:`started_fork_server` where the platform has a fork server; else None (every warm call is
+    then answered by the warm door alone, which is what a test of warm == cold checks there)."""
+    return await started_fork_server(root) if fork_server_available() else None
 
 
 async def _children(parent: int, present: bool) -> list[int]:

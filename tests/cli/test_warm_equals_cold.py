@@ -26,15 +26,16 @@ from lsprotocol import types
 from pygls.uris import from_fs_path
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from test_warm_cli import _processes, fork_server_pid, runtime_dir  # noqa: E402,F401  (runtime_dir: a fixture)
+from test_warm_cli import _processes, door_path, fork_server_pid, runtime_dir  # noqa: E402,F401  (runtime_dir: a fixture)
 from test_warm_cli import started_fork_server as fork_server_of  # noqa: E402
+from test_warm_cli import started_fork_server_if_any  # noqa: E402
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "lsp"))
 from harness import Session, start_session  # noqa: E402
 
 from sleuth.core import warm  # noqa: E402
 
-from tests.conftest import HANG_S, SLEUTH  # noqa: E402  (the installed script, as a person runs it)
+from tests.conftest import HANG_S, SLEUTH, needs_fork_server  # noqa: E402  (the installed script, as a person runs it)
 from sleuth.engine.grep.loop import POOL_START_FILES  # noqa: E402
 FILES = {"a.txt": "needle in a text file\n", "src/mod.py": "needle = 1\n", "b.md": "a needle\n"}
 
@@ -74,8 +75,8 @@ async def start_server(folders: list[pathlib.Path], cache: pathlib.Path, index: 
     session = await start_session("vscode", folders, init_options={"cacheDir": str(cache)})
     if index:
         assert (await session.execute("sleuth.index.build", {"wait": True}))["state"] == "ready"
-    path = warm.socket_path([os.path.realpath(f) for f in folders])
-    await until("the warm socket listens", lambda: os.path.exists(path or ""))
+    path = door_path(*folders)
+    await until("the warm door listens", lambda: os.path.exists(path))
     return session
 
 
@@ -89,11 +90,12 @@ async def stop_server(session: Session) -> None:
 
 @pytest_asyncio.fixture
 async def served(tmp_path: pathlib.Path, runtime_dir: pathlib.Path) -> AsyncIterator[pathlib.Path]:
-    """A folder served by ``sleuth serve``, its index ready and its CLI fork server listening."""
+    """A folder served by ``sleuth serve``, its index ready and its CLI fork server listening (where
+    there is one: else the warm door alone answers the warm calls)."""
     root = make_tree(tmp_path / "ws")
     session = await start_server([root], tmp_path / "server-cache")
     try:
-        await fork_server_of(root)
+        await started_fork_server_if_any(root)
         yield root
     finally:
         await stop_server(session)
@@ -141,6 +143,7 @@ async def test_c_a_write_error_is_reported_as_rg_reports_it(served: pathlib.Path
     assert "No space left on device (os error 28)" in rg.stderr
 
 
+@needs_fork_server
 async def test_d_a_stuck_client_delays_no_other_call(served: pathlib.Path) -> None:
     """(d) A client that sends a 4-byte length and then a byte now and then held every other warm call
     (the fork server read one request at a time). The normal call must end while the stuck client is
@@ -178,6 +181,7 @@ def _zombie_or_alive(pid: int) -> bool:
     return os.path.exists(f"/proc/{pid}")
 
 
+@needs_fork_server
 async def test_e_a_folder_change_reaps_the_old_fork_server(tmp_path: pathlib.Path, runtime_dir: pathlib.Path) -> None:
     """(e) After a workspace-folders change the old fork server stayed a zombie of the server. Without
     an index (the person's config.yml, the CLI's too), so that no index build starts a subprocess
@@ -221,7 +225,7 @@ async def test_a_call_the_fork_server_runs_cold_leaves_nothing_holding_its_outpu
     (tmp_path / "global-ignore").write_text("*.md\n", encoding="utf-8")
     session = await start_server([root], tmp_path / "server-cache")
     try:
-        await fork_server_of(root)
+        await started_fork_server_if_any(root)
         cold, hot = await pair(root, "grep", "-l", "needle", env={"GIT_CONFIG_GLOBAL": str(gitconfig)})
         assert hot == cold and cold[0] == 0
         assert len(cold[1].splitlines()) == 4 * each + 2  # a.txt and src/mod.py; b.md excluded by git

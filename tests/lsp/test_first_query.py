@@ -25,7 +25,7 @@ from sleuth.commands.config import Settings
 from sleuth.commands.context import CommandContext, Services
 from sleuth.engine.index import store
 from sleuth.engine.workspace import Workspace
-from tests.conftest import HANG_S, run_sleuth
+from tests.conftest import HANG_S, needs_locks, run_sleuth
 
 FILES = {
     "src/repo.py": "# the one place users are loaded\ndef get_user_by_id(uid):\n    return DB[uid]\n",
@@ -78,6 +78,7 @@ async def _until_ready(session: Any) -> None:
     await asyncio.wait_for(poll(), 120)
 
 
+@needs_locks  # it holds the build back with build.lock, which a platform without locks does not wait for
 async def test_grep_and_text_during_a_build_answer_from_the_scan(start: Any, tmp_path: pathlib.Path) -> None:
     root = make_tree(tmp_path / "ws", FILES)
     cache = tmp_path / "cache"

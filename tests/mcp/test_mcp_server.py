@@ -29,6 +29,7 @@ from mcp_types import ListRootsResult, Root  # noqa: E402
 from sleuth.commands.args import json_schema  # noqa: E402
 from sleuth.commands.grep import GREP_ARGS  # noqa: E402
 from sleuth.commands.config import Settings  # noqa: E402
+from sleuth.engine.platform import warm_door  # noqa: E402
 from tests.conftest import SLEUTH, run_sleuth, write_tree  # noqa: E402
 
 MODES = ("legacy", "auto")
@@ -305,17 +306,18 @@ def test_a_stdio_server_stops_on_sigint_and_sigterm_and_removes_its_warm_socket(
         ask({"method": "notifications/initialized"})
         answer = ask({"id": 1, "method": "tools/call", "params": {"name": "grep", "arguments": {"pattern": "needle"}}})
         assert answer["result"]["isError"] is False
+        door = "sleuth/*.sock" if warm_door() == "unix" else "sleuth/*.tcp"  # the loopback door's token file
         deadline = time.monotonic() + 60  # the warm door opens beside the first call: poll with a bound
-        while not list(run_dir.glob("sleuth/*.sock")) and time.monotonic() < deadline:
+        while not list(run_dir.glob(door)) and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert list(run_dir.glob("sleuth/*.sock")), "the warm door opened once the roots were known"
+        assert list(run_dir.glob(door)), "the warm door opened once the roots were known"
         process.send_signal(getattr(signal, signum))
         try:
             code = process.wait(timeout=60)  # a bound, not a speed claim: before the fix it waited for stdin
         except subprocess.TimeoutExpired:
             code = None
         assert code == 128 + getattr(signal, signum), f"exit status {code} after {signum}"
-        assert not list(run_dir.glob("sleuth/*.sock")), "the session was closed: no warm socket file left"
+        assert not list(run_dir.glob(door)), "the session was closed: no warm door file left"
     finally:
         if process.poll() is None:
             process.kill()

@@ -119,7 +119,8 @@ POOL_METHOD = ("import sys\nfrom sleuth.cli import main\nfrom sleuth.engine.grep
                "print('START', pool.start_method(), file=sys.stderr)\nsys.exit(code)\n")
 
 
-MANY = POOL_START_FILES + 400  # more than a CLI search runs in its own process
+#: More files than a one-call process (the CLI) searches without starting its pool (grep.loop.POOL_START_FILES).
+MANY = POOL_START_FILES + 150
 
 
 def _many_files(root: pathlib.Path) -> pathlib.Path:
@@ -236,5 +237,7 @@ def test_index_locks_exclude_each_other_unless_the_platform_has_none(tmp_path: p
     with open(path, "rb") as first, open(path, "rb") as second, open(path, "rb") as writer:
         assert platform.lock_file(first, exclusive=False) and platform.lock_file(second, exclusive=False)
         assert not platform.lock_file(writer, exclusive=True)  # readers hold it: the clean-up waits
+        assert platform.locks_exclude()
         _force(monkeypatch, "no-locks")
         assert platform.lock_file(writer, exclusive=True)
+        assert not platform.locks_exclude()  # what the suite's `needs_locks` skips on (tests/conftest.py)

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from typing import IO, Literal
 
 __all__ = ["FALLBACKS", "FORCE_ENV", "forced", "peer_uid", "warm_door", "fork_server_available",
-           "pool_start_method", "lock_file", "paths_fold_case", "path_key", "observer_kind",
+           "pool_start_method", "lock_file", "locks_exclude", "paths_fold_case", "path_key", "observer_kind",
            "hyperscan_allowed", "signal_receiver", "cache_base", "make_observer",
            "overflow_signal_available", "owned_privately"]
 
@@ -164,6 +164,20 @@ def lock_file(handle: IO[bytes], exclusive: bool) -> bool:
     except OSError:
         return False
     return True
+
+
+def locks_exclude() -> bool:
+    """Whether :func:`lock_file`'s exclusive locks keep a second process out (``fcntl`` or ``msvcrt``,
+    and ``no-locks`` not forced). Without them two processes may build, or delete, one store at once."""
+    if forced("no-locks"):
+        return False
+    for name in ("fcntl", "msvcrt"):
+        try:
+            __import__(name)
+        except ImportError:
+            continue
+        return True
+    return False
 
 
 def cache_base() -> str:

@@ -20,6 +20,7 @@ from sleuth.engine.index.watcher import Watcher
 from sleuth.engine.platform import overflow_signal_available
 from sleuth.engine.types import WalkOptions
 from sleuth.engine.workspace import Workspace
+from tests.conftest import under_fallback
 
 pytestmark = pytest.mark.skipif(not os.path.isdir("/proc/self/fdinfo"), reason="inotify (Linux) only")
 
@@ -98,7 +99,8 @@ def test_a_folder_moved_in_hands_over_its_files_and_one_moved_out_the_folder(tmp
         watcher.stop()
 
 
-@pytest.mark.skipif(not overflow_signal_available(), reason="no overflow signal: the polling observer loses no events")
+@under_fallback("polling", not overflow_signal_available(),
+                "the test simulates inotify's IN_Q_OVERFLOW; the polling observer compares snapshots and loses no events")
 def test_a_queue_overflow_rescans_every_watched_folder(tmp_path: Path, kit: SimpleNamespace) -> None:
     """IN_Q_OVERFLOW (simulated through watchdog's own inotify dispatch): changes whose events were lost
     are found, because the index rescans: never a silent loss."""

@@ -17,10 +17,12 @@ from sleuth.engine.match.literals import LiteralQuery
 from sleuth.engine.match import compile_matcher
 from sleuth.engine.match.prefilter import _FOLDS_INTO_ASCII, compile_prefilter, hyperscan_available
 from sleuth.engine.types import MatchOptions
+from tests.conftest import under_fallback
 
 SCANNERS = [pytest.param(False, id="re2"),
             pytest.param(True, id="hyperscan",
-                         marks=pytest.mark.skipif(not hyperscan_available(), reason="hyperscan not installed"))]
+                         marks=under_fallback("no-hyperscan", not hyperscan_available(),
+                                                  "hyperscan is not installed, not usable on this CPU, or not allowed"))]
 
 
 def lit(text: str, casefold: bool = False) -> LiteralQuery:

@@ -200,24 +200,31 @@ def _walked_here(items: Iterable[FileEntry | Subtree], workspace: Workspace, req
     left = [budget]
     ignore = Filter(workspace, request.walk)  # one filter for every subtree walked here (its ignore files read once)
 
-    def expand(source: Iterable[FileEntry | Subtree], depth: int) -> Iterator[FileEntry | Subtree]:
-        for item in source:
-            if not isinstance(item, Subtree):
+    def expand() -> Iterator[FileEntry | Subtree]:
+        # A stack of (walk, its depth), not recursion: a chain of folders thousands deep (hostile, or
+        # made by a runaway script) would pass Python's recursion limit, one generator per level.
+        stack: list[tuple[Iterator[FileEntry | Subtree], int]] = [(iter(items), 0)]
+        while stack:
+            source, depth = stack[-1]
+            item = next(source, None)
+            if item is None:
+                stack.pop()
+            elif not isinstance(item, Subtree):
                 left[0] -= 1
                 yield item
             elif left[0] <= 0 or depth + item.depth > EXPAND_DEPTH_MAX:
-                # past the budget, or a chain of folders deeper than people make them (each level walked
-                # here nests one generator: thousands would exhaust the stack): the workers walk it
+                # past the budget, or a chain of folders deeper than people make them (a hostile tree):
+                # the workers walk it, so this process's first answers are not held behind it
                 yield item._replace(depth=item.depth + depth) if depth else item
             else:  # walked as the workers walk it (sleuth.engine.grep.unit_search), its own subtrees split again
                 below = depth + item.depth
                 options = request.walk
                 if options.max_depth is not None:
                     options = replace(options, max_depth=max(options.max_depth - below, 0))
-                yield from expand(walk(workspace, [item.target], options, token, skipped, errors, SPLIT_DEPTH,
-                                       stat=False, ignore=ignore), below)
+                stack.append((iter(walk(workspace, [item.target], options, token, skipped, errors, SPLIT_DEPTH,
+                                        stat=False, ignore=ignore)), below))
 
-    return expand(items, 0)
+    return expand()
 
 
 def _uninterruptible_here(request: GrepRequest) -> bool:
