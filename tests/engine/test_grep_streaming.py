@@ -96,3 +96,25 @@ def test_streamed_batches_are_the_answer_in_final_order_with_progress_to_the_end
     assert streamed.streamed == len(plain.items) == files and streamed.files_scanned == files
     assert len(batches) > 1
     assert [done for done, _ in progress] == sorted(done for done, _ in progress) and progress[-1][0] == files
+
+
+def test_a_cancelled_search_streams_nothing_more() -> None:
+    """Parts received after the cancel (several of the pool's head unit can wait in one batch) are not
+    taken: before, each was still collected and flushed, a batch streamed after the LSP cancel (the
+    held-search test of tests/lsp/test_streaming.py failed under load)."""
+    from sleuth.engine.cancel import NullProgress
+    from sleuth.engine.collect import Collector
+    from sleuth.engine.grep.loop import _Gather
+    from sleuth.engine.grep.unit_search import Part
+    from sleuth.engine.search import FileResult
+
+    def part(path: str) -> Part:
+        return Part([FileResult(path, events=[{"type": "match", "path": path, "line": 1}], matched_lines=1)], 1)
+
+    token = CancelToken()
+    batches: list[list[dict[str, Any]]] = []
+    gather = _Gather(Collector(100, sink=lambda batch: batches.append(list(batch))), NullProgress, None, token)
+    assert gather.take(part("a"))
+    token.cancel()
+    assert not gather.take(part("b"))
+    assert [[m["path"] for m in batch] for batch in batches] == [["a"]]

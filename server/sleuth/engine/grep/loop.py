@@ -71,7 +71,7 @@ class _Gather:
     def __init__(self, collector: Collector, progress: ProgressSink, total: int | None,
                  token: CancelToken | None = None) -> None:
         self.collector = collector
-        self.token = token  # only for the search gate (a test hook): the loop polls its own
+        self.token = token  # a cancel ends the taking; the search gate (a test hook) polls it
         self.progress = progress
         self.total = total
         self.scanned = 0  # files of the parts taken
@@ -81,7 +81,13 @@ class _Gather:
         self._reported = 0.0
 
     def take(self, part: Part) -> bool:
-        """Collect one part; False when the search should stop (enough results, a unit stopped early)."""
+        """Collect one part; False when the search should stop (enough results, a unit stopped early).
+
+        A cancelled search takes nothing more: the parts already received (several of a unit can wait
+        in one batch) would otherwise be streamed after the cancel. A passed deadline still takes them:
+        what was found in time is the answer."""
+        if self.token is not None and self.token.cancelled:
+            return False
         self.scanned += part.scanned
         self.errors.extend(file_errors(part.results))
         going = True
