@@ -124,3 +124,11 @@ def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
             if found is not None:
                 return found
     return None
+
+
+def test_no_module_is_over_600_lines() -> None:
+    """A module over 600 lines holds more than one job (issue 32: ``engine/search.py`` read files and
+    searched buffers, ``engine/files/rank.py`` scored one path and ranked a catalogue): split it by job."""
+    long = {str(path.relative_to(PACKAGE)): n for path in PACKAGE.rglob("*.py")
+            if (n := len(path.read_text(encoding="utf-8").splitlines())) > 600}
+    assert not long, long
