@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 import os
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # imported by index_config(): a CLI call reads its settings without the index's types
     from sleuth.engine.index.config import IndexConfig
