@@ -38,7 +38,7 @@ def _set_or_none(value: Any, ns: argparse.Namespace) -> Any:
     return value or None
 
 
-@dataclass(frozen=True)
+@dataclass
 class Flag:
     """One rg flag. ``names``: argparse's option strings (short first); ``no``: the ``--no-`` form(s),
     which set ``dest`` back (``store_false``, or ``no_const``); ``help``: the help line (None for an
