@@ -20,7 +20,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
-from sleuth.cli.common import parse_size
+from sleuth.cli.common import NO_SERVER_HELP, parse_size
 
 __all__ = ["Flag", "FLAGS", "add_flags", "request_args", "files_args", "ARGUMENT_DESTS"]
 
@@ -159,7 +159,7 @@ FLAGS: tuple[Flag, ...] = (
     _switch(("--json",), "rg's JSON Lines (begin, match, context, end, summary)"),
     _switch(("--result-json",), "print the sleuth.grep result object"),
     Flag(("--root",), "sandbox folder (repeatable; default: .)", "append", options={"metavar": "DIR"}),
-    _switch(("--no-server",), "do not ask a running Sleuth server for these folders; search here (cold)"),
+    _switch(("--no-server",), NO_SERVER_HELP),
     # -- what a match is: one sleuth.grep argument each
     _switch(("-o", "--only-matching"), "print each match on its own line", request="only_matching",
             convert=_set_or_none, group=SEMANTICS),
