@@ -40,8 +40,9 @@ def test_no_import_runs_back_up_a_layer() -> None:
     assert not upward, upward
 
 
-def _runtime_imports(path: Path) -> list[str]:
-    """The imports that run: those under ``if TYPE_CHECKING:`` are left out (type-only)."""
+def _runtime_imports(path: Path, modules: dict[str, Path] | None = None) -> list[str]:
+    """The imports that run: those under ``if TYPE_CHECKING:`` are left out (type-only). With
+    ``modules``, ``from pkg import a, b`` gives ``pkg.a`` and ``pkg.b`` when they are all modules."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     type_only = {id(n) for node in ast.walk(tree) if isinstance(node, ast.If)
                  and getattr(node.test, "id", getattr(node.test, "attr", None)) == "TYPE_CHECKING"
@@ -53,7 +54,9 @@ def _runtime_imports(path: Path) -> list[str]:
         if isinstance(node, ast.Import):
             names.extend(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names.append(node.module)
+            inner = [f"{node.module}.{a.name}" for a in node.names] if modules is not None else []
+            names.extend([name for name in inner if name in modules] if inner and all(
+                name in modules for name in inner) else [node.module])
     return names
 
 
@@ -68,6 +71,41 @@ def test_the_engines_parts_import_each_other_in_no_cycle_but_for_types() -> None
             bits = name.split(".")
             if bits[:2] == ["sleuth", "engine"] and len(bits) > 2 and bits[2] != part:
                 graph.setdefault(part, set()).add(bits[2])
+    found = _cycle(graph)
+    assert found is None, " -> ".join(found)
+
+
+def _modules() -> dict[str, Path]:
+    """Every module of the package by dotted name (a package by its ``__init__.py``)."""
+    modules = {}
+    for path in PACKAGE.rglob("*.py"):
+        parts = path.relative_to(PACKAGE).with_suffix("").parts
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        modules[".".join(("sleuth",) + parts)] = path
+    return modules
+
+
+def test_no_two_modules_import_each_other_at_run_time() -> None:
+    """Across the whole package, module by module, no cycle of imports that run (issue 32: the
+    settings and their schema imported each other). ``from pkg import mod`` counts as ``pkg.mod``."""
+    modules = _modules()
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        targets = set()
+        for target in _runtime_imports(path, modules):
+            bits = target.split(".")
+            while bits and ".".join(bits) not in modules:
+                bits.pop()
+            if bits and ".".join(bits) not in (name, "sleuth"):
+                targets.add(".".join(bits))
+        graph[name] = targets
+    found = _cycle(graph)
+    assert found is None, " -> ".join(found)
+
+
+def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One cycle of ``graph`` (a depth-first walk), or None."""
     seen: dict[str, int] = {}  # 1 on the current path, 2 done
 
     def cycle_from(node: str, path: list[str]) -> list[str] | None:
@@ -83,4 +121,14 @@ def test_the_engines_parts_import_each_other_in_no_cycle_but_for_types() -> None
     for start in sorted(graph):
         if start not in seen:
             found = cycle_from(start, [])
-            assert found is None, " -> ".join(found)
+            if found is not None:
+                return found
+    return None
+
+
+def test_no_module_is_over_600_lines() -> None:
+    """A module over 600 lines holds more than one job (issue 32: ``engine/search.py`` read files and
+    searched buffers, ``engine/files/rank.py`` scored one path and ranked a catalogue): split it by job."""
+    long = {str(path.relative_to(PACKAGE)): n for path in PACKAGE.rglob("*.py")
+            if (n := len(path.read_text(encoding="utf-8").splitlines())) > 600}
+    assert not long, long

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from hypothesis import given, strategies as st
 
-from sleuth.commands.config import Settings, load_agent_config, merge_settings
+from sleuth.commands.config import Settings, load_agent_config
+from sleuth.commands.settings_schema import merge_settings
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=6),

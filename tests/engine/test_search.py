@@ -106,7 +106,7 @@ def test_decoding_never_raises_and_text_is_valid(data: bytes):
 # -- search_files: the hot loop reads files into one reused buffer -------------------------------
 
 def _search_files(paths, pattern: str, **opts):
-    from sleuth.engine.search import BatchStats, search_files
+    from sleuth.engine.file_scan import BatchStats, search_files
 
     matcher = compile_matcher(MatchOptions(patterns=(pattern,), case="sensitive"))
     results, stats = [], BatchStats()
@@ -131,7 +131,7 @@ def test_a_shorter_file_never_sees_the_previous_files_bytes_in_the_reused_buffer
 
 
 def test_files_larger_than_the_read_buffer_are_searched_whole(tmp_path, monkeypatch):
-    import sleuth.engine.search as search
+    import sleuth.engine.file_scan as search
 
     monkeypatch.setattr(search, "READ_BUFFER_BYTES", 64)
     monkeypatch.setattr(search, "_LOCAL", threading.local())
@@ -158,8 +158,8 @@ def test_a_file_handed_over_in_pieces_is_searched_whole(tmp_path, monkeypatch):
 
 
 def test_the_size_cap_counts_files_under_and_over_the_read_buffer(tmp_path, monkeypatch):
-    import sleuth.engine.search as search
-    from sleuth.engine.search import BatchStats, search_files
+    import sleuth.engine.file_scan as search
+    from sleuth.engine.file_scan import BatchStats, search_files
 
     monkeypatch.setattr(search, "READ_BUFFER_BYTES", 64)
     monkeypatch.setattr(search, "_LOCAL", threading.local())
@@ -185,7 +185,7 @@ def test_a_file_that_cannot_be_opened_is_an_error_and_the_next_one_is_searched(t
 
 @given(st.lists(st.binary(max_size=200), min_size=1, max_size=6), st.sampled_from(["ab", r"a\w*b", r"\d{2}", "^$"]))
 def test_search_files_equals_searching_each_file_alone(tmp_path_factory, contents, pattern):
-    from sleuth.engine.search import search_path
+    from sleuth.engine.file_scan import search_path
 
     folder = tmp_path_factory.mktemp("files")
     paths = []
@@ -222,7 +222,7 @@ class _CountingChecks:
 def test_a_file_that_may_match_is_prefiltered_once(tmp_path) -> None:
     """The scan asks ``may_match`` and then searches; the search does not ask again (a second pass
     over every matching file)."""
-    from sleuth.engine.search import BatchStats, search_files
+    from sleuth.engine.file_scan import BatchStats, search_files
 
     path = tmp_path / "a.c"
     path.write_bytes(b"int x;\nif (PM_RESUME) {}\nint y;\n" * 50)

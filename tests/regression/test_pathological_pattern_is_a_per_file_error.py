@@ -14,7 +14,7 @@ import pytest
 
 from sleuth.engine.match import compile_matcher, engines
 from sleuth.engine.match.engines import search_deadline
-from sleuth.engine.search import search_path
+from sleuth.engine.file_scan import search_path
 from sleuth.engine.types import MatchOptions, SearchOptions
 
 

@@ -1,7 +1,7 @@
 """The extension's ``sleuth.*`` settings mirror the server's settings (docs/SPEC.md §10, §11).
 
 Each server setting in ``vscode-client/package.json`` is fed to
-:func:`sleuth.commands.config.merge_settings` the way the client sends it (nested on dots):
+:func:`sleuth.commands.settings_schema.merge_settings` the way the client sends it (nested on dots):
 its default must be accepted and equal the server's default, a changed value must land in
 exactly one field, and together the settings must reach every field.
 """
@@ -13,7 +13,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from sleuth.commands.config import Settings, merge_settings
+from sleuth.commands.config import Settings
+from sleuth.commands.settings_schema import merge_settings
 
 PACKAGE = Path(__file__).resolve().parents[2] / "vscode-client" / "package.json"
 CLIENT_ONLY = {"interpreter", "search.debounceMs", "search.maxResults", "trace.server"}

@@ -89,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
     only = first if first in SUBCOMMANDS else None
     parser = _PREBUILT.get(only) or _parser(only)
     split = None
-    if first == "grep":  # rg reads its command line its own way (see sleuth.cli.rg_flags.split_argv)
+    if first == "grep":  # rg reads its command line its own way (see sleuth.cli.rg_argv.split_argv)
         from sleuth.cli.grep import read_argv
 
         at = argv.index("grep") + 1

@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # loaded by make_context: the warm path never needs them
     from sleuth.commands.context import CommandContext
 
 __all__ = ["EXIT_FOUND", "EXIT_NONE", "EXIT_ERROR", "cli_settings", "workspace_settings", "make_context",
-           "run_in_core", "run_command", "run_search", "cli_workspace", "cli_path", "add_server_flag", "ask_server",
+           "run_in_core", "run_command", "run_search", "cli_workspace", "cli_path", "add_server_flag", "NO_SERVER_HELP", "ask_server",
            "report_remote_error",
            "report_error", "print_json", "ProgressBar", "parse_size"]
 
@@ -152,9 +152,12 @@ def run_command(name: str, args: dict[str, Any], ctx: CommandContext, as_json: b
     return render(result)
 
 
+NO_SERVER_HELP = "do not ask a running Sleuth server for these folders; search here (cold)"
+
+
 def add_server_flag(parser: Any) -> None:
-    parser.add_argument("--no-server", action="store_true",
-                        help="do not ask a running Sleuth server for these folders; search here (cold)")
+    """``--no-server`` (``sleuth grep``'s is a row of :mod:`sleuth.cli.grep_flags` with this help)."""
+    parser.add_argument("--no-server", action="store_true", help=NO_SERVER_HELP)
 
 
 def run_search(name: str, args: dict[str, Any], workspace: Workspace, cold: Callable[[], CommandContext],

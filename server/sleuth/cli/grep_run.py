@@ -21,9 +21,9 @@ from typing import Any, Callable
 from sleuth.cli.common import (EXIT_ERROR, EXIT_FOUND, EXIT_NONE, ProgressBar, cli_path, cli_settings, cli_workspace,
                                make_context, print_json, run_search, workspace_settings)
 from sleuth.cli.grep_print import Colours, PrintOptions, print_paths
-from sleuth.cli.grep_semantics import STDIN_PATH, search_stdin, stdin_is_readable
+from sleuth.cli.grep_stdin import STDIN_PATH, search_stdin, stdin_is_readable
 from sleuth.cli.grep_sinks import Counts, Paths, Quiet, Reversed, Standard, Tally, Tee, Without
-from sleuth.cli.rg_flags import rg_ignore_args
+from sleuth.cli.grep_flags import files_args
 from sleuth.engine.errors import SleuthError
 from sleuth.engine.events import Decoder, Sink, Summary
 
@@ -504,10 +504,7 @@ def _files_args(ns: argparse.Namespace, path: str | None) -> dict[str, Any]:
     globs = list(ns.glob) + ["!" + g for g in ns.exclude_type_globs]
     if globs and all(g.startswith("!") for g in globs):
         globs.insert(0, "**")
-    args: dict[str, Any] = {"patterns": globs or None, "path": path, "hidden": ns.hidden, "no_ignore": ns.no_ignore,
-                            "no_require_git": ns.no_require_git, "follow": ns.follow,
-                            "max_file_size_bytes": ns.max_filesize, **rg_ignore_args(ns), "file_types": ns.type,
-                            "max_depth": ns.max_depth, "sort": ns.engine_sort}
+    args: dict[str, Any] = {"patterns": globs or None, "path": path, "sort": ns.engine_sort, **files_args(ns)}
     return {k: v for k, v in args.items() if v is not None}
 
 

@@ -2,7 +2,9 @@
 <- ``workspace/configuration``; what a repository's file may set is :mod:`sleuth.commands.settings_trust`'s table.
 
 One frozen :class:`Settings`; what each key may be and who may set it is the schema,
-:mod:`sleuth.commands.settings_schema`, which parses every layer once; a bad value is reported in
+:mod:`sleuth.commands.settings_schema`, which parses every layer once and merges it
+(:func:`~sleuth.commands.settings_schema.merge_settings`: the schema is made from :class:`Settings`,
+so it imports this module and never the other way); a bad value is reported in
 the returned problem list (the server shows it once with ``window/showMessage``) and the previous
 value is kept. Files are read by :mod:`sleuth.commands.settings_yaml` (caps, libyaml, bounded aliases).
 """
@@ -12,12 +14,12 @@ from __future__ import annotations
 import dataclasses
 import os
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # imported by index_config(): a CLI call reads its settings without the index's types
     from sleuth.engine.index.config import IndexConfig
 
-__all__ = ["Settings", "merge_settings", "load_agent_config", "load_user_config", "find_agent_config",
+__all__ = ["Settings", "load_agent_config", "load_user_config", "find_agent_config",
            "user_config_path", "AGENT_CONFIG_PATH", "AGENT_SECTIONS", "cli_settings"]
 
 AGENT_CONFIG_PATH = os.path.join(".agent", "config.yml")
@@ -74,19 +76,6 @@ class Settings:
 
         return IndexConfig(follow=self.follow, respect_gitignore=self.respect_gitignore, deny_globs=self.deny_globs,
                            max_file_size_bytes=self.max_file_size_bytes, index_path=self.index_path)
-
-
-def merge_settings(base: Settings, source: Mapping[str, object] | None, origin: str) -> tuple[Settings, list[str]]:
-    """``base`` updated from one person's layer ``source``; returns the new settings and one message per
-    dropped key or value (:func:`sleuth.commands.settings_schema.parse_layer` reads it).
-
-    No trust check here: :func:`sleuth.commands.settings_trust.layered_settings` screens a
-    repository's layer on the parsed fields.
-    """
-    from sleuth.commands.settings_schema import parse_layer  # the schema is built from Settings, above
-
-    parsed = parse_layer(source, origin, base)
-    return base.replace(**{name: entry.value for name, entry in parsed.values.items()}), parsed.problems
 
 
 def user_config_path() -> str:

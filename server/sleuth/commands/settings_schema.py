@@ -26,7 +26,7 @@ from typing import Iterator, Mapping
 from sleuth.commands.config import Settings
 
 __all__ = ["Trust", "Rule", "Key", "SCHEMA", "TRUST", "SPELLINGS", "SettingValue", "Entry", "Parsed", "parse_layer",
-           "normalise_key", "SECTION_PREFIXES"]
+           "merge_settings", "normalise_key", "SECTION_PREFIXES"]
 
 # What a setting's value may be once parsed (the types of Settings' fields).
 SettingValue = bool | int | float | str | None | tuple[str, ...] | tuple[tuple[str, int], ...]
@@ -254,6 +254,17 @@ def parse_layer(source: object, origin: str, current: Settings | None = None) ->
         else:
             stack.pop()
     return Parsed(values, problems)
+
+
+def merge_settings(base: Settings, source: Mapping[str, object] | None, origin: str) -> tuple[Settings, list[str]]:
+    """``base`` updated from one person's layer ``source``; returns the new settings and one message per
+    dropped key or value (:func:`parse_layer` reads it).
+
+    No trust check here: :func:`sleuth.commands.settings_trust.layered_settings` screens a
+    repository's layer on the parsed fields.
+    """
+    parsed = parse_layer(source, origin, base)
+    return base.replace(**{name: entry.value for name, entry in parsed.values.items()}), parsed.problems
 
 
 def _short(value: object) -> str:

@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING, NamedTuple, Sequence
 
 from sleuth.engine.errors import SearchTimeout
 from sleuth.engine.match.base import Matcher
-from sleuth.engine.search import FileResult, FolderOpener, first_lines, search_buffer
+from sleuth.engine.file_scan import FolderOpener
+from sleuth.engine.search import FileResult, first_lines, search_buffer
 from sleuth.engine.types import SearchOptions
 
 if TYPE_CHECKING:  # the columns are numpy arrays; a worker unpacking them never imports numpy

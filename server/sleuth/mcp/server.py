@@ -37,6 +37,7 @@ from sleuth.engine.cancel import CancelToken
 from sleuth.engine.errors import SleuthError
 from sleuth.engine.redact import redact_answer
 from sleuth.mcp.pages import PageCache, gives_whole_page, page_key
+from sleuth.mcp.sdk import on_notification, set_tool_schemas
 from sleuth.mcp.tools import DEFAULT_MAX_TOKENS, SEARCH_TOOLS, SearchTool, page, render_error, split_offset
 from sleuth.searches import INDEX_ONLY
 
@@ -103,8 +104,7 @@ class SleuthMCP:
         self.pages = PageCache()  # results the next pages are cut from
         self.app = _Server("sleuth", title="Sleuth workspace search", version=__version__,
                            instructions=INSTRUCTIONS, log_level="WARNING")
-        self.app._lowlevel_server.add_notification_handler(  # the SDK has no public hook for it
-            "notifications/roots/list_changed", NotificationParams, self._roots_changed)
+        on_notification(self.app, "notifications/roots/list_changed", NotificationParams, self._roots_changed)
         for tool in SEARCH_TOOLS:
             self._add(tool.name, tool.title, tool.description, tool.input_schema(session.settings),
                       tool.output_schema(), self._search_handler(tool))
@@ -148,9 +148,7 @@ class SleuthMCP:
                           annotations=ToolAnnotations(title=title, read_only_hint=read_only,
                                                       destructive_hint=False, idempotent_hint=read_only,
                                                       open_world_hint=False))
-        registered = self.app._tool_manager.get_tool(name)  # the schemas are Sleuth's, not the signature's
-        registered.parameters = input_schema
-        registered.fn_metadata.output_schema = output_schema
+        set_tool_schemas(self.app, name, input_schema, output_schema)  # Sleuth's, not the signature's
 
     # -- roots ------------------------------------------------------------------------------
     def _roots_resolver(self, ctx: Context) -> ListRoots | ListRootsResult:

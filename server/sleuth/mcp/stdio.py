@@ -16,11 +16,12 @@ import logging
 from types import TracebackType
 from typing import Any
 
-from mcp.server.stdio import stdio_server
+from mcp.server.mcpserver import MCPServer
 from mcp.shared.message import SessionMessage
 from mcp_types import ErrorData, JSONRPCError
 
 from sleuth.core import message_limits
+from sleuth.mcp.sdk import run_stdio_with
 
 __all__ = ["AnsweringReader", "run_stdio"]
 
@@ -111,9 +112,6 @@ def _first_line(error: Exception) -> str:
     return text[0][:300] if text else type(error).__name__
 
 
-async def run_stdio(app: Any) -> None:
+async def run_stdio(app: MCPServer) -> None:
     """``MCPServer.run_stdio_async`` with :class:`AnsweringReader` between the transport and the session."""
-    lowlevel = app._lowlevel_server  # what run_stdio_async itself runs (mcp 2.x keeps no other handle)
-    async with stdio_server() as (read_stream, write_stream):
-        await lowlevel.run(AnsweringReader(read_stream, write_stream), write_stream,
-                           lowlevel.create_initialization_options())
+    await run_stdio_with(app, AnsweringReader)

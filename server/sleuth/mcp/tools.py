@@ -31,6 +31,7 @@ from sleuth.commands.budget import shrink_to_budget
 from sleuth.commands.config import Settings
 from sleuth.core.registry import COMMANDS
 from sleuth.engine.errors import BadArgs, SleuthError
+from sleuth.engine.events import Begin, Context, Decoder, End, Event, Match, Summary
 from sleuth.searches import SEARCHES
 
 __all__ = ["SearchTool", "SEARCH_TOOLS", "DEFAULT_MAX_TOKENS", "BYTES_PER_TOKEN", "split_offset", "page",
@@ -45,15 +46,42 @@ def estimate_tokens(text: str) -> int:
     return -(-len(text.encode("utf-8")) // BYTES_PER_TOKEN)
 
 
-def _grep_line(item: Mapping[str, Any]) -> str:
-    kind = item.get("type")
-    if kind == "context":
-        return f"{item['path']}-{item['line']}- {item.get('text', '')}"
-    if kind == "file":
-        return str(item["path"])
-    if kind == "count":
-        return f"{item['path']}: {item['count']}"
-    return f"{item['path']}:{item['line']}: {item.get('replacement', item.get('text', ''))}"  # -r shows as rg
+class _GrepText:
+    """The ``grep`` tool's text, one line per result item, as a sink of the search's typed events
+    (:mod:`sleuth.engine.events`: the door reads events, never an item's ``"type"``): ``path:line: text``
+    for a match (its replacement with ``replace``, as rg prints it), ``path-line- text`` for a context
+    line, the path for a file of ``files_with_matches``, ``path: N`` for one of ``count``."""
+
+    __slots__ = ("lines", "_shown")
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self._shown = False  # a line of the open file was written
+
+    def event(self, event: Event) -> bool:
+        if isinstance(event, Match):
+            text = event.replacement if event.replacement is not None else event.text
+            self.lines.append(f"{event.path}:{event.line}: {text}")
+            self._shown = True
+        elif isinstance(event, Context):
+            self.lines.append(f"{event.path}-{event.line}- {event.text}")
+            self._shown = True
+        elif isinstance(event, Begin):
+            self._shown = False
+        elif isinstance(event, End) and event.matched and not self._shown:  # a whole-file item
+            self.lines.append(event.path if event.count is None else f"{event.path}: {event.count}")
+        return True
+
+    def finish(self, summary: Summary) -> None:
+        pass
+
+
+def _grep_lines(items: list[dict[str, Any]]) -> list[str]:
+    sink = _GrepText()
+    decoder = Decoder(sink)
+    decoder.items(items)
+    decoder.end_file()
+    return sink.lines
 
 
 def _files_line(item: Mapping[str, Any]) -> str:
@@ -78,6 +106,11 @@ def _symbol_line(item: Mapping[str, Any]) -> str:
     return f"{item['path']}:{item['line']}: {item['kind']} {item['name']}{container}"
 
 
+def _each(render: Callable[[Mapping[str, Any]], str]) -> Callable[[list[dict[str, Any]]], list[str]]:
+    """A text of one line (or block) per item, from ``render`` of each."""
+    return lambda items: [render(item) for item in items]
+
+
 @dataclass(frozen=True)
 class SearchTool:
     """One native search as an MCP tool."""
@@ -86,7 +119,7 @@ class SearchTool:
     command: str  # the registry command it runs
     key: str  # the result's item list
     noun: str  # what one item is, for the truncation line ("match", "file", "result")
-    render_item: Callable[[Mapping[str, Any]], str]
+    render_items: Callable[[list[dict[str, Any]]], list[str]]  # one line (or block) per item, in order
     page_arg: str = "max_results"  # the argument bounding how many items the command returns
 
     @property
@@ -126,8 +159,8 @@ class SearchTool:
 
 
 # How a model reads one item of each search; the tools themselves are made from the list of searches.
-_RENDER: dict[str, Callable[[Mapping[str, Any]], str]] = {
-    "grep": _grep_line, "files": _files_line, "text": _text_lines, "symbols": _symbol_line}
+_RENDER: dict[str, Callable[[list[dict[str, Any]]], list[str]]] = {
+    "grep": _grep_lines, "files": _each(_files_line), "text": _each(_text_lines), "symbols": _each(_symbol_line)}
 
 SEARCH_TOOLS: tuple[SearchTool, ...] = tuple(
     SearchTool(search.mcp_tool, search.command, search.stream_key, search.noun, _RENDER[search.name])
@@ -163,7 +196,7 @@ def page(tool: SearchTool, result: Mapping[str, Any], offset: int, max_tokens: i
     items = list(result.get(tool.key) or [])[offset:]
     budget = max_tokens * BYTES_PER_TOKEN
     base = {k: v for k, v in result.items() if k != tool.key}
-    lines = [tool.render_item(item) for item in items]
+    lines = tool.render_items(items)
 
     def build_json(k: int) -> str:
         return json.dumps({**base, tool.key: items[:k]}, ensure_ascii=False, separators=(",", ":"))

@@ -10,7 +10,8 @@ import json
 
 import pytest
 
-from sleuth.commands.config import Settings, load_agent_config, merge_settings
+from sleuth.commands.config import Settings, load_agent_config
+from sleuth.commands.settings_schema import merge_settings
 from sleuth.commands.profiles import all_tools, lookup
 from sleuth.commands.profiles.acode import DEFAULT_TIMEOUT_MS, _timeout_ms
 from sleuth.commands.tools_list import run as tools_list

@@ -10,7 +10,8 @@ import threading
 
 import pytest
 
-from sleuth.commands.config import Settings, load_agent_config, merge_settings
+from sleuth.commands.config import Settings, load_agent_config
+from sleuth.commands.settings_schema import merge_settings
 from sleuth.commands.tools_call import run as tools_call
 from sleuth.engine.errors import BadArgs, UnknownTool
 from sleuth.engine.metrics import Metrics

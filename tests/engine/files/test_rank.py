@@ -5,7 +5,8 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sleuth.engine.files.rank import rank_paths, score_path
+from sleuth.engine.files.rank import rank_paths
+from sleuth.engine.files.score import score_path
 
 PATHS = [
     "src/ctl/usr.c",
@@ -72,10 +73,10 @@ def test_a_term_inside_the_file_name_beats_one_spread_over_folders() -> None:
 
 
 def test_a_run_keeps_the_bonus_of_the_word_start_it_began_at() -> None:
-    from sleuth.engine.files.rank import _align, _bonuses
+    from sleuth.engine.files.score import _align, bonuses
 
     def align(term: str, path: str) -> float:
-        score = _align(term, path.lower(), _bonuses(path))
+        score = _align(term, path.lower(), bonuses(path))
         assert score is not None
         return score
 
@@ -229,7 +230,7 @@ def test_a_lone_term_that_is_the_names_acronym_wins() -> None:
 
 
 def test_numbers_may_be_left_out_of_an_abbreviation() -> None:
-    from sleuth.engine.files.rank import _abbreviates, _words
+    from sleuth.engine.files.score import _abbreviates, _words
 
     assert _abbreviates("isw", _words("ieee80211_softmac_wx")) == 3
     paths = ["drivers/net/ethernet/intel/ice/ice_switch.c",

@@ -10,7 +10,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from sleuth.engine.files.path_lines import mark_word_starts
-from sleuth.engine.files.rank import _cache, rank_paths, rank_paths_counted, score_path
+from sleuth.engine.files.rank import _cache, rank_paths, rank_paths_counted
+from sleuth.engine.files.score import score_path
 
 Case = tuple[str, list[str], str]
 
@@ -85,7 +86,7 @@ def test_query_clean_up_quotes_ellipsis_and_backslash() -> None:
         ("*.rs", ["lib.rs", "lib.py"], "lib.rs"),
         ("ui\\input\\index", ["ui/src/components/IDInput/index.js", "ui/src/ui/Input/index.js"], "ui/src/ui/Input/index.js"),
     ])
-    from sleuth.engine.files.rank import parse_query
+    from sleuth.engine.files.score import parse_query
 
     assert [(t.text, t.contiguous) for t in parse_query('"foo bar" baz"  \u2026  *')] == [
         ("foo", True), ("bar", True), ("baz", True)]

@@ -31,6 +31,7 @@ from sleuth.commands.profiles import ToolDefinition, ToolResult
 from sleuth.commands.profiles._common import argument_of, byte_len, dumps_spaced, maybe_redact, native
 from sleuth.engine.errors import (BadArgs, IndexNotReady, RateLimited, SearchTimeout, SleuthError,
                                   UnknownTool)
+from sleuth.engine.events import Match, from_item
 from sleuth.engine.words import plural
 
 __all__ = ["TOOLS", "ERROR_CODES", "acode_error", "MAX_SNIPPET"]
@@ -293,21 +294,22 @@ def _grep(args: dict[str, Any], ctx: CommandContext) -> ToolResult:
     result = native("sleuth.grep", request, ctx)
     results: list[dict[str, Any]] = []
     lines: dict[str, dict[int, str]] = {}
-    for e in result["matches"]:
-        lines.setdefault(e["path"], {})[e["line"]] = e["text"]
+    found = [from_item(e) for e in result["matches"]]  # typed events: no item's "type" read here
+    for e in found:
+        lines.setdefault(e.path, {})[e.line] = e.text
     total = 0
-    for e in result["matches"]:
-        if e["type"] != "match":
+    for e in found:
+        if not isinstance(e, Match):
             continue
         total += 1
         if len(results) >= limit:
             continue
-        item: dict[str, Any] = {"path": e["path"], "line": e["line"], "match": _cut(maybe_redact(e["text"], ctx))}
+        item: dict[str, Any] = {"path": e.path, "line": e.line, "match": _cut(maybe_redact(e.text, ctx))}
         if context:
-            text = lines[e["path"]]
+            text = lines[e.path]
             item["context"] = {
-                "before": [_cut(maybe_redact(text[n], ctx)) for n in range(e["line"] - context, e["line"]) if n in text],
-                "after": [_cut(maybe_redact(text[n], ctx)) for n in range(e["line"] + 1, e["line"] + context + 1)
+                "before": [_cut(maybe_redact(text[n], ctx)) for n in range(e.line - context, e.line) if n in text],
+                "after": [_cut(maybe_redact(text[n], ctx)) for n in range(e.line + 1, e.line + context + 1)
                           if n in text],
             }
         results.append(item)

@@ -21,6 +21,7 @@ from sleuth.commands.profiles._common import byte_len, dumps_compact, maybe_reda
 from sleuth.commands.profiles._forge import forge_error
 from sleuth.commands.profiles.backends import run_grep
 from sleuth.engine.errors import BadArgs
+from sleuth.engine.events import Match, from_item
 
 __all__ = ["TOOLS", "SCHEMA", "search"]
 
@@ -99,13 +100,15 @@ def translate(args: dict[str, Any]) -> dict[str, Any]:
 
 
 def _event(item: dict[str, Any], ctx: CommandContext) -> dict[str, Any]:
-    data: dict[str, Any] = {"path": {"text": item["path"]}, "line_number": item["line"]}
-    if item["type"] == "match":
-        data["column"] = item["column"]
-    data["lines"] = {"text": maybe_redact(item["text"], ctx)}
-    if item["type"] == "match":
-        data["match_text"] = maybe_redact(item["match_text"], ctx)
-    return {"type": item["type"], "data": data}
+    """Forge's event for one result item (read as a typed event: no item's ``"type"`` read here)."""
+    event = from_item(item)
+    data: dict[str, Any] = {"path": {"text": event.path}, "line_number": event.line}
+    if isinstance(event, Match):
+        data["column"] = event.column
+    data["lines"] = {"text": maybe_redact(event.text, ctx)}
+    if isinstance(event, Match):
+        data["match_text"] = maybe_redact(event.match_text, ctx)
+    return {"type": "match" if isinstance(event, Match) else "context", "data": data}
 
 
 def _content(events: list[dict[str, Any]], truncated: bool, timed_out: bool, limit: int, timeout_ms: int,

@@ -32,6 +32,7 @@ from sleuth.commands.profiles._external import ascii_case
 from sleuth.commands.profiles._forge import forge_error
 from sleuth.commands.profiles.backends import run_grep
 from sleuth.engine.errors import BadArgs, NotFound
+from sleuth.engine.events import Match, Submatch, from_item
 
 __all__ = ["TOOLS", "SCHEMA", "search_files", "fuzzy_edits"]
 
@@ -157,31 +158,31 @@ def _truncation(result: dict[str, Any], found: int, limit: int, max_files: int |
 
 def _matches(events: list[dict[str, Any]], query: str, mode: str, case: str, context: int, base: str,
              ctx: CommandContext) -> tuple[list[dict[str, Any]], int]:
+    found = [from_item(item) for item in events]  # typed events: no item's "type" read here
     lines: dict[str, dict[int, str]] = {}
-    for e in events:
-        lines.setdefault(e["path"], {})[e["line"]] = maybe_redact(e["text"], ctx)
+    for e in found:
+        lines.setdefault(e.path, {})[e.line] = maybe_redact(e.text, ctx)
     out: list[dict[str, Any]] = []
     files: set[str] = set()
     threshold = ctx.settings.fuzzy_threshold
     insensitive = ascii_case([query], case) == "insensitive"
     rel: dict[str, str] = {}
-    for e in events:
-        if e["type"] != "match":
+    for e in found:
+        if not isinstance(e, Match):
             continue
-        text = lines[e["path"]]
-        subs = e.get("submatches") or [{"column": e["column"], "end_column": e["end_column"],
-                                        "match_text": e["match_text"]}]
-        path = rel.setdefault(e["path"], relative_to(ctx.workspace, e["path"], base))
-        before = [text[n] for n in range(e["line"] - context, e["line"]) if n in text] if context else []
-        after = [text[n] for n in range(e["line"] + 1, e["line"] + context + 1) if n in text] if context else []
+        text = lines[e.path]
+        subs = e.submatches or [Submatch(e.column, e.end_column, e.match_text)]
+        path = rel.setdefault(e.path, relative_to(ctx.workspace, e.path, base))
+        before = [text[n] for n in range(e.line - context, e.line) if n in text] if context else []
+        after = [text[n] for n in range(e.line + 1, e.line + context + 1) if n in text] if context else []
         for sub in subs:
             score = None
             if mode == "fuzzy":
-                score = _score(query, sub["match_text"], insensitive)
+                score = _score(query, sub.match_text, insensitive)
                 if score < threshold:
                     continue
-            out.append({"path": path, "line": e["line"], "column": sub["column"],
-                        "match_text": maybe_redact(sub["match_text"], ctx), "line_text": text[e["line"]],
+            out.append({"path": path, "line": e.line, "column": sub.column,
+                        "match_text": maybe_redact(sub.match_text, ctx), "line_text": text[e.line],
                         "before": before, "after": after, "score": score})
             files.add(path)
     return out, len(files)

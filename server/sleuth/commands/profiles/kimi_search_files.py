@@ -18,6 +18,7 @@ from sleuth.commands.context import CommandContext
 from sleuth.commands.profiles import ToolDefinition, ToolResult
 from sleuth.commands.profiles._common import argument_of, fit_lines, maybe_redact, native, plain_error, validate
 from sleuth.engine.errors import BadArgs
+from sleuth.engine.events import Match, from_item
 
 __all__ = ["TOOLS", "SCHEMA", "RECURSIVE_REFUSAL", "TRUNCATION_NOTE", "NO_MATCHES"]
 
@@ -82,8 +83,8 @@ def _search(raw: dict[str, Any], ctx: CommandContext) -> ToolResult:
         if argument_of(exc) == "pattern" and regex:
             return ToolResult(f"Invalid regex pattern: {query}: {exc.message}", True, None, exc.code)
         raise
-    lines = [f"{e['path']}:{e['line']}: {maybe_redact(e['text'], ctx).rstrip()}"
-             for e in result["matches"] if e["type"] == "match"]
+    found = [from_item(item) for item in result["matches"]]  # typed events: no item's "type" read here
+    lines = [f"{e.path}:{e.line}: {maybe_redact(e.text, ctx).rstrip()}" for e in found if isinstance(e, Match)]
     if not lines:
         return ToolResult(NO_MATCHES, False, 0)
     lines, cut = fit_lines(lines, ctx.settings.max_output_bytes, TRUNCATION_NOTE)

@@ -23,7 +23,8 @@ from sleuth.engine.grep.units import Unit
 from sleuth.engine.ignore import Filter
 from sleuth.engine.pieces import Pieces, search_pieces, unpack
 from sleuth.engine.match.base import Matcher
-from sleuth.engine.search import BatchStats, FileResult, FolderOpener, search_files
+from sleuth.engine.file_scan import BatchStats, FolderOpener, search_files
+from sleuth.engine.search import FileResult
 from sleuth.engine.types import FileError, MatchOptions, SearchOptions, SkipCounts, WalkOptions
 from sleuth.engine.walk import walk
 from sleuth.engine.workspace import Workspace
