@@ -4,7 +4,8 @@ rg 14.1 and rg 15.2 in the same run (issue 29: "no query slower than rg").
 
 For each shape it prints, medians of ``--runs`` taken in turn (sleuth, rg 15.2, rg 14.1, so that the
 machine's load hits all three): the ``sleuth.grep`` round trip through a warm ``sleuth serve`` (stdio,
-the index ready: ``bench/lsp_bench.py``'s client), each rg's wall time and its CPU (user + system,
+the index ready: ``bench/lsp_bench.py``'s client) and its CPU (the server and its pool, from ``/proc``,
+10 ms ticks), each rg's wall time and its CPU (user + system,
 ``rusage``: on a shared machine CPU says more than wall), the ratios, and whether the match lines
 equal rg 15.2's. ``--engine`` adds the engine's side of a no-literal scan in one thread: CPU-seconds
 of the whole-file check over the corpus with RE2 alone and with Hyperscan on ASCII buffers
@@ -28,7 +29,9 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from indexed_literal import _cpu_s  # noqa: E402
 from lsp_bench import Server, rg_lines  # noqa: E402
+from lsp_client import descendants  # noqa: E402
 
 from tests.rg_bin import find_rg  # noqa: E402
 
@@ -56,7 +59,7 @@ def bench_lsp(corpus: str, cache: str, runs: int, rgs: dict[str, str], names: se
     server = Server(corpus, cache, os.path.join(tempfile.gettempdir(), "sleuth-scan-bench.stderr"))
     try:
         server.wait(idle=True)
-        print(f"{'shape':16} {'=rg':>4} {'sleuth ms':>10} " + " ".join(f"{'rg ' + v + ' ms':>12} {'CPU s':>6} {'x':>5}"
+        print(f"{'shape':16} {'=rg':>4} {'sleuth ms':>10} {'CPU s':>6} " + " ".join(f"{'rg ' + v + ' ms':>12} {'CPU s':>6} {'x':>5}"
                                                                       for v in rgs))
         for name, pattern in SHAPES:
             if names and name not in names:
@@ -66,10 +69,14 @@ def bench_lsp(corpus: str, cache: str, runs: int, rgs: dict[str, str], names: se
             result, _ = server.grep(call)
             same = {(m["path"], m["line"]) for m in result["matches"] if m["type"] == "match"} == expected
             sleuth: list[float] = []
+            sleuth_cpu: list[float] = []
             walls: dict[str, list[float]] = {v: [] for v in rgs}
             cpus: dict[str, list[float]] = {v: [] for v in rgs}
             for _ in range(runs):  # in turn, so that the load hits each
+                pids = [server.lsp.pid, *descendants(server.lsp.pid)]  # the server and its pool
+                before = _cpu_s(pids)
                 sleuth.append(server.grep(call)[1])
+                sleuth_cpu.append(_cpu_s(pids) - before)
                 for version, binary in rgs.items():
                     wall, cpu = rg_run(binary, corpus, pattern)
                     walls[version].append(wall)
@@ -79,7 +86,8 @@ def bench_lsp(corpus: str, cache: str, runs: int, rgs: dict[str, str], names: se
             for version in rgs:
                 theirs = statistics.median(walls[version])
                 cells.append(f"{theirs * 1000:12.1f} {statistics.median(cpus[version]):6.2f} {theirs / mine:5.2f}")
-            print(f"{name:16} {'yes' if same else 'NO':>4} {mine * 1000:10.1f} " + " ".join(cells)
+            print(f"{name:16} {'yes' if same else 'NO':>4} {mine * 1000:10.1f} {statistics.median(sleuth_cpu):6.2f} "
+                  + " ".join(cells)
                   + f"   load {os.getloadavg()[0]:.1f}", flush=True)
     finally:
         server.close()
