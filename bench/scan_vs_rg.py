@@ -7,11 +7,13 @@ machine's load hits all three): the ``sleuth.grep`` round trip through a warm ``
 the index ready: ``bench/lsp_bench.py``'s client) and its CPU (the server and its pool, from ``/proc``,
 10 ms ticks), each rg's wall time and its CPU (user + system,
 ``rusage``: on a shared machine CPU says more than wall), the ratios, and whether the match lines
-equal rg 15.2's. ``--engine`` adds the engine's side of a no-literal scan in one thread: CPU-seconds
+equal rg 15.2's. ``--re2`` times a second server without
+Hyperscan (``SLEUTH_FORCE_FALLBACKS=no-hyperscan``: for the no-literal shapes, the RE2 check they had
+before ``engine/match/regex_check.py``) in the same turns. ``--engine`` adds the engine's side of a no-literal scan in one thread: CPU-seconds
 of the whole-file check over the corpus with RE2 alone and with Hyperscan on ASCII buffers
 (``engine/match/regex_check.py``), the files read as a scan reads them::
 
-    flock /tmp/sleuth-bench.lock python bench/scan_vs_rg.py --cache /tmp/me/index --runs 5 [--engine]
+    flock /tmp/sleuth-bench.lock python bench/scan_vs_rg.py --cache /tmp/me/index --runs 5 [--re2] [--engine]
 
 rg 14.1 is the ``ripgrep`` wheel, fetched once into a cache folder by ``tests/rg_bin.py``.
 """
@@ -26,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -33,6 +36,7 @@ from indexed_literal import _cpu_s  # noqa: E402
 from lsp_bench import Server, rg_lines  # noqa: E402
 from lsp_client import descendants  # noqa: E402
 
+from sleuth.engine.platform import FORCE_ENV  # noqa: E402
 from tests.rg_bin import find_rg  # noqa: E402
 
 SHAPES = [  # (name, pattern): the first ones have no literal a file must hold, the last ones a literal suffix
@@ -55,11 +59,37 @@ def rg_run(rg: str, corpus: str, pattern: str) -> tuple[float, float]:
     return wall, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
 
 
-def bench_lsp(corpus: str, cache: str, runs: int, rgs: dict[str, str], names: set[str] | None) -> None:
-    server = Server(corpus, cache, os.path.join(tempfile.gettempdir(), "sleuth-scan-bench.stderr"))
+def _server(corpus: str, cache: str, force: str | None) -> Server:
+    """A warm server; ``force``: the ``SLEUTH_FORCE_FALLBACKS`` it starts with."""
+    saved = os.environ.get(FORCE_ENV)
+    if force:
+        os.environ[FORCE_ENV] = force
+    try:
+        return Server(corpus, cache, os.path.join(tempfile.gettempdir(), f"sleuth-scan-bench-{force or 'default'}.stderr"))
+    finally:
+        if saved is None:
+            os.environ.pop(FORCE_ENV, None)
+        else:
+            os.environ[FORCE_ENV] = saved
+
+
+def _timed(server: Server, call: dict[str, Any]) -> tuple[float, float]:
+    """Round trip and CPU seconds (the server and its pool, from ``/proc``) of one ``sleuth.grep``."""
+    pids = [server.lsp.pid, *descendants(server.lsp.pid)]
+    before = _cpu_s(pids)
+    took = server.grep(call)[1]
+    return took, _cpu_s(pids) - before
+
+
+def bench_lsp(corpus: str, cache: str, runs: int, rgs: dict[str, str], names: set[str] | None, re2: bool) -> None:
+    server = _server(corpus, cache, None)
+    plain = _server(corpus, cache, "no-hyperscan") if re2 else None
     try:
         server.wait(idle=True)
-        print(f"{'shape':16} {'=rg':>4} {'sleuth ms':>10} {'CPU s':>6} " + " ".join(f"{'rg ' + v + ' ms':>12} {'CPU s':>6} {'x':>5}"
+        if plain is not None:
+            plain.wait(idle=True)
+        print(f"{'shape':16} {'=rg':>4} {'sleuth ms':>10} {'CPU s':>6} "
+              + (f"{'RE2-only ms':>11} {'CPU s':>6} " if plain else "") + " ".join(f"{'rg ' + v + ' ms':>12} {'CPU s':>6} {'x':>5}"
                                                                       for v in rgs))
         for name, pattern in SHAPES:
             if names and name not in names:
@@ -70,13 +100,18 @@ def bench_lsp(corpus: str, cache: str, runs: int, rgs: dict[str, str], names: se
             same = {(m["path"], m["line"]) for m in result["matches"] if m["type"] == "match"} == expected
             sleuth: list[float] = []
             sleuth_cpu: list[float] = []
+            other: list[float] = []
+            other_cpu: list[float] = []
             walls: dict[str, list[float]] = {v: [] for v in rgs}
             cpus: dict[str, list[float]] = {v: [] for v in rgs}
             for _ in range(runs):  # in turn, so that the load hits each
-                pids = [server.lsp.pid, *descendants(server.lsp.pid)]  # the server and its pool
-                before = _cpu_s(pids)
-                sleuth.append(server.grep(call)[1])
-                sleuth_cpu.append(_cpu_s(pids) - before)
+                took, cpu = _timed(server, call)
+                sleuth.append(took)
+                sleuth_cpu.append(cpu)
+                if plain is not None:
+                    took, cpu = _timed(plain, call)
+                    other.append(took)
+                    other_cpu.append(cpu)
                 for version, binary in rgs.items():
                     wall, cpu = rg_run(binary, corpus, pattern)
                     walls[version].append(wall)
@@ -86,11 +121,14 @@ def bench_lsp(corpus: str, cache: str, runs: int, rgs: dict[str, str], names: se
             for version in rgs:
                 theirs = statistics.median(walls[version])
                 cells.append(f"{theirs * 1000:12.1f} {statistics.median(cpus[version]):6.2f} {theirs / mine:5.2f}")
+            baseline = f"{statistics.median(other) * 1000:11.1f} {statistics.median(other_cpu):6.2f} " if plain else ""
             print(f"{name:16} {'yes' if same else 'NO':>4} {mine * 1000:10.1f} {statistics.median(sleuth_cpu):6.2f} "
-                  + " ".join(cells)
+                  + baseline + " ".join(cells)
                   + f"   load {os.getloadavg()[0]:.1f}", flush=True)
     finally:
         server.close()
+        if plain is not None:
+            plain.close()
 
 
 def bench_engine(corpus: str, runs: int) -> None:
@@ -133,12 +171,14 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--only", action="append", help="a shape name (repeatable)")
     parser.add_argument("--engine", action="store_true", help="also the one-thread CPU of the no-literal check")
+    parser.add_argument("--re2", action="store_true",
+                        help="also a server without Hyperscan (SLEUTH_FORCE_FALLBACKS=no-hyperscan), timed in turn")
     args = parser.parse_args()
     corpus = os.path.realpath(args.corpus)
     rgs = {v: b for v, b in (("15.2", find_rg("15.2.0")), ("14.1", find_rg("14.1.0"))) if b}
     print(f"corpus {corpus}; {os.cpu_count()} CPUs; load {os.getloadavg()[0]:.1f}; medians of {args.runs}; "
           f"rg {', '.join(rgs)}", flush=True)
-    bench_lsp(corpus, args.cache, args.runs, rgs, set(args.only or ()))
+    bench_lsp(corpus, args.cache, args.runs, rgs, set(args.only or ()), args.re2)
     if args.engine:
         bench_engine(corpus, args.runs)
     return 0
