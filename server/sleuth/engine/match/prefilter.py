@@ -50,7 +50,8 @@ def _hyperscan() -> Any:
             _HS.append(hyperscan)
     return _HS[0]
 
-__all__ = ["Prefilter", "compile_prefilter", "program_check", "rare_substring", "hyperscan_available"]
+__all__ = ["Prefilter", "compile_prefilter", "program_check", "rare_substring", "hyperscan_available",
+           "hyperscan_module"]
 
 Prefilter = Callable[[bytes], bool]
 _UNANCHORED = re2._re2.RE2.Anchor.UNANCHORED
@@ -70,6 +71,9 @@ _FOLDS_INTO_ASCII = {
     "s": "\u017f",  # LATIN SMALL LETTER LONG S
     "i": "\u0130",  # LATIN CAPITAL LETTER I WITH DOT ABOVE (regex module only)
 }
+
+
+hyperscan_module = _hyperscan  # for the other Hyperscan users of the match layer (regex_check)
 
 
 def hyperscan_available() -> bool:
