@@ -228,8 +228,33 @@ class Maintenance:
     def _meta(self) -> dict[str, str]:
         return {"roots": ascii("\0".join(r.path for r in self.state.workspace.roots)), "options": repr(self.state.options)}
 
-    def _open(self) -> bool:
-        opened = store.open_current(self.state.base)
+    def open_read_only(self) -> bool:
+        """Open the published store for a one-shot process that must not write it (the cold CLI):
+        no writer connection, no thread, no stale build removed, nothing applied. What changed since
+        the store was written is found from the folder stamps (:mod:`.freshness`) and left pending,
+        so every search reads those files from disk (the pending-change rule). False, with nothing
+        left open, when there is no trusted store for these roots and options, or when the stamps
+        cannot tell what changed (an ignore file edited, a folder unreadable, no stamps): the
+        caller then scans, as it would without an index."""
+        with self.state.lock:
+            if self._thread is not None:
+                return self.state.ready
+        try:
+            if not self._open(read_only=True) or not self._quick_catch_up():
+                with self.state.lock:
+                    self._close()
+                return False
+        except (sqlite3.Error, OSError, ValueError):  # a damaged store: the caller scans
+            with self.state.lock:
+                self._close()
+            return False
+        with self.state.lock:
+            self.state.phase = "ready"
+        self.state.build_done.set()
+        return True
+
+    def _open(self, read_only: bool = False) -> bool:
+        opened = store.open_current(self.state.base, read_only)
         if opened is None:
             return False
         gen, catalog, shards, hold = opened
@@ -249,7 +274,8 @@ class Maintenance:
             self.state.gen, self.state.catalog_db, self.state.shards, self.state.cat = gen, catalog, shards, cat
             self._hold = hold
             self.state.postings = postings  # a new generation: its own posting readers and statistics
-            self.state.writers = [store.connect(os.path.join(gen, f"shard-{i}.db")) for i in range(len(shards))]
+            if not read_only:
+                self.state.writers = [store.connect(os.path.join(gen, f"shard-{i}.db")) for i in range(len(shards))]
             self.state.garbage = int(meta.get("garbage", "0"))
             self.state.last_build = {"at": _iso(float(meta.get("built_at", "0"))), "seconds": float(meta.get("seconds", "0"))}
         return True
@@ -309,18 +335,10 @@ class Maintenance:
         tell (:mod:`.freshness`), else by a fresh walk compared by size and mtime. Differences become pending."""
         token = self.state.token
         with self.state.lock:
-            cat, catalog = self.state.cat, self.state.catalog_db
-        assert cat is not None and catalog is not None
-        if self._own_walk:
-            sizes = {p: (r.size, r.mtime_ns, r.first_row >= 0) for p, r in cat.by_path.items()}
-            self._yield()
-            quick = freshness.quick_catch_up(catalog, self.state.workspace, self.state.options, sizes, token)
-            if quick is not None:
-                self._pend(cat, quick.changed, quick.gone)
-                with self.state.lock:
-                    self.state.unreadable = []
-                self.caught_up_by = "stamps"
-                return
+            cat = self.state.cat
+        assert cat is not None
+        if self._own_walk and self._quick_catch_up():
+            return
         self.caught_up_by = "walk"
         seen: set[str] = set()
         changed: list[str] = []
@@ -336,6 +354,23 @@ class Maintenance:
         with self.state.lock:
             gone = [p for p in cat.by_path if p not in seen]
         self._pend(cat, changed, gone)
+
+    def _quick_catch_up(self) -> bool:
+        """The catch-up from the folder stamps (:func:`freshness.quick_catch_up`): what changed becomes
+        pending; False when the stamps cannot tell (nothing marked: the caller walks, or scans)."""
+        with self.state.lock:
+            cat, catalog = self.state.cat, self.state.catalog_db
+        assert cat is not None and catalog is not None
+        sizes = {p: (r.size, r.mtime_ns, r.first_row >= 0) for p, r in cat.by_path.items()}
+        self._yield()
+        quick = freshness.quick_catch_up(catalog, self.state.workspace, self.state.options, sizes, self.state.token)
+        if quick is None:
+            return False
+        self._pend(cat, quick.changed, quick.gone)
+        with self.state.lock:
+            self.state.unreadable = []
+        self.caught_up_by = "stamps"
+        return True
 
     def _pend(self, cat: Catalogue, changed: list[str], gone: list[str]) -> None:
         """Mark what a catch-up found as pending (read from disk until applied); a rebuild when most changed."""
