@@ -161,3 +161,38 @@ def test_the_store_stays_open_for_reading_while_it_is_used(tmp_path: Path) -> No
         service.stop()
     store.remove_unused_generations(str(gen.parent))
     assert not gen.exists()
+
+
+def test_the_lazy_catalogue_equals_the_loaded_one(tmp_path: Path) -> None:
+    """Chunked files (over 16 KiB), an unindexed one (too large), a wide one (no final newline), two
+    shards: every column and record of :func:`lazy_catalogue` equals the eager load's."""
+    import numpy as np
+
+    from sleuth.engine.index.catalogue import Catalogue
+    from sleuth.engine.index.config import IndexConfig
+    from sleuth.engine.index.lazy_catalogue import lazy_catalogue
+    from sleuth.engine.index.rowmap import RowMap
+    from sleuth.engine.index.service import IndexService
+
+    root = tmp_path / "ws"
+    root.mkdir()
+    for i in range(12):
+        (root / f"big{i}.c").write_text("".join(f"line {n} of {i}\n" for n in range(4000 * (i % 3 + 1))))
+        (root / f"small{i}.txt").write_text(f"small {i}")
+    (root / "huge.bin").write_bytes(b"x\n" * 600_000)
+    service = IndexService(Workspace([root]), IndexConfig(max_file_size_bytes=1_000_000), cache_dir=str(tmp_path / "c"))
+    service.start()
+    assert service.wait_ready(120)
+    with service.state.lock:
+        rows = Catalogue.fetch(service.state.catalog_db)
+    service.stop()
+    eager, lazy = Catalogue.from_rows(rows, 2), lazy_catalogue(rows, 2)
+    assert any(r.offsets for r in eager.by_id.values()) and eager.unindexed_ids and eager.wide_ids
+    for name in ("live_rows", "next_id", "unindexed_ids", "wide_ids", "shard_bytes"):
+        assert getattr(lazy, name) == getattr(eager, name), name
+    assert lazy.largest() == eager.largest()
+    assert dict(lazy.by_id) == dict(eager.by_id) and dict(lazy.by_path) == dict(eager.by_path)
+    for shard in range(2):
+        a, b = lazy.row_map(shard), eager.row_map(shard)
+        for column in RowMap.__slots__:
+            assert np.array_equal(getattr(a, column), getattr(b, column)), column

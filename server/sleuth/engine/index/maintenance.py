@@ -239,8 +239,10 @@ class Maintenance:
 
         The catalogue's rows are read once, and the stamps' check (a ``stat`` of every file: the
         other half of the time) compares the same rows in a forked child (:class:`.aside.Aside`)
-        while this process builds the catalogue and the posting readers from them."""
+        while this process makes its catalogue of them (records on first use:
+        :mod:`.lazy_catalogue`) and the posting readers."""
         from sleuth.engine.index.aside import Aside
+        from sleuth.engine.index.lazy_catalogue import lazy_catalogue
 
         with self.state.lock:
             if self._thread is not None:
@@ -259,9 +261,7 @@ class Maintenance:
                 gc.disable()  # ~100,000 objects that live as long as the process: no collection walks them
                 try:
                     check = Aside(lambda: _stamps_check(db, workspace, options, Catalogue.sizes_of(rows), token))
-                    cat = Catalogue.from_rows(rows, len(shards))
-                    for shard in range(len(shards)):
-                        cat.row_map(shard)  # (the first query's, made while the check runs)
+                    cat = lazy_catalogue(rows, len(shards))  # (records made as a query touches them)
                     postings = self._posting_readers(gen, shards)
                 finally:
                     gc.enable()

@@ -33,7 +33,7 @@ import sqlite3
 import time
 from typing import IO, Callable, Iterable, Iterator
 
-from sleuth.engine.index import postings, symbols
+from sleuth.engine.index import postings
 from sleuth.engine.platform import lock_file
 from sleuth.engine.index.location import StoreInsideWorkspace, current_name, default_cache_dir, store_dir
 
@@ -98,6 +98,8 @@ def create_shard(conn: sqlite3.Connection) -> None:
     conn.execute("INSERT OR REPLACE INTO meta VALUES('next_row', '1')")
     postings.create_tables(conn)
     conn.execute("CREATE VIRTUAL TABLE defs USING fts5(keys, tokenize='unicode61', detail=none, content='')")
+    from sleuth.engine.index import symbols  # (its definition patterns compile at import: only a build needs them)
+
     symbols.create_tables(conn)
 
 
