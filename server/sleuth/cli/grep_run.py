@@ -298,6 +298,7 @@ class _Run:
         self._made: list[Any] = []  # the cold path's context, made once when a search runs here
         self._settings: list[Any] = []  # the call's settings, read once (the server's question, the cold context)
         self._store_asked = False  # whether the cold context looked for a current index store yet
+        self.catalogued = False  # a current store's catalogue held files when it answered a search
         self.results: list[dict[str, Any]] = []
         self.listings: list[dict[str, Any]] = []
         self.failures = 0
@@ -391,6 +392,8 @@ class _Run:
             # A cold scan counts no workspace: the result object is the same with or without a store
             # (a server's answer says None too, sleuth.core.warm_listener).
             if "files_in_workspace" in result:
+                if result["files_in_workspace"]:
+                    self.catalogued = True  # (a current store answered: see any_file)
                 result["files_in_workspace"] = None
             into.append(result)
             if decoder is not None:  # what was not streamed: a server's whole answer, standard input's
@@ -510,7 +513,13 @@ class _Run:
         return found, result["errors"] if result else []
 
     def any_file(self) -> bool:
-        """Whether the search had any file to take (a listing of one, per path)."""
+        """Whether the search had any file to take (a listing of one, per path). A current store
+        that answered a search of the whole sandbox, with the walk a server's index covers (no
+        filter, no ignore switch), already knows: its catalogue is that listing, and the walk of the
+        Linux tree it saves costs more than the store's answer."""
+        if self.catalogued and self.paths == [None] and self.where(None) is None \
+                and _files_args(self.ns, None) == _files_args(_UNFILTERED, None) | {"sort": self.ns.engine_sort}:
+            return True
         listed: list[dict[str, Any]] = []
         for path in self.paths:
             if path == STDIN_PATH:
@@ -525,6 +534,14 @@ def _is_dir(workspace: Any, path: str) -> bool:
         return any(t.is_dir for t in workspace.resolve(path))
     except SleuthError:
         return False
+
+
+# The selection of a plain ``sleuth grep PATTERN``: the files a server's index covers.
+_UNFILTERED = argparse.Namespace(glob=[], exclude_type_globs=[], hidden=False, no_ignore=False, no_require_git=False,
+                                 follow=False, max_filesize=None, type=[], max_depth=None, engine_sort="path",
+                                 ignore_file=[], ignore_file_case_insensitive=False,
+                                 **{f"no_ignore_{s}": False for s in ("dot", "vcs", "exclude", "global", "parent",
+                                                                     "files")})
 
 
 def _files_args(ns: argparse.Namespace, path: str | None) -> dict[str, Any]:
