@@ -1,6 +1,6 @@
 """The installed ``sleuth`` with no server answers from a current index store, as a scan would (issue 34).
 
-A tree above :data:`sleuth.core.index.SMALL_STORE_FILES` files is indexed by ``sleuth index build``;
+A tree above :data:`sleuth.core.cold_store.SMALL_STORE_FILES` files is indexed by ``sleuth index build``;
 then ``sleuth grep`` and ``sleuth text`` run cold (``--no-server``, no server anywhere). Each answer
 is compared with the same command run against an empty cache (no store: the scan), byte for byte;
 ``files_scanned`` (``--result-json``) tells whether the index narrowed the search. Files created,
@@ -16,7 +16,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from sleuth.core.index import SMALL_STORE_FILES
+from sleuth.core.cold_store import SMALL_STORE_FILES
 from tests.conftest import SLEUTH
 
 FILES = SMALL_STORE_FILES + 100

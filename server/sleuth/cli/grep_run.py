@@ -353,7 +353,7 @@ class _Run:
         ctx = self.cold()
         if not self._store_asked:
             self._store_asked = True
-            from sleuth.core.index import current_store
+            from sleuth.core.cold_store import current_store
 
             ctx.services.index = current_store(ctx.workspace, self.settings())
         return ctx

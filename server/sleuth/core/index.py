@@ -13,7 +13,6 @@ start, the first build's progress and its end); the keeper itself never talks to
 from __future__ import annotations
 
 import logging
-import os
 import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Mapping
@@ -26,47 +25,15 @@ if TYPE_CHECKING:  # SQLite and numpy load only when an index runs
     from sleuth.engine.index.service import IndexService
     from sleuth.engine.index.watcher import Watcher
 
-__all__ = ["IndexKeeper", "IndexHooks", "BuildProgress", "index_key", "store_misplaced", "current_store",
-           "RESCAN_INTERVAL_S", "SMALL_STORE_FILES"]
+__all__ = ["IndexKeeper", "IndexHooks", "BuildProgress", "index_key", "store_misplaced", "RESCAN_INTERVAL_S"]
 
 logger = logging.getLogger(__name__)
 RESCAN_INTERVAL_S = 60.0
-# A store of fewer files is not opened by a one-shot process: its scan costs less than loading the
-# index stack (numpy alone ~130 ms here; a 160-file folder is scanned in ~60 ms, bench/cold_start.py).
-SMALL_STORE_FILES = 500
 
 
 def index_key(workspace: Workspace, settings: Settings, cache_dir: str | None) -> tuple[Any, ...]:
     """What the index depends on: when this changes, the index restarts."""
     return (settings.index_enabled, settings.index_config(), tuple(r.path for r in workspace.roots), cache_dir)
-
-
-def current_store(workspace: Workspace, settings: Settings) -> IndexService | None:
-    """The index a one-shot process (the cold CLI) may answer from: the published store of exactly
-    ``workspace``'s roots, built with the index options ``settings`` (the person's and the folders'
-    settings, as a server of these folders reads them) give, opened read-only with every change
-    since it was written pending (read from disk: :meth:`IndexService.open_read_only`). None, with
-    nothing opened, when the index is disabled, there is no store, it holds fewer than
-    :data:`SMALL_STORE_FILES` files, or it cannot be trusted: the caller scans. Never builds or writes.
-    Close it with ``stop()``."""
-    if not settings.index_enabled or not workspace.roots:
-        return None
-    from sleuth.engine.index.location import StoreInsideWorkspace, catalogue_files, current_name, store_dir
-
-    try:
-        base = store_dir([r.path for r in workspace.roots], settings.index_path)
-    except StoreInsideWorkspace:
-        return None
-    name = current_name(base)
-    if name is None or not name.startswith("gen-") or catalogue_files(os.path.join(base, name)) < SMALL_STORE_FILES:
-        return None
-    from sleuth.engine.index.service import IndexService
-
-    service = IndexService(workspace, settings.index_config())
-    if service.open_read_only():
-        return service
-    service.stop()
-    return None
 
 
 def store_misplaced(exc: BaseException) -> bool:

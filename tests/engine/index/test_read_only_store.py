@@ -22,8 +22,8 @@ from hypothesis import strategies as st
 from sleuth.commands import get_command
 from sleuth.commands.config import Settings
 from sleuth.commands.context import CommandContext, Services
-from sleuth.core import index as core_index
-from sleuth.core.index import current_store
+from sleuth.core import cold_store as core_index
+from sleuth.core.cold_store import current_store
 from sleuth.engine.index import freshness
 from sleuth.engine.workspace import Workspace
 from tests.engine.conftest import start
