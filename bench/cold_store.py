@@ -6,7 +6,8 @@ The store is the one a server of the corpus would use, under ``--cache`` (as ``X
 by ``sleuth index build`` when absent, which takes minutes on the Linux tree). No server runs: every
 call is ``--no-server``. For each query it first checks that the store-backed call prints the lines
 rg prints, then times whole processes alternately (rg
-14.1, rg 15.2, sleuth with the store, sleuth without) and prints medians, the ratios and the load. ``sleuth text`` is timed with the store only (without
+14.1, rg 15.2, sleuth with the store, sleuth without) and prints medians of wall time, the ratios, the medians of CPU time (user + system: on a loaded
+machine wall time follows the number of threads a process runs, rg's many against Sleuth's two) and the load. ``sleuth text`` is timed with the store only (without
 one it would build it; its answers equal the scan's in tests/engine/index/test_read_only_store.py).
 Usage::
 
@@ -27,7 +28,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from cold_grep import _ENV, rg_lines, sleuth_command, timed  # noqa: E402
+from cold_grep import _ENV, rg_lines, sleuth_command  # noqa: E402
 from queries import BENCHSUITE  # noqa: E402
 
 from tests.rg_bin import find_rg  # noqa: E402
@@ -45,13 +46,19 @@ def run_env(cache: str) -> dict[str, str]:
     return env
 
 
-def timed_in(cmd: list[str], cwd: str, env: dict[str, str]) -> tuple[float, bytes]:
+def timed_in(cmd: list[str], cwd: str, env: dict[str, str]) -> tuple[float, bytes, float]:
+    """Wall time, standard output and CPU time (user + system, the process and its children's)."""
+    import resource
     import time
 
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     proc = subprocess.run(cmd, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                           stderr=subprocess.DEVNULL, env=env)
-    return time.perf_counter() - start, proc.stdout
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, proc.stdout, cpu
 
 
 def main() -> int:
@@ -74,34 +81,39 @@ def main() -> int:
     print(f"corpus {corpus}; store under {ns.cache}; no server; {ns.runs} runs each, alternating; "
           f"whole-process wall time, medians; load before: {load()}")
     print(f"{'query':20} {'lines':>6} {'=rg':>4} {'rg14 s':>7} {'rg15 s':>7} {'store s':>8} {'scan s':>7} "
-          f"{'rg14/st':>8} {'rg15/st':>8} {'scan/st':>8}")
+          f"{'rg14/st':>8} {'rg15/st':>8} {'scan/st':>8}   CPU-s: {'rg14':>5} {'rg15':>5} {'store':>5} {'scan':>5}")
+    plain = dict(_ENV)
     for name, flags, pattern in BENCHSUITE:
         if name not in (ns.only or ["linux_literal", "linux_literal_casei", "linux_word"]):
             continue
         rg_cmds = {k: [v, "-n", "--no-heading", "--with-filename", "--color", "never", *flags, pattern]
                    for k, v in rgs.items()}
         sl_cmd = [*sleuth, "grep", "-n", "--no-heading", "--color", "never", *flags, pattern, "--no-server"]
-        _, rg_out = timed(rg_cmds["rg 15.2"], corpus)
-        _, st_out = timed_in(sl_cmd, corpus, with_store)
+        rg_out = timed_in(rg_cmds["rg 15.2"], corpus, plain)[1]
+        st_out = timed_in(sl_cmd, corpus, with_store)[1]
         same = rg_lines(st_out) == rg_lines(rg_out)
-        times: dict[str, list[float]] = {"rg 14.1": [], "rg 15.2": [], "store": [], "scan": []}
+        runs: dict[str, list[tuple[float, float]]] = {"rg 14.1": [], "rg 15.2": [], "store": [], "scan": []}
         for _ in range(ns.runs):
             for key, cmd in rg_cmds.items():
-                times[key].append(timed(cmd, corpus)[0])
-            times["store"].append(timed_in(sl_cmd, corpus, with_store)[0])
-            times["scan"].append(timed_in(sl_cmd, corpus, no_store)[0])
-        med = {k: statistics.median(v) for k, v in times.items()}
+                wall, _, cpu = timed_in(cmd, corpus, plain)
+                runs[key].append((wall, cpu))
+            for key, env in (("store", with_store), ("scan", no_store)):
+                wall, _, cpu = timed_in(sl_cmd, corpus, env)
+                runs[key].append((wall, cpu))
+        med = {k: statistics.median(w for w, _ in v) for k, v in runs.items()}
+        cpu = {k: statistics.median(c for _, c in v) for k, v in runs.items()}
         print(f"{name:20} {len(rg_lines(rg_out)):6d} {'yes' if same else 'NO':>4} {med['rg 14.1']:7.3f} "
               f"{med['rg 15.2']:7.3f} {med['store']:8.3f} {med['scan']:7.3f} {med['rg 14.1'] / med['store']:7.2f}x "
-              f"{med['rg 15.2'] / med['store']:7.2f}x {med['scan'] / med['store']:7.2f}x", flush=True)
+              f"{med['rg 15.2'] / med['store']:7.2f}x {med['scan'] / med['store']:7.2f}x   "
+              f"       {cpu['rg 14.1']:5.2f} {cpu['rg 15.2']:5.2f} {cpu['store']:5.2f} {cpu['scan']:5.2f}", flush=True)
     for name, query in TEXT_QUERIES:
         if ns.only and name not in ns.only:
             continue
         cmd = [*sleuth, "text", query, "--no-server"]
         lines = timed_in(cmd, corpus, with_store)[1].count(b"\n")
-        store_times = [timed_in(cmd, corpus, with_store)[0] for _ in range(ns.runs)]
-        print(f"{name:20} sleuth text {query!r} with the store: {statistics.median(store_times) * 1000:.0f} ms "
-              f"median, {lines} lines", flush=True)
+        runs_text = [timed_in(cmd, corpus, with_store) for _ in range(ns.runs)]
+        print(f"{name:20} sleuth text {query!r} with the store: {statistics.median(r[0] for r in runs_text) * 1000:.0f} ms "
+              f"wall, {statistics.median(r[2] for r in runs_text) * 1000:.0f} ms CPU (medians), {lines} lines", flush=True)
     print(f"load after: {load()}")
     return 0
 
