@@ -110,11 +110,16 @@ class Catalogue:
         return cls._of_batches(iter((rows,)), shards, lambda: None)
 
     @staticmethod
-    def sizes_of(rows: list[tuple[object, ...]]) -> dict[str, tuple[int, int, bool]]:
-        """``path -> (size, mtime_ns, indexed)`` of fetched rows: what a freshness check compares."""
+    def paths_of(rows: list[tuple[object, ...]]) -> list[str]:
+        """The fetched rows' paths, decoded (stored as bytes: a name that is not UTF-8 round-trips)."""
         decode = os.fsdecode
-        return {(p if isinstance(p, str) else decode(p)): (size, mtime_ns, first_row >= 0)  # type: ignore[operator]
-                for _, p, _, size, mtime_ns, _, first_row, *_ in rows}
+        return [p if isinstance(p, str) else decode(p) for p in (r[1] for r in rows)]  # type: ignore[arg-type]
+
+    @staticmethod
+    def sizes_of(rows: list[tuple[object, ...]], paths: list[str]) -> dict[str, tuple[int, int, bool]]:
+        """``path -> (size, mtime_ns, indexed)`` of fetched rows (``paths``: :meth:`paths_of` them):
+        what a freshness check compares."""
+        return {p: (r[3], r[4], r[6] >= 0) for p, r in zip(paths, rows)}  # type: ignore[operator]
 
     @classmethod
     def _of_batches(cls, batches: Iterator[list[tuple[object, ...]]], shards: int,

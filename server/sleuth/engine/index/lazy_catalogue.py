@@ -11,7 +11,6 @@ time a query touches its file: a grep's few hundred candidates. Read-only: nothi
 
 from __future__ import annotations
 
-import os
 from typing import Callable, Iterator, MutableMapping, TypeVar
 
 import numpy as np
@@ -51,11 +50,13 @@ class _Records(MutableMapping[K, FileRecord]):
         raise TypeError("a catalogue opened for reading is not changed")
 
 
-def lazy_catalogue(rows: list[Row], shards: int) -> Catalogue:
-    """The catalogue of ``rows`` (:meth:`Catalogue.fetch`'s), answering as :meth:`Catalogue.from_rows`'s
-    would, with its records made on first use and its row maps made at once from the columns."""
+def lazy_catalogue(rows: list[Row], shards: int, paths: list[str] | None = None) -> Catalogue:
+    """The catalogue of ``rows`` (:meth:`Catalogue.fetch`'s; ``paths``: their decoded paths, when the
+    caller has them), answering as :meth:`Catalogue.from_rows`'s would, with its records made on
+    first use and its row maps made at once from the columns."""
     made: dict[int, FileRecord] = {}
-    paths = [p if isinstance(p, str) else os.fsdecode(p) for p in (r[1] for r in rows)]  # type: ignore[arg-type]
+    if paths is None:
+        paths = Catalogue.paths_of(rows)
 
     def make(at: int) -> FileRecord:
         rec = made.get(at)

@@ -256,12 +256,13 @@ class Maintenance:
             meta = self._identity(catalog)
             if meta is not None:
                 rows = Catalogue.fetch(catalog)
+                paths = Catalogue.paths_of(rows)  # (decoded once, before the fork: the child's and the catalogue's)
                 workspace, options, token = self.state.workspace, self.state.options, self.state.token
                 db = os.path.join(gen, "catalog.db")
                 gc.disable()  # ~100,000 objects that live as long as the process: no collection walks them
                 try:
-                    check = Aside(lambda: _stamps_check(db, workspace, options, Catalogue.sizes_of(rows), token))
-                    cat = lazy_catalogue(rows, len(shards))  # (records made as a query touches them)
+                    check = Aside(lambda: _stamps_check(db, workspace, options, Catalogue.sizes_of(rows, paths), token))
+                    cat = lazy_catalogue(rows, len(shards), paths)  # (records made as a query touches them)
                     postings = self._posting_readers(gen, shards)
                 finally:
                     gc.enable()
