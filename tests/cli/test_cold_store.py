@@ -47,7 +47,8 @@ def _scanned(root: Path, cache: Path, config: Path | None = None) -> int:
 
 def _same_as_scan(root: Path, cache: Path, empty: Path) -> None:
     for argv in (["grep", "-n", "NEEDLE_COLD"], ["grep", "-c", "-i", "needle_cold"], ["grep", "-l", "value_7"],
-                 ["grep", "ZZ_NOT_THERE"], ["grep", "-g", "nomatch*", "NEEDLE_COLD"], ["text", "needle cold"]):
+                 ["grep", "ZZ_NOT_THERE"], ["grep", "-g", "nomatch*", "NEEDLE_COLD"], ["text", "needle cold"],
+                 ["symbols", "value_7"]):
         indexed, scanned = _run(root, cache, *argv), _run(root, empty, *argv)
         assert (indexed.stdout, indexed.stderr, indexed.returncode) == \
             (scanned.stdout, scanned.stderr, scanned.returncode), argv
