@@ -27,8 +27,8 @@ from sleuth.core.cold_store import current_store
 from sleuth.engine.index import freshness
 from sleuth.engine.workspace import Workspace
 from tests.engine.conftest import start
-from tests.engine.index.test_random_operations import PATTERNS, _lines, apply, operation
-from tests.engine.index.test_restart_freshness import _tree, ignore_edit
+from tests.engine.index.test_random_operations import PATTERNS, _lines, operation
+from tests.engine.index.test_restart_freshness import _tree, apply_while_down, ignore_edit
 
 TEXT_QUERIES = ["needle_a", "haystack", "NEEDLE_B OR x"]
 
@@ -66,13 +66,7 @@ def test_cold_store_answers_equal_a_cold_scan(tmp_path_factory: pytest.TempPathF
     cache, away = tmp_path_factory.mktemp("cache"), tmp_path_factory.mktemp("away")
     start(root, cache).stop()
     built = _store_bytes(cache)
-    for op in ops:
-        if op[0] == "ignore":
-            folder = root / op[1]
-            if folder.is_dir():
-                (folder / ".ignore").write_text(op[2] + "\n", encoding="utf-8")
-        else:
-            apply(root, away, op)
+    apply_while_down(root, away, ops)
     workspace = Workspace([root])
     service = current_store(workspace, Settings(index_path=str(cache)))
     try:
@@ -118,12 +112,16 @@ def test_a_store_of_other_settings_is_not_used(tmp_path: Path) -> None:
     opened.stop()
 
 
-def test_a_store_of_another_schema_is_not_used(tmp_path: Path) -> None:
-    root, cache = _built(tmp_path)
+def _edit_catalogue(cache: Path, sql: str) -> None:
     conn = sqlite3.connect(_generation(cache) / "catalog.db")
-    conn.execute("UPDATE meta SET value = 'sleuth-index-0' WHERE key = 'schema'")
+    conn.execute(sql)
     conn.commit()
     conn.close()
+
+
+def test_a_store_of_another_schema_is_not_used(tmp_path: Path) -> None:
+    root, cache = _built(tmp_path)
+    _edit_catalogue(cache, "UPDATE meta SET value = 'sleuth-index-0' WHERE key = 'schema'")
     assert current_store(Workspace([root]), Settings(index_path=str(cache))) is None
 
 
@@ -138,10 +136,7 @@ def test_a_damaged_store_is_not_used(tmp_path: Path) -> None:
 def test_a_store_without_stamps_is_not_used(tmp_path: Path) -> None:
     """Without the folder stamps nothing proves which files are new: the caller scans."""
     root, cache = _built(tmp_path)
-    conn = sqlite3.connect(_generation(cache) / "catalog.db")
-    conn.execute("DROP TABLE folders")
-    conn.commit()
-    conn.close()
+    _edit_catalogue(cache, "DROP TABLE folders")
     assert current_store(Workspace([root]), Settings(index_path=str(cache))) is None
 
 
