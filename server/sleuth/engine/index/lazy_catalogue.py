@@ -62,10 +62,10 @@ def lazy_catalogue(rows: list[Row], shards: int, paths: list[str] | None = None)
         rec = made.get(at)
         if rec is None:
             fid, _, display, size, mtime_ns, shard, first_row, offsets, wide, lines, plain = rows[at]
-            rec = made[at] = FileRecord(
-                size, mtime_ns, first_row, tuple(map(int, offsets.split(","))) if offsets else (),  # type: ignore[union-attr]
-                None, bool(wide), tuple(map(int, lines.split(","))) if lines else (), bool(plain),  # type: ignore[union-attr]
-                id=fid, path=paths[at], display=display, shard=shard)  # type: ignore[arg-type]
+            offs = tuple(map(int, offsets.split(","))) if offsets else ()  # type: ignore[union-attr]
+            counts = tuple(map(int, lines.split(","))) if lines else ()  # type: ignore[union-attr]
+            rec = made[at] = FileRecord(size, mtime_ns, first_row, offs, None, bool(wide), counts,  # type: ignore[arg-type]
+                                        bool(plain), id=fid, path=paths[at], display=display, shard=shard)  # type: ignore[arg-type]
         return rec
 
     n = len(rows)

@@ -261,7 +261,8 @@ class Maintenance:
                 db = os.path.join(gen, "catalog.db")
                 gc.disable()  # ~100,000 objects that live as long as the process: no collection walks them
                 try:
-                    check = Aside(lambda: _stamps_check(db, workspace, options, Catalogue.sizes_of(rows, paths), token))
+                    check = Aside(lambda: _stamps_check(db, workspace, options, Catalogue.sizes_of(rows, paths),
+                                                        token))
                     cat = lazy_catalogue(rows, len(shards), paths)  # (records made as a query touches them)
                     postings = self._posting_readers(gen, shards)
                 finally:

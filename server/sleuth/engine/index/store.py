@@ -218,7 +218,10 @@ def connect_read_only(path: str) -> sqlite3.Connection:
                            timeout=30)
 
 
-def open_current(base: str, read_only: bool = False) -> tuple[str, sqlite3.Connection, list[sqlite3.Connection], IO[bytes]] | None:
+Opened = tuple[str, sqlite3.Connection, list[sqlite3.Connection], IO[bytes]]  # (generation, catalogue, shards, hold)
+
+
+def open_current(base: str, read_only: bool = False) -> Opened | None:
     """The live generation's (path, catalogue, shards, hold) when it can be trusted, else None (rebuild).
 
     ``hold`` keeps the generation from being deleted by another process's publish while it is open:
@@ -236,7 +239,7 @@ def open_current(base: str, read_only: bool = False) -> tuple[str, sqlite3.Conne
     return None
 
 
-def _open_generation(gen: str, read_only: bool) -> tuple[str, sqlite3.Connection, list[sqlite3.Connection], IO[bytes]] | None:
+def _open_generation(gen: str, read_only: bool) -> Opened | None:
     hold = _hold(gen)
     if hold is None:
         return None
