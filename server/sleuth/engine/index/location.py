@@ -8,10 +8,10 @@ rules (schema, publishing, locks) are in :mod:`sleuth.engine.index.store`, which
 
 from __future__ import annotations
 
-import hashlib
 import os
 from typing import Iterable
 
+from sleuth.engine.roots_key import roots_key
 from sleuth.engine.user_dirs import sleuth_cache_dir
 
 __all__ = ["default_cache_dir", "store_dir", "StoreInsideWorkspace", "current_name", "catalogue_files"]
@@ -37,7 +37,7 @@ def store_dir(roots: Iterable[str], index_path: str | None = None) -> str:
     Raises :class:`StoreInsideWorkspace` when that directory is inside one of the roots.
     """
     roots = list(roots)
-    key = hashlib.sha256("\0".join(sorted(roots)).encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    key = roots_key(roots)
     base = os.path.abspath(os.path.expanduser(index_path)) if index_path else default_cache_dir()
     real = os.path.realpath(base)
     for root in roots:
