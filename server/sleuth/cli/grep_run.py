@@ -200,7 +200,11 @@ def run_grep_cli(ns: argparse.Namespace, to_args: Callable[[argparse.Namespace, 
         colours = _prepare(ns)
         if (not ns.regexp and not ns.files and not ns.invert_match) or ns.max_count == 0:
             return EXIT_NONE  # -f with an empty file (no pattern matches nothing), -m0: as rg
-        return _Run(ns, to_args, colours).run()
+        run = _Run(ns, to_args, colours)
+        try:
+            return run.run()
+        finally:
+            run.close()
     except UsageError as exc:
         sys.stderr.write(f"sleuth grep: {exc}\n")
         return EXIT_ERROR
@@ -293,6 +297,8 @@ class _Run:
         ns.ignore_file = [cli_path(self.workspace, name) for name in ns.ignore_file]  # rg reads them from here too
         self._made: list[Any] = []  # the cold path's context, made once when a search runs here
         self._settings: list[Any] = []  # the call's settings, read once (the server's question, the cold context)
+        self._store_asked = False  # whether the cold context looked for a current index store yet
+        self.catalogued = False  # a current store's catalogue held files when it answered a search
         self.results: list[dict[str, Any]] = []
         self.listings: list[dict[str, Any]] = []
         self.failures = 0
@@ -340,6 +346,24 @@ class _Run:
             self._made.append(make_context(self.ns.root, ProgressBar(), settings=cli_settings(self.settings())))
         return self._made[0]
 
+    def indexed(self) -> Any:
+        """The cold context with the folders' current index store, when there is one to trust
+        (:func:`sleuth.core.index.current_store`: read-only, changes since its build read from
+        disk), opened once; without one, the plain scan's context."""
+        ctx = self.cold()
+        if not self._store_asked:
+            self._store_asked = True
+            from sleuth.core.cold_store import current_store
+
+            ctx.services.index = current_store(ctx.workspace, self.settings())
+        return ctx
+
+    def close(self) -> None:
+        """Let go of the index store (its generation may then be removed by a server's next publish)."""
+        if self._made and self._made[0].services.index is not None:
+            self._made[0].services.index.stop()
+            self._made[0].services.index = None
+
     def feed(self, decoder: Decoder, items: list[dict[str, Any]], token: Any = None) -> None:
         """Items (a partial batch, or what a result still holds) through the sink, and out at once;
         a sink that wants no more, or standard output that fails, cancels ``token``'s search."""
@@ -358,13 +382,19 @@ class _Run:
 
     def streaming(self, decoder: Decoder) -> Any:
         """The cold context, with its partial batches going to ``decoder``."""
-        ctx = self.cold()
+        ctx = self.indexed()
         ctx.partial = _Stream(lambda batch: self.feed(decoder, batch, ctx.token))
         return ctx
 
     def search(self, name: str, args: dict[str, Any], into: list[dict[str, Any]], as_json: bool = False,
                decoder: Decoder | None = None) -> bool:
         def take(result: dict[str, Any]) -> int:
+            # A cold scan counts no workspace: the result object is the same with or without a store
+            # (a server's answer says None too, sleuth.core.warm_listener).
+            if "files_in_workspace" in result:
+                if result["files_in_workspace"]:
+                    self.catalogued = True  # (a current store answered: see any_file)
+                result["files_in_workspace"] = None
             into.append(result)
             if decoder is not None:  # what was not streamed: a server's whole answer, standard input's
                 self.feed(decoder, result["matches"])
@@ -375,7 +405,8 @@ class _Run:
         if args.get("path") == STDIN_PATH:  # standard input is searched here, never by a server
             code = search_stdin(args, self.cold, as_json, take)
         else:
-            cold = self.cold if decoder is None else (lambda: self.streaming(decoder))
+            plain = self.indexed if name == "sleuth.grep" else self.cold  # (a listing reads no file)
+            cold = plain if decoder is None else (lambda: self.streaming(decoder))
             warm = None if decoder is None else (lambda batch: self.feed(decoder, batch) or not decoder.stopped)
             try:
                 code = run_search(name, args, self.workspace, cold, as_json, take, no_server=self.ns.no_server,
@@ -482,7 +513,13 @@ class _Run:
         return found, result["errors"] if result else []
 
     def any_file(self) -> bool:
-        """Whether the search had any file to take (a listing of one, per path)."""
+        """Whether the search had any file to take (a listing of one, per path). A current store
+        that answered a search of the whole sandbox, with the walk a server's index covers (no
+        filter, no ignore switch), already knows: its catalogue is that listing, and the walk of the
+        Linux tree it saves costs more than the store's answer."""
+        if self.catalogued and self.paths == [None] and self.where(None) is None \
+                and _files_args(self.ns, None) == _files_args(_UNFILTERED, None) | {"sort": self.ns.engine_sort}:
+            return True
         listed: list[dict[str, Any]] = []
         for path in self.paths:
             if path == STDIN_PATH:
@@ -497,6 +534,14 @@ def _is_dir(workspace: Any, path: str) -> bool:
         return any(t.is_dir for t in workspace.resolve(path))
     except SleuthError:
         return False
+
+
+# The selection of a plain ``sleuth grep PATTERN``: the files a server's index covers.
+_UNFILTERED = argparse.Namespace(glob=[], exclude_type_globs=[], hidden=False, no_ignore=False, no_require_git=False,
+                                 follow=False, max_filesize=None, type=[], max_depth=None, engine_sort="path",
+                                 ignore_file=[], ignore_file_case_insensitive=False,
+                                 **{f"no_ignore_{s}": False for s in ("dot", "vcs", "exclude", "global", "parent",
+                                                                     "files")})
 
 
 def _files_args(ns: argparse.Namespace, path: str | None) -> dict[str, Any]:

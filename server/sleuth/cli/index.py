@@ -93,7 +93,8 @@ def _show(status: dict[str, Any], as_json: bool) -> int:
 def run_on_index(name: str, args: dict[str, Any], ns: argparse.Namespace,
                  render_human: Callable[[dict[str, Any]], None]) -> int:
     """A command that needs the index (``sleuth text``, ``sleuth symbols``): a running server's ready
-    index answers when there is one, else this process opens the store (building it the first time,
+    index answers when there is one, else this process reads the current store without writing it
+    (:meth:`IndexService.open_read_only`), or opens and catches it up (building it the first time,
     with a progress bar on a terminal) and answers from it. Exit 0 with results, 1 without."""
     from sleuth.cli.common import EXIT_NONE, ask_server, cli_workspace, report_remote_error, run_command
 
@@ -111,10 +112,13 @@ def run_on_index(name: str, args: dict[str, Any], ns: argparse.Namespace,
     ctx = index_context(ns.root, ProgressBar(delay=0.2))
     index = ctx.services.index
     try:
-        index.start(ctx.progress)
-        if not index.wait_ready():
-            sys.stderr.write("sleuth: the index could not be built; see `sleuth index status`\n")
-            return EXIT_ERROR
+        # A current store is read as it is (changes since its build read from disk, nothing written);
+        # else it is opened and caught up, or built the first time.
+        if not index.open_read_only():
+            index.start(ctx.progress)
+            if not index.wait_ready():
+                sys.stderr.write("sleuth: the index could not be built; see `sleuth index status`\n")
+                return EXIT_ERROR
         return run_command(name, args, ctx, ns.json, render)
     finally:
         index.stop()

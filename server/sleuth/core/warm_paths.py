@@ -21,17 +21,11 @@ import os
 import stat
 
 from sleuth.engine import platform as _platform
+from sleuth.engine.roots_key import roots_key as _key
+
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~3 ms of every warm call)
 if TYPE_CHECKING:
     from typing import Sequence
-
-try:  # the interpreter's own SHA-256: the same digest as hashlib's, without loading OpenSSL (~2-5 ms of
-    from _sha2 import sha256  # every warm CLI start); 3.12+
-except ImportError:  # pragma: no cover - by version
-    try:
-        from _sha256 import sha256  # type: ignore[no-redef]  # 3.11
-    except ImportError:
-        from hashlib import sha256
 
 __all__ = ["NO_SERVER_ENV", "roots_key", "socket_dir", "socket_path", "fork_socket_path", "private_dir", "peer_uid",
            "loopback_path", "read_loopback"]
@@ -44,7 +38,7 @@ _SUN_PATH_MAX = 107
 def roots_key(roots: Sequence[str]) -> str:
     """The hash that names a set of roots: the same as the index store's directory
     (:func:`sleuth.engine.index.store.store_dir`), so one server, one store, one socket per workspace."""
-    return sha256("\0".join(sorted(roots)).encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    return _key(roots)
 
 
 def socket_dir() -> str:

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 __all__ = ["FALLBACKS", "FORCE_ENV", "forced", "peer_uid", "warm_door", "fork_server_available",
            "pool_start_method", "lock_file", "locks_exclude", "paths_fold_case", "path_key", "observer_kind",
            "hyperscan_allowed", "signal_receiver", "cache_base", "make_observer",
-           "overflow_signal_available", "owned_privately"]
+           "overflow_signal_available", "owned_privately", "fork_aside"]
 
 FORCE_ENV = "SLEUTH_FORCE_FALLBACKS"
 #: The fallbacks that can be forced, each what Sleuth does where the preferred way is missing.
@@ -110,6 +110,16 @@ def owned_privately(uid: int, mode: int) -> bool:
 
 
 # -- processes -----------------------------------------------------------------------------------
+def fork_aside() -> bool:
+    """Whether a one-shot process may fork a child for a side task (the cold CLI checks its index's
+    freshness there while it loads the index: :mod:`sleuth.engine.index.aside`): where ``fork`` is
+    safe (not Windows, which has none; not macOS, whose system frameworks are not fork-safe), in a
+    single-threaded process, and not with the ``spawn`` fallback forced."""
+    import threading
+
+    return hasattr(os, "fork") and sys.platform != "darwin" and not forced("spawn") and threading.active_count() == 1
+
+
 def pool_start_method(threads: int) -> str:
     """The search pool's start method for a process with ``threads`` threads: ``fork`` for a
     single-threaded one (workers in milliseconds), ``forkserver`` for a threaded one (its threads make

@@ -47,6 +47,17 @@ def _tree(root: Path) -> None:
         (root / rel).write_text(text, encoding="utf-8")
 
 
+def apply_while_down(root: Path, away: Path, ops: list) -> None:
+    """Carry out file operations and ignore-file edits (``ignore_edit``) while no index runs."""
+    for op in ops:
+        if op[0] == "ignore":
+            folder = root / op[1]
+            if folder.is_dir():
+                (folder / ".ignore").write_text(op[2] + "\n", encoding="utf-8")
+        else:
+            apply(root, away, op)
+
+
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(ops=st.lists(st.one_of(operation, ignore_edit), min_size=0, max_size=6))
 def test_changes_made_while_down_are_all_found(tmp_path_factory: pytest.TempPathFactory, ops: list) -> None:
@@ -55,13 +66,7 @@ def test_changes_made_while_down_are_all_found(tmp_path_factory: pytest.TempPath
     _tree(root)
     cache, away = tmp_path_factory.mktemp("cache"), tmp_path_factory.mktemp("away")
     start(root, cache).stop()
-    for op in ops:
-        if op[0] == "ignore":
-            folder = root / op[1]
-            if folder.is_dir():
-                (folder / ".ignore").write_text(op[2] + "\n", encoding="utf-8")
-        else:
-            apply(root, away, op)
+    apply_while_down(root, away, ops)
     service = start(root, cache)
     try:
         edited_rules = any(op[0] == "ignore" and (root / op[1]).is_dir() for op in ops)

@@ -23,6 +23,7 @@ from sleuth.engine.workspace import sort_key
 __all__ = ["Indexed", "FileRecord", "Catalogue", "LOAD_BATCH"]
 
 LOAD_BATCH = 4096  # catalogue rows read between two yields to searches
+ORDER_ALONE_IDS = 5000  # up to this many ids are sorted by their own keys while no catalogue order is cached
 
 
 @dataclass(slots=True)
@@ -87,20 +88,49 @@ class Catalogue:
         self._rank: tuple[dict[int, int], np.ndarray] | None = None  # order() as an array, and the dict it is of
 
     # -- loading and persistence ------------------------------------------------------------
+    COLUMNS = "id, path, display, size, mtime_ns, shard, first_row, offsets, wide, lines, plain"
+
     @classmethod
     def load(cls, conn: sqlite3.Connection, shards: int, pause: Callable[[], None] = lambda: None) -> "Catalogue":
         """The catalogue as stored. ``pause`` is called between batches of rows: the load yields to
-        searches there (:func:`sleuth.engine.foreground.yield_to_searches`). The per-row work is
-        :meth:`_add` inlined (no row map exists yet): on the Linux tree this loop is most of the
-        time to ready, and the server waits for it."""
+        searches there (:func:`sleuth.engine.foreground.yield_to_searches`). On the Linux tree this
+        is most of the time to ready, and the server waits for it."""
+        cursor = conn.execute(f"SELECT {cls.COLUMNS} FROM files")
+        return cls._of_batches(iter(lambda: cursor.fetchmany(LOAD_BATCH), []), shards, pause)
+
+    @classmethod
+    def fetch(cls, conn: sqlite3.Connection) -> list[tuple[object, ...]]:
+        """Every stored row at once, one read: what :meth:`from_rows` takes (a caller that must see
+        the rows a freshness check saw reads them once for both)."""
+        return conn.execute(f"SELECT {cls.COLUMNS} FROM files").fetchall()
+
+    @classmethod
+    def from_rows(cls, rows: list[tuple[object, ...]], shards: int) -> "Catalogue":
+        """The catalogue of rows :meth:`fetch` read."""
+        return cls._of_batches(iter((rows,)), shards, lambda: None)
+
+    @staticmethod
+    def paths_of(rows: list[tuple[object, ...]]) -> list[str]:
+        """The fetched rows' paths, decoded (stored as bytes: a name that is not UTF-8 round-trips)."""
+        decode = os.fsdecode
+        return [p if isinstance(p, str) else decode(p) for p in (r[1] for r in rows)]  # type: ignore[arg-type]
+
+    @staticmethod
+    def sizes_of(rows: list[tuple[object, ...]], paths: list[str]) -> dict[str, tuple[int, int, bool]]:
+        """``path -> (size, mtime_ns, indexed)`` of fetched rows (``paths``: :meth:`paths_of` them):
+        what a freshness check compares."""
+        return {p: (r[3], r[4], r[6] >= 0) for p, r in zip(paths, rows)}  # type: ignore[operator]
+
+    @classmethod
+    def _of_batches(cls, batches: Iterator[list[tuple[object, ...]]], shards: int,
+                    pause: Callable[[], None]) -> "Catalogue":
+        """The per-row work is :meth:`_add` inlined (no row map exists yet)."""
         cat = cls(shards)
         by_id, by_path, shard_bytes = cat.by_id, cat.by_path, cat.shard_bytes
         unindexed, wide_ids = cat.unindexed_ids, cat.wide_ids
         encoding, errors = sys.getfilesystemencoding(), sys.getfilesystemencodeerrors()
         live = top = 0
-        cursor = conn.execute(
-            "SELECT id, path, display, size, mtime_ns, shard, first_row, offsets, wide, lines, plain FROM files")
-        while rows := cursor.fetchmany(LOAD_BATCH):
+        for rows in batches:
             for fid, path, display, size, mtime_ns, shard, first_row, offsets, wide, lines, plain in rows:
                 if not isinstance(path, str):  # stored as bytes: a name that is not UTF-8 round-trips
                     path = path.decode(encoding, errors)
@@ -286,6 +316,17 @@ class Catalogue:
             ranks[np.fromiter(order.keys(), np.int64, len(order))] = np.fromiter(order.values(), np.int64, len(order))
             self._rank = (order, ranks)
         return self._rank[1]
+
+    def ordered(self, ids: np.ndarray) -> np.ndarray:
+        """``ids`` (file ids, int64) in result order. Through :meth:`rank` once the catalogue's order
+        exists (a server's later searches: no string compared); before that, a few ids are sorted by
+        their own keys: a one-shot process (the cold CLI) asking once for a few hundred candidates
+        must not sort all 78,000 paths of the Linux tree for it (~0.2 s)."""
+        if self._order is None and len(ids) <= ORDER_ALONE_IDS:
+            by_id = self.by_id
+            keys = [sort_key(by_id[f].display) for f in ids.tolist()]
+            return ids[np.array(sorted(range(len(keys)), key=keys.__getitem__), np.int64)] if keys else ids
+        return ids[np.argsort(self.rank()[ids], kind="stable")]
 
     def sorted_records(self) -> list[FileRecord]:
         """All records in result order (display path, bytewise); cached until the next change."""

@@ -25,8 +25,8 @@ from sleuth.engine.index.catalogue import Catalogue
 from sleuth.engine.index.postings import Postings, flat_path
 from sleuth.engine.index.state import IndexState
 from sleuth.engine.test_gates import INDEX_GATE_ENV, hold
-from sleuth.engine.types import FileEntry, FileError, SkipCounts
-from sleuth.engine.workspace import Target, sort_key
+from sleuth.engine.types import FileEntry, FileError, SkipCounts, WalkOptions
+from sleuth.engine.workspace import Target, Workspace, sort_key
 
 if TYPE_CHECKING:
     from sleuth.engine.ignore import IgnoreOracle
@@ -228,31 +228,104 @@ class Maintenance:
     def _meta(self) -> dict[str, str]:
         return {"roots": ascii("\0".join(r.path for r in self.state.workspace.roots)), "options": repr(self.state.options)}
 
+    def open_read_only(self) -> bool:
+        """Open the published store for a one-shot process that must not write it (the cold CLI):
+        no writer connection, no thread, no stale build removed, nothing applied. What changed since
+        the store was written is found from the folder stamps (:mod:`.freshness`) and left pending,
+        so every search reads those files from disk (the pending-change rule). False, with nothing
+        left open, when there is no trusted store for these roots and options, or when the stamps
+        cannot tell what changed (an ignore file edited, a folder unreadable, no stamps): the
+        caller then scans, as it would without an index.
+
+        The catalogue's rows are read once, and the stamps' check (a ``stat`` of every file: the
+        other half of the time) compares the same rows in a forked child (:class:`.aside.Aside`)
+        while this process makes its catalogue of them (records on first use:
+        :mod:`.lazy_catalogue`) and the posting readers."""
+        from sleuth.engine.index.aside import Aside
+        from sleuth.engine.index.lazy_catalogue import lazy_catalogue
+
+        with self.state.lock:
+            if self._thread is not None:
+                return self.state.ready
+        opened = store.open_current(self.state.base, read_only=True)
+        if opened is None:
+            return False
+        gen, catalog, shards, hold = opened
+        check: Aside[freshness.QuickCatchUp] | None = None
+        try:
+            meta = self._identity(catalog)
+            if meta is not None:
+                rows = Catalogue.fetch(catalog)
+                paths = Catalogue.paths_of(rows)  # (decoded once, before the fork: the child's and the catalogue's)
+                workspace, options, token = self.state.workspace, self.state.options, self.state.token
+                db = os.path.join(gen, "catalog.db")
+                gc.disable()  # ~100,000 objects that live as long as the process: no collection walks them
+                try:
+                    check = Aside(lambda: _stamps_check(db, workspace, options, Catalogue.sizes_of(rows, paths),
+                                                        token))
+                    cat = lazy_catalogue(rows, len(shards), paths)  # (records made as a query touches them)
+                    postings = self._posting_readers(gen, shards)
+                finally:
+                    gc.enable()
+                quick = check.result()
+        except (sqlite3.Error, OSError, ValueError, TypeError):  # a damaged store: the caller scans
+            meta = None
+            if check is not None:
+                check.result()  # (the child is waited for)
+        if meta is None or quick is None:
+            for conn in [catalog, *shards]:
+                conn.close()
+            hold.close()
+            return False
+        self._install(gen, catalog, shards, hold, cat, postings, meta, writers=False)
+        self._pend(cat, quick.changed, quick.gone)
+        self.caught_up_by = "stamps"
+        with self.state.lock:
+            self.state.unreadable = []
+            self.state.phase = "ready"
+        self.state.build_done.set()
+        return True
+
+    def _identity(self, catalog: sqlite3.Connection) -> dict[str, str] | None:
+        """The generation's meta when it was built for these roots and walk options, else None."""
+        meta = dict(catalog.execute("SELECT key, value FROM meta").fetchall())
+        return None if any(meta.get(k) != v for k, v in self._meta().items()) else meta
+
+    @staticmethod
+    def _posting_readers(gen: str, shards: list[sqlite3.Connection]) -> list[Postings]:
+        # The segment directories (~0.15 s on the Linux tree) are read here, before the index says
+        # ready, not by the first search; nothing else uses these connections yet.
+        return [Postings(conn, flat_path(os.path.join(gen, f"shard-{i}.db"))) for i, conn in enumerate(shards)]
+
     def _open(self) -> bool:
         opened = store.open_current(self.state.base)
         if opened is None:
             return False
         gen, catalog, shards, hold = opened
-        meta = dict(catalog.execute("SELECT key, value FROM meta").fetchall())
-        if any(meta.get(k) != v for k, v in self._meta().items()):
+        meta = self._identity(catalog)
+        if meta is None:
             for conn in [catalog, *shards]:
                 conn.close()
             hold.close()
             return False
         cat = Catalogue.load(catalog, len(shards), self._yield)
         self._yield()
-        # The posting readers (segment directories: ~0.15 s on the Linux tree) are made here, before
-        # the index says ready, not by the first search; nothing else uses these connections yet.
-        postings = [Postings(conn, flat_path(os.path.join(gen, f"shard-{i}.db"))) for i, conn in enumerate(shards)]
+        self._install(gen, catalog, shards, hold, cat, self._posting_readers(gen, shards), meta, writers=True)
+        return True
+
+    def _install(self, gen: str, catalog: sqlite3.Connection, shards: list[sqlite3.Connection], hold: IO[bytes],
+                 cat: Catalogue, postings: list[Postings], meta: dict[str, str], writers: bool) -> None:
+        """Make an opened generation the live one (the previous one closed); ``writers``: with the
+        upkeep thread's own shard connections (a read-only open has none)."""
         with self.state.lock:
             self._close()
             self.state.gen, self.state.catalog_db, self.state.shards, self.state.cat = gen, catalog, shards, cat
             self._hold = hold
             self.state.postings = postings  # a new generation: its own posting readers and statistics
-            self.state.writers = [store.connect(os.path.join(gen, f"shard-{i}.db")) for i in range(len(shards))]
+            if writers:
+                self.state.writers = [store.connect(os.path.join(gen, f"shard-{i}.db")) for i in range(len(shards))]
             self.state.garbage = int(meta.get("garbage", "0"))
             self.state.last_build = {"at": _iso(float(meta.get("built_at", "0"))), "seconds": float(meta.get("seconds", "0"))}
-        return True
 
     def _full_build(self, adopt: bool = False) -> None:
         """Build and publish a new generation, holding the store's writer lock (one builder per store).
@@ -309,18 +382,10 @@ class Maintenance:
         tell (:mod:`.freshness`), else by a fresh walk compared by size and mtime. Differences become pending."""
         token = self.state.token
         with self.state.lock:
-            cat, catalog = self.state.cat, self.state.catalog_db
-        assert cat is not None and catalog is not None
-        if self._own_walk:
-            sizes = {p: (r.size, r.mtime_ns, r.first_row >= 0) for p, r in cat.by_path.items()}
-            self._yield()
-            quick = freshness.quick_catch_up(catalog, self.state.workspace, self.state.options, sizes, token)
-            if quick is not None:
-                self._pend(cat, quick.changed, quick.gone)
-                with self.state.lock:
-                    self.state.unreadable = []
-                self.caught_up_by = "stamps"
-                return
+            cat = self.state.cat
+        assert cat is not None
+        if self._own_walk and self._quick_catch_up():
+            return
         self.caught_up_by = "walk"
         seen: set[str] = set()
         changed: list[str] = []
@@ -336,6 +401,23 @@ class Maintenance:
         with self.state.lock:
             gone = [p for p in cat.by_path if p not in seen]
         self._pend(cat, changed, gone)
+
+    def _quick_catch_up(self) -> bool:
+        """The catch-up from the folder stamps (:func:`freshness.quick_catch_up`): what changed becomes
+        pending; False when the stamps cannot tell (nothing marked: the caller walks, or scans)."""
+        with self.state.lock:
+            cat, catalog = self.state.cat, self.state.catalog_db
+        assert cat is not None and catalog is not None
+        sizes = {p: (r.size, r.mtime_ns, r.first_row >= 0) for p, r in cat.by_path.items()}
+        self._yield()
+        quick = freshness.quick_catch_up(catalog, self.state.workspace, self.state.options, sizes, self.state.token)
+        if quick is None:
+            return False
+        self._pend(cat, quick.changed, quick.gone)
+        with self.state.lock:
+            self.state.unreadable = []
+        self.caught_up_by = "stamps"
+        return True
 
     def _pend(self, cat: Catalogue, changed: list[str], gone: list[str]) -> None:
         """Mark what a catch-up found as pending (read from disk until applied); a rebuild when most changed."""
@@ -448,6 +530,17 @@ class Maintenance:
                 on_error(self.state.error)
         finally:
             self.state.build_done.set()
+
+
+def _stamps_check(db: str, workspace: Workspace, options: WalkOptions, sizes: dict[str, tuple[int, int, bool]],
+                  token: CancelToken) -> freshness.QuickCatchUp | None:
+    """:func:`freshness.quick_catch_up` on a connection of its own to the catalogue ``db`` (it may
+    run in a forked child, which must not use its parent's)."""
+    conn = store.connect_read_only(db)
+    try:
+        return freshness.quick_catch_up(conn, workspace, options, sizes, token)
+    finally:
+        conn.close()
 
 
 def _settle_heap() -> None:

@@ -98,7 +98,7 @@ class Narrowing:
                 return None
             # Result order without a string sort: each file's position in the sorted catalogue.
             ids = np.array(found + list(cat.unindexed_ids), np.int64)  # unindexed files: always candidates
-            order = ids[np.argsort(cat.rank()[ids], kind="stable")]
+            order = cat.ordered(ids)
             by_id = cat.by_id
             records = [by_id[f] for f in order.tolist()]
             changed = self.state.changed()

@@ -98,6 +98,11 @@ class IndexService:
         """Open what is on disk without building (:meth:`Maintenance.inspect`); False when nothing is."""
         return self.upkeep.inspect()
 
+    def open_read_only(self) -> bool:
+        """Open the current store without writing it, changes since found from the stamps
+        (:meth:`Maintenance.open_read_only`); False when there is none to trust (scan instead)."""
+        return self.upkeep.open_read_only()
+
     def stop(self) -> None:
         self.upkeep.stop()
 

@@ -27,16 +27,15 @@ pulls the files from under another process's queries. File paths are stored as b
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import shutil
 import sqlite3
 import time
 from typing import IO, Callable, Iterable, Iterator
 
-from sleuth.engine.index import postings, symbols
+from sleuth.engine.index import postings
 from sleuth.engine.platform import lock_file
-from sleuth.engine.user_dirs import sleuth_cache_dir
+from sleuth.engine.index.location import StoreInsideWorkspace, current_name, default_cache_dir, store_dir
 
 __all__ = [
     "SCHEMA",
@@ -45,6 +44,7 @@ __all__ = [
     "store_dir",
     "StoreInsideWorkspace",
     "connect",
+    "connect_read_only",
     "create_catalog",
     "create_shard",
     "mark_complete",
@@ -60,39 +60,6 @@ __all__ = [
 SCHEMA = "sleuth-index-18"  # 18: underscore grams in the postings; 17: workspace symbols (symkeys, symbols); 16: a check sum per posting list; 10: "wide" = no final newline or a NUL; 11: 16/4 KiB chunks; 12: lines, plain; 13: byte trigram postings; 14: 8 KiB chunks in files over 16 KiB; 15: paths as bytes, readers.lock
 SHARDS = 2  # one per core: each build worker owns one shard database
 READERS = "readers.lock"  # in every generation: held shared while a process has it open
-
-
-def default_cache_dir() -> str:
-    """Where stores go without ``index.path``: Sleuth's folder in the platform cache folder
-    (:func:`sleuth.engine.user_dirs.sleuth_cache_dir`)."""
-    return sleuth_cache_dir()
-
-
-class StoreInsideWorkspace(ValueError):
-    """The store would lie inside a workspace folder: refused (the index would index itself, and
-    a folder shared with others, a repository, would carry the cache)."""
-
-
-def store_dir(roots: Iterable[str], index_path: str | None = None) -> str:
-    """The store directory of a set of workspace roots: ``<index_path or the cache dir>/<hash of the roots>``.
-
-    It depends on the roots (and the ``index.path`` setting) only, never on which client asks: the
-    editor, the CLI, a second window or an MCP host on the same folders share one store (one writer,
-    many readers: :func:`build_lock`, :data:`READERS`). Raises :class:`StoreInsideWorkspace` when that
-    directory is inside one of the roots.
-    """
-    roots = list(roots)
-    key = hashlib.sha256("\0".join(sorted(roots)).encode("utf-8", "surrogateescape")).hexdigest()[:16]
-    base = os.path.abspath(os.path.expanduser(index_path)) if index_path else default_cache_dir()
-    real = os.path.realpath(base)
-    for root in roots:
-        inside = os.path.realpath(root)
-        if real == inside or real.startswith(inside.rstrip(os.sep) + os.sep):
-            what = f"index.path {index_path!r}" if index_path else f"the cache directory {base!r}"
-            raise StoreInsideWorkspace(
-                f"{what} lies inside the workspace folder {root!r}; the index store must live outside "
-                "the folders it indexes. Set index.path to a directory outside the workspace.")
-    return os.path.join(base, key)
 
 
 def connect(path: str, *, building: bool = False) -> sqlite3.Connection:
@@ -131,6 +98,8 @@ def create_shard(conn: sqlite3.Connection) -> None:
     conn.execute("INSERT OR REPLACE INTO meta VALUES('next_row', '1')")
     postings.create_tables(conn)
     conn.execute("CREATE VIRTUAL TABLE defs USING fts5(keys, tokenize='unicode61', detail=none, content='')")
+    from sleuth.engine.index import symbols  # (its definition patterns compile at import: only a build needs them)
+
     symbols.create_tables(conn)
 
 
@@ -177,14 +146,6 @@ def publish(base: str, build: str) -> str:
     return gen
 
 
-def _current_name(base: str) -> str | None:
-    try:
-        with open(os.path.join(base, "CURRENT"), encoding="utf-8") as handle:
-            return handle.read().strip()
-    except OSError:
-        return None
-
-
 def _lock(handle: IO[bytes], exclusive: bool) -> bool:
     """Take the lock without waiting; True when taken (:func:`sleuth.engine.platform.lock_file`)."""
     return lock_file(handle, exclusive)
@@ -205,7 +166,7 @@ def _hold(gen: str) -> IO[bytes] | None:
 def remove_unused_generations(base: str) -> None:
     """Delete every generation but the current one that no process holds open (a reader's generation
     stays until it lets go; the next publish or start removes it)."""
-    current = _current_name(base)
+    current = current_name(base)
     try:
         names = os.listdir(base)
     except OSError:
@@ -247,24 +208,38 @@ def _check(conn: sqlite3.Connection) -> bool:
     return rows.get("schema") == SCHEMA and rows.get("complete") == "1"
 
 
-def open_current(base: str) -> tuple[str, sqlite3.Connection, list[sqlite3.Connection], IO[bytes]] | None:
+def connect_read_only(path: str) -> sqlite3.Connection:
+    """A connection that cannot write (``mode=ro``): a one-shot process reading a store that a server
+    may be writing (WAL: it reads the last commit, the server goes on). It changes no setting of the
+    database either (:func:`connect` would switch a fresh build's journal to WAL: a write)."""
+    from urllib.parse import quote
+
+    return sqlite3.connect(f"file:{quote(path)}?mode=ro", uri=True, check_same_thread=False, isolation_level=None,
+                           timeout=30)
+
+
+Opened = tuple[str, sqlite3.Connection, list[sqlite3.Connection], IO[bytes]]  # (generation, catalogue, shards, hold)
+
+
+def open_current(base: str, read_only: bool = False) -> Opened | None:
     """The live generation's (path, catalogue, shards, hold) when it can be trusted, else None (rebuild).
 
     ``hold`` keeps the generation from being deleted by another process's publish while it is open:
     close it with the connections. When the generation changes while it is being opened (another
-    process published and removed it), the new one is tried.
+    process published and removed it), the new one is tried. ``read_only``: connections of
+    :func:`connect_read_only` (the cold CLI), the same checks.
     """
     for _ in range(5):
-        name = _current_name(base)
+        name = current_name(base)
         if name is None or not name.startswith("gen-"):
             return None
-        opened = _open_generation(os.path.join(base, name))
-        if opened is not None or _current_name(base) == name:
+        opened = _open_generation(os.path.join(base, name), read_only)
+        if opened is not None or current_name(base) == name:
             return opened
     return None
 
 
-def _open_generation(gen: str) -> tuple[str, sqlite3.Connection, list[sqlite3.Connection], IO[bytes]] | None:
+def _open_generation(gen: str, read_only: bool) -> Opened | None:
     hold = _hold(gen)
     if hold is None:
         return None
@@ -274,7 +249,7 @@ def _open_generation(gen: str) -> tuple[str, sqlite3.Connection, list[sqlite3.Co
             path = os.path.join(gen, db)
             if not os.path.isfile(path) or (db.startswith("shard-") and not os.path.isfile(postings.flat_path(path))):
                 raise sqlite3.DatabaseError(f"{db} or its postings missing")
-            conn = connect(path)
+            conn = connect_read_only(path) if read_only else connect(path)
             conns.append(conn)
             if not _check(conn):
                 raise sqlite3.DatabaseError(f"{db} incomplete or of another schema")

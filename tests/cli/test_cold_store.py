@@ -1,0 +1,85 @@
+"""The installed ``sleuth`` with no server answers from a current index store, as a scan would (issue 34).
+
+A tree above :data:`sleuth.core.cold_store.SMALL_STORE_FILES` files is indexed by ``sleuth index build``;
+then ``sleuth grep`` and ``sleuth text`` run cold (``--no-server``, no server anywhere). Each answer
+is compared with the same command run against an empty cache (no store: the scan), byte for byte;
+``files_scanned`` (``--result-json``) tells whether the index narrowed the search. Files created,
+changed and deleted after the build are found as the scan finds them; a store that is damaged or
+was built under other settings is not used.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import time
+from pathlib import Path
+
+from sleuth.core.cold_store import SMALL_STORE_FILES
+from tests.conftest import SLEUTH
+
+FILES = SMALL_STORE_FILES + 100
+
+
+def _tree(root: Path) -> None:
+    for i in range(FILES):
+        folder = root / f"d{i % 25}"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"f{i}.c").write_text(f"int value_{i};\n" + ("NEEDLE_COLD here\n" if i % 100 == 0 else "hay\n"),
+                                        encoding="utf-8")
+
+
+def _run(root: Path, cache: Path, *argv: str, config: Path | None = None) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "SLEUTH_NO_SERVER"}
+    env["XDG_CACHE_HOME"] = str(cache)
+    if config is not None:
+        env["XDG_CONFIG_HOME"] = str(config)
+    cold = [] if argv[0] == "index" else ["--no-server"]
+    return subprocess.run([SLEUTH, *argv, *cold], cwd=root, capture_output=True, text=True, timeout=120,
+                          env=env)
+
+
+def _scanned(root: Path, cache: Path, config: Path | None = None) -> int:
+    out = _run(root, cache, "grep", "--result-json", "NEEDLE_COLD", config=config)
+    return int(json.loads(out.stdout)["files_scanned"])
+
+
+def _same_as_scan(root: Path, cache: Path, empty: Path) -> None:
+    for argv in (["grep", "-n", "NEEDLE_COLD"], ["grep", "-c", "-i", "needle_cold"], ["grep", "-l", "value_7"],
+                 ["grep", "ZZ_NOT_THERE"], ["grep", "-g", "nomatch*", "NEEDLE_COLD"], ["text", "needle cold"],
+                 ["symbols", "value_7"]):
+        indexed, scanned = _run(root, cache, *argv), _run(root, empty, *argv)
+        assert (indexed.stdout, indexed.stderr, indexed.returncode) == \
+            (scanned.stdout, scanned.stderr, scanned.returncode), argv
+
+
+def test_cold_cli_reads_a_current_store_and_sees_every_change(tmp_path: Path) -> None:
+    root, cache = tmp_path / "ws", tmp_path / "cache"
+    _tree(root)
+    built = _run(root, cache, "index", "build")
+    assert built.returncode == 0, built.stderr
+    time.sleep(2.1)  # past the stamps' racy window (freshness.RACY_NS): the folders' times are trusted
+    assert _scanned(root, cache) == FILES // 100  # the candidates only
+    assert _scanned(root, tmp_path / "empty") == FILES  # (the scan reads every file)
+    _same_as_scan(root, cache, tmp_path / "empty")
+    (root / "d3" / "new.c").write_text("NEEDLE_COLD new\n", encoding="utf-8")
+    with open(root / "d4" / "f4.c", "a", encoding="utf-8") as handle:
+        handle.write("NEEDLE_COLD appended\n")
+    (root / "d0" / "f0.c").unlink()
+    (root / "d9" / "f9.c").write_text("hay only\n", encoding="utf-8")
+    _same_as_scan(root, cache, tmp_path / "empty2")
+    assert _scanned(root, cache) < FILES // 10  # still narrowed: only the changed files read besides
+
+
+def test_cold_cli_scans_past_a_damaged_or_foreign_store(tmp_path: Path) -> None:
+    root, cache = tmp_path / "ws", tmp_path / "cache"
+    _tree(root)
+    assert _run(root, cache, "index", "build").returncode == 0
+    config = tmp_path / "config"
+    (config / "sleuth").mkdir(parents=True)
+    (config / "sleuth" / "config.yml").write_text("deny_globs: ['d1/**']\n", encoding="utf-8")
+    assert _scanned(root, cache, config) == FILES - FILES // 25  # other settings: every file not denied is read
+    (post,) = cache.glob("sleuth/*/gen-*/shard-0.post")
+    post.write_bytes(b"\x7f" * post.stat().st_size)  # a flipped disk: the lists no longer add up
+    _same_as_scan(root, cache, tmp_path / "empty")

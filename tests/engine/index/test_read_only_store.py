@@ -1,0 +1,193 @@
+"""A one-shot process answers from a current store without writing it, and equals a cold scan (issue 34).
+
+:func:`sleuth.core.index.current_store` is what the cold CLI asks: the published store of its roots
+and settings, opened read-only, with every change made since the build (while no server ran) found
+from the folder stamps and read from disk. The property: after any random changes, its ``grep`` and
+``text`` answers equal the plain scan's, or (an ignore file edited: the stamps cannot tell) it
+declines and the caller scans; and the store's bytes are as the build left them. The racy window
+is zero here, as in test_restart_freshness.py (these trees are seconds old).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from sleuth.commands import get_command
+from sleuth.commands.config import Settings
+from sleuth.commands.context import CommandContext, Services
+from sleuth.core import cold_store as core_index
+from sleuth.core.cold_store import current_store
+from sleuth.engine.index import freshness
+from sleuth.engine.workspace import Workspace
+from tests.engine.conftest import start
+from tests.engine.index.test_random_operations import PATTERNS, _lines, operation
+from tests.engine.index.test_restart_freshness import _tree, apply_while_down, ignore_edit
+
+TEXT_QUERIES = ["needle_a", "haystack", "NEEDLE_B OR x"]
+
+
+@pytest.fixture(autouse=True)
+def any_store_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(freshness, "RACY_NS", 0)
+    monkeypatch.setattr(core_index, "SMALL_STORE_FILES", 0)  # these trees hold a handful of files
+
+
+def _store_bytes(cache: Path) -> str:
+    """A digest of the store's databases and posting files (not SQLite's -shm/-wal reader files)."""
+    digest = hashlib.sha256()
+    for path in sorted(cache.rglob("*")):
+        if path.is_file() and path.suffix in (".db", ".post") or path.name == "CURRENT":
+            digest.update(str(path).encode() + path.read_bytes())
+    return digest.hexdigest()
+
+
+def _texts(ctx: CommandContext) -> list[list[tuple[str, int, str]]]:
+    text = get_command("sleuth.text")
+    out = []
+    for query in TEXT_QUERIES:
+        found = text({"query": query, "max_results": 1000}, ctx)
+        out.append(sorted((r["path"], r["line"], r["snippet"]) for r in found["results"]))
+    return out
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(ops=st.lists(st.one_of(operation, operation, ignore_edit), min_size=0, max_size=6))
+def test_cold_store_answers_equal_a_cold_scan(tmp_path_factory: pytest.TempPathFactory, ops: list) -> None:
+    root = tmp_path_factory.mktemp("cold") / "ws"
+    root.mkdir()
+    _tree(root)
+    cache, away = tmp_path_factory.mktemp("cache"), tmp_path_factory.mktemp("away")
+    start(root, cache).stop()
+    built = _store_bytes(cache)
+    apply_while_down(root, away, ops)
+    workspace = Workspace([root])
+    service = current_store(workspace, Settings(index_path=str(cache)))
+    try:
+        if any(op[0] == "ignore" and (root / op[1]).is_dir() for op in ops):
+            assert service is None  # which names are taken may differ anywhere: the scan answers
+            return
+        assert service is not None and service.ready
+        grep = get_command("sleuth.grep")
+        indexed = CommandContext(workspace, services=Services(index=service))
+        plain = CommandContext(workspace)
+        for pattern, extra in PATTERNS:
+            args = {"pattern": pattern, "max_results": 1000, **extra}
+            assert _lines(grep(args, indexed)) == _lines(grep(args, plain)), (pattern, extra)
+        assert _texts(indexed) == _texts(plain)
+        assert get_command("sleuth.text")({"query": "haystack"}, indexed)["source"] == "index"
+    finally:
+        if service is not None:
+            service.stop()
+    assert _store_bytes(cache) == built  # read, never written
+
+
+def _built(tmp_path: Path) -> tuple[Path, Path]:
+    root = tmp_path / "ws"
+    root.mkdir()
+    _tree(root)
+    cache = tmp_path / "cache"
+    start(root, cache).stop()
+    return root, cache
+
+
+def _generation(cache: Path) -> Path:
+    (gen,) = [p for p in cache.glob("*/gen-*")]
+    return gen
+
+
+def test_a_store_of_other_settings_is_not_used(tmp_path: Path) -> None:
+    """Built without deny globs: a caller with some would be answered from files it denies."""
+    root, cache = _built(tmp_path)
+    assert current_store(Workspace([root]), Settings(index_path=str(cache), deny_globs=("*.c",))) is None
+    assert current_store(Workspace([root]), Settings(index_path=str(cache), index_enabled=False)) is None
+    opened = current_store(Workspace([root]), Settings(index_path=str(cache)))
+    assert opened is not None
+    opened.stop()
+
+
+def _edit_catalogue(cache: Path, sql: str) -> None:
+    conn = sqlite3.connect(_generation(cache) / "catalog.db")
+    conn.execute(sql)
+    conn.commit()
+    conn.close()
+
+
+def test_a_store_of_another_schema_is_not_used(tmp_path: Path) -> None:
+    root, cache = _built(tmp_path)
+    _edit_catalogue(cache, "UPDATE meta SET value = 'sleuth-index-0' WHERE key = 'schema'")
+    assert current_store(Workspace([root]), Settings(index_path=str(cache))) is None
+
+
+def test_a_damaged_store_is_not_used(tmp_path: Path) -> None:
+    root, cache = _built(tmp_path)
+    catalog = _generation(cache) / "catalog.db"
+    with open(catalog, "r+b") as handle:  # the header and first pages overwritten: not a database
+        handle.write(b"\xff" * 4096)
+    assert current_store(Workspace([root]), Settings(index_path=str(cache))) is None
+
+
+def test_a_store_without_stamps_is_not_used(tmp_path: Path) -> None:
+    """Without the folder stamps nothing proves which files are new: the caller scans."""
+    root, cache = _built(tmp_path)
+    _edit_catalogue(cache, "DROP TABLE folders")
+    assert current_store(Workspace([root]), Settings(index_path=str(cache))) is None
+
+
+def test_the_store_stays_open_for_reading_while_it_is_used(tmp_path: Path) -> None:
+    """A reader holds its generation (readers.lock): a server's publish cannot delete it under the reads."""
+    from sleuth.engine.index import store
+
+    root, cache = _built(tmp_path)
+    gen = _generation(cache)
+    service = current_store(Workspace([root]), Settings(index_path=str(cache)))
+    assert service is not None
+    try:
+        os.replace(os.path.join(gen.parent, "CURRENT"), os.path.join(gen.parent, "CURRENT.old"))
+        store.remove_unused_generations(str(gen.parent))
+        assert gen.is_dir()
+    finally:
+        service.stop()
+    store.remove_unused_generations(str(gen.parent))
+    assert not gen.exists()
+
+
+def test_the_lazy_catalogue_equals_the_loaded_one(tmp_path: Path) -> None:
+    """Chunked files (over 16 KiB), an unindexed one (too large), a wide one (no final newline), two
+    shards: every column and record of :func:`lazy_catalogue` equals the eager load's."""
+    import numpy as np
+
+    from sleuth.engine.index.catalogue import Catalogue
+    from sleuth.engine.index.config import IndexConfig
+    from sleuth.engine.index.lazy_catalogue import lazy_catalogue
+    from sleuth.engine.index.rowmap import RowMap
+    from sleuth.engine.index.service import IndexService
+
+    root = tmp_path / "ws"
+    root.mkdir()
+    for i in range(12):
+        (root / f"big{i}.c").write_text("".join(f"line {n} of {i}\n" for n in range(4000 * (i % 3 + 1))))
+        (root / f"small{i}.txt").write_text(f"small {i}")
+    (root / "huge.bin").write_bytes(b"x\n" * 600_000)
+    service = IndexService(Workspace([root]), IndexConfig(max_file_size_bytes=1_000_000), cache_dir=str(tmp_path / "c"))
+    service.start()
+    assert service.wait_ready(120)
+    with service.state.lock:
+        rows = Catalogue.fetch(service.state.catalog_db)
+    service.stop()
+    eager, lazy = Catalogue.from_rows(rows, 2), lazy_catalogue(rows, 2)
+    assert any(r.offsets for r in eager.by_id.values()) and eager.unindexed_ids and eager.wide_ids
+    for name in ("live_rows", "next_id", "unindexed_ids", "wide_ids", "shard_bytes"):
+        assert getattr(lazy, name) == getattr(eager, name), name
+    assert lazy.largest() == eager.largest()
+    assert dict(lazy.by_id) == dict(eager.by_id) and dict(lazy.by_path) == dict(eager.by_path)
+    for shard in range(2):
+        a, b = lazy.row_map(shard), eager.row_map(shard)
+        for column in RowMap.__slots__:
+            assert np.array_equal(getattr(a, column), getattr(b, column)), column
