@@ -18,6 +18,7 @@ definition queries on the Linux tree): score each matching *line* by where the m
 from __future__ import annotations
 
 import heapq
+import itertools
 import re
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Protocol, Sequence
@@ -31,18 +32,21 @@ except ImportError:  # pragma: no cover - google-re2 is a runtime dependency
     _re2 = None
 from sleuth.engine.definitions.defs import definition_name, identifier_key, split_identifier
 from sleuth.engine.text.query import Term, TextQuery, parse_query
-from sleuth.engine.index.trigram import And, Grams, Or, Query, spellings, trigram_code
+from sleuth.engine.index.trigram import And, Grams, Or, Query, gram_code, spellings, trigram_code
 
 __all__ = ["TextHit", "TextOptions", "TextSource", "search_text"]
 
 # The scan's budget is counted in bytes read, not in time: a time budget cut the scan at a different
-# file on every run ("scheduler tick": totals 13, 14, 16 on three runs, issue 14). About what the
-# former 40/70 ms read on the Linux tree.
-SCAN_BUDGET_BYTES = 8 << 20  # bytes read before other files than definition files are no longer started
-HARD_BUDGET_BYTES = 24 << 20  # no file is started past this once there are hits
+# file on every run ("scheduler tick": totals 13, 14, 16 on three runs, issue 14). 8/24 MB cost a
+# p95 of 850 ms over LSP (issue 29); 2/6 MB lost MRR only while the files spelling the query as one
+# identifier were chosen by trigrams alone: with the underscore grams and digits kept to their
+# letters (_lead_words), 348 ctags-judged queries rank 0.991 at 2/6 MB, 0.994 at 8/24 (0.971 before).
+SCAN_BUDGET_BYTES = 2 << 20  # bytes read before other files than definition files are no longer started
+HARD_BUDGET_BYTES = 6 << 20  # no file is started past this once there are hits
 MAX_FILE_MATCHES = 1 << 16  # a file's scan stops after this many pattern matches (a minified megabyte)
 BIG_FILE_BYTES = 256 * 1024  # in a bigger file, lines spelling the identifier are enough
 MAX_SCAN_FILES = 400
+TOGETHER_CLAUSES = 3  # a file's lines are found by the rarest-looking clauses together, up to this many
 MAX_DEFINITION_FILES = 64  # definition files read whatever the budget
 MAX_LINE_CHARS = 400
 MAX_LINES_PER_FILE = 100
@@ -143,12 +147,14 @@ class _Compiled:
     def __init__(self, query: TextQuery) -> None:
         self.query = query
         self.clauses = [re.compile("|".join(f"(?:{t.pattern()})" for t in clause), re.I) for clause in query.clauses]
-        # a line must hold every clause: the file scan is driven by the likeliest-rarest clause (RE2, linear
-        # and several times faster than re with re.I on megabytes), and a line is scored only once the
-        # others are on it too (``z stream`` driven by ``z`` scored every line holding a z: a second a query)
+        # a line must hold every clause: the file scan is driven by the lines holding the likeliest-rarest
+        # clauses together (one RE2 pass: linear, and several times faster than re with re.I on megabytes),
+        # and a line is scored only once the others are on it too (``z stream`` driven by ``z`` scored every
+        # line holding a z; ``pin ena s`` driven by ``pin`` matched 87,000 times in 8 MB: two seconds)
         order = sorted(range(len(query.clauses)), key=lambda i: -_selectivity(query.clauses[i]))
-        self.file_clause = _file_pattern(self.clauses[order[0]].pattern)
-        self.line_filter = [self.clauses[i] for i in order[1:]]
+        together = order[:TOGETHER_CLAUSES] if _apart([query.clauses[i] for i in order[:TOGETHER_CLAUSES]]) else order[:1]
+        self.file_clause = _file_pattern(_together([self.clauses[i].pattern for i in together]))
+        self.line_filter = [self.clauses[i] for i in order[len(together):]]
         self.excluded = [re.compile(t.pattern(), re.I) for t in query.excluded]
         words = query.plain_words
         self.key = identifier_key(" ".join(words)) if words else ""
@@ -208,6 +214,34 @@ class _Compiled:
         return bonus - 0.004 * len(display)
 
 
+def _together(patterns: list[str]) -> str:
+    """A pattern matching where each of ``patterns`` occurs on one line, in any order (all orders
+    spelled out: RE2 has no lookahead; at most :data:`TOGETHER_CLAUSES`, so six orders)."""
+    if len(patterns) == 1:
+        return patterns[0]
+    return "|".join(r"[^\n]*?".join(f"(?:{patterns[i]})" for i in order)
+                    for order in itertools.permutations(range(len(patterns))))
+
+
+def _apart(clauses: list[list[Term]]) -> bool:
+    """Whether every occurrence of these clauses on a line is found by :func:`_together`, which needs
+    them one after another: no term can overlap another (``lock`` inside ``block``, or ``ab`` and ``bc``
+    in ``abc``). Decided on ASCII words only (case folding beyond ASCII is RE2's)."""
+    literals = []
+    for clause in clauses:
+        for term in clause:
+            if not all(w.isascii() and w.isalnum() for w in term.words):
+                return False
+            literals.append(("".join(term.words).lower(), clause))
+    for a, in_a in literals:
+        for b, in_b in literals:
+            if in_a is in_b:
+                continue
+            if a in b or any(a[-k:] == b[:k] for k in range(1, min(len(a), len(b)))):
+                return False
+    return True
+
+
 def _selectivity(clause: list[Term]) -> int:
     """How rare a clause's lines probably are, from the query alone (so every run drives the same way):
     the characters of its shortest alternative (an OR is as common as its commonest; a term's words
@@ -240,7 +274,19 @@ def _identifier_expression(words: list[str], joiner: str) -> Grams | None:
         return None
     spanning = [literal[i:i + 3] for i in sorted(ends) if i + 3 <= len(literal) and literal[i:i + 3].isascii()]
     chosen = list(dict.fromkeys(spanning[:4] + [grams[0], grams[-1]] + grams))[:6]
-    return Grams(tuple(_spellings(t) for t in chosen))
+    return Grams(tuple(_spellings(t) for t in chosen) + _underscore_groups(literal))
+
+
+def _underscore_groups(literal: str) -> tuple[tuple[int, ...], ...]:
+    """The underscore grams of ``literal`` (the case-folded five bytes around each ``_``, indexed beside
+    the trigrams): trigram sets hold no positions, so ``status_ecap`` alone let 362 files through on
+    the Linux tree, most holding ``status`` and ``ecap`` apart; ``us_ec`` must be written as it is."""
+    out = []
+    for i in range(2, len(literal) - 2):
+        gram = literal[i - 2:i + 3]
+        if literal[i] == "_" and gram.isascii():
+            out.append((gram_code(gram.encode("ascii")),))
+    return tuple(dict.fromkeys(out))
 
 
 def _candidates(index: TextSource, compiled: _Compiled) -> tuple[list[int], list[int]]:
@@ -256,12 +302,31 @@ def _candidates(index: TextSource, compiled: _Compiled) -> tuple[list[int], list
     joined: list[int] = []
     if len(compiled.words) > 1:
         taken = set(definers)
+        words = _lead_words(query)
         for joiner in ("_", ""):
-            expression = _identifier_expression(compiled.words, joiner)
+            expression = _identifier_expression(words, joiner)
             found = index.files_matching(expression) - taken if expression else set()
             joined += sorted(found)
             taken |= found
     return sorted(definers), joined[:MAX_SCAN_FILES]
+
+
+_LEAD_PIECE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z0-9]+|[A-Z0-9]+")
+
+
+def _lead_words(query: TextQuery) -> list[str]:
+    """The query's plain words as an identifier writes them: split at separators and case humps but
+    with digits kept to their letters (``v7s iopte`` is ``v7s_iopte``, not ``v_7_s_iopte``, whose
+    trigrams and underscore grams no file holds)."""
+    out: list[str] = []
+    for clause in query.clauses:
+        if len(clause) == 1:
+            for piece in re.split(r"[\W_]+", clause[0].text):
+                parts = _LEAD_PIECE.findall(piece)
+                if "".join(parts) != piece:  # the humps are ASCII's: Größe stays whole
+                    parts = [piece]
+                out.extend(p.lower() for p in parts)
+    return [w for w in out if w]
 
 
 def _others(index: TextSource, compiled: _Compiled) -> set[int]:
