@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -30,6 +29,7 @@ from typing import Any
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import quality  # noqa: E402
+from lsp_bench import _rg  # noqa: E402
 from lsp_client import SLEUTH, LspProcess, vscode_capabilities  # noqa: E402
 
 from sleuth.engine.workspace import Workspace  # noqa: E402
@@ -75,7 +75,7 @@ def _figures(label: str, times: list[float], ranks: list[int | None]) -> dict[st
 def _rg_seconds(corpus: str, query: str, runs: int) -> float:
     words = quality.words_of(query)
     pattern = r"[\s_\-]*".join(words)
-    rg = shutil.which("rg") or "rg"
+    rg = _rg()
     times = []
     for _ in range(runs):
         begun = time.perf_counter()
@@ -104,8 +104,10 @@ def main() -> int:
     sources = [p for p in paths if p.endswith(quality.SOURCE_EXTS)]
     styles = quality.definition_queries(corpus, sources, quality.tree_tags(corpus, sources, args.tags), 100, args.seed)
     items = [item for style, rows in styles.items() if args.style in ("all", style) for item in rows]
+    style_of = [style for style, rows in styles.items() if args.style in ("all", style) for _ in rows]
     print(f"corpus {corpus}: {len(items)} definition queries ({args.style}); servers {', '.join(servers)}; "
-          f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores", flush=True)
+          f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores; "
+          f"{subprocess.run([_rg(), '--version'], capture_output=True, text=True).stdout.splitlines()[0]}", flush=True)
     for query, *_ in items:  # warm-up: every query once on each server (page cache, lazy imports, FTS pages)
         for lsp in servers.values():
             _ask(lsp, query)
@@ -120,6 +122,13 @@ def main() -> int:
             ranks[name].append(quality._rank_of(_files(lines), relevant))
             answers[name].append(lines)
     load = os.getloadavg()[0]
+    if args.style == "all":
+        for style in styles:
+            print(f" {style}:")
+            for name in servers:
+                picked = [i for i, s in enumerate(style_of) if s == style]
+                _figures(name, [times[name][i] for i in picked], [ranks[name][i] for i in picked])
+        print(" all:")
     figures = {name: _figures(name, times[name], ranks[name]) for name in servers}
     if "old" in servers:
         same = sum(a == b for a, b in zip(answers["old"], answers["new"]))
