@@ -445,19 +445,26 @@ def symbols_quality(corpus: str, paths: Sequence[str], args: argparse.Namespace,
     return out
 
 
-def _symbols_over_lsp(corpus: str, cache: str, queries: list[str]) -> dict[str, Any]:
-    """``workspace/symbol`` round trips on a real ``sleuth serve`` (VS Code's capabilities), same store."""
+def serve(corpus: str, cache: str, argv: list[str] | None = None, env: dict[str, str] | None = None) -> Any:
+    """A real ``sleuth serve`` (``argv``; the installed one by default) initialized on ``corpus`` with
+    VS Code's capabilities and the store in ``cache``, once its index is ready (an ``LspProcess``)."""
     from lsp_client import SLEUTH, LspProcess, vscode_capabilities
 
-    lsp = LspProcess([SLEUTH, "serve"], cwd=corpus)
+    lsp = LspProcess(argv or [SLEUTH, "serve"], cwd=corpus, env=env)
     uri = "file://" + corpus
     lsp.request("initialize", {"processId": os.getpid(), "rootUri": uri, "capabilities": vscode_capabilities(),
                                "workspaceFolders": [{"uri": uri, "name": "linux"}],
-                               "initializationOptions": {"cacheDir": cache}}, 60)
+                               "initializationOptions": {"cacheDir": cache}}, 120)
     lsp.notify("initialized", {})
     deadline = time.time() + 600
     while lsp.execute("sleuth.index.status", {}, 30).result.get("state") != "ready" and time.time() < deadline:
         time.sleep(0.1)
+    return lsp
+
+
+def _symbols_over_lsp(corpus: str, cache: str, queries: list[str]) -> dict[str, Any]:
+    """``workspace/symbol`` round trips on a real ``sleuth serve`` (VS Code's capabilities), same store."""
+    lsp = serve(corpus, cache)
     times = []
     for query in queries:
         times.append(lsp.request("workspace/symbol", {"query": query}, 60).seconds)

@@ -30,22 +30,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import quality  # noqa: E402
 from lsp_bench import _rg  # noqa: E402
-from lsp_client import SLEUTH, LspProcess, vscode_capabilities  # noqa: E402
+from lsp_client import LspProcess  # noqa: E402
 
 from sleuth.engine.workspace import Workspace  # noqa: E402
-
-
-def _start(argv: list[str], corpus: str, cache: str, env: dict[str, str]) -> LspProcess:
-    lsp = LspProcess(argv, cwd=corpus, env=env)
-    uri = "file://" + corpus
-    lsp.request("initialize", {"processId": os.getpid(), "rootUri": uri, "capabilities": vscode_capabilities(),
-                               "workspaceFolders": [{"uri": uri, "name": "linux"}],
-                               "initializationOptions": {"cacheDir": cache}}, 120)
-    lsp.notify("initialized", {})
-    deadline = time.time() + 900
-    while lsp.execute("sleuth.index.status", {}, 60).result.get("state") != "ready" and time.time() < deadline:
-        time.sleep(0.2)
-    return lsp
 
 
 def _stop(lsp: LspProcess) -> None:
@@ -99,8 +86,8 @@ def main() -> int:
     servers: dict[str, LspProcess] = {}
     if args.old:
         env = dict(os.environ, PYTHONPATH=os.path.realpath(args.old))
-        servers["old"] = _start([sys.executable, "-m", "sleuth", "serve"], corpus, args.cache, env)
-    servers["new"] = _start([SLEUTH, "serve"], corpus, args.cache, dict(os.environ))
+        servers["old"] = quality.serve(corpus, args.cache, [sys.executable, "-m", "sleuth", "serve"], env)
+    servers["new"] = quality.serve(corpus, args.cache)
     sources = [p for p in paths if p.endswith(quality.SOURCE_EXTS)]
     styles = quality.definition_queries(corpus, sources, quality.tree_tags(corpus, sources, args.tags), 100, args.seed)
     items = [item for style, rows in styles.items() if args.style in ("all", style) for item in rows]
