@@ -30,6 +30,7 @@ def common(tmp_path: Path, kit: SimpleNamespace) -> Iterator[IndexService]:
     (tmp_path / "ws" / "text").mkdir()
     (tmp_path / "ws" / "text" / "words.txt").write_bytes(  # CRLF, and two bytes that are not UTF-8
         "Größe und GRÖßE\r\nline ".encode() + b"\xff\xfe" + " with bad bytes größe\r\nlast größe line\n".encode())
+    (tmp_path / "ws" / "text" / "odd.c").write_bytes(b"int foo_x; /* \xff */ int bar_y;\nint foo_z;\n")
     service = kit.start(tmp_path / "ws", tmp_path / "cache")
     yield service
     service.stop()
@@ -110,3 +111,11 @@ def test_files_spelling_the_identifier_are_read_first(decoys: IndexService, monk
     monkeypatch.setattr(text, "SCAN_BUDGET_BYTES", 1)  # one file past the definitions, then stop
     found = search_text(decoys, query, TextOptions(max_results=10, context_lines=0))
     assert found["results"] and found["results"][0]["path"] == defining
+
+
+def test_words_around_bytes_that_are_not_utf8_are_found(common: IndexService) -> None:
+    """RE2's ``[^\\n]`` matches no invalid UTF-8 byte, so the clauses are not looked for together in
+    such a file: the line holding both words across the byte is still found."""
+    found = search_text(common, "foo bar", TextOptions(max_results=50, context_lines=0))
+    assert [(r["path"], r["line"], r["snippet"]) for r in found["results"]] == [
+        ("text/odd.c", 1, "int foo_x; /* \ufffd */ int bar_y;")]

@@ -153,8 +153,11 @@ class _Compiled:
         # line holding a z; ``pin ena s`` driven by ``pin`` matched 87,000 times in 8 MB: two seconds)
         order = sorted(range(len(query.clauses)), key=lambda i: -_selectivity(query.clauses[i]))
         together = order[:TOGETHER_CLAUSES] if _apart([query.clauses[i] for i in order[:TOGETHER_CLAUSES]]) else order[:1]
-        self.file_clause = _file_pattern(_together([self.clauses[i].pattern for i in together]))
-        self.line_filter = [self.clauses[i] for i in order[len(together):]]
+        # (RE2's [^\n] matches no invalid UTF-8 byte: a file that is not valid UTF-8 is driven by one clause)
+        self.file_together = _file_pattern(_together([self.clauses[i].pattern for i in together]))
+        self.after_together = [self.clauses[i] for i in order[len(together):]]
+        self.file_clause = _file_pattern(self.clauses[order[0]].pattern)
+        self.after_clause = [self.clauses[i] for i in order[1:]]
         self.excluded = [re.compile(t.pattern(), re.I) for t in query.excluded]
         words = query.plain_words
         self.key = identifier_key(" ".join(words)) if words else ""
@@ -168,10 +171,13 @@ class _Compiled:
         terms = [t for c in query.clauses for t in c if len(t.words) > 1 or len(query.clauses) == 1 or len(c) > 1]
         self.keys = {k for k in [self.key] + [identifier_key(" ".join(t.words)) for t in terms] if k}
 
-    def holds_all(self, line: str) -> bool:
-        """Whether ``line`` holds every clause the file scan's driver did not already find on it (one
-        ``search`` each: far cheaper than scoring the line, which most lines of a common driver fail)."""
-        return all(c.search(line) for c in self.line_filter)
+    def file_driver(self, data: bytes) -> tuple[Any, list[re.Pattern[str]]]:
+        """The pattern that finds ``data``'s candidate lines, and the clauses a line must still be
+        checked for (one ``search`` each: far cheaper than scoring the line, which most lines of a
+        common driver fail)."""
+        if data.isascii() or _valid_utf8(data):
+            return self.file_together, self.after_together
+        return self.file_clause, self.after_clause
 
     def score_line(self, line: str, tail: bytes = b"") -> tuple[float, list[tuple[int, int]]] | None:
         if any(x.search(line) for x in self.excluded):
@@ -212,6 +218,14 @@ class _Compiled:
         if bonus and self.key and identifier_key(base.split(".", 1)[0]) == self.key:
             bonus += W_STEM
         return bonus - 0.004 * len(display)
+
+
+def _valid_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def _together(patterns: list[str]) -> str:
@@ -494,8 +508,8 @@ def _scan_file(content: _Content, compiled: _Compiled, file_bonus: float, path: 
     """Scored lines of one file: (hits, matching lines counted, whether the file was read to its end).
 
     Lines where the query's words form one identifier are found first (one regex pass); in a big
-    file they are enough. Then lines holding the rarest-looking clause, scored only when every other
-    clause is on them too. A file stops after :data:`MAX_LINES_PER_FILE` hits (it ranks by its best
+    file they are enough. Then lines holding the rarest-looking clauses together (the rarest one alone
+    in a file that is not valid UTF-8), scored only when every other clause is on them too. A file stops after :data:`MAX_LINES_PER_FILE` hits (it ranks by its best
     lines), after :data:`MAX_FILE_MATCHES` pattern matches, or when ``token`` says stop.
     """
     data = content.data
@@ -503,7 +517,8 @@ def _scan_file(content: _Content, compiled: _Compiled, file_bonus: float, path: 
     total = 0
     whole = True
     seen: set[int] = set()
-    drivers = [d for d in (compiled.file_joined, compiled.file_clause) if d is not None]
+    lead, checks = compiled.file_driver(data)
+    drivers = [d for d in (compiled.file_joined, lead) if d is not None]
     for turn, driver in enumerate(drivers):
         if turn and hits and len(data) > BIG_FILE_BYTES:
             whole = False
@@ -521,7 +536,7 @@ def _scan_file(content: _Content, compiled: _Compiled, file_bonus: float, path: 
             # the line's first MAX_LINE_CHARS * 4 characters: at most 4 bytes each, and a margin for a
             # sequence cut at the end (it decodes to U+FFFD past the characters kept)
             line = content.text(start, min(end, start + MAX_LINE_CHARS * 16 + 8))[:MAX_LINE_CHARS * 4].rstrip("\r")
-            scored = compiled.score_line(line, data[end:end + 1000]) if compiled.holds_all(line) else None
+            scored = compiled.score_line(line, data[end:end + 1000]) if all(c.search(line) for c in checks) else None
             if scored is None:
                 continue
             total += 1
