@@ -18,12 +18,13 @@ definition queries on the Linux tree): score each matching *line* by where the m
 from __future__ import annotations
 
 import heapq
+import itertools
 import re
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Protocol, Sequence
 
 from sleuth.engine.cancel import CancelToken
-from sleuth.engine.decode import decode_text
+from sleuth.engine.decode import decode_buffer
 
 try:  # linear time; several times faster than re on megabytes with re.I
     import re2 as _re2
@@ -31,18 +32,21 @@ except ImportError:  # pragma: no cover - google-re2 is a runtime dependency
     _re2 = None
 from sleuth.engine.definitions.defs import definition_name, identifier_key, split_identifier
 from sleuth.engine.text.query import Term, TextQuery, parse_query
-from sleuth.engine.index.trigram import And, Grams, Or, Query, spellings, trigram_code
+from sleuth.engine.index.trigram import And, Grams, Or, Query, gram_code, spellings, trigram_code
 
 __all__ = ["TextHit", "TextOptions", "TextSource", "search_text"]
 
 # The scan's budget is counted in bytes read, not in time: a time budget cut the scan at a different
-# file on every run ("scheduler tick": totals 13, 14, 16 on three runs, issue 14). About what the
-# former 40/70 ms read on the Linux tree.
-SCAN_BUDGET_BYTES = 8 << 20  # bytes read before other files than definition files are no longer started
-HARD_BUDGET_BYTES = 24 << 20  # no file is started past this once there are hits
+# file on every run ("scheduler tick": totals 13, 14, 16 on three runs, issue 14). 8/24 MB cost a
+# p95 of 850 ms over LSP (issue 29); 2/6 MB lost MRR only while the files spelling the query as one
+# identifier were chosen by trigrams alone: with the underscore grams and digits kept to their
+# letters (_lead_words), 348 ctags-judged queries rank 0.991 at 2/6 MB, 0.994 at 8/24 (0.971 before).
+SCAN_BUDGET_BYTES = 2 << 20  # bytes read before other files than definition files are no longer started
+HARD_BUDGET_BYTES = 6 << 20  # no file is started past this once there are hits
 MAX_FILE_MATCHES = 1 << 16  # a file's scan stops after this many pattern matches (a minified megabyte)
-BIG_FILE_CHARS = 256 * 1024  # in a bigger file, lines spelling the identifier are enough
+BIG_FILE_BYTES = 256 * 1024  # in a bigger file, lines spelling the identifier are enough
 MAX_SCAN_FILES = 400
+TOGETHER_CLAUSES = 3  # a file's lines are found by the rarest-looking clauses together, up to this many
 MAX_DEFINITION_FILES = 64  # definition files read whatever the budget
 MAX_LINE_CHARS = 400
 MAX_LINES_PER_FILE = 100
@@ -101,13 +105,18 @@ class TextHit:
 
 
 def _file_pattern(pattern: str) -> Any:
-    """A case-insensitive pattern compiled for scanning whole files: RE2 when it is installed."""
+    """A case-insensitive pattern compiled for scanning a whole file's UTF-8 bytes: RE2 when it is
+    installed (it folds case over UTF-8 as ``re`` does over text). Bytes, not text: RE2's Python
+    wrapper encodes a ``str`` again on every call and maps each match's offsets back to characters,
+    which cost more than the search itself (8.5 MB of C, ``type``: 34 ms over bytes, 152 ms over text),
+    and the whole file need not be decoded first: only the lines that match are."""
+    encoded = pattern.encode("utf-8", "surrogatepass")
     if _re2 is not None:
         try:
-            return _re2.compile("(?i)" + pattern)
+            return _re2.compile(b"(?i)" + encoded)
         except Exception:  # noqa: BLE001 - a pattern RE2 does not support: re does
             pass
-    return re.compile(pattern, re.I)
+    return re.compile(encoded, re.I)  # pragma: no cover - google-re2 is a runtime dependency (ASCII case only)
 
 
 def _is_word(ch: str) -> bool:
@@ -138,8 +147,17 @@ class _Compiled:
     def __init__(self, query: TextQuery) -> None:
         self.query = query
         self.clauses = [re.compile("|".join(f"(?:{t.pattern()})" for t in clause), re.I) for clause in query.clauses]
-        # the same, for whole files: RE2 is linear and several times faster than re with re.I on megabytes
-        self.file_clause = _file_pattern(self.clauses[0].pattern)
+        # a line must hold every clause: the file scan is driven by the lines holding the likeliest-rarest
+        # clauses together (one RE2 pass: linear, and several times faster than re with re.I on megabytes),
+        # and a line is scored only once the others are on it too (``z stream`` driven by ``z`` scored every
+        # line holding a z; ``pin ena s`` driven by ``pin`` matched 87,000 times in 8 MB: two seconds)
+        order = sorted(range(len(query.clauses)), key=lambda i: -_selectivity(query.clauses[i]))
+        together = order[:TOGETHER_CLAUSES] if _apart([query.clauses[i] for i in order[:TOGETHER_CLAUSES]]) else order[:1]
+        # (RE2's [^\n] matches no invalid UTF-8 byte: a file that is not valid UTF-8 is driven by one clause)
+        self.file_together = _file_pattern(_together([self.clauses[i].pattern for i in together]))
+        self.after_together = [self.clauses[i] for i in order[len(together):]]
+        self.file_clause = _file_pattern(self.clauses[order[0]].pattern)
+        self.after_clause = [self.clauses[i] for i in order[1:]]
         self.excluded = [re.compile(t.pattern(), re.I) for t in query.excluded]
         words = query.plain_words
         self.key = identifier_key(" ".join(words)) if words else ""
@@ -153,7 +171,15 @@ class _Compiled:
         terms = [t for c in query.clauses for t in c if len(t.words) > 1 or len(query.clauses) == 1 or len(c) > 1]
         self.keys = {k for k in [self.key] + [identifier_key(" ".join(t.words)) for t in terms] if k}
 
-    def score_line(self, line: str, tail: str = "") -> tuple[float, list[tuple[int, int]]] | None:
+    def file_driver(self, data: bytes) -> tuple[Any, list[re.Pattern[str]]]:
+        """The pattern that finds ``data``'s candidate lines, and the clauses a line must still be
+        checked for (one ``search`` each: far cheaper than scoring the line, which most lines of a
+        common driver fail)."""
+        if data.isascii() or _valid_utf8(data):
+            return self.file_together, self.after_together
+        return self.file_clause, self.after_clause
+
+    def score_line(self, line: str, tail: bytes = b"") -> tuple[float, list[tuple[int, int]]] | None:
         if any(x.search(line) for x in self.excluded):
             return None
         total = 0.0
@@ -174,7 +200,7 @@ class _Compiled:
                 if _quality(line, m.start(), m.end()) == W_WORD:
                     total += W_EXACT_IDENTIFIER
                 spans.append((m.start(), m.end()))
-        defined = (definition_name(line.encode("utf-8", "surrogatepass"), tail.encode("utf-8", "surrogatepass"))
+        defined = (definition_name(line.encode("utf-8", "surrogatepass"), tail)
                    if self.keys else None)
         if defined is not None:
             name_key = identifier_key(defined[0])
@@ -192,6 +218,49 @@ class _Compiled:
         if bonus and self.key and identifier_key(base.split(".", 1)[0]) == self.key:
             bonus += W_STEM
         return bonus - 0.004 * len(display)
+
+
+def _valid_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _together(patterns: list[str]) -> str:
+    """A pattern matching where each of ``patterns`` occurs on one line, in any order (all orders
+    spelled out: RE2 has no lookahead; at most :data:`TOGETHER_CLAUSES`, so six orders)."""
+    if len(patterns) == 1:
+        return patterns[0]
+    return "|".join(r"[^\n]*?".join(f"(?:{patterns[i]})" for i in order)
+                    for order in itertools.permutations(range(len(patterns))))
+
+
+def _apart(clauses: list[list[Term]]) -> bool:
+    """Whether every occurrence of these clauses on a line is found by :func:`_together`, which needs
+    them one after another: no term can overlap another (``lock`` inside ``block``, or ``ab`` and ``bc``
+    in ``abc``). Decided on ASCII words only (case folding beyond ASCII is RE2's)."""
+    literals = []
+    for clause in clauses:
+        for term in clause:
+            if not all(w.isascii() and w.isalnum() for w in term.words):
+                return False
+            literals.append(("".join(term.words).lower(), clause))
+    for a, in_a in literals:
+        for b, in_b in literals:
+            if in_a is in_b:
+                continue
+            if a in b or any(a[-k:] == b[:k] for k in range(1, min(len(a), len(b)))):
+                return False
+    return True
+
+
+def _selectivity(clause: list[Term]) -> int:
+    """How rare a clause's lines probably are, from the query alone (so every run drives the same way):
+    the characters of its shortest alternative (an OR is as common as its commonest; a term's words
+    follow each other, so ``getUser`` is rarer than ``user``)."""
+    return min(sum(len(w) for w in term.words) for term in clause)
 
 
 def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -219,7 +288,19 @@ def _identifier_expression(words: list[str], joiner: str) -> Grams | None:
         return None
     spanning = [literal[i:i + 3] for i in sorted(ends) if i + 3 <= len(literal) and literal[i:i + 3].isascii()]
     chosen = list(dict.fromkeys(spanning[:4] + [grams[0], grams[-1]] + grams))[:6]
-    return Grams(tuple(_spellings(t) for t in chosen))
+    return Grams(tuple(_spellings(t) for t in chosen) + _underscore_groups(literal))
+
+
+def _underscore_groups(literal: str) -> tuple[tuple[int, ...], ...]:
+    """The underscore grams of ``literal`` (the case-folded five bytes around each ``_``, indexed beside
+    the trigrams): trigram sets hold no positions, so ``status_ecap`` alone let 362 files through on
+    the Linux tree, most holding ``status`` and ``ecap`` apart; ``us_ec`` must be written as it is."""
+    out = []
+    for i in range(2, len(literal) - 2):
+        gram = literal[i - 2:i + 3]
+        if literal[i] == "_" and gram.isascii():
+            out.append((gram_code(gram.encode("ascii")),))
+    return tuple(dict.fromkeys(out))
 
 
 def _candidates(index: TextSource, compiled: _Compiled) -> tuple[list[int], list[int]]:
@@ -235,12 +316,31 @@ def _candidates(index: TextSource, compiled: _Compiled) -> tuple[list[int], list
     joined: list[int] = []
     if len(compiled.words) > 1:
         taken = set(definers)
+        words = _lead_words(query)
         for joiner in ("_", ""):
-            expression = _identifier_expression(compiled.words, joiner)
+            expression = _identifier_expression(words, joiner)
             found = index.files_matching(expression) - taken if expression else set()
             joined += sorted(found)
             taken |= found
     return sorted(definers), joined[:MAX_SCAN_FILES]
+
+
+_LEAD_PIECE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z0-9]+|[A-Z0-9]+")
+
+
+def _lead_words(query: TextQuery) -> list[str]:
+    """The query's plain words as an identifier writes them: split at separators and case humps but
+    with digits kept to their letters (``v7s iopte`` is ``v7s_iopte``, not ``v_7_s_iopte``, whose
+    trigrams and underscore grams no file holds)."""
+    out: list[str] = []
+    for clause in query.clauses:
+        if len(clause) == 1:
+            for piece in re.split(r"[\W_]+", clause[0].text):
+                parts = _LEAD_PIECE.findall(piece)
+                if "".join(parts) != piece:  # the humps are ASCII's: Größe stays whole
+                    parts = [piece]
+                out.extend(p.lower() for p in parts)
+    return [w for w in out if w]
 
 
 def _others(index: TextSource, compiled: _Compiled) -> set[int]:
@@ -283,16 +383,28 @@ def _term_expression(term: Term) -> Query | None:
     return usable[0] if len(usable) == 1 else And(tuple(usable))
 
 
-def _read_file(path: str, buffer: str | None) -> str | None:
+@dataclass(frozen=True)
+class _Content:
+    """A file's bytes as searched (:func:`decode_buffer`), decoded a line at a time where lines match.
+    A line decodes alone to what it is in the decoded whole (``\\n`` is never inside a UTF-8 sequence)."""
+
+    data: bytes
+    errors: str  # invalid UTF-8 in a file is shown as U+FFFD; a buffer's lone surrogates round-trip
+
+    def text(self, start: int, end: int) -> str:
+        return self.data[start:end].decode("utf-8", self.errors)
+
+
+def _read_file(path: str, buffer: str | None) -> _Content | None:
     """An open buffer's unsaved text, else the file's (None when unreadable or binary)."""
     if buffer is not None:
-        return buffer
+        return _Content(buffer.encode("utf-8", "surrogatepass"), "surrogatepass")
     try:
         with open(path, "rb") as handle:
-            data = handle.read()
+            data = decode_buffer(handle.read())
     except OSError:
         return None
-    return decode_text(data)
+    return None if data is None else _Content(data, "replace")
 
 
 class _Scan:
@@ -307,7 +419,7 @@ class _Scan:
         self.scanned = 0
         self.complete = True
         self.seen: set[str] = set()
-        self.read = 0  # bytes (characters) read so far
+        self.read = 0  # bytes read so far
 
     def run(self, files: list[tuple[bool, str, str, int]]) -> bool:
         """Scan ``(is definition file, path, display, size)`` in order; False when the budget ran out."""
@@ -321,15 +433,15 @@ class _Scan:
             spent = self.read > SCAN_BUDGET_BYTES
             if (not is_def or self.scanned >= MAX_DEFINITION_FILES) and (self.scanned >= MAX_SCAN_FILES or spent):
                 return self._stop()
-            if self.hits and (self.read > HARD_BUDGET_BYTES or (spent and size > BIG_FILE_CHARS * 8)):
+            if self.hits and (self.read > HARD_BUDGET_BYTES or (spent and size > BIG_FILE_BYTES * 8)):
                 # a definition file too: past the budget, a few MB cost more than they add
                 return self._stop()
-            text = _read_file(path, self.buffer_text(path))
+            content = _read_file(path, self.buffer_text(path))
             self.scanned += 1
-            if text is None:
+            if content is None:
                 continue
-            self.read += len(text)
-            found, count, whole = _scan_file(text, compiled, compiled.score_file(display), path, display,
+            self.read += len(content.data)
+            found, count, whole = _scan_file(content, compiled, compiled.score_file(display), path, display,
                                              options.context_lines, self.token)
             self.hits += found
             self.total += count
@@ -391,71 +503,76 @@ def search_text(index: TextSource, query_text: str, options: TextOptions = TextO
     return {"total": scan.total, "results": results, "scanned_files": scan.scanned, "complete": scan.complete}
 
 
-def _scan_file(text: str, compiled: _Compiled, file_bonus: float, path: str, display: str, context: int,
+def _scan_file(content: _Content, compiled: _Compiled, file_bonus: float, path: str, display: str, context: int,
                token: CancelToken | None) -> tuple[list[TextHit], int, bool]:
     """Scored lines of one file: (hits, matching lines counted, whether the file was read to its end).
 
     Lines where the query's words form one identifier are found first (one regex pass); in a big
-    file they are enough. Then lines holding the first clause are scored. A file stops after
-    :data:`MAX_LINES_PER_FILE` hits (it ranks by its best lines), after :data:`MAX_FILE_MATCHES` pattern
-    matches, or when ``token`` says stop.
+    file they are enough. Then lines holding the rarest-looking clauses together (the rarest one alone
+    in a file that is not valid UTF-8), scored only when every other clause is on them too. A file stops after :data:`MAX_LINES_PER_FILE` hits (it ranks by its best
+    lines), after :data:`MAX_FILE_MATCHES` pattern matches, or when ``token`` says stop.
     """
+    data = content.data
     hits: list[TextHit] = []
     total = 0
     whole = True
     seen: set[int] = set()
-    drivers = [d for d in (compiled.file_joined, compiled.file_clause) if d is not None]
+    lead, checks = compiled.file_driver(data)
+    drivers = [d for d in (compiled.file_joined, lead) if d is not None]
     for turn, driver in enumerate(drivers):
-        if turn and hits and len(text) > BIG_FILE_CHARS:
+        if turn and hits and len(data) > BIG_FILE_BYTES:
             whole = False
             break
         line_no, line_pos = 0, 0
-        for k, m in enumerate(driver.finditer(text)):
+        for k, m in enumerate(driver.finditer(data)):
             if k >= MAX_FILE_MATCHES or (k & 255 == 255 and token is not None and token.should_stop()):
                 return hits, total, False
-            start = text.rfind("\n", 0, m.start()) + 1
+            start = data.rfind(b"\n", 0, m.start()) + 1
             if start in seen:
                 continue
             seen.add(start)
-            end = text.find("\n", m.end())
-            end = len(text) if end < 0 else end
-            scored = compiled.score_line(text[start:min(end, start + MAX_LINE_CHARS * 4)].rstrip("\r"),
-                                         text[end:end + 1000])
+            end = data.find(b"\n", m.end())
+            end = len(data) if end < 0 else end
+            # the line's first MAX_LINE_CHARS * 4 characters: at most 4 bytes each, and a margin for a
+            # sequence cut at the end (it decodes to U+FFFD past the characters kept)
+            line = content.text(start, min(end, start + MAX_LINE_CHARS * 16 + 8))[:MAX_LINE_CHARS * 4].rstrip("\r")
+            scored = compiled.score_line(line, data[end:end + 1000]) if all(c.search(line) for c in checks) else None
             if scored is None:
                 continue
             total += 1
-            line_no += text.count("\n", line_pos, start)
+            line_no += data.count(b"\n", line_pos, start)
             line_pos = start
             raw, spans = scored
-            hits.append(_hit(path, display, text, start, end, line_no, raw + file_bonus, spans, context))
+            hits.append(_hit(path, display, content, start, end, line_no, raw + file_bonus, spans, context))
             if len(hits) >= MAX_LINES_PER_FILE:
                 return hits, total, False
     return hits, total, whole
 
 
-def _context(text: str, start: int, end: int, context: int) -> tuple[list[str], list[str]]:
+def _context(content: _Content, start: int, end: int, context: int) -> tuple[list[str], list[str]]:
+    data = content.data
     before: list[str] = []
     pos = start
     while len(before) < context and pos > 0:
-        prev = text.rfind("\n", 0, pos - 1) + 1
-        before.insert(0, text[prev:pos - 1].rstrip("\r")[:MAX_LINE_CHARS])
+        prev = data.rfind(b"\n", 0, pos - 1) + 1
+        before.insert(0, content.text(prev, pos - 1).rstrip("\r")[:MAX_LINE_CHARS])
         pos = prev
     after: list[str] = []
     pos = end
-    while len(after) < context and pos < len(text):
-        nxt = text.find("\n", pos + 1)
-        nxt = len(text) if nxt < 0 else nxt
-        after.append(text[pos + 1:nxt].rstrip("\r")[:MAX_LINE_CHARS])
+    while len(after) < context and pos < len(data):
+        nxt = data.find(b"\n", pos + 1)
+        nxt = len(data) if nxt < 0 else nxt
+        after.append(content.text(pos + 1, nxt).rstrip("\r")[:MAX_LINE_CHARS])
         pos = nxt
     return before, after
 
 
-def _hit(path: str, display: str, text: str, start: int, end: int, number: int, raw: float,
+def _hit(path: str, display: str, content: _Content, start: int, end: int, number: int, raw: float,
          spans: list[tuple[int, int]], context: int) -> TextHit:
-    line = text[start:end].rstrip("\r")
+    line = content.text(start, end).rstrip("\r")
     snippet, shift = _cut(line, spans)
     highlights = [(s - shift, e - shift) for s, e in spans if s - shift >= 0 and e - shift <= len(snippet)]
-    before, after = _context(text, start, end, context)
+    before, after = _context(content, start, end, context)
     score = max(0.0, raw) / (max(0.0, raw) + 8.0)
     return TextHit(path, display, number + 1, score, snippet, highlights, before, after)
 
