@@ -1,0 +1,207 @@
+"""One engine per workspace (issue 29): a second and third ``sleuth serve`` on the same folders use the
+engine (index, watcher, worker pool) of the first instead of their own, answer as a lone door would,
+and take the engine over when its process dies mid-request.
+
+Real processes (the installed ``sleuth``), a real temp tree and store; what runs where is read from
+``/proc`` (inotify instances, child processes) and from each door's ``sleuth.index.status``
+(``engine.pid``). The search gate (``SLEUTH_TEST_SEARCH_GATE``) holds a grep after its first batch, so
+"mid-request" is an event, never a clock.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import pathlib
+import shutil
+import signal
+import sys
+import tempfile
+from typing import Any, AsyncIterator, Iterator
+
+import pytest
+import pytest_asyncio
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "lsp"))
+from harness import Session, start_session  # noqa: E402
+
+from sleuth.engine.platform import observer_kind  # noqa: E402
+from tests.conftest import HANG_S  # noqa: E402
+
+pytestmark = pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="counts processes and inotify in /proc")
+
+FILES = {f"src/mod{n:02}.py": f"def handler_{n}(request):\n    return 'shared engine {n}'\n\nclass Door{n}:\n    pass\n"
+         for n in range(300)}  # more than a server searches in-process unnarrowed: the pool starts
+FILES["docs/guide.md"] = "# Guide\n\nOne shared engine per workspace.\n"
+GREPS = [{"pattern": "shared engine"}, {"pattern": r"def handler_\d+", "max_results": 7},
+         {"pattern": r"\w{6} \w{6} \d+"}]  # no literal: the index narrows nothing, the pool searches
+
+
+@pytest.fixture
+def runtime_dir(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[pathlib.Path]:
+    """A private XDG_RUNTIME_DIR (the doors' sockets and lock) and cache, shared by this test's servers."""
+    run = pathlib.Path(tempfile.mkdtemp(prefix="sleuth-run-"))
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(run))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.delenv("SLEUTH_OWN_ENGINE", raising=False)
+    yield run
+    shutil.rmtree(run, ignore_errors=True)
+
+
+@pytest.fixture
+def tree(tmp_path: pathlib.Path) -> pathlib.Path:
+    root = tmp_path / "ws"
+    for rel, text in FILES.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    return root
+
+
+@pytest_asyncio.fixture
+async def doors(runtime_dir: pathlib.Path, tmp_path: pathlib.Path) -> AsyncIterator[list[Session]]:
+    started: list[Session] = []
+    yield started
+    for door in started:
+        try:
+            await asyncio.wait_for(door.client.shutdown_session(), 30)
+        except Exception:
+            pass
+        try:
+            await door.client.stop()
+        except Exception:
+            pass
+
+
+async def open_door(doors: list[Session], tree: pathlib.Path, tmp_path: pathlib.Path, **options: Any) -> Session:
+    """``sleuth serve`` on ``tree`` with the store in the test's cache folder (every door the same)."""
+    door = await start_session("vscode", [tree], init_options={"cacheDir": str(tmp_path / "store"), **options})
+    doors.append(door)
+    status = await door.execute("sleuth.index.build", {"wait": True})
+    assert status["state"] == "ready"
+    return door
+
+
+def pid(door: Session) -> int:
+    return door.client._server.pid  # type: ignore[union-attr]
+
+
+def descendants(root: int) -> list[int]:
+    """Every process under ``root`` (the search pool's workers, its fork server)."""
+    parents: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as handle:
+                    parents[int(entry)] = int(handle.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                pass
+    found, frontier = [], [root]
+    while frontier:
+        parent = frontier.pop()
+        children = [p for p, pp in parents.items() if pp == parent]
+        found += children
+        frontier += children
+    return found
+
+
+def inotify_instances(*pids: int) -> int:
+    count = 0
+    for process in pids:
+        try:
+            fds = os.listdir(f"/proc/{process}/fd")
+        except OSError:
+            continue
+        for fd in fds:
+            try:
+                count += os.readlink(f"/proc/{process}/fd/{fd}") == "anon_inode:inotify"
+            except OSError:
+                pass
+    return count
+
+
+async def engine_of(door: Session) -> dict[str, Any]:
+    return (await door.execute("sleuth.index.status", {}))["engine"]
+
+
+async def answers(door: Session) -> list[Any]:
+    found = [await door.execute("sleuth.grep", args) for args in GREPS]
+    found.append(await door.execute("sleuth.text", {"query": "handler request"}))
+    found.append(await door.execute("sleuth.symbols", {"query": "Door17"}))
+    found.append(await door.execute("sleuth.files", {"query": "mod17"}))
+    return [_stable(result) for result in found]
+
+
+def _stable(result: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in result.items() if k not in ("elapsed_ms", "stats", "timings")}
+
+
+async def test_three_doors_share_one_engine_and_answer_as_a_lone_door(
+        doors: list[Session], tree: pathlib.Path, tmp_path: pathlib.Path) -> None:
+    lone = await answers(await open_door(doors, tree, tmp_path))
+    host = doors[0]
+    guests = [await open_door(doors, tree, tmp_path) for _ in range(2)]
+    for door in (host, *guests):
+        assert await answers(door) == lone
+    assert await engine_of(host) == {"pid": pid(host), "role": "host", "guests": 2}
+    for guest in guests:
+        engine = await engine_of(guest)
+        assert engine["pid"] == pid(host) and engine["role"] == "guest"
+        assert descendants(pid(guest)) == []  # no worker pool of its own
+        if observer_kind() == "native":
+            assert inotify_instances(pid(guest)) == 0  # no watcher of its own
+    assert descendants(pid(host))  # the one pool ran every door's greps
+    if observer_kind() == "native":
+        assert inotify_instances(pid(host), *descendants(pid(host))) >= 1
+
+
+async def test_differing_settings_keep_their_own_engine_and_say_why(
+        doors: list[Session], tree: pathlib.Path, tmp_path: pathlib.Path, capfd: pytest.CaptureFixture[str]) -> None:
+    host = await open_door(doors, tree, tmp_path)
+    other = await open_door(doors, tree, tmp_path, denyGlobs=["docs/**"])
+    assert await engine_of(other) == {"pid": pid(other), "role": "own", "guests": 0}
+    assert (await engine_of(host))["guests"] == 0
+    assert "guide.md" not in str(await other.execute("sleuth.grep", {"pattern": "shared engine"}))
+    assert "guide.md" in str(await host.execute("sleuth.grep", {"pattern": "shared engine"}))
+    said: list[str] = []
+
+    def logged() -> bool:  # the server's stderr, forwarded by the client as it comes
+        said.append(capfd.readouterr().err)
+        return "own engine" in "".join(said)
+
+    await other.eventually(logged)
+    lines = [line for line in "".join(said).splitlines() if "own engine" in line]
+    assert len(lines) == 1 and "other settings: deny_globs" in lines[0]
+
+
+@pytest.mark.parametrize("how", ["kill", "cancel"])
+async def test_a_held_search_on_a_guest(doors: list[Session], tree: pathlib.Path, tmp_path: pathlib.Path,
+                                        monkeypatch: pytest.MonkeyPatch, how: str) -> None:
+    """``kill``: the host dies (kill -9) while it holds the guest's grep: the guest takes the engine over
+    and answers the request in full from its own engine. ``cancel``: the guest's client cancels the
+    request: the host's search stops (its activity counts the cancel)."""
+    gate = tmp_path / "search-gate"
+    monkeypatch.setenv("SLEUTH_TEST_SEARCH_GATE", str(gate))
+    host = await open_door(doors, tree, tmp_path)
+    guest = await open_door(doors, tree, tmp_path)
+    whole = await guest.execute("sleuth.grep", {"pattern": "shared engine"})
+    assert (await engine_of(guest))["pid"] == pid(host)
+    gate.write_text("held\n")
+    msg_id = guest.next_id()
+    pending = guest.send("sleuth/grep", {"pattern": "shared engine", "partialResultToken": "p"}, msg_id)
+    await guest.first_progress("p")  # the host streamed its first batch and holds the rest
+    if how == "cancel":
+        guest.cancel(msg_id)
+        with pytest.raises(Exception, match="[Cc]ancel"):
+            await asyncio.wait_for(pending, HANG_S)
+        state = await host.until_idle()
+        assert state["cancelled"] >= 1 and (await guest.workers())["started"] >= 1
+        return
+    os.kill(pid(host), signal.SIGKILL)
+    await asyncio.wait_for(host.client._server.wait(), HANG_S)  # type: ignore[union-attr]
+    doors.remove(host)
+    engine = await asyncio.wait_for(engine_of(guest), HANG_S)  # answered while the grep is held again
+    assert engine["pid"] == pid(guest) and engine["role"] in ("own", "host")
+    gate.unlink()
+    answer = await asyncio.wait_for(pending, HANG_S)
+    streamed = [item for value in guest.progress["p"] for item in value["matches"]]
+    assert streamed + answer["matches"] == whole["matches"]
