@@ -26,7 +26,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "lsp"))
 from harness import Session, start_session  # noqa: E402
 
 from sleuth.engine.platform import observer_kind  # noqa: E402
-from tests.conftest import HANG_S  # noqa: E402
+from tests.conftest import HANG_S, SLEUTH  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="counts processes and inotify in /proc")
 
@@ -205,3 +205,60 @@ async def test_a_held_search_on_a_guest(doors: list[Session], tree: pathlib.Path
     answer = await asyncio.wait_for(pending, HANG_S)
     streamed = [item for value in guest.progress["p"] for item in value["matches"]]
     assert streamed + answer["matches"] == whole["matches"]
+
+
+def mcp_processes() -> list[int]:
+    """The ``sleuth mcp`` processes this test started (children of the MCP client, under this process)."""
+    found = []
+    for process in descendants(os.getpid()):
+        try:
+            with open(f"/proc/{process}/cmdline", "rb") as handle:
+                argv = handle.read().split(b"\0")
+        except OSError:
+            continue
+        if b"mcp" in argv and any(arg.endswith(b"sleuth") for arg in argv):
+            found.append(process)
+    return found
+
+
+async def mcp_answers(tree: pathlib.Path, tmp_path: pathlib.Path, env: dict[str, str]) -> tuple[list[Any], int, int]:
+    """The MCP door's answers to the searches, and its own inotify instances and child processes."""
+    mcp = pytest.importorskip("mcp")
+    params = mcp.StdioServerParameters(command=SLEUTH, args=["mcp", "--root", str(tree), "--cache-dir",
+                                                             str(tmp_path / "store")], cwd=str(tree), env=env)
+    async with mcp.Client(params, read_timeout_seconds=HANG_S) as client:
+        found = []
+        for tool, args in [*(("grep", g) for g in GREPS), ("search_text", {"query": "handler request"}),
+                           ("find_symbols", {"query": "Door17"}), ("find_files", {"query": "mod17"})]:
+            result = await client.call_tool(tool, args)
+            found.append(_stable(result.structured_content or {}))
+        (process,) = mcp_processes()
+        return found, inotify_instances(process), len(descendants(process))
+
+
+async def test_an_mcp_door_uses_the_editor_door_engine(doors: list[Session], tree: pathlib.Path,
+                                                       tmp_path: pathlib.Path) -> None:
+    """``sleuth mcp`` beside ``sleuth serve`` on the same folder: no index, watcher or pool of its own,
+    the answers of an MCP door with its own engine (``SLEUTH_OWN_ENGINE=1``, the opt-out)."""
+    host = await open_door(doors, tree, tmp_path)
+    own, own_inotify, _ = await mcp_answers(tree, tmp_path, {**os.environ, "SLEUTH_OWN_ENGINE": "1"})
+    shared, shared_inotify, shared_children = await mcp_answers(tree, tmp_path, dict(os.environ))
+    assert shared == own
+    assert shared_children == 0
+    if observer_kind() == "native":
+        assert own_inotify >= 1 and shared_inotify == 0
+    while (await engine_of(host))["guests"]:  # the MCP door left: the host sees its hello connection end
+        await asyncio.sleep(0.02)
+
+
+async def test_a_guest_editor_unsaved_text_is_searched(doors: list[Session], tree: pathlib.Path,
+                                                       tmp_path: pathlib.Path) -> None:
+    """The guest's open buffers go with its request: its grep reads its unsaved text (as a lone door's
+    does), the host's own grep reads the file on disk."""
+    host = await open_door(doors, tree, tmp_path)
+    guest = await open_door(doors, tree, tmp_path)
+    guest.open(tree / "src" / "mod03.py", "def unsaved_only_here():\n    pass\n")
+    found = await guest.execute("sleuth.grep", {"pattern": "unsaved_only_here"})
+    assert found["count"] == 1 and "mod03.py" in str(found["matches"])
+    assert (await engine_of(guest))["pid"] == pid(host)
+    assert "mod03.py" not in str((await host.execute("sleuth.grep", {"pattern": "unsaved_only_here"}))["matches"])

@@ -23,7 +23,7 @@ queries). This class only wires them and keeps one public surface.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence, TypeVar
 
 from sleuth.engine.cancel import CancelToken, NullProgress, ProgressSink
 from sleuth.engine.index import store
@@ -166,9 +166,9 @@ class IndexService:
                    options: WalkOptions | None = None, line_mode: bool = False) -> CandidateSet | None:
         return self.query.candidates(targets, literal_query, options, line_mode)
 
-    def candidate_entries(self, workspace: Workspace, request: GrepRequest,
-                          token: CancelToken | None = None) -> CandidateList | None:
-        return self.query.candidate_entries(workspace, request, token)
+    def candidate_entries(self, workspace: Workspace, request: GrepRequest, token: CancelToken | None = None,
+                          buffers: Mapping[str, str] | None = None) -> CandidateList | None:
+        return self.query.candidate_entries(workspace, request, token, buffers)
 
     def catalogue_entries(self, workspace: Workspace, targets: Sequence[Target] | None,
                           options: WalkOptions | None, buffers: bool = False) -> CandidateList | None:
