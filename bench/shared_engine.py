@@ -157,7 +157,7 @@ def main() -> int:
         shutil.rmtree(runtime, ignore_errors=True)
     print(f"{one['files']} files indexed")
     for row in (one, many):
-        greps = ", ".join(f"{p} {s * 1000:.0f} ms ({s / rg[p]:.2f}x rg)" for p, s in row["grep_s"].items())
+        greps = ", ".join(f"{p} {s * 1000:.0f} ms (rg/sleuth {rg[p] / s:.1f}x)" for p, s in row["grep_s"].items())
         print(f"{row['doors']} door(s): PSS {row['pss_mib']:.0f} MiB over {row['processes']} processes, "
               f"{row['inotify']} inotify instance(s), engine pid(s) {row['engines']}; grep medians: {greps}")
     print(f"rg {_rg()}: " + ", ".join(f"{p} {s * 1000:.0f} ms" for p, s in rg.items()) + f"; peak RSS {rg_rss:.0f} MiB")

@@ -150,6 +150,7 @@ class Session:
         self.open_buffers: Callable[[], Mapping[str, str]] | None = None  # the door's buffers now (a new index's)
         self._engine_lock = threading.RLock()
         self._own_engine_said: str | None = None
+        self.refusal: str | None = None  # why the host of these folders last refused this door (None: it did not)
         self._roots_lock = threading.Lock()
         self.set_roots(roots, names, report=False)
 
@@ -249,6 +250,7 @@ class Session:
                 return False
             if self.guest is None:
                 joined = engine_guest.join(self.roots, self._door_request(), self._host_lost)
+                self.refusal = joined if isinstance(joined, str) else None
                 if isinstance(joined, str):
                     if joined != self._own_engine_said:
                         self._own_engine_said = joined
@@ -282,8 +284,8 @@ class Session:
             for attempt in range(_JOIN_TRIES):
                 if self.warm is not None:
                     self.warm.update(self.roots)
-                if self.join_engine() or (self.warm is not None and self.warm.bound):
-                    break
+                if self.join_engine() or (self.warm is not None and self.warm.bound) or self.refusal is not None:
+                    break  # a guest again, the host now, or a host that will not share: its own engine
                 time.sleep(_JOIN_RETRY_S)  # the lock's winner is binding: join it at the next round
             if self.guest is None:
                 self.refresh_index(self.open_buffers() if self.open_buffers is not None else None)
@@ -320,8 +322,8 @@ class Session:
 
     def close(self) -> None:
         """Close the warm door, stop the index (or leave the host's) and the worker pools (queued work never starts)."""
+        self.close_warm_door()  # first: the guests take the engine over while this one still answers
         self.stop_index()
-        self.close_warm_door()
         self.search_pool.shutdown(wait=False, cancel_futures=True)
         self.quick_pool.shutdown(wait=False, cancel_futures=True)
 
