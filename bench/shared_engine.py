@@ -118,16 +118,20 @@ def measure(count: int, corpus: str, cache: str, runs: int, stderr: str) -> dict
         engines = sorted({(d.lsp.execute("sleuth.index.status", {}).result.get("engine") or {}).get("pid", 0)
                           for d in doors})
         times: dict[str, list[float]] = {g["pattern"]: [] for g in GREPS}
+        by_role: dict[str, list[float]] = {"first door": [], "later doors": []}  # the host's and its guests'
         for _ in range(runs):
-            for door in doors:
+            for n, door in enumerate(doors):
                 for args in GREPS:
                     _, seconds = door.grep(args)
                     times[args["pattern"]].append(seconds)
+                    if args is GREPS[0]:
+                        by_role["first door" if n == 0 else "later doors"].append(seconds)
         processes = [p for d in doors for p in d.processes()]
         return {"doors": count, "pss_mib": sum(pss_kib(p) for p in processes) / 1024,
                 "inotify": sum(inotify_instances(p) for p in processes), "processes": len(processes),
                 "engines": engines, "files": status.get("files"),
-                "grep_s": {k: statistics.median(v) for k, v in times.items()}}
+                "grep_s": {k: statistics.median(v) for k, v in times.items()},
+                "roles_s": {k: statistics.median(v) for k, v in by_role.items() if v}}
     finally:
         for door in reversed(doors):  # the guests first: the host's exit would make one of them take over
             door.lsp.close()
@@ -158,6 +162,8 @@ def main() -> int:
     print(f"{one['files']} files indexed")
     for row in (one, many):
         greps = ", ".join(f"{p} {s * 1000:.0f} ms (rg/sleuth {rg[p] / s:.1f}x)" for p, s in row["grep_s"].items())
+        roles = ", ".join(f"{k} {v * 1000:.0f} ms" for k, v in row["roles_s"].items())
+        print(f"  {GREPS[0]['pattern']} round trip by door: {roles}")
         print(f"{row['doors']} door(s): PSS {row['pss_mib']:.0f} MiB over {row['processes']} processes, "
               f"{row['inotify']} inotify instance(s), engine pid(s) {row['engines']}; grep medians: {greps}")
     print(f"rg {_rg()}: " + ", ".join(f"{p} {s * 1000:.0f} ms" for p, s in rg.items()) + f"; peak RSS {rg_rss:.0f} MiB")
