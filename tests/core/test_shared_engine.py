@@ -257,8 +257,8 @@ async def test_an_mcp_door_uses_the_editor_door_engine(doors: list[Session], tre
 
 async def test_a_guest_editor_unsaved_text_is_searched(doors: list[Session], tree: pathlib.Path,
                                                        tmp_path: pathlib.Path) -> None:
-    """The guest's open buffers go with its request: its grep reads its unsaved text (as a lone door's
-    does), the host's own grep reads the file on disk."""
+    """The guest's open buffers go with its request: its grep, text and symbols read its unsaved text
+    (as a lone door's do), the host's own searches read the file on disk."""
     host = await open_door(doors, tree, tmp_path)
     guest = await open_door(doors, tree, tmp_path)
     guest.open(tree / "src" / "mod03.py", "def unsaved_only_here():\n    pass\n")
@@ -266,3 +266,9 @@ async def test_a_guest_editor_unsaved_text_is_searched(doors: list[Session], tre
     assert found["count"] == 1 and "mod03.py" in str(found["matches"])
     assert (await engine_of(guest))["pid"] == pid(host)
     assert "mod03.py" not in str((await host.execute("sleuth.grep", {"pattern": "unsaved_only_here"}))["matches"])
+    text = await guest.execute("sleuth.text", {"query": "unsaved_only_here"})
+    assert text["source"] == "index" and "mod03.py" in str(text["results"])
+    symbols = await guest.execute("sleuth.symbols", {"query": "unsaved_only_here"})
+    assert [r["name"] for r in symbols["results"]] == ["unsaved_only_here"]
+    assert "mod03.py" not in str(await host.execute("sleuth.symbols", {"query": "unsaved_only_here"}))
+    assert "mod03.py" not in str((await host.execute("sleuth.text", {"query": "unsaved_only_here"}))["results"])

@@ -231,11 +231,12 @@ class Narrowing:
         with self.state.lock:
             return self.state.cat.by_id.get(fid) if self.state.cat else None
 
-    def pending_entries(self) -> list[FileEntry]:
-        """Pending files, the files under pending folders and open buffers, under the index's own path
-        rule (its deny globs, ignore files, no hidden files): what ``sleuth.text`` reads besides the index."""
+    def pending_entries(self, extra: Mapping[str, str] | None = None) -> list[FileEntry]:
+        """Pending files, the files under pending folders and open buffers (``extra``: a request's own
+        besides), under the index's own path rule (its deny globs, ignore files, no hidden files): what
+        ``sleuth.text`` reads besides the index."""
         with self.state.lock:
-            changed = self.state.changed()
+            changed = self.state.changed(extra=extra)
         return sorted(self._from_disk(changed, None, None)[0], key=lambda e: sort_key(e.display))
 
     # -- internals ------------------------------------------------------------------------------
