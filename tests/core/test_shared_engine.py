@@ -272,3 +272,25 @@ async def test_a_guest_editor_unsaved_text_is_searched(doors: list[Session], tre
     assert [r["name"] for r in symbols["results"]] == ["unsaved_only_here"]
     assert "mod03.py" not in str(await host.execute("sleuth.symbols", {"query": "unsaved_only_here"}))
     assert "mod03.py" not in str((await host.execute("sleuth.text", {"query": "unsaved_only_here"}))["results"])
+
+
+async def test_one_guest_takes_over_and_the_other_becomes_its_guest(
+        doors: list[Session], tree: pathlib.Path, tmp_path: pathlib.Path) -> None:
+    """kill -9 of the host with two guests: both see it gone; the one that takes the lock binds the door
+    and starts an engine, the other becomes its guest (one engine again, not two)."""
+    host = await open_door(doors, tree, tmp_path)
+    guests = [await open_door(doors, tree, tmp_path) for _ in range(2)]
+    os.kill(pid(host), signal.SIGKILL)
+    await asyncio.wait_for(host.client._server.wait(), HANG_S)  # type: ignore[union-attr]
+    doors.remove(host)
+    engines = [await asyncio.wait_for(engine_of(guest), HANG_S) for guest in guests]
+    while any(engine["pid"] == pid(host) for engine in engines):  # a call that reached the dead host ran again
+        await asyncio.sleep(0.02)
+        engines = [await asyncio.wait_for(engine_of(guest), HANG_S) for guest in guests]
+    winner = [guest for guest, engine in zip(guests, engines) if engine["pid"] == pid(guest)]
+    assert len(winner) == 1
+    assert [engine["pid"] for engine in engines] == [pid(winner[0])] * 2
+    assert sorted(engine["role"] for engine in engines) == ["guest", "host"]
+    assert (await winner[0].execute("sleuth.index.build", {"wait": True}))["state"] == "ready"
+    lone = [_stable(await guests[0].execute("sleuth.grep", args)) for args in GREPS]
+    assert [_stable(await guests[1].execute("sleuth.grep", args)) for args in GREPS] == lone

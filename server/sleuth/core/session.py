@@ -341,7 +341,7 @@ class Session:
         run = resolve_command(name, self.extra)
         if name not in DOOR_COMMANDS or name in self.extra:
             return run
-        if self.guest is None:
+        if not self.sharing:
             return lambda args, ctx: self._engine_answer(name, run(args, ctx))
         return lambda args, ctx: self._engine_answer(name, self._shared(name, run, args, ctx))
 
@@ -353,14 +353,17 @@ class Session:
         from sleuth.core.engine_guest import HostLost, HostRefused
 
         skip = _Skipping(ctx.partial) if ctx.partial is not None else None
+        first = True
         while True:
-            guest = self.guest
+            with self._engine_lock:  # a takeover under way ends first: never a call on no engine at all
+                guest = self.guest
             if skip is not None:
                 skip.restart()
-            if guest is None:  # taken over (the host exited): this door's own engine now
-                here = dataclasses.replace(ctx, partial=skip, services=dataclasses.replace(
+            if guest is None:  # this door's own engine: it hosts, or it took over (its index is new: not ctx's)
+                here = dataclasses.replace(ctx, partial=ctx.partial if first else skip, services=dataclasses.replace(
                     self.services, open_buffers=ctx.services.open_buffers))
                 return local(args, here)
+            first = False
             try:
                 result = guest.call(name, args, dataclasses.replace(ctx, partial=skip), self._door_request(),
                                     self.index_wait_s)
