@@ -30,7 +30,7 @@ import os
 import socket
 import threading
 import time
-from typing import Any, Callable, Mapping
+from typing import Any, Mapping
 
 from sleuth.commands.config import Settings
 from sleuth.commands.context import CommandContext, Services
@@ -40,7 +40,7 @@ from sleuth.engine.workspace import Workspace
 from sleuth.searches import INDEX_ONLY
 
 __all__ = ["door_refusal", "door_context", "settings_json", "settings_from_json", "LineSink", "wait_for_index",
-           "PROGRESS_EVERY_S"]
+           "host_answer", "PROGRESS_EVERY_S"]
 
 logger = logging.getLogger(__name__)
 
@@ -165,6 +165,3 @@ def wait_for_index(request: Mapping[str, Any], services: Services, token: Cancel
 def host_answer(result: dict[str, Any]) -> dict[str, Any]:
     """The answer line of a call, naming this process as the engine's."""
     return {"result": result, "host_pid": os.getpid()}
-
-
-Run = Callable[[str, dict[str, Any], CommandContext], dict[str, Any]]
