@@ -228,6 +228,7 @@ def mcp_processes() -> list[int]:
 async def mcp_answers(tree: pathlib.Path, tmp_path: pathlib.Path, env: dict[str, str]) -> tuple[list[Any], int, int]:
     """The MCP door's answers to the searches, and its own inotify instances and child processes."""
     mcp = pytest.importorskip("mcp")
+    before = set(mcp_processes())  # an earlier MCP door of this test may still be on its way out
     params = mcp.StdioServerParameters(command=SLEUTH, args=["mcp", "--root", str(tree), "--cache-dir",
                                                              str(tmp_path / "store")], cwd=str(tree), env=env)
     async with mcp.Client(params, read_timeout_seconds=HANG_S) as client:
@@ -236,7 +237,7 @@ async def mcp_answers(tree: pathlib.Path, tmp_path: pathlib.Path, env: dict[str,
                            ("find_symbols", {"query": "Door17"}), ("find_files", {"query": "mod17"})]:
             result = await client.call_tool(tool, args)
             found.append(_stable(result.structured_content or {}))
-        (process,) = mcp_processes()
+        (process,) = set(mcp_processes()) - before
         return found, inotify_instances(process), len(descendants(process))
 
 

@@ -59,7 +59,7 @@ CANCEL_GRACE_S = 0.1
 TEST_COMMANDS_ENV = "SLEUTH_TEST_COMMANDS"
 OWN_ENGINE_ENV = "SLEUTH_OWN_ENGINE"  # "1": this door never uses another door's engine (README, "One engine")
 INDEX_COMMANDS = frozenset({"sleuth.index.status", "sleuth.index.build"})  # they say whose engine answers
-_JOIN_TRIES = 50  # a takeover's rounds of "bind, else join the door that did" (each ends at once but the last)
+_JOIN_TRIES = 200  # a takeover's rounds of "bind, else join the door that did" (~10 s at most, on a loaded machine)
 _JOIN_RETRY_S = 0.05  # between rounds: the lock's winner is between taking it and binding
 
 
