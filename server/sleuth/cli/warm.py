@@ -14,15 +14,10 @@ import socket
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
-from sleuth.core.warm import (PROTOCOL, environment, guards, loopback_path, peer_uid, private_dir, read_loopback,
-                              socket_dir, socket_path)
+from sleuth.core.warm import PROTOCOL, connect, environment, guards
 from sleuth.core.warm_paths import NO_SERVER_ENV
-from sleuth.engine.platform import warm_door
 
 __all__ = ["Answer", "ask", "NO_SERVER_ENV"]
-
-_CONNECT_TIMEOUT_S = 1.0
-
 
 @dataclass(frozen=True)
 class Answer:
@@ -47,7 +42,7 @@ def ask(command: str, args: dict[str, Any], roots: Sequence[str], settings: Any,
     returning False hangs up, which cancels the server's search, and answers ``cancelled``."""
     if os.environ.get(NO_SERVER_ENV) == "1":
         return None
-    door = _connect(roots)
+    door = connect(roots)
     if door is None:
         return None
     sock, token = door
@@ -107,35 +102,6 @@ def _read_streamed(sock: socket.socket, partial: Partial, streamed: list[bool]) 
             streamed[0] = True
             if not partial(json.loads(line)["partial"]):
                 return None
-
-
-def _connect(roots: Sequence[str]) -> tuple[socket.socket, str | None] | None:
-    """A connection to the warm door of ``roots`` (:func:`sleuth.engine.platform.warm_door`'s kind)
-    and the token its requests carry (None on a UNIX socket, whose peer must be this user); None: cold."""
-    if not private_dir(socket_dir()):
-        return None
-    if warm_door() == "loopback":
-        found = read_loopback(loopback_path(roots))
-        if found is None:
-            return None
-        try:
-            return socket.create_connection(("127.0.0.1", found[0]), timeout=_CONNECT_TIMEOUT_S), found[1]
-        except OSError:
-            return None  # a stale file: cold
-    path = socket_path(roots)
-    if path is None:
-        return None
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    sock.settimeout(_CONNECT_TIMEOUT_S)
-    try:
-        sock.connect(path)
-    except OSError:
-        sock.close()
-        return None  # no server (or a stale socket): cold
-    if peer_uid(sock) != os.getuid():
-        sock.close()
-        return None
-    return sock, None
 
 
 def _read_all(sock: socket.socket) -> bytes:

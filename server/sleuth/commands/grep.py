@@ -7,7 +7,7 @@ Parse -> freeze into engine options -> run (index-narrowed when the index can, e
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, Mapping
 
 from sleuth.commands.args import Arg, parse_args
 from sleuth.commands.budget import fit_to_budget
@@ -193,15 +193,17 @@ def _binary_mode(choice: str, targets: list[Target]) -> BinaryMode:
     return "quit"
 
 
-def _candidates(request: GrepRequest, ctx: CommandContext, token: CancelToken) -> CandidateList | None:
+def _candidates(request: GrepRequest, ctx: CommandContext, token: CancelToken,
+                buffers: Mapping[str, str] | None) -> CandidateList | None:
     """File entries the index says may match, or None to scan (no index, not ready, no usable literal);
-    the index's evaluation keeps the search's deadline (``token``)."""
+    the index's evaluation keeps the search's deadline (``token``). The request's open ``buffers`` are
+    candidates whatever the index holds: a guest door's (:mod:`sleuth.core.engine_guest`) are not the index's."""
     index = ctx.services.index
     if index is None or request.search.encoding is not None or request.search.search_zip \
             or request.match.engine == "pcre2":
         return None  # the index holds the bytes as auto reads them: another encoding's or a compressed file's
         # text is not what it indexed; and its literals are read in ripgrep's syntax, not PCRE's
-    return index.candidate_entries(ctx.workspace, request, token)
+    return index.candidate_entries(ctx.workspace, request, token, buffers)
 
 
 def shape(outcome: GrepOutcome, elapsed_ms: float, streamed: bool, files_in_workspace: int | None = None) -> dict[str, Any]:
@@ -231,7 +233,7 @@ def run(raw: Any, ctx: CommandContext) -> dict[str, Any]:
     buffers = ctx.services.open_buffers if args["use_open_buffers"] else None
     # Compiled first, under the deadline: the index's candidates use the same literal query.
     outcome = prepare(request, token) or run_grep(ctx.workspace, request, token, ctx.progress, ctx.partial,
-                                                  buffers, entries=_candidates(request, ctx, token))
+                                                  buffers, entries=_candidates(request, ctx, token, buffers))
     index = ctx.services.index
     result = shape(outcome, (time.perf_counter() - started) * 1000, ctx.partial is not None,
                    index.file_count() if index is not None else None)

@@ -59,6 +59,8 @@ def run(raw: Any, ctx: CommandContext) -> dict[str, Any]:
     options = SymbolOptions(args["max_results"], _kinds(args["kind"]), build_filter(args),
                             frozenset(ctx.services.open_buffers or ()))
     index = ctx.services.index
+    if index is not None:
+        index = index.for_buffers(ctx.services.open_buffers)  # a guest editor's buffers too (engine_host)
     found = search_symbols(index, args["query"], options, ctx.token) if index is not None else \
         {"ready": False, "total": 0, "results": []}
     ctx.token.raise_if_cancelled()

@@ -79,7 +79,7 @@ def _source(ctx: CommandContext, query: str, token: CancelToken, scan: bool = Fa
     ``sleuth.text`` still answers."""
     index = ctx.services.index
     if index is not None and index.ready and not scan:
-        return index, "index"
+        return index.for_buffers(ctx.services.open_buffers), "index"  # a guest editor's buffers too
     from sleuth.engine.text.scan import ScannedFiles
 
     config = index.config if index is not None else ctx.settings.index_config()

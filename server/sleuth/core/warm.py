@@ -45,21 +45,26 @@ import logging
 import os
 import secrets
 import socket
-from typing import Any
+from typing import Any, Sequence
 
 from sleuth.core.warm_paths import (fork_socket_path, loopback_path, peer_uid, private_dir, read_loopback, roots_key,
                                     socket_dir, socket_path)
+from sleuth.engine.platform import warm_door
 from sleuth.searches import SEARCHES
 
 __all__ = ["WARM_COMMANDS", "GUARD_FIELDS", "PROTOCOL", "roots_key", "socket_dir", "socket_path", "private_dir",
            "peer_uid", "guards", "environment", "bind_private", "MAX_REQUEST_BYTES", "fork_socket_path",
-           "loopback_path", "read_loopback", "bind_loopback", "token_matches"]
+           "loopback_path", "read_loopback", "bind_loopback", "token_matches", "connect", "DOOR_COMMANDS"]
 
 PROTOCOL = 2  # 2: the request carries the client's environment(); a server of 1 would ignore it, so it must refuse
 WARM_COMMANDS = frozenset(search.command for search in SEARCHES if search.warm)
 # Settings that shape what a search may read or what the index holds: must match to answer warm.
 GUARD_FIELDS = ("deny_globs", "redaction", "backend", "index_path", "index_enabled", "follow",
                 "respect_gitignore", "max_file_size_bytes")
+# What a guest door (a second ``sleuth serve``/``sleuth mcp`` on the same roots, :mod:`sleuth.core.engine_guest`)
+# asks the engine's host to run: everything that reads or drives the engine. ``sleuth.tools.list`` and
+# ``sleuth.metrics`` stay with the door (its own profiles, its own counts), as do a door's test commands.
+DOOR_COMMANDS = WARM_COMMANDS | frozenset({"sleuth.index.status", "sleuth.index.build", "sleuth.tools.call"})
 MAX_REQUEST_BYTES = 64 << 20  # 10,000 long -e patterns fit; a runaway client does not
 
 logger = logging.getLogger(__name__)
@@ -175,3 +180,36 @@ def bind_loopback(path: str) -> tuple[socket.socket, str] | None:
 def token_matches(given: object, token: str) -> bool:
     """Whether a request's ``token`` is the door's (compared in constant time)."""
     return isinstance(given, str) and hmac.compare_digest(given.encode("utf-8", "replace"), token.encode("ascii"))
+
+
+_CONNECT_TIMEOUT_S = 1.0
+
+
+def connect(roots: Sequence[str]) -> tuple[socket.socket, str | None] | None:
+    """A connection to the warm door of ``roots`` (:func:`sleuth.engine.platform.warm_door`'s kind)
+    and the token its requests carry (None on a UNIX socket, whose peer must be this user); None: no
+    live door of this user's (the CLI then runs cold, a server door starts its own engine)."""
+    if not private_dir(socket_dir()):
+        return None
+    if warm_door() == "loopback":
+        found = read_loopback(loopback_path(roots))
+        if found is None:
+            return None
+        try:
+            return socket.create_connection(("127.0.0.1", found[0]), timeout=_CONNECT_TIMEOUT_S), found[1]
+        except OSError:
+            return None  # a stale file
+    path = socket_path(roots)
+    if path is None:
+        return None
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.settimeout(_CONNECT_TIMEOUT_S)
+    try:
+        sock.connect(path)
+    except OSError:
+        sock.close()
+        return None  # no server (or a stale socket)
+    if peer_uid(sock) != os.getuid():
+        sock.close()
+        return None
+    return sock, None

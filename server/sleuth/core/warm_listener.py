@@ -20,7 +20,9 @@ from typing import Any, Callable, Sequence
 from sleuth.core.warm import (MAX_REQUEST_BYTES, PROTOCOL, WARM_COMMANDS, bind_loopback, bind_private, environment,
                               fork_socket_path, guards, loopback_path, peer_uid, private_dir, socket_path,
                               token_matches)
-from sleuth.engine.platform import fork_server_available, warm_door
+from sleuth.core.warm_paths import lock_path
+from sleuth.engine.cancel import CancelToken
+from sleuth.engine.platform import fork_server_available, lock_file, warm_door
 from sleuth.searches import INDEX_ONLY
 
 __all__ = ["WarmListener", "WarmState", "WarmRun"]
@@ -45,9 +47,12 @@ class WarmListener:
     and the CLI then runs cold.
     """
 
-    def __init__(self, state: WarmState, run: WarmRun) -> None:
+    def __init__(self, state: WarmState, run: WarmRun, store: Callable[[], str | None] = lambda: None) -> None:
         self.state = state
         self.run = run
+        self.store = store  # the server's index store location: a guest door must name the same
+        self._guests: set[socket.socket] = set()  # guest doors' hello connections (sleuth.core.engine_host)
+        self._arbiter: Any = None  # the open lock file that makes this process the roots' one door
         self.path: str | None = None
         self._sock: socket.socket | None = None
         self._lock = threading.Lock()
@@ -66,13 +71,44 @@ class WarmListener:
                 if path is not None:
                     logger.warning("warm CLI socket not offered: %s is not a private folder", os.path.dirname(path))
                 return
+            if not self._arbitrate(roots):
+                logger.info("another Sleuth process holds the door of these folders")
+                return
             bound = bind_loopback(path) if loopback else (bind_private(path), None)
             if bound is None or bound[0] is None:
+                self._release()
                 return
             sock, token = bound  # token: the loopback door's (None: a UNIX socket, its peer's uid checked)
             self._sock, self.path, self._roots = sock, path, list(roots)
             self._inode = _inode(path)
             threading.Thread(target=self._accept, args=(sock, token), name="sleuth-warm-accept", daemon=True).start()
+
+    @property
+    def bound(self) -> bool:
+        """Whether this process holds the door of its roots (and so hosts their engine)."""
+        return self._sock is not None
+
+    def _arbitrate(self, roots: Sequence[str]) -> bool:
+        """Take the roots' lock file (``<key>.lock``, held while this door is bound, released by the
+        kernel when the process dies, kill -9 included): of several doors that find no live host at
+        once, exactly one binds; the others become its guests. Where no lock excludes another process
+        (:func:`~sleuth.engine.platform.lock_file`), binding alone decides, as before."""
+        path = lock_path(roots)
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        except OSError:
+            return True
+        handle = os.fdopen(fd, "r+b")
+        if not lock_file(handle, exclusive=True):
+            handle.close()
+            return False
+        self._arbiter = handle
+        return True
+
+    def _release(self) -> None:
+        handle, self._arbiter = self._arbiter, None
+        if handle is not None:
+            handle.close()  # closing the file releases its lock
 
     def close(self) -> None:
         """Remove the socket and end the fork server, waiting (a few seconds at most) until it is reaped:
@@ -88,6 +124,8 @@ class WarmListener:
         fork_server, self._fork_server = self._fork_server, None
         reaper = _end(fork_server) if fork_server is not None else None
         if sock is None:
+            self._end_guests()
+            self._release()
             return reaper
         try:
             if path and _inode(path) == self._inode:  # still ours, not a later server's
@@ -99,7 +137,17 @@ class WarmListener:
         except OSError:
             pass
         sock.close()
+        self._end_guests()  # after the socket is gone: a guest that takes over finds no door to rejoin
+        self._release()
         return reaper
+
+    def _end_guests(self) -> None:
+        """Close every guest's hello connection: each sees its host gone and takes the engine over."""
+        for guest in list(self._guests):
+            try:
+                guest.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
 
     def _start_fork_server(self) -> None:
         """On the first warm CLI call, start this server's CLI fork server (:mod:`sleuth.cli.fork_server`:
@@ -137,39 +185,96 @@ class WarmListener:
                 if uid != os.getuid():
                     logger.warning("warm CLI socket: refused a connection from uid %s", uid)
                     return
-                self._start_fork_server()
             try:
-                request = _read_line(conn)
+                raw = _read_line(conn)
             except (OSError, ValueError):
                 return
+            hold = False
             try:
-                answer = self._answer(request, conn, token)
+                request, answer = self._admit(raw, token)
+                if request is not None and request.get("door") is not None:
+                    answer, hold = self._door(request, conn)
+                elif request is not None:
+                    if token is None:
+                        self._start_fork_server()
+                    answer = self._answer(request, conn)
             except Exception as exc:  # a bug here must not take the server down
-                logger.exception("warm CLI request failed")
+                logger.exception("warm door request failed")
                 answer = {"error": {"code": "internal", "message": f"Internal error: {type(exc).__name__}: {exc}",
                                     "hint": "Retry with --no-server; report this if it persists."}}
             try:
                 conn.sendall(json.dumps(answer, separators=(",", ":")).encode("ascii") + b"\n")
+                if hold:
+                    self._hold_guest(conn)
                 conn.shutdown(socket.SHUT_RDWR)  # also wakes the hang-up watcher blocked in recv
             except OSError:
                 pass
 
-    def _answer(self, raw: bytes, conn: socket.socket, door_token: str | None) -> dict[str, Any]:
-        from sleuth.commands.config import cli_settings
-        from sleuth.commands.context import CommandContext
-        from sleuth.engine.cancel import CancelToken
-        from sleuth.engine.errors import SleuthError
-        from sleuth.engine.workspace import Workspace
-
+    def _admit(self, raw: bytes, door_token: str | None) -> tuple[dict[str, Any] | None, dict[str, Any]]:
+        """The request object when it may be read further (its token, its protocol), else the refusal."""
         try:
             request = json.loads(raw)
         except ValueError:
-            return {"refused": "unreadable request"}
+            return None, {"refused": "unreadable request"}
         if door_token is not None and not (isinstance(request, dict) and token_matches(request.get("token"), door_token)):
             logger.warning("loopback warm door: refused a request without this server's token")
-            return {"refused": "token"}
+            return None, {"refused": "token"}
         if not isinstance(request, dict) or request.get("v") != PROTOCOL:
-            return {"refused": "protocol version"}
+            return None, {"refused": "protocol version"}
+        return request, {}
+
+    # -- a guest door (sleuth.core.engine_host) -------------------------------------------------
+    def _door(self, request: dict[str, Any], conn: socket.socket) -> tuple[dict[str, Any], bool]:
+        """A guest's hello (answered, then held open: ``True``) or call (run in this engine)."""
+        from sleuth.core import engine_host
+        from sleuth.engine.errors import SleuthError
+
+        sandbox, settings, services = self.state()
+        why = engine_host.door_refusal(request, sandbox, settings, self.store())
+        if why is not None:
+            return {"refused": why}, False
+        if request["door"] == "hello":
+            return {"host": {"pid": os.getpid()}}, True
+        theirs = engine_host.settings_from_json(request.get("settings"))
+        args = request.get("args")
+        if theirs is None or not isinstance(args, dict) or request["door"] != "call":
+            return {"refused": "unreadable call"}, False
+        token = CancelToken()
+        threading.Thread(target=_cancel_on_hangup, args=(conn, token), name="sleuth-door-hangup", daemon=True).start()
+        sink = engine_host.LineSink(conn, token)
+        ctx = engine_host.door_context(request, theirs, services, token, sink)
+        engine_host.wait_for_index(request, services, token)
+        try:
+            return engine_host.host_answer(self.run(request["command"], args, ctx)), False
+        except SleuthError as error:
+            return {"error": error.to_dict(), "host_pid": os.getpid()}, False
+
+    def _hold_guest(self, conn: socket.socket) -> None:
+        """Keep a guest's hello connection until it hangs up or this door closes (:meth:`close`)."""
+        with self._lock:
+            if self._sock is None:
+                return  # this door closed meanwhile: the guest sees the connection end and takes over
+            self._guests.add(conn)
+        try:
+            conn.recv(1)
+        except OSError:
+            pass
+        finally:
+            with self._lock:
+                self._guests.discard(conn)
+
+    @property
+    def guests(self) -> int:
+        """How many guest doors use this engine now."""
+        with self._lock:
+            return len(self._guests)
+
+    def _answer(self, request: dict[str, Any], conn: socket.socket) -> dict[str, Any]:
+        from sleuth.commands.config import cli_settings
+        from sleuth.commands.context import CommandContext
+        from sleuth.engine.errors import SleuthError
+        from sleuth.engine.workspace import Workspace
+
         command, args, roots = request.get("command"), request.get("args"), request.get("roots")
         if command not in WARM_COMMANDS or not isinstance(args, dict):
             return {"refused": "not a warm command"}

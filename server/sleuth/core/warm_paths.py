@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from typing import Sequence
 
 __all__ = ["NO_SERVER_ENV", "roots_key", "socket_dir", "socket_path", "fork_socket_path", "private_dir", "peer_uid",
-           "loopback_path", "read_loopback"]
+           "loopback_path", "read_loopback", "lock_path"]
 
 NO_SERVER_ENV = "SLEUTH_NO_SERVER"  # "1": the CLI always runs cold (as --no-server), e.g. for a whole test run
 
@@ -65,6 +65,11 @@ def socket_path(roots: Sequence[str]) -> str | None:
 def fork_socket_path(roots: Sequence[str]) -> str | None:
     """Where the CLI fork server of the server of ``roots`` listens (None: too long a path)."""
     return _named(roots, ".fork.sock")
+
+
+def lock_path(roots: Sequence[str]) -> str:
+    """The lock file whose holder is the one door (and engine host) of ``roots`` (:mod:`sleuth.core.engine_host`)."""
+    return os.path.join(socket_dir(), roots_key(roots) + ".lock")
 
 
 def loopback_path(roots: Sequence[str]) -> str:

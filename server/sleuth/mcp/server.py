@@ -93,6 +93,7 @@ class SleuthMCP:
                  profiles: list[str] | None = None, max_tokens: int = DEFAULT_MAX_TOKENS,
                  cache_roots: bool = True) -> None:
         self.session = session
+        session.index_wait_s = INDEX_WAIT_S  # a guest door's host waits for its first build as this door would
         self.fallback_roots = [os.path.abspath(p) for p in fallback_roots or []]
         self.max_tokens = max_tokens
         self.cache_roots = cache_roots  # stdio: one client; over HTTP each call asks its own client
@@ -191,7 +192,7 @@ class SleuthMCP:
             paths = [p for p, _ in folders]
             # Again when the roots changed, or when an enabled index is not running (a failed start is
             # retried); with the index off, once: set_roots, the warm door and the index stay as they are.
-            waiting = self.session.settings.index_enabled and self.session.index.service is None
+            waiting = self.session.settings.index_enabled and not self.session.engine_running
             if paths != self.session.roots or source != self.roots_source or waiting:
                 self.roots_source = source
                 names = [n or "" for _, n in folders]

@@ -68,7 +68,7 @@ class Narrowing:
 
     def candidates(self, targets: Sequence[Target] | None, literal_query: object,
                    options: WalkOptions | None = None, line_mode: bool = False,
-                   stop: Stop | None = None) -> CandidateSet | None:
+                   stop: Stop | None = None, buffers: Mapping[str, str] | None = None) -> CandidateSet | None:
         """Files under ``targets`` that may satisfy ``literal_query`` (see the module docstring), or
         None to scan: no literal to narrow on, more than :data:`MAX_NARROWING_LITERALS`, or ``stop()``
         said so during the evaluation (the search's deadline: the scan then ends at once, timed out).
@@ -101,7 +101,7 @@ class Narrowing:
             order = cat.ordered(ids)
             by_id = cat.by_id
             records = [by_id[f] for f in order.tolist()]
-            changed = self.state.changed()
+            changed = self.state.changed(extra=buffers)
             if changed.paths:
                 fresh = [not changed.covers(r.path) for r in records]
                 records = [r for r, ok in zip(records, fresh) if ok]
@@ -141,10 +141,11 @@ class Narrowing:
                           np.fromiter((r.mtime_ns for r in chosen), np.int64, len(chosen)), spans.count[narrow],
                           spans.start[ranges], spans.end[ranges], spans.before[ranges])
 
-    def candidate_entries(self, workspace: Workspace, request: GrepRequest,
-                          token: CancelToken | None = None) -> CandidateList | None:
+    def candidate_entries(self, workspace: Workspace, request: GrepRequest, token: CancelToken | None = None,
+                          buffers: Mapping[str, str] | None = None) -> CandidateList | None:
         """Grep's hook: the candidate files of ``request`` in result order, or None to scan; the
-        evaluation stops with ``token`` (the search's deadline), and the scan then ends at once."""
+        evaluation stops with ``token`` (the search's deadline), and the scan then ends at once.
+        ``buffers``: the request's open buffers (always candidates)."""
         if not self.state.ready or not workspace.displays_like(self.state.workspace) or _named_through_link(request.targets):
             return None
         match, search = request.match, request.search
@@ -154,14 +155,16 @@ class Narrowing:
 
         literal_query = required_literals(match)
         result = self.candidates(list(request.targets), literal_query, request.walk,
-                                 line_mode=not match.multiline, stop=token.should_stop if token else None)
+                                 line_mode=not match.multiline, stop=token.should_stop if token else None,
+                                 buffers=buffers)
         if result is None:
             # No usable literal (or too many, or out of time): every file is read, the catalogue saves the walk.
-            return self.catalogue_entries(workspace, list(request.targets), request.walk, buffers=True)
+            return self.catalogue_entries(workspace, list(request.targets), request.walk, buffers=True, extra=buffers)
         return result.entries()
 
     def catalogue_entries(self, workspace: Workspace, targets: Sequence[Target] | None,
-                          options: WalkOptions | None, buffers: bool = False) -> CandidateList | None:
+                          options: WalkOptions | None, buffers: bool = False,
+                          extra: Mapping[str, str] | None = None) -> CandidateList | None:
         """Every indexed file under ``targets`` passing ``options``' filters, or None (walk instead).
         Pending files and folders are taken from disk (and, with ``buffers``, open buffers never
         saved are added); ``errors`` of the result: the folders the index could not read."""
@@ -174,7 +177,7 @@ class Narrowing:
                 return None
             entries = cat.sorted_entries()
             largest = cat.largest()
-            changed = self.state.changed(buffers)
+            changed = self.state.changed(buffers, extra if buffers else None)
         errors: list[FileError] = []
         if changed.paths:
             largest = -1  # a pending file may be of any size: check each one
@@ -228,11 +231,12 @@ class Narrowing:
         with self.state.lock:
             return self.state.cat.by_id.get(fid) if self.state.cat else None
 
-    def pending_entries(self) -> list[FileEntry]:
-        """Pending files, the files under pending folders and open buffers, under the index's own path
-        rule (its deny globs, ignore files, no hidden files): what ``sleuth.text`` reads besides the index."""
+    def pending_entries(self, extra: Mapping[str, str] | None = None) -> list[FileEntry]:
+        """Pending files, the files under pending folders and open buffers (``extra``: a request's own
+        besides), under the index's own path rule (its deny globs, ignore files, no hidden files): what
+        ``sleuth.text`` reads besides the index."""
         with self.state.lock:
-            changed = self.state.changed()
+            changed = self.state.changed(extra=extra)
         return sorted(self._from_disk(changed, None, None)[0], key=lambda e: sort_key(e.display))
 
     # -- internals ------------------------------------------------------------------------------

@@ -23,7 +23,7 @@ queries). This class only wires them and keeps one public surface.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence, TypeVar
 
 from sleuth.engine.cancel import CancelToken, NullProgress, ProgressSink
 from sleuth.engine.index import store
@@ -171,9 +171,9 @@ class IndexService:
                    options: WalkOptions | None = None, line_mode: bool = False) -> CandidateSet | None:
         return self.query.candidates(targets, literal_query, options, line_mode)
 
-    def candidate_entries(self, workspace: Workspace, request: GrepRequest,
-                          token: CancelToken | None = None) -> CandidateList | None:
-        return self.query.candidate_entries(workspace, request, token)
+    def candidate_entries(self, workspace: Workspace, request: GrepRequest, token: CancelToken | None = None,
+                          buffers: Mapping[str, str] | None = None) -> CandidateList | None:
+        return self.query.candidate_entries(workspace, request, token, buffers)
 
     def catalogue_entries(self, workspace: Workspace, targets: Sequence[Target] | None,
                           options: WalkOptions | None, buffers: bool = False) -> CandidateList | None:
@@ -185,15 +185,17 @@ class IndexService:
     def definers(self, key: str, prefix: bool = False) -> set[int]:
         return self.query.definers(key, prefix)
 
-    def read_symbols(self, read: Callable[[SymbolShards], T]) -> T | None:
+    def read_symbols(self, read: Callable[[SymbolShards], T], buffers: Mapping[str, str] | None = None) -> T | None:
         """``read(shards)`` on the live generation under the service lock, or None before it is ready:
-        the symbol lookup's one way in (:mod:`sleuth.engine.symbols.search`)."""
+        the symbol lookup's one way in (:mod:`sleuth.engine.symbols.search`). ``buffers``: a request's
+        open buffers besides the index's own (their indexed symbols are stale too)."""
         st = self.state
         with st.lock:
             cat = st.cat
             if cat is None or not st.ready:
                 return None
-            return read(SymbolShards(st.shards, cat, st.changed().covers, (st.gen, len(cat), cat.next_id, st.garbage)))
+            covers = st.changed(extra=buffers).covers
+            return read(SymbolShards(st.shards, cat, covers, (st.gen, len(cat), cat.next_id, st.garbage)))
 
     def all_ids(self) -> list[int]:
         return self.query.all_ids()
@@ -204,8 +206,56 @@ class IndexService:
     def record(self, fid: int) -> FileRecord | None:
         return self.query.record(fid)
 
-    def pending_entries(self) -> list[FileEntry]:
-        return self.query.pending_entries()
+    def pending_entries(self, buffers: Mapping[str, str] | None = None) -> list[FileEntry]:
+        return self.query.pending_entries(buffers)
+
+    def for_buffers(self, buffers: Mapping[str, str] | None) -> "IndexService | BufferedIndex":
+        """This index as a request with open ``buffers`` must see it: itself when it already holds
+        them all (a lone editor's, told by ``notify_buffer``), else a :class:`BufferedIndex` (a guest
+        door's editor, whose buffers only its requests carry: :mod:`sleuth.core.engine_guest`)."""
+        if not buffers:
+            return self
+        st = self.state
+        with st.lock:
+            unknown = {p: t for p, t in buffers.items() if st.buffers.get(st.normal(p)) != t}
+        return BufferedIndex(self, unknown) if unknown else self
 
     def buffer_text(self, path: str) -> str | None:
         return self.query.buffer_text(path)
+
+
+class BufferedIndex:
+    """An :class:`IndexService` as one request sees it: the request's open buffers beside the index's
+    own, read as the index reads its own (candidates whatever they hold, their text instead of the
+    file's, their indexed lines and symbols stale). What ``sleuth.text`` and ``sleuth.symbols`` ask of
+    an index (:class:`~sleuth.engine.text.search.TextSource`, :class:`~sleuth.engine.symbols.search.SymbolIndex`)."""
+
+    def __init__(self, service: IndexService, buffers: Mapping[str, str]) -> None:
+        self.service = service  # the cache keys of the symbol vocabulary stay the service's
+        self.buffers = dict(buffers)
+
+    @property
+    def ready(self) -> bool:
+        return self.service.ready
+
+    def definers(self, key: str, prefix: bool = False) -> set[int]:
+        return self.service.definers(key, prefix)
+
+    def files_matching(self, query: Query) -> set[int]:
+        return self.service.files_matching(query)
+
+    def all_ids(self) -> list[int]:
+        return self.service.all_ids()
+
+    def records(self, fids: Iterable[int]) -> list[FileRecord]:
+        return self.service.records(fids)
+
+    def pending_entries(self) -> list[FileEntry]:
+        return self.service.pending_entries(self.buffers)
+
+    def buffer_text(self, path: str) -> str | None:
+        text = self.buffers.get(path)
+        return text if text is not None else self.service.buffer_text(path)
+
+    def read_symbols(self, read: Callable[[SymbolShards], T]) -> T | None:
+        return self.service.read_symbols(read, self.buffers)

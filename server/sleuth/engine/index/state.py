@@ -76,11 +76,15 @@ class IndexState:
         path = os.path.abspath(path)
         return path if self.workspace.root_of(path) is not None else canonicalize(path)
 
-    def changed(self, buffers: bool = True) -> "Changed":
-        """What the index cannot vouch for right now (lock held): pending paths and open buffers."""
+    def changed(self, buffers: bool = True, extra: Mapping[str, str] | None = None) -> "Changed":
+        """What the index cannot vouch for right now (lock held): pending paths and open buffers;
+        ``extra``: one request's own open buffers besides (a guest door's, whose editor never told
+        this index about them: :mod:`sleuth.core.engine_host`)."""
         cat = self.cat
         paths = set(self.pending)
         texts = dict(self.buffers) if buffers else {}
+        if extra:
+            texts.update((self.normal(p), t) for p, t in extra.items() if self.normal(p) not in texts)
         paths.update(texts)
         known = {p for p in paths if cat is not None and p in cat.by_path}
         return Changed(paths, texts, known)

@@ -67,10 +67,12 @@ _STORES: "weakref.WeakKeyDictionary[SymbolIndex, SymbolStore]" = weakref.WeakKey
 
 
 def _store(index: SymbolIndex) -> SymbolStore:
-    """The vocabulary cache of ``index`` (one per index service, gone with it)."""
-    store = _STORES.get(index)
+    """The vocabulary cache of ``index`` (one per index service, gone with it; a request's view of
+    the service, :class:`~sleuth.engine.index.service.BufferedIndex`, uses its service's)."""
+    owner = getattr(index, "service", index)
+    store = _STORES.get(owner)
     if store is None:
-        store = _STORES[index] = SymbolStore()
+        store = _STORES[owner] = SymbolStore()
     return store
 
 

@@ -43,6 +43,7 @@ def start_index(server: "SleuthServer") -> None:
     session = server.session
     explicit = server.transport_options.get("cacheDir") or server.transport_options.get("cache_dir")
     session.cache_dir = explicit if isinstance(explicit, str) else None
+    session.open_buffers = server.buffers.snapshot  # handed to an index this door starts by taking the engine over
     session.index.hooks = IndexHooks(
         on_error=lambda message: _show(server, f"Sleuth: the index failed ({message}); searches scan instead. "
                                                "Run 'Sleuth: Rebuild Index' once the cause is fixed."),

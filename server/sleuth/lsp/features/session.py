@@ -94,8 +94,10 @@ def setup(server: "SleuthServer") -> None:
         try:
             await pull_configuration(ls)
             ls.session.apply_settings()
+            # First the door (the CLI on the same folders asks this server, sleuth.core.warm): the door's
+            # holder hosts the folders' engine; a server started after it uses that engine (engine_guest).
+            ls.session.open_warm_door()
             index.start_index(ls)  # in the background; commands sent from now on see the service
-            ls.session.open_warm_door()  # the CLI on the same folders asks this server (sleuth.core.warm)
         finally:
             ls.configured.set()
 
