@@ -26,6 +26,7 @@ from sleuth.core import cold_store as core_index
 from sleuth.core.cold_store import current_store
 from sleuth.engine.index import freshness
 from sleuth.engine.workspace import Workspace
+from tests.conftest import needs_locks
 from tests.engine.conftest import start
 from tests.engine.index.test_random_operations import PATTERNS, _lines, operation
 from tests.engine.index.test_restart_freshness import _tree, apply_while_down, ignore_edit
@@ -140,6 +141,7 @@ def test_a_store_without_stamps_is_not_used(tmp_path: Path) -> None:
     assert current_store(Workspace([root]), Settings(index_path=str(cache))) is None
 
 
+@needs_locks  # readers.lock: with locks forced off (SLEUTH_FORCE_FALLBACKS=no-locks) a reader holds nothing
 def test_the_store_stays_open_for_reading_while_it_is_used(tmp_path: Path) -> None:
     """A reader holds its generation (readers.lock): a server's publish cannot delete it under the reads."""
     from sleuth.engine.index import store
