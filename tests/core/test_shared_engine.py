@@ -233,7 +233,11 @@ async def mcp_answers(tree: pathlib.Path, tmp_path: pathlib.Path, env: dict[str,
                                                              str(tmp_path / "store")], cwd=str(tree), env=env)
     async with mcp.Client(params, read_timeout_seconds=HANG_S) as client:
         found = []
-        for tool, args in [*(("grep", g) for g in GREPS), ("search_text", {"query": "handler request"}),
+        # search_text first: an MCP door waits for its index there, so the greps after it are answered
+        # from a ready index by both doors (a lone door's grep before that is a scan, which carries no
+        # files_in_workspace: the answers differed when the opted-out door's index was slower, as forced
+        # fallbacks make it)
+        for tool, args in [("search_text", {"query": "handler request"}), *(("grep", g) for g in GREPS),
                            ("find_symbols", {"query": "Door17"}), ("find_files", {"query": "mod17"})]:
             result = await client.call_tool(tool, args)
             found.append(_stable(result.structured_content or {}))
