@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-__all__ = ["LspProcess", "Response", "RpcError", "descendants", "peak_rss_mb", "vscode_capabilities"]
+__all__ = ["LspProcess", "Response", "RpcError", "descendants", "inotify_instances", "peak_rss_mb", "vscode_capabilities"]
 
 
 SLEUTH = str(Path(sys.executable).with_name("sleuth"))
@@ -247,6 +247,23 @@ def peak_rss_mb(pid: int) -> float | None:
     except OSError:
         return None
     return None
+
+
+def inotify_instances(*pids: int) -> int:
+    """inotify instances the processes ``pids`` hold (their ``anon_inode:inotify`` descriptors): one per
+    file watcher; a process gone counts 0."""
+    count = 0
+    for pid in pids:
+        try:
+            fds = os.listdir(f"/proc/{pid}/fd")
+        except OSError:
+            continue
+        for fd in fds:
+            try:
+                count += os.readlink(f"/proc/{pid}/fd/{fd}") == "anon_inode:inotify"
+            except OSError:
+                pass
+    return count
 
 
 def descendants(pid: int) -> list[int]:

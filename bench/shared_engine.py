@@ -32,7 +32,7 @@ from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from lsp_client import SLEUTH, LspProcess, descendants, vscode_capabilities  # noqa: E402
+from lsp_client import SLEUTH, LspProcess, descendants, inotify_instances, vscode_capabilities  # noqa: E402
 
 GREPS = [{"pattern": "PM_RESUME"}, {"pattern": "[A-Z]+_RESUME"}]
 
@@ -52,20 +52,6 @@ def pss_kib(pid: int) -> int:
     except OSError:
         pass
     return 0
-
-
-def inotify_instances(pid: int) -> int:
-    count = 0
-    try:
-        fds = os.listdir(f"/proc/{pid}/fd")
-    except OSError:
-        return 0
-    for fd in fds:
-        try:
-            count += os.readlink(f"/proc/{pid}/fd/{fd}") == "anon_inode:inotify"
-        except OSError:
-            pass
-    return count
 
 
 class Door:
@@ -128,7 +114,7 @@ def measure(count: int, corpus: str, cache: str, runs: int, stderr: str) -> dict
                         by_role["first door" if n == 0 else "later doors"].append(seconds)
         processes = [p for d in doors for p in d.processes()]
         return {"doors": count, "pss_mib": sum(pss_kib(p) for p in processes) / 1024,
-                "inotify": sum(inotify_instances(p) for p in processes), "processes": len(processes),
+                "inotify": inotify_instances(*processes), "processes": len(processes),
                 "engines": engines, "files": status.get("files"),
                 "grep_s": {k: statistics.median(v) for k, v in times.items()},
                 "roles_s": {k: statistics.median(v) for k, v in by_role.items() if v}}

@@ -25,6 +25,9 @@ import pytest_asyncio
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "lsp"))
 from harness import Session, start_session  # noqa: E402
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "bench"))
+from lsp_client import descendants, inotify_instances  # noqa: E402  (the benchmarks' /proc readers)
+
 from sleuth.engine.platform import observer_kind  # noqa: E402
 from tests.conftest import HANG_S, SLEUTH  # noqa: E402
 
@@ -83,40 +86,6 @@ async def open_door(doors: list[Session], tree: pathlib.Path, tmp_path: pathlib.
 
 def pid(door: Session) -> int:
     return door.client._server.pid  # type: ignore[union-attr]
-
-
-def descendants(root: int) -> list[int]:
-    """Every process under ``root`` (the search pool's workers, its fork server)."""
-    parents: dict[int, int] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as handle:
-                    parents[int(entry)] = int(handle.read().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                pass
-    found, frontier = [], [root]
-    while frontier:
-        parent = frontier.pop()
-        children = [p for p, pp in parents.items() if pp == parent]
-        found += children
-        frontier += children
-    return found
-
-
-def inotify_instances(*pids: int) -> int:
-    count = 0
-    for process in pids:
-        try:
-            fds = os.listdir(f"/proc/{process}/fd")
-        except OSError:
-            continue
-        for fd in fds:
-            try:
-                count += os.readlink(f"/proc/{process}/fd/{fd}") == "anon_inode:inotify"
-            except OSError:
-                pass
-    return count
 
 
 async def engine_of(door: Session) -> dict[str, Any]:
