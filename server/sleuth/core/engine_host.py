@@ -24,6 +24,7 @@ index store (the store location decides what the index holds and where its lock 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import os
@@ -141,8 +142,6 @@ def door_context(request: Mapping[str, Any], settings: Settings, services: Servi
     buffers = request.get("buffers")
     if not (isinstance(buffers, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in buffers.items())):
         buffers = None
-    import dataclasses
-
     return CommandContext(workspace=workspace, settings=settings, token=token, progress=sink.progress,
                           partial=sink if request.get("stream") is True else None,
                           services=dataclasses.replace(services, open_buffers=buffers))
