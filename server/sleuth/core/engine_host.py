@@ -51,14 +51,12 @@ _INDEX_POLL_S = 0.25
 
 def settings_json(settings: Settings) -> dict[str, Any]:
     """Every field of ``settings``, JSON-shaped (tuples become lists): what a guest sends."""
-    import dataclasses
 
     return json.loads(json.dumps(dataclasses.asdict(settings)))
 
 
 def settings_from_json(raw: object) -> Settings | None:
     """The :class:`Settings` a guest sent (lists back to tuples); None when it is not one."""
-    import dataclasses
 
     if not isinstance(raw, dict):
         return None
