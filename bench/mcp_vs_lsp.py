@@ -18,7 +18,9 @@ import argparse
 import asyncio
 import os
 import pathlib
+import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -36,6 +38,23 @@ def summary(name: str, values: list[float], count: Any) -> str:
             f"({len(values)} calls, {count} matches)")
 
 
+def distinct_calls(args: dict[str, Any], runs: int) -> list[dict[str, Any]]:
+    """``runs`` calls that differ in ``max_results`` by one (downwards): an MCP session holds a result for paging
+    (``mcp/pages.py``), and a repeated call would time that instead of a search."""
+    return [{**args, "max_results": args["max_results"] - i} for i in range(runs)]
+
+
+def rg_times(root: str, pattern: str, runs: int) -> list[float]:
+    """Whole-process wall times of ``rg -n PATTERN`` over the tree (the venv's rg), output read and dropped."""
+    rg = shutil.which("rg", path=os.path.dirname(sys.executable)) or "rg"
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        subprocess.run([rg, "-n", "-e", pattern], cwd=root, stdout=subprocess.DEVNULL, check=False)
+        times.append(time.perf_counter() - started)
+    return times
+
+
 def lsp_run(root: str, cache: str, args: dict[str, Any], runs: int) -> tuple[list[float], Any]:
     env = {**os.environ, "XDG_CACHE_HOME": cache}
     lsp = LspProcess([SLEUTH, "serve"], cwd=root, env=env)
@@ -49,9 +68,9 @@ def lsp_run(root: str, cache: str, args: dict[str, Any], runs: int) -> tuple[lis
     for _ in range(3):
         lsp.execute("sleuth.grep", args)
     times, count = [], None
-    for _ in range(runs):
+    for call in distinct_calls(args, runs):
         started = time.perf_counter()
-        answer = lsp.execute("sleuth.grep", args)
+        answer = lsp.execute("sleuth.grep", call)
         count = answer.result["count"]
         times.append(time.perf_counter() - started)
     lsp.close()
@@ -77,9 +96,9 @@ async def mcp_run(root: str, cache: str, args: dict[str, Any], runs: int, mode: 
         for _ in range(2):
             await client.call_tool("grep", args)
         times, count = [], None
-        for _ in range(runs):
+        for call in distinct_calls(args, runs):
             started = time.perf_counter()
-            result = await client.call_tool("grep", args)
+            result = await client.call_tool("grep", call)
             count = len(result.structured_content["matches"])
             times.append(time.perf_counter() - started)
     return times, count
@@ -91,12 +110,17 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=50)
     parser.add_argument("--pattern", default="def __init__")
     parser.add_argument("--max-results", type=int, default=50)
+    parser.add_argument("--cache", help="a cache folder whose store is kept (default: a temporary one, built first)")
+    parser.add_argument("--rg", action="store_true", help="also time `rg -n PATTERN` over the tree, --runs times")
     ns = parser.parse_args()
     root = os.path.realpath(ns.root)
     args = {"pattern": ns.pattern, "max_results": ns.max_results}
     files = sum(len(f) for _, _, f in os.walk(root))
     print(f"tree {root} ({files} files), grep {ns.pattern!r} max_results {ns.max_results}")
-    with tempfile.TemporaryDirectory() as cache:
+    with tempfile.TemporaryDirectory() as scratch:
+        cache = ns.cache or scratch
+        if ns.rg:
+            print(summary("rg -n", rg_times(root, ns.pattern, ns.runs), None), flush=True)
         times, count = lsp_run(root, cache, args, ns.runs)
         print(summary("LSP executeCommand", times, count), flush=True)
         for mode in ("legacy", "auto"):
