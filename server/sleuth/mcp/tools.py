@@ -193,8 +193,10 @@ def split_offset(arguments: Mapping[str, Any], tool: SearchTool, settings: Setti
 
 def page(tool: SearchTool, result: Mapping[str, Any], offset: int, max_tokens: int) -> tuple[dict[str, Any], str]:
     """This page of ``result`` as (structured content, text), each within ``max_tokens``."""
-    items = list(result.get(tool.key) or [])[offset:]
+    rest = list(result.get(tool.key) or [])[offset:]
     budget = max_tokens * BYTES_PER_TOKEN
+    reserve = 600  # the paging fields and the truncation line
+    items = rest[:_could_fit(rest, budget - reserve)]
     base = {k: v for k, v in result.items() if k != tool.key}
     lines = tool.render_items(items)
 
@@ -204,13 +206,12 @@ def page(tool: SearchTool, result: Mapping[str, Any], offset: int, max_tokens: i
     def build_text(k: int) -> str:
         return "\n".join(lines[:k])
 
-    reserve = 600  # the paging fields and the truncation line
     _, fit_json = shrink_to_budget(build_json, len(items), budget - reserve)
     _, fit_text = shrink_to_budget(build_text, len(items), budget - reserve)
     kept = min(fit_json, fit_text)
     if kept == 0 and items:
         kept = 1  # one item always goes (lines are cut at max_columns): a page never stalls the paging
-    cut_by_budget = kept < len(items)
+    cut_by_budget = kept < len(rest)
     truncated = bool(result.get("truncated")) or cut_by_budget
     reason = "output_budget" if cut_by_budget else result.get("truncated_reason")
     if truncated and reason is None:
@@ -222,6 +223,19 @@ def page(tool: SearchTool, result: Mapping[str, Any], offset: int, max_tokens: i
     text = build_text(kept)
     footer = _footer(tool, result, offset, kept, truncated, reason, next_offset)
     return structured, (text + "\n" + footer if text else footer)
+
+
+def _could_fit(items: list[dict[str, Any]], budget: int) -> int:
+    """How many leading items a page of ``budget`` bytes could hold at most: up to the first whose
+    JSON, added to the JSON of those before it, is over the budget (each item's JSON is part of the
+    page's, so no page holds it), or all of them. A page is cut from these alone: a big result (20,000
+    matches) is neither rendered nor encoded whole, several times over, for the few hundred that fit."""
+    total = 0
+    for n, item in enumerate(items):
+        total += len(json.dumps(item, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+        if total > budget:
+            return n + 1
+    return len(items)
 
 
 def _footer(tool: SearchTool, result: Mapping[str, Any], offset: int, kept: int, truncated: bool,
