@@ -135,7 +135,7 @@ def bench_engine(corpus: str, runs: int) -> None:
     """CPU of the no-literal check alone, one thread, the files read as the scan reads them."""
     import sleuth.engine.match.regex_check as regex_check
     from sleuth.engine.match import compile_matcher
-    from sleuth.engine.search import BatchStats, search_files
+    from sleuth.engine.file_scan import BatchStats, search_files
     from sleuth.engine.types import MatchOptions, SearchOptions
 
     out = subprocess.run([find_rg() or "rg", "--files", "--sort", "path"], cwd=corpus, capture_output=True,

@@ -63,7 +63,25 @@ TEXT = st.text(alphabet="ab_x1 \t\n-:AZ\u00e9\u212a\u0430", max_size=40)
 def test_the_check_answers_as_the_re2_program(pattern: str, text: str, case: str) -> None:
     options = MatchOptions(patterns=(pattern,), case=case)  # type: ignore[arg-type]
     exact = _exact(options).may_match
-    fast = compile_matcher(options).may_match
+    matcher = compile_matcher(options)
+    fast = matcher.may_match
     data = text.encode()
+    if fast(data) is False:  # never a lost match, whatever the pattern
+        assert list(matcher.find_iter(data)) == []
+    if exact.__name__ == "_anything":  # a Unicode \b: only the ASCII program is RE2's, no exact check
+        return
     assert fast(data) == exact(data)
     assert fast(memoryview(data)) == exact(data)  # the scan asks on a view of its read buffer
+
+
+@needs_hyperscan
+def test_a_unicode_word_boundary_is_checked_on_ascii_buffers() -> None:
+    r"""``\b`` is Unicode in rg (RE2's is ASCII, so the ``regex`` module serves non-ASCII buffers): the
+    ASCII program still answers for ASCII buffers; before, such a pattern had no check and every file
+    of a scan went through the line machinery (the view's ``\b\d{4,}\b`` row)."""
+    may_match = compile_matcher(MatchOptions(patterns=(r"\b\d{4,}\b",))).may_match
+    assert may_match.__qualname__.startswith("ascii_regex_check")
+    assert may_match(b"stream 1234 here\n")
+    assert not may_match(b"queue71 alpha69 12345x 999\n")
+    assert not may_match(memoryview(b"queue71 alpha69 12345x 999\n"))
+    assert may_match("caf\u00e9 no number\n".encode())  # not ASCII: the regex module decides

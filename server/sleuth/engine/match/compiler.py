@@ -31,7 +31,7 @@ from sleuth.engine.match.literals import LiteralQuery, literal_text, query_for_p
 from sleuth.engine.match.emit import Unsupported, check_line_mode, to_re2, to_regex, word_lookaround, word_wrap
 from sleuth.engine.match.engines import FuzzyMatcher, Re2Matcher, RegexMatcher, re2_compile
 from sleuth.engine.match.prefilter import compile_prefilter, literal_ends, program_check, rare_substring
-from sleuth.engine.match.regex_check import ascii_regex_check
+from sleuth.engine.match.regex_check import ascii_only_check, ascii_regex_check
 from sleuth.engine.match.syntax import Alt, Group, Node, ParseError, Parsed, parse
 from sleuth.engine.types import MatchOptions
 
@@ -188,6 +188,8 @@ def compile_matcher(options: MatchOptions, *, stop: CancelToken | None = None) -
         prefilter = program_check(any_pair[0])
         # ... which Hyperscan answers faster on ASCII buffers, from the program exact on them.
         prefilter = ascii_regex_check((ascii_pair or any_pair)[2], prefilter)
+    elif prefilter is None and any_pair is None and ascii_pair is not None and ascii_pair[1] is None:
+        prefilter = ascii_only_check(ascii_pair[2])  # a Unicode \b: the ASCII program is exact on ASCII buffers
     ends = literal_ends(anchor) if anchor is not None and len(anchor) > 1 else None
     return Re2Matcher(any_pair[:2] if any_pair else None, ascii_pair[:2] if ascii_pair else None,
                       fallback, prefilter, f"{engine}: {label}", anchor, ends)
