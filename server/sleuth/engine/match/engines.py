@@ -140,6 +140,10 @@ class Re2Matcher(Matcher):
         for line_start, line_end in _anchor_lines(data, anchor, start, end, self._ends):
             yield from self._line_spans(data, line_start, line_end, anchor)
 
+    @property
+    def finds_lines_by_literal(self) -> bool:
+        return self._anchor is not None
+
     def matched_lines(self, data: bytes) -> LineMatches | None:
         """``(line start, line end, spans)`` for each line with a match, when this matcher finds them
         line by line anyway (line mode with an anchor, see :meth:`find_iter`); else None. The searcher
