@@ -253,10 +253,8 @@ def _literal_lines(data: bytes, literal: bytes, match: Callable[..., list[tuple[
     find, rfind = data.find, data.rfind
     size = len(data)
     pos = 0  # always a line's start
-    while True:
-        at = find(literal, pos)
-        if at < 0:
-            return
+    at = find(literal)
+    while at >= 0:
         line_start = rfind(b"\n", pos, at) + 1 or pos
         line_end = find(b"\n", at)
         if line_end < 0:
@@ -266,9 +264,11 @@ def _literal_lines(data: bytes, literal: bytes, match: Callable[..., list[tuple[
         while True:
             s, e = match(_UNANCHORED, data, start, line_end)[0]
             if s < 0:
+                at = find(literal, line_end)
                 break
             spans.append(Span(s, e))
-            if find(literal, e, line_end) < 0:  # no literal left on the line: no match left either
+            at = find(literal, e)  # the next literal: on this line another match may hold it, else it leads to the next line
+            if at < 0 or at > line_end:
                 break
             start = e
         if spans:
