@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import write_tree
 from tests.diff.rg import needs_rg
 from tests.diff.test_rg_semantics_vs_rg import _rg, _sleuth
 
@@ -33,11 +34,7 @@ FILES: dict[str, bytes] = {
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("inner")
-    for rel, data in FILES.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
+    root = write_tree(tmp_path_factory.mktemp("inner"), FILES)
     subprocess.run(["git", "init", "-q", str(root)], check=True)
     return root
 
