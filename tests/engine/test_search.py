@@ -6,6 +6,8 @@ import codecs
 import os
 import threading
 
+import pytest
+
 from hypothesis import given, strategies as st
 
 from sleuth.engine.match import Matcher, compile_matcher
@@ -256,3 +258,32 @@ def test_lines_found_by_the_anchor_equal_the_generic_path(pattern: str, text: st
     data = text.encode()
     assert matcher.matched_lines(data) is not None  # the shortcut is really taken
     assert list(_matched_lines(data, matcher)) == list(_matched_lines(data, _WithoutLineShortcut(matcher)))
+
+
+@pytest.mark.parametrize("pattern, case, prefiltered", [("[A-Z]+_RESUME", "sensitive", 0), ("pm_resume", "insensitive", 3)])
+def test_candidate_pieces_are_prefiltered_only_for_a_matcher_without_literal_lines(tmp_path, pattern: str, case: str,
+                                                                                   prefiltered: int) -> None:
+    """An index's candidate pieces mostly match: a matcher that finds its lines by a literal searches
+    them at once (the prefilter pass was spent for nothing); the others are still prefiltered. Both
+    find what a search of the whole file finds."""
+    from sleuth.engine.file_scan import FolderOpener, search_path
+    from sleuth.engine.pieces import Pieces, search_pieces
+
+    head = b"int a;\n" * 600  # 4,200 bytes: the pieces below start on line starts
+    data = head + b"x = PM_RESUME;\n" + head + b"nothing here\n" + head + b"y = PM_RESUME + 1;\n"
+    path = tmp_path / "f.c"
+    path.write_bytes(data)
+    stat = path.stat()
+    second = 2 * len(head) + 15
+    ranges = ((len(head), len(head) + 15), (second, second + 13), (3 * len(head) + 28, -1))
+    pieces = Pieces(ranges, tuple(data.count(b"\n", 0, start) for start, _ in ranges), stat.st_size, stat.st_mtime_ns)
+    matcher = _CountingChecks(pattern)
+    matcher.real = compile_matcher(MatchOptions((pattern,), case=case))  # type: ignore[arg-type]
+    opener = FolderOpener()
+    try:
+        found = search_pieces(str(path), "f.c", pieces, matcher, SearchOptions(), opener)  # type: ignore[arg-type]
+    finally:
+        opener.close()
+    whole = search_path(str(path), "f.c", matcher.real, SearchOptions())
+    assert found is not None and found.events == whole.events and [e["line"] for e in found.events] == [601, 1803]
+    assert len(matcher.checked) == prefiltered

@@ -106,13 +106,15 @@ def search_pieces(path: str, display: str, pieces: Pieces, matcher: Matcher,
             return None
         result = FileResult(display)
         cap = options.max_matches_per_file
-        may_match = matcher.may_match
+        # The index chose these pieces for their literals: most match, so a matcher that finds its lines by
+        # a literal searches at once (a prefilter pass first cost ~2 ms of an indexed [A-Z]+_RESUME's ~40).
+        may_match = None if matcher.finds_lines_by_literal else matcher.may_match
         for (start, end), base in zip(pieces.ranges, pieces.lines):
             length = (pieces.size if end < 0 else end) - start
             piece = os.pread(fd, length, start)
             if len(piece) != length:
                 return None
-            if not may_match(piece):
+            if may_match is not None and not may_match(piece):
                 continue
             try:
                 found = search_buffer(piece, matcher, options, display, checked=True)

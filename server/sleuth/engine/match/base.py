@@ -45,6 +45,13 @@ class Matcher(Protocol):
         """Cheap whole-buffer test: False guarantees ``find_iter`` yields nothing (literal prefilter)."""
         ...
 
+    @property
+    def finds_lines_by_literal(self) -> bool:
+        """True when :meth:`matched_lines` finds its lines by a literal every match holds, so a buffer
+        without one costs it a ``bytes.find``, no more than ``may_match`` would: a caller that would ask
+        ``may_match`` of a buffer most likely to match (an index's candidate piece) may search at once."""
+        return False
+
     def matched_lines(self, data: bytes) -> LineMatches | None:
         """The matching lines of ``data`` with their spans, when this matcher finds matches line by line
         anyway (so the searcher need not locate each match's line again); None (the default) means
