@@ -41,7 +41,7 @@ from sleuth.engine.ignore import IGNORE_FILE_NAMES, ancestors, git_exclude_path,
 from sleuth.engine.types import FileEntry, FileError, SkipCounts, WalkOptions
 from sleuth.engine.workspace import Target, Workspace
 
-__all__ = ["FolderStamps", "QuickCatchUp", "RACY_NS", "create_table", "save", "quick_catch_up"]
+__all__ = ["FolderStamps", "QuickCatchUp", "RACY_NS", "create_table", "save", "quick_catch_up", "quick_catch_up_at"]
 
 RACY_NS = 2_000_000_000  # file systems whose clocks tick in seconds (FAT: 2 s) must not look unchanged
 _RULE_NAMES = tuple(sorted(IGNORE_FILE_NAMES | {".git"}))
@@ -239,3 +239,16 @@ def quick_catch_up(conn: sqlite3.Connection, workspace: Workspace, options: Walk
             changed.append(path)
     changed.extend(p for p in seen if p not in sizes)
     return QuickCatchUp(changed, gone, len(listed))
+
+
+def quick_catch_up_at(db: str, workspace: Workspace, options: WalkOptions, sizes: dict[str, tuple[int, int, bool]],
+                      token: CancelToken) -> QuickCatchUp | None:
+    """:func:`quick_catch_up` on a read-only connection of its own to the catalogue ``db`` (it may
+    run in a forked child, which must not use its parent's: :mod:`sleuth.engine.index.aside`)."""
+    from sleuth.engine.index.store import connect_read_only
+
+    conn = connect_read_only(db)
+    try:
+        return quick_catch_up(conn, workspace, options, sizes, token)
+    finally:
+        conn.close()
