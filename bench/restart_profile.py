@@ -69,6 +69,16 @@ def _run(python: str, corpus: str, cache: str, profile: bool, top: int) -> dict[
     return json.loads(done.stdout)
 
 
+def _cpu_seconds(pid: int) -> float:
+    """User + system time of ``pid`` and its waited-for children (``/proc``; 0 where there is none)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as handle:
+            fields = handle.read().rpartition(")")[2].split()
+    except OSError:
+        return 0.0
+    return sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", default=os.path.expanduser("~/.cache/sleuth-bench/linux"))
@@ -105,6 +115,7 @@ def main() -> int:
             print(f"{key} CPU this/baseline: {medians['this'] / medians['baseline']:.2f}")
     if args.vs:
         readies: dict[str, list[float]] = {name: [] for name in pythons}
+        cpus: dict[str, list[float]] = {name: [] for name in pythons}
         for _ in range(args.runs):
             for name, python in pythons.items():
                 server = Server(corpus, args.cache, os.devnull, 0.05, progress=True,
@@ -112,6 +123,7 @@ def main() -> int:
                 try:
                     ended = server.indexing_ended(timeout=300)
                     assert ended is not None, "no end of the indexing progress"
+                    cpus[name].append(_cpu_seconds(server.lsp.pid))
                     readies[name].append(ended - server.lsp.started)
                 finally:
                     server.close()
@@ -119,7 +131,8 @@ def main() -> int:
         rg = statistics.median(rg_times)
         for name in pythons:
             print(f"{name} restart-to-ready: median {statistics.median(readies[name]):.2f} s of "
-                  f"{[round(t, 2) for t in readies[name]]}")
+                  f"{[round(t, 2) for t in readies[name]]}; CPU (server and its finished children, read "
+                  f"just after ready) median {statistics.median(cpus[name]):.2f} s of {[round(t, 2) for t in cpus[name]]}")
         print(f"restart-to-ready this/baseline: "
               f"{statistics.median(readies['this']) / statistics.median(readies['baseline']):.2f}")
     last = runs["this"][-1]

@@ -143,12 +143,15 @@ def _load(conn: sqlite3.Connection) -> tuple[dict[str, tuple[int, int, str]], st
 
 
 def quick_catch_up(conn: sqlite3.Connection, workspace: Workspace, options: WalkOptions,
-                   sizes: dict[str, tuple[int, int, bool]], token: CancelToken) -> QuickCatchUp | None:
+                   sizes: dict[str, tuple[int, int, bool]], token: CancelToken,
+                   stated: tuple[set[str], set[str]] | None = None) -> QuickCatchUp | None:
     """What changed since the build, or None when the stamps cannot tell (the caller walks instead).
 
     ``sizes``: the catalogue's files, ``path -> (size, mtime_ns, indexed)``. A path the catalogue holds
     that is no longer a file the walk would take is *gone*; a file the walk would take that the
-    catalogue lacks, or holds with another size or time (or unindexed), is *changed*."""
+    catalogue lacks, or holds with another size or time (or unindexed), is *changed*. ``stated``:
+    the ``stat`` of every catalogued file made already (:class:`~sleuth.engine.index.stat_pass.StatPass`),
+    as the paths no longer regular files and the paths that differ; else each is made here."""
     from sleuth.engine.walk import Subtree, walk
 
     if options.follow or options.depth_limit is not None or options.max_files is not None:
@@ -227,6 +230,12 @@ def quick_catch_up(conn: sqlite3.Connection, workspace: Workspace, options: Walk
             continue
         if folder not in stamps:
             changed.append(path)  # in a folder made after the build: re-checked from disk when applied
+            continue
+        if stated is not None:
+            if path in stated[0]:
+                gone.append(path)
+            elif path in stated[1]:
+                changed.append(path)
             continue
         try:
             st = lstat(path)

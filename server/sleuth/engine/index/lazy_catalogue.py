@@ -107,6 +107,10 @@ class LazyCatalogue(Catalogue):
         self.by_id = self._ids  # type: ignore[assignment]
         self.by_path = self._paths  # type: ignore[assignment]
 
+    def stored_path(self, fid: int) -> str:
+        """The path of stored file ``fid`` as read at the open (no record made)."""
+        return self._all_paths[self._ids._index[fid]]
+
     def records_made(self) -> int:
         """How many stored rows have become records so far (what the open saved is the rest)."""
         return len(self._made)

@@ -24,6 +24,7 @@ from sleuth.engine.index.builder import index_file, next_row
 from sleuth.engine.index.catalogue import Catalogue
 from sleuth.engine.index.postings import Postings, flat_path
 from sleuth.engine.index.location import current_name
+from sleuth.engine.index.stat_pass import StatPass, stated_paths
 from sleuth.engine.index.state import IndexState
 from sleuth.engine.test_gates import CATCH_UP_GATE_ENV, INDEX_GATE_ENV, hold, held
 from sleuth.engine.types import FileEntry, FileError, SkipCounts, WalkOptions
@@ -55,6 +56,7 @@ class Maintenance:
         self._thread: threading.Thread | None = None
         self._oracle: IgnoreOracle | None = None  # the index's own path rule, for changed files
         self._hold: IO[bytes] | None = None  # the open generation's readers.lock (store.open_current)
+        self._stat_pass: StatPass | None = None  # the opened store's files' stat, on the other core
 
     # -- lifecycle ------------------------------------------------------------------------------
     def start(self, progress: ProgressSink = NullProgress, token: CancelToken | None = None) -> None:
@@ -80,7 +82,7 @@ class Maintenance:
             if self._thread is not None:
                 return self.state.ready
             self.state.phase = "loading"
-        if not self._open():
+        if not self._open(checked=True):
             with self.state.lock:
                 self.state.phase = "absent"
             return False
@@ -308,8 +310,9 @@ class Maintenance:
         # ready, not by the first search; nothing else uses these connections yet.
         return [Postings(conn, flat_path(os.path.join(gen, f"shard-{i}.db"))) for i, conn in enumerate(shards)]
 
-    def _open(self) -> bool:
-        """Open the published store to serve and keep it: its catalogue's rows read once and indexed,
+    def _open(self, checked: bool = False) -> bool:
+        """Open the published store to serve and keep it (``checked``: a catch-up follows, its ``stat``
+        pass starts now, :mod:`.stat_pass`): its catalogue's rows read once and indexed,
         a file's record made when a search or an update first touches it (:mod:`.lazy_catalogue`;
         loading all 78,000 records of the Linux tree was most of a restart), every change written
         through to the database as before. False, with nothing left open, when there is no trusted
@@ -326,6 +329,7 @@ class Maintenance:
                 conn.close()
             hold.close()
             return False
+        self._stat_pass = StatPass(os.path.join(gen, "catalog.db")) if checked and self._own_walk else None
         gc.disable()  # ~100,000 objects that live as long as the store: no collection walks them meanwhile
         try:
             rows = Catalogue.fetch(catalog, self._yield)
@@ -364,7 +368,7 @@ class Maintenance:
         started_at = time.monotonic()
         try:
             with store.build_lock(self.state.base, token.should_stop):
-                if adopt and self._open():
+                if adopt and self._open(checked=True):
                     self.state.rebuilding = False
                     self._catch_up()
                     with self.state.lock:
@@ -436,8 +440,9 @@ class Maintenance:
         gc.disable()  # (78,000 entries made and dropped: no collection need walk the catalogue meanwhile)
         try:
             sizes = cat.stat_view()  # (from the stored rows: no record made)
-            self._yield()
-            quick = freshness.quick_catch_up(catalog, self.state.workspace, self.state.options, sizes, self.state.token)
+            stated, self._stat_pass = stated_paths(self._stat_pass, cat), None
+            quick = freshness.quick_catch_up(catalog, self.state.workspace, self.state.options, sizes, self.state.token,
+                                             stated)
         finally:
             gc.enable()
         if quick is None:
@@ -517,7 +522,7 @@ class Maintenance:
             hold(INDEX_GATE_ENV, self.state.token)
             store.remove_stale_builds(self.state.base)
             store.remove_unused_generations(self.state.base)  # left by processes that had them open
-            if self._open():
+            if self._open(checked=True):
                 hold(CATCH_UP_GATE_ENV, self.state.token)
                 self._catch_up()
                 with self.state.lock:
