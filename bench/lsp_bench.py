@@ -83,11 +83,13 @@ def ms(seconds: float | None) -> float | None:
 class Server:
     """One ``sleuth serve`` process, initialized on ``corpus``; peak RSS tracked across its children."""
 
-    def __init__(self, corpus: str, cache: str, stderr_path: str, poll_s: float = 0.05, progress: bool = True) -> None:
+    def __init__(self, corpus: str, cache: str, stderr_path: str, poll_s: float = 0.05, progress: bool = True,
+                 sleuth: str = SLEUTH) -> None:
+        """``sleuth``: the command to start (another checkout's, for a baseline in the same run)."""
         self.poll_s = poll_s
         env = dict(os.environ)
         env.pop("SLEUTH_TEST_COMMANDS", None)
-        self.lsp = LspProcess([SLEUTH, "serve"], cwd=corpus, env=env,
+        self.lsp = LspProcess([sleuth, "serve"], cwd=corpus, env=env,
                               stderr_path=stderr_path)
         self.children_rss: dict[int, float] = {}
         uri = Path(corpus).as_uri()

@@ -6,6 +6,8 @@ Instead the test creates a file, names it in an environment variable before the 
 deletes it when it has seen what it waits for. Unset in normal use: :func:`hold` returns at once.
 
 - ``SLEUTH_TEST_INDEX_GATE``: the index waits before it loads or builds (state ``loading``).
+- ``SLEUTH_TEST_CATCH_UP_GATE``: the index waits after it opened a published store, before it
+  catches up (state ``loading``, the open under way: a grep waits for it).
 - ``SLEUTH_TEST_SEARCH_GATE``: a grep waits after it has streamed its first batch, before the rest
   and before its answer (the first rows are on screen while the search is provably still running).
 """
@@ -17,9 +19,10 @@ import time
 
 from sleuth.engine.cancel import CancelToken
 
-__all__ = ["INDEX_GATE_ENV", "SEARCH_GATE_ENV", "hold"]
+__all__ = ["INDEX_GATE_ENV", "CATCH_UP_GATE_ENV", "SEARCH_GATE_ENV", "hold", "held"]
 
 INDEX_GATE_ENV = "SLEUTH_TEST_INDEX_GATE"
+CATCH_UP_GATE_ENV = "SLEUTH_TEST_CATCH_UP_GATE"
 SEARCH_GATE_ENV = "SLEUTH_TEST_SEARCH_GATE"
 POLL_S = 0.02
 
@@ -29,3 +32,9 @@ def hold(env_name: str, token: CancelToken) -> None:
     gate = os.environ.get(env_name)
     while gate and os.path.exists(gate) and not token.should_stop():
         time.sleep(POLL_S)
+
+
+def held(env_name: str) -> bool:
+    """Whether ``$env_name`` names a file that exists now (:func:`hold` would wait)."""
+    gate = os.environ.get(env_name)
+    return bool(gate) and os.path.exists(gate)

@@ -1,8 +1,9 @@
 """The in-memory file catalogue: every indexed file with its size, mtime and chunk rows.
 
-Loaded from ``catalog.db`` at start (78k rows in a fraction of a second), it answers "which file
-owns chunk row N" for candidate queries, "has this file changed" for catch-up (size/mtime, no
-re-reading) and the file list for fuzzy Quick-Open without touching the disk.
+Read from ``catalog.db`` when a store is opened (as a :class:`~sleuth.engine.index.lazy_catalogue.LazyCatalogue`:
+records made on first use), it answers "which file owns chunk row N" for candidate queries, "has
+this file changed" for catch-up (size/mtime, no re-reading) and the file list for fuzzy Quick-Open
+without touching the disk.
 """
 
 from __future__ import annotations
@@ -20,9 +21,9 @@ from sleuth.engine.index.rowmap import RowMap
 from sleuth.engine.types import FileEntry
 from sleuth.engine.workspace import sort_key
 
-__all__ = ["Indexed", "FileRecord", "Catalogue", "LOAD_BATCH"]
+__all__ = ["Indexed", "FileRecord", "Catalogue", "FETCH_BATCH"]
 
-LOAD_BATCH = 4096  # catalogue rows read between two yields to searches
+FETCH_BATCH = 4096  # catalogue rows read between two yields to searches
 ORDER_ALONE_IDS = 5000  # up to this many ids are sorted by their own keys while no catalogue order is cached
 
 
@@ -91,39 +92,47 @@ class Catalogue:
     COLUMNS = "id, path, display, size, mtime_ns, shard, first_row, offsets, wide, lines, plain"
 
     @classmethod
-    def load(cls, conn: sqlite3.Connection, shards: int, pause: Callable[[], None] = lambda: None) -> "Catalogue":
-        """The catalogue as stored. ``pause`` is called between batches of rows: the load yields to
-        searches there (:func:`sleuth.engine.foreground.yield_to_searches`). On the Linux tree this
-        is most of the time to ready, and the server waits for it."""
+    def fetch(cls, conn: sqlite3.Connection, pause: Callable[[], None] = lambda: None) -> list[tuple[object, ...]]:
+        """Every stored row, in one read: what :meth:`from_rows` and
+        :func:`~sleuth.engine.index.lazy_catalogue.lazy_catalogue` take (a caller that must see the rows
+        a freshness check saw reads them once for both). ``pause`` is called between batches of rows:
+        a server's open yields to searches there (:func:`sleuth.engine.foreground.yield_to_searches`)."""
         cursor = conn.execute(f"SELECT {cls.COLUMNS} FROM files")
-        return cls._of_batches(iter(lambda: cursor.fetchmany(LOAD_BATCH), []), shards, pause)
-
-    @classmethod
-    def fetch(cls, conn: sqlite3.Connection) -> list[tuple[object, ...]]:
-        """Every stored row at once, one read: what :meth:`from_rows` takes (a caller that must see
-        the rows a freshness check saw reads them once for both)."""
-        return conn.execute(f"SELECT {cls.COLUMNS} FROM files").fetchall()
+        rows: list[tuple[object, ...]] = []
+        while batch := cursor.fetchmany(FETCH_BATCH):
+            rows.extend(batch)
+            pause()
+        return rows
 
     @classmethod
     def from_rows(cls, rows: list[tuple[object, ...]], shards: int) -> "Catalogue":
-        """The catalogue of rows :meth:`fetch` read."""
-        return cls._of_batches(iter((rows,)), shards, lambda: None)
+        """The catalogue of rows :meth:`fetch` read, every record made at once (the lazy one's reference)."""
+        return cls._of_batches(iter((rows,)), shards)
 
     @staticmethod
     def paths_of(rows: list[tuple[object, ...]]) -> list[str]:
-        """The fetched rows' paths, decoded (stored as bytes: a name that is not UTF-8 round-trips)."""
-        decode = os.fsdecode
-        return [p if isinstance(p, str) else decode(p) for p in (r[1] for r in rows)]  # type: ignore[arg-type]
+        """The fetched rows' paths, decoded (stored as bytes: a name that is not UTF-8 round-trips).
+        In one call, joined by NUL (no path holds one): a decode per path cost the open of the Linux
+        tree's store 0.13 s, this ~0.01 s."""
+        raw = [r[1] for r in rows]
+        try:
+            joined = b"\0".join(raw)  # type: ignore[arg-type]
+        except TypeError:  # a store that held some paths as text
+            return [p if isinstance(p, str) else os.fsdecode(p) for p in raw]  # type: ignore[arg-type]
+        text = joined.decode(sys.getfilesystemencoding(), sys.getfilesystemencodeerrors())
+        return text.split("\0") if raw else []
 
     @staticmethod
     def sizes_of(rows: list[tuple[object, ...]], paths: list[str]) -> dict[str, tuple[int, int, bool]]:
         """``path -> (size, mtime_ns, indexed)`` of fetched rows (``paths``: :meth:`paths_of` them):
-        what a freshness check compares."""
-        return {p: (r[3], r[4], r[6] >= 0) for p, r in zip(paths, rows)}  # type: ignore[operator]
+        what a freshness check compares (:meth:`stat_view`)."""
+        if not rows:
+            return {}
+        _, _, _, sizes, mtimes, _, firsts, *_ = zip(*rows)
+        return dict(zip(paths, zip(sizes, mtimes, (f >= 0 for f in firsts))))  # type: ignore[operator]
 
     @classmethod
-    def _of_batches(cls, batches: Iterator[list[tuple[object, ...]]], shards: int,
-                    pause: Callable[[], None]) -> "Catalogue":
+    def _of_batches(cls, batches: Iterator[list[tuple[object, ...]]], shards: int) -> "Catalogue":
         """The per-row work is :meth:`_add` inlined (no row map exists yet)."""
         cat = cls(shards)
         by_id, by_path, shard_bytes = cat.by_id, cat.by_path, cat.shard_bytes
@@ -149,7 +158,6 @@ class Catalogue:
                     unindexed.add(fid)
                 if wide:
                     wide_ids.add(fid)
-            pause()
         cat.live_rows = live
         cat.next_id = max(cat.next_id, top + 1)
         return cat
@@ -382,4 +390,9 @@ class Catalogue:
 
     def __contains__(self, path: str) -> bool:
         return path in self.by_path
+
+    def stat_view(self) -> dict[str, tuple[int, int, bool]]:
+        """``path -> (size, mtime_ns, indexed)`` of every file: what a freshness check compares
+        (:func:`sleuth.engine.index.freshness.quick_catch_up`)."""
+        return {p: (r.size, r.mtime_ns, r.first_row >= 0) for p, r in self.by_path.items()}
 

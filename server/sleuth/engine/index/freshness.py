@@ -41,7 +41,7 @@ from sleuth.engine.ignore import IGNORE_FILE_NAMES, ancestors, git_exclude_path,
 from sleuth.engine.types import FileEntry, FileError, SkipCounts, WalkOptions
 from sleuth.engine.workspace import Target, Workspace
 
-__all__ = ["FolderStamps", "QuickCatchUp", "RACY_NS", "create_table", "save", "quick_catch_up"]
+__all__ = ["FolderStamps", "QuickCatchUp", "RACY_NS", "create_table", "save", "quick_catch_up", "quick_catch_up_at"]
 
 RACY_NS = 2_000_000_000  # file systems whose clocks tick in seconds (FAT: 2 s) must not look unchanged
 _RULE_NAMES = tuple(sorted(IGNORE_FILE_NAMES | {".git"}))
@@ -143,12 +143,15 @@ def _load(conn: sqlite3.Connection) -> tuple[dict[str, tuple[int, int, str]], st
 
 
 def quick_catch_up(conn: sqlite3.Connection, workspace: Workspace, options: WalkOptions,
-                   sizes: dict[str, tuple[int, int, bool]], token: CancelToken) -> QuickCatchUp | None:
+                   sizes: dict[str, tuple[int, int, bool]], token: CancelToken,
+                   stated: tuple[set[str], set[str]] | None = None) -> QuickCatchUp | None:
     """What changed since the build, or None when the stamps cannot tell (the caller walks instead).
 
     ``sizes``: the catalogue's files, ``path -> (size, mtime_ns, indexed)``. A path the catalogue holds
     that is no longer a file the walk would take is *gone*; a file the walk would take that the
-    catalogue lacks, or holds with another size or time (or unindexed), is *changed*."""
+    catalogue lacks, or holds with another size or time (or unindexed), is *changed*. ``stated``:
+    the ``stat`` of every catalogued file made already (:class:`~sleuth.engine.index.stat_pass.StatPass`),
+    as the paths no longer regular files and the paths that differ; else each is made here."""
     from sleuth.engine.walk import Subtree, walk
 
     if options.follow or options.depth_limit is not None or options.max_files is not None:
@@ -228,6 +231,12 @@ def quick_catch_up(conn: sqlite3.Connection, workspace: Workspace, options: Walk
         if folder not in stamps:
             changed.append(path)  # in a folder made after the build: re-checked from disk when applied
             continue
+        if stated is not None:
+            if path in stated[0]:
+                gone.append(path)
+            elif path in stated[1]:
+                changed.append(path)
+            continue
         try:
             st = lstat(path)
         except OSError:
@@ -239,3 +248,16 @@ def quick_catch_up(conn: sqlite3.Connection, workspace: Workspace, options: Walk
             changed.append(path)
     changed.extend(p for p in seen if p not in sizes)
     return QuickCatchUp(changed, gone, len(listed))
+
+
+def quick_catch_up_at(db: str, workspace: Workspace, options: WalkOptions, sizes: dict[str, tuple[int, int, bool]],
+                      token: CancelToken) -> QuickCatchUp | None:
+    """:func:`quick_catch_up` on a read-only connection of its own to the catalogue ``db`` (it may
+    run in a forked child, which must not use its parent's: :mod:`sleuth.engine.index.aside`)."""
+    from sleuth.engine.index.store import connect_read_only
+
+    conn = connect_read_only(db)
+    try:
+        return quick_catch_up(conn, workspace, options, sizes, token)
+    finally:
+        conn.close()

@@ -1,12 +1,17 @@
-"""A catalogue for one query: made from the stored rows, each file's record only when asked for.
+"""A catalogue opened, not loaded: made from the stored rows, each file's record only when asked for.
 
-A server keeps its catalogue for hours and patches it; a one-shot process (the cold CLI, see
-:meth:`sleuth.engine.index.maintenance.Maintenance.open_read_only`) asks one question and exits.
-Making 78,000 :class:`~sleuth.engine.index.catalogue.FileRecord` objects up front was most of its
-time (~0.25 CPU-s on the Linux tree, and the row maps another ~0.12 s): here the rows are only
-indexed (by id and by path), the columns a query needs for every file (the row maps, the sets of
-unindexed and wide files, the shards' sizes) are computed in bulk, and a record is made the first
-time a query touches its file: a grep's few hundred candidates. Read-only: nothing can be put.
+Making 78,000 :class:`~sleuth.engine.index.catalogue.FileRecord` objects up front was most of the
+time a process spent opening the Linux tree's store (~0.4 CPU-s with the row maps; a server's
+restart waited for it, and the cold CLI paid it for one question). Here the rows are only indexed
+(by id and by path), the columns a query needs for every file (the row maps, the sets of unindexed
+and wide files, the shards' sizes) are computed in bulk, and a record is made the first time a
+query touches its file: a grep's few hundred candidates.
+
+A server also writes: a file re-indexed or removed goes to an overlay over the stored rows
+(:class:`_Records`), and the catalogue's own bookkeeping (row maps, sets, sizes) is patched by
+:meth:`Catalogue.put` and :meth:`Catalogue.remove` as for a loaded one. The database is written
+through by those methods as before; the overlay only keeps the rows read at the open from being
+read again.
 """
 
 from __future__ import annotations
@@ -18,66 +23,122 @@ import numpy as np
 from sleuth.engine.index.catalogue import Catalogue, FileRecord
 from sleuth.engine.index.rowmap import RowMap
 
-__all__ = ["lazy_catalogue"]
+__all__ = ["lazy_catalogue", "LazyCatalogue"]
 
 K = TypeVar("K")
 Row = tuple[object, ...]
 
 
 class _Records(MutableMapping[K, FileRecord]):
-    """``key -> FileRecord`` over the fetched rows (``index``: key -> row position); ``make`` builds
-    (once, shared by both keys) the record of a position. Writing raises: no one writes this catalogue."""
+    """``key -> FileRecord`` over the fetched rows (``index``: key -> row position; ``make`` builds,
+    once and shared by both keys, the record of a position) with the changes since the open on top:
+    ``_over`` holds the records put since, ``_hidden`` the stored keys removed or replaced since."""
 
     def __init__(self, index: dict[K, int], make: Callable[[int], FileRecord]) -> None:
         self._index, self._make = index, make
+        self._over: dict[K, FileRecord] = {}
+        self._hidden: set[K] = set()
 
     def __getitem__(self, key: K) -> FileRecord:
+        found = self._over.get(key)
+        if found is not None:
+            return found
+        if key in self._hidden:
+            raise KeyError(key)
         return self._make(self._index[key])
 
     def __contains__(self, key: object) -> bool:
-        return key in self._index
+        return key in self._over or (key in self._index and key not in self._hidden)
 
     def __iter__(self) -> Iterator[K]:
-        return iter(self._index)
+        hidden = self._hidden
+        yield from (k for k in self._index if k not in hidden) if hidden else self._index
+        yield from list(self._over)
 
     def __len__(self) -> int:
-        return len(self._index)
+        return len(self._index) - len(self._hidden) + len(self._over)
 
     def __setitem__(self, key: K, value: FileRecord) -> None:
-        raise TypeError("a catalogue opened for reading is not changed")
+        if key in self._index:
+            self._hidden.add(key)
+        self._over[key] = value
 
     def __delitem__(self, key: K) -> None:
-        raise TypeError("a catalogue opened for reading is not changed")
+        if key in self._over:
+            del self._over[key]
+        elif key in self._index and key not in self._hidden:
+            self._hidden.add(key)
+        else:
+            raise KeyError(key)
+
+    def stored(self) -> Iterator[tuple[K, int]]:
+        """``(key, row position)`` of the stored rows still current (not removed or replaced)."""
+        hidden = self._hidden
+        return (kv for kv in self._index.items() if kv[0] not in hidden) if hidden else iter(self._index.items())
+
+    def changed(self) -> Iterator[tuple[K, FileRecord]]:
+        """The records put since the open."""
+        return iter(list(self._over.items()))
 
 
-def lazy_catalogue(rows: list[Row], shards: int, paths: list[str] | None = None) -> Catalogue:
+class LazyCatalogue(Catalogue):
+    """A :class:`Catalogue` over fetched rows (see the module docstring): what :func:`lazy_catalogue` makes."""
+
+    def __init__(self, shards: int, rows: list[Row], paths: list[str]) -> None:
+        super().__init__(shards)
+        self._rows = rows
+        made: dict[int, FileRecord] = {}
+
+        def make(at: int) -> FileRecord:
+            rec = made.get(at)
+            if rec is None:
+                fid, _, display, size, mtime_ns, shard, first_row, offsets, wide, lines, plain = rows[at]
+                offs = tuple(map(int, offsets.split(","))) if offsets else ()  # type: ignore[union-attr]
+                counts = tuple(map(int, lines.split(","))) if lines else ()  # type: ignore[union-attr]
+                rec = made[at] = FileRecord(size, mtime_ns, first_row, offs, None, bool(wide), counts,  # type: ignore[arg-type]
+                                            bool(plain), id=fid, path=paths[at], display=display, shard=shard)  # type: ignore[arg-type]
+            return rec
+
+        self._make = make
+        self._made = made
+        self._all_paths = paths
+        self._ids: _Records[int] = _Records(dict(zip((r[0] for r in rows), range(len(rows)))), make)  # type: ignore[misc]
+        self._paths: _Records[str] = _Records(dict(zip(paths, range(len(rows)))), make)
+        self.by_id = self._ids  # type: ignore[assignment]
+        self.by_path = self._paths  # type: ignore[assignment]
+
+    def stored_path(self, fid: int) -> str:
+        """The path of stored file ``fid`` as read at the open (no record made)."""
+        return self._all_paths[self._ids._index[fid]]
+
+    def records_made(self) -> int:
+        """How many stored rows have become records so far (what the open saved is the rest)."""
+        return len(self._made)
+
+    def stat_view(self) -> dict[str, tuple[int, int, bool]]:
+        """From the stored rows and the overlay: no record is made for it."""
+        view = Catalogue.sizes_of(self._rows, self._all_paths)
+        for path in self._paths._hidden:
+            del view[path]
+        view.update((path, (r.size, r.mtime_ns, r.indexed)) for path, r in self._paths.changed())
+        return view
+
+
+def lazy_catalogue(rows: list[Row], shards: int, paths: list[str] | None = None) -> LazyCatalogue:
     """The catalogue of ``rows`` (:meth:`Catalogue.fetch`'s; ``paths``: their decoded paths, when the
     caller has them), answering as :meth:`Catalogue.from_rows`'s would, with its records made on
     first use and its row maps made at once from the columns."""
-    made: dict[int, FileRecord] = {}
     if paths is None:
         paths = Catalogue.paths_of(rows)
-
-    def make(at: int) -> FileRecord:
-        rec = made.get(at)
-        if rec is None:
-            fid, _, display, size, mtime_ns, shard, first_row, offsets, wide, lines, plain = rows[at]
-            offs = tuple(map(int, offsets.split(","))) if offsets else ()  # type: ignore[union-attr]
-            counts = tuple(map(int, lines.split(","))) if lines else ()  # type: ignore[union-attr]
-            rec = made[at] = FileRecord(size, mtime_ns, first_row, offs, None, bool(wide), counts,  # type: ignore[arg-type]
-                                        bool(plain), id=fid, path=paths[at], display=display, shard=shard)  # type: ignore[arg-type]
-        return rec
-
+    cat = LazyCatalogue(shards, rows, paths)
     n = len(rows)
-    fids = np.fromiter((r[0] for r in rows), np.int64, n)
-    sizes = np.fromiter((r[3] for r in rows), np.int64, n)
-    shard_of = np.fromiter((r[5] for r in rows), np.int64, n)
-    firsts = np.fromiter((r[6] for r in rows), np.int64, n)
-    chunks = np.fromiter((r[7].count(",") + 2 if r[7] else 1 for r in rows), np.int64, n)  # type: ignore[union-attr]
-    wide = np.fromiter((bool(r[8]) for r in rows), np.bool_, n)
-    cat = Catalogue(shards)
-    cat.by_id = _Records(dict(zip(fids.tolist(), range(n))), make)  # type: ignore[assignment]
-    cat.by_path = _Records(dict(zip(paths, range(n))), make)  # type: ignore[assignment]
+    columns: list[tuple[object, ...]] = list(zip(*rows)) if n else [()] * len(Catalogue.COLUMNS.split(","))
+    fids = np.array(columns[0], np.int64)
+    sizes = np.array(columns[3], np.int64)
+    shard_of = np.array(columns[5], np.int64)
+    firsts = np.array(columns[6], np.int64)
+    chunks = np.array([o.count(",") + 2 if o else 1 for o in columns[7]], np.int64)  # type: ignore[attr-defined]
+    wide = np.array(columns[8], np.bool_)
     indexed = firsts >= 0
     cat.live_rows = int(chunks[indexed].sum())
     cat.next_id = int(fids.max()) + 1 if n else 1
@@ -85,8 +146,22 @@ def lazy_catalogue(rows: list[Row], shards: int, paths: list[str] | None = None)
     cat.wide_ids = set(fids[wide].tolist())
     cat.shard_bytes = [int(sizes[shard_of == s].sum()) for s in range(shards)]
     cat._largest = int(sizes.max()) if n else 0
+    offsets, lines = columns[7], columns[9]
     for s in range(shards):
         mine = np.flatnonzero((shard_of == s) & indexed)
-        chunked = [make(at) for at in mine[chunks[mine] > 1].tolist()]
-        cat._row_maps[s] = RowMap.of_columns(fids[mine], firsts[mine], chunks[mine], chunked)
+        chunked = mine[chunks[mine] > 1].tolist()
+        cat._row_maps[s] = RowMap.of_columns(fids[mine], firsts[mine], chunks[mine],
+                                             _flat([offsets[at] for at in chunked]),  # type: ignore[misc]
+                                             _flat([_lines_before(offsets[at], lines[at]) for at in chunked]))  # type: ignore[arg-type]
     return cat
+
+
+def _flat(texts: list[str]) -> np.ndarray:
+    """The stored comma-separated numbers of several files, as one array (one split, not one per file)."""
+    return np.fromiter(map(int, ",".join(texts).split(",")), np.int64) if texts else np.zeros(0, np.int64)
+
+
+def _lines_before(offsets: str, lines: str) -> str:
+    """A chunked file's stored newline counts, or zeros when they do not match its offsets (a store
+    written before they were kept): what :meth:`RowMap.of` takes for such a record."""
+    return lines if lines and lines.count(",") == offsets.count(",") else ",".join("0" * (offsets.count(",") + 1))

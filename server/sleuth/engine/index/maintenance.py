@@ -23,8 +23,10 @@ from sleuth.engine.index.build import full_build
 from sleuth.engine.index.builder import index_file, next_row
 from sleuth.engine.index.catalogue import Catalogue
 from sleuth.engine.index.postings import Postings, flat_path
+from sleuth.engine.index.location import current_name
+from sleuth.engine.index.stat_pass import StatPass, stated_paths
 from sleuth.engine.index.state import IndexState
-from sleuth.engine.test_gates import INDEX_GATE_ENV, hold
+from sleuth.engine.test_gates import CATCH_UP_GATE_ENV, INDEX_GATE_ENV, hold, held
 from sleuth.engine.types import FileEntry, FileError, SkipCounts, WalkOptions
 from sleuth.engine.workspace import Target, Workspace, sort_key
 
@@ -54,6 +56,7 @@ class Maintenance:
         self._thread: threading.Thread | None = None
         self._oracle: IgnoreOracle | None = None  # the index's own path rule, for changed files
         self._hold: IO[bytes] | None = None  # the open generation's readers.lock (store.open_current)
+        self._stat_pass: StatPass | None = None  # the opened store's files' stat, on the other core
 
     # -- lifecycle ------------------------------------------------------------------------------
     def start(self, progress: ProgressSink = NullProgress, token: CancelToken | None = None) -> None:
@@ -65,6 +68,8 @@ class Maintenance:
             if token is not None:
                 token.on_cancel(self.state.token.cancel)
             self.state.phase = "loading"  # opening a published store; "building" once it turns out a build is needed
+            if current_name(self.state.base) is not None and not held(INDEX_GATE_ENV):
+                self.state.open_settled.clear()  # a store to open: a grep sent now waits for it (state.py)
             self._thread = threading.Thread(target=self._run, name="sleuth-index", daemon=True)
             self._thread.start()
 
@@ -77,7 +82,7 @@ class Maintenance:
             if self._thread is not None:
                 return self.state.ready
             self.state.phase = "loading"
-        if not self._open():
+        if not self._open(checked=True):
             with self.state.lock:
                 self.state.phase = "absent"
             return False
@@ -175,6 +180,14 @@ class Maintenance:
                     self._oracle.invalidate(path)
             self.state.wake.notify_all()
 
+    def rescan(self) -> None:
+        """Catch up again in the background (the stamps, else a walk), without waiting for it and
+        without holding up :meth:`wait_ready`: what changed becomes pending meanwhile. Asked once a
+        watcher is in place (:mod:`sleuth.core.index`), for the changes made before it was."""
+        with self.state.lock:
+            self.state.want_rescan = True
+            self.state.wake.notify_all()
+
     def notify_buffer(self, path: str, text: str | None) -> None:
         """An open editor buffer's unsaved text (None when closed): always a candidate while open."""
         with self.state.lock:
@@ -261,7 +274,7 @@ class Maintenance:
                 db = os.path.join(gen, "catalog.db")
                 gc.disable()  # ~100,000 objects that live as long as the process: no collection walks them
                 try:
-                    check = Aside(lambda: _stamps_check(db, workspace, options, Catalogue.sizes_of(rows, paths),
+                    check = Aside(lambda: freshness.quick_catch_up_at(db, workspace, options, Catalogue.sizes_of(rows, paths),
                                                         token))
                     cat = lazy_catalogue(rows, len(shards), paths)  # (records made as a query touches them)
                     postings = self._posting_readers(gen, shards)
@@ -297,7 +310,15 @@ class Maintenance:
         # ready, not by the first search; nothing else uses these connections yet.
         return [Postings(conn, flat_path(os.path.join(gen, f"shard-{i}.db"))) for i, conn in enumerate(shards)]
 
-    def _open(self) -> bool:
+    def _open(self, checked: bool = False) -> bool:
+        """Open the published store to serve and keep it (``checked``: a catch-up follows, its ``stat``
+        pass starts now, :mod:`.stat_pass`): its catalogue's rows read once and indexed,
+        a file's record made when a search or an update first touches it (:mod:`.lazy_catalogue`;
+        loading all 78,000 records of the Linux tree was most of a restart), every change written
+        through to the database as before. False, with nothing left open, when there is no trusted
+        store for these roots and options."""
+        from sleuth.engine.index.lazy_catalogue import lazy_catalogue
+
         opened = store.open_current(self.state.base)
         if opened is None:
             return False
@@ -308,7 +329,13 @@ class Maintenance:
                 conn.close()
             hold.close()
             return False
-        cat = Catalogue.load(catalog, len(shards), self._yield)
+        self._stat_pass = StatPass(os.path.join(gen, "catalog.db")) if checked and self._own_walk else None
+        gc.disable()  # ~100,000 objects that live as long as the store: no collection walks them meanwhile
+        try:
+            rows = Catalogue.fetch(catalog, self._yield)
+            cat = lazy_catalogue(rows, len(shards))
+        finally:
+            gc.enable()
         self._yield()
         self._install(gen, catalog, shards, hold, cat, self._posting_readers(gen, shards), meta, writers=True)
         return True
@@ -341,7 +368,7 @@ class Maintenance:
         started_at = time.monotonic()
         try:
             with store.build_lock(self.state.base, token.should_stop):
-                if adopt and self._open():
+                if adopt and self._open(checked=True):
                     self.state.rebuilding = False
                     self._catch_up()
                     with self.state.lock:
@@ -386,20 +413,22 @@ class Maintenance:
         assert cat is not None
         if self._own_walk and self._quick_catch_up():
             return
+        self.state.open_settled.set()  # the walk takes seconds on a big tree: a waiting grep scans instead
         self.caught_up_by = "walk"
+        with self.state.lock:
+            known = cat.stat_view()  # (only this thread changes the catalogue: it stays true during the walk)
         seen: set[str] = set()
         changed: list[str] = []
         for count, entry in enumerate(self._lister(token)):
             if not count % CATCH_UP_BATCH:
                 self._yield()
             seen.add(entry.path)
-            rec = cat.by_path.get(entry.path)
-            if rec is None or rec.size != entry.size or abs(rec.mtime_ns / 1e9 - entry.mtime) > 2e-6 or not rec.indexed:
+            was = known.get(entry.path)
+            if was is None or was[0] != entry.size or abs(was[1] / 1e9 - entry.mtime) > 2e-6 or not was[2]:
                 changed.append(entry.path)
         if token.should_stop():
             return
-        with self.state.lock:
-            gone = [p for p in cat.by_path if p not in seen]
+        gone = [p for p in known if p not in seen]
         self._pend(cat, changed, gone)
 
     def _quick_catch_up(self) -> bool:
@@ -408,9 +437,14 @@ class Maintenance:
         with self.state.lock:
             cat, catalog = self.state.cat, self.state.catalog_db
         assert cat is not None and catalog is not None
-        sizes = {p: (r.size, r.mtime_ns, r.first_row >= 0) for p, r in cat.by_path.items()}
-        self._yield()
-        quick = freshness.quick_catch_up(catalog, self.state.workspace, self.state.options, sizes, self.state.token)
+        gc.disable()  # (78,000 entries made and dropped: no collection need walk the catalogue meanwhile)
+        try:
+            sizes = cat.stat_view()  # (from the stored rows: no record made)
+            stated, self._stat_pass = stated_paths(self._stat_pass, cat), None
+            quick = freshness.quick_catch_up(catalog, self.state.workspace, self.state.options, sizes, self.state.token,
+                                             stated)
+        finally:
+            gc.enable()
         if quick is None:
             return False
         self._pend(cat, quick.changed, quick.gone)
@@ -488,11 +522,14 @@ class Maintenance:
             hold(INDEX_GATE_ENV, self.state.token)
             store.remove_stale_builds(self.state.base)
             store.remove_unused_generations(self.state.base)  # left by processes that had them open
-            if self._open():
+            if self._open(checked=True):
+                hold(CATCH_UP_GATE_ENV, self.state.token)
                 self._catch_up()
                 with self.state.lock:
                     self.state.phase = "ready"
+                self.state.open_settled.set()
             else:
+                self.state.open_settled.set()  # a build: no grep waits for it
                 self._full_build(adopt=True)
             _settle_heap()
             self.state.build_done.set()
@@ -529,18 +566,8 @@ class Maintenance:
             if on_error is not None:
                 on_error(self.state.error)
         finally:
+            self.state.open_settled.set()
             self.state.build_done.set()
-
-
-def _stamps_check(db: str, workspace: Workspace, options: WalkOptions, sizes: dict[str, tuple[int, int, bool]],
-                  token: CancelToken) -> freshness.QuickCatchUp | None:
-    """:func:`freshness.quick_catch_up` on a connection of its own to the catalogue ``db`` (it may
-    run in a forked child, which must not use its parent's)."""
-    conn = store.connect_read_only(db)
-    try:
-        return freshness.quick_catch_up(conn, workspace, options, sizes, token)
-    finally:
-        conn.close()
 
 
 def _settle_heap() -> None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import stat as stat_mod
+import time
 from dataclasses import replace
 from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Sequence
 
@@ -45,6 +46,10 @@ PIECES_MIN_BYTES = 16 << 10
 # budget, while ``sleuth.index.status`` waited on the lock; the scan reads every file (see
 # bench/many_patterns.py).
 MAX_NARROWING_LITERALS = 256
+
+# The longest a grep waits for a store being opened (then it scans): the open of the Linux tree's
+# store takes ~0.5-1 s (more under load), a scan of it 3x rg's time.
+OPEN_WAIT_S = 5.0
 
 
 class Narrowing:
@@ -145,7 +150,11 @@ class Narrowing:
                           buffers: Mapping[str, str] | None = None) -> CandidateList | None:
         """Grep's hook: the candidate files of ``request`` in result order, or None to scan; the
         evaluation stops with ``token`` (the search's deadline), and the scan then ends at once.
-        ``buffers``: the request's open buffers (always candidates)."""
+        ``buffers``: the request's open buffers (always candidates). While a published store is being
+        opened, this waits for it (at most :data:`OPEN_WAIT_S`; a build is never waited for): on the
+        Linux tree the open takes a fraction of the scan it saves."""
+        if not self.state.ready:
+            self._await_open(token)
         if not self.state.ready or not workspace.displays_like(self.state.workspace) or _named_through_link(request.targets):
             return None
         match, search = request.match, request.search
@@ -161,6 +170,23 @@ class Narrowing:
             # No usable literal (or too many, or out of time): every file is read, the catalogue saves the walk.
             return self.catalogue_entries(workspace, list(request.targets), request.walk, buffers=True, extra=buffers)
         return result.entries()
+
+    def _await_open(self, token: CancelToken | None) -> None:
+        """Wait while the store is being opened (:attr:`IndexState.open_settled`), until ``token``
+        stops or :data:`OPEN_WAIT_S` passed; the caller then uses the index if it is ready, else scans."""
+        settled = self.state.open_settled
+        if settled.is_set():
+            return
+        deadline = time.monotonic() + OPEN_WAIT_S
+        with self.state.lock:
+            self.state.open_waiters += 1
+        try:
+            while not settled.wait(0.05) and time.monotonic() < deadline:
+                if token is not None and token.should_stop():
+                    return
+        finally:
+            with self.state.lock:
+                self.state.open_waiters -= 1
 
     def catalogue_entries(self, workspace: Workspace, targets: Sequence[Target] | None,
                           options: WalkOptions | None, buffers: bool = False,

@@ -45,17 +45,23 @@ class RowMap:
     def of(cls, records: Sequence[FileRecord]) -> "RowMap":
         """The map of these records (one shard's), built in bulk: a few list joins and scatters."""
         indexed = [r for r in records if r.first_row >= 0]
+        chunked = [r for r in indexed if r.offsets]
+        size = sum(len(r.offsets) for r in chunked)
         return cls.of_columns(np.array([r.id for r in indexed], np.int64),
                               np.array([r.first_row for r in indexed], np.int64),
                               np.array([len(r.offsets) + 1 for r in indexed], np.int64),
-                              [r for r in indexed if r.offsets])
+                              np.fromiter(chain.from_iterable(r.offsets for r in chunked), np.int64, size),
+                              np.fromiter(chain.from_iterable(r.lines if len(r.lines) == len(r.offsets)
+                                                              else (0,) * len(r.offsets) for r in chunked),
+                                          np.int64, size))
 
     @classmethod
-    def of_columns(cls, ids: np.ndarray, firsts: np.ndarray, counts: np.ndarray,
-                   chunked: Sequence[FileRecord]) -> "RowMap":
-        """The map of indexed files given as columns (id, first row, chunks) and, as records, those of
-        more than one chunk (their boundaries): what :meth:`of` computes from records, without
-        needing a record of every file (:mod:`sleuth.engine.index.lazy_catalogue`)."""
+    def of_columns(cls, ids: np.ndarray, firsts: np.ndarray, counts: np.ndarray, offsets: np.ndarray,
+                   lines: np.ndarray) -> "RowMap":
+        """The map of indexed files given as columns (id, first row, chunks), and the chunk boundaries
+        of the files of more than one chunk, flat in the same order (``offsets``: where each chunk after
+        the first starts; ``lines``: the newlines before it, 0 where unknown): what :meth:`of` computes
+        from records, without needing a record of any file (:mod:`sleuth.engine.index.lazy_catalogue`)."""
         found = cls(int((firsts + counts).max()) if len(ids) else 0)
         if not len(ids):
             return found
@@ -65,17 +71,21 @@ class RowMap:
         found.fid[rows] = np.repeat(ids.astype(np.uint32), counts)
         found.chunks[rows] = np.repeat(counts, counts)
         # A one-chunk file (most: up to 16 KiB) is start 0, end -1, no line before: set for all at once,
-        # then the chunked files' boundaries (a Python pass over a fifth of the Linux tree's files).
+        # then the chunked files' boundaries, scattered from the flat columns.
         found.end[firsts] = -1
-        if chunked:
-            size = sum(len(r.offsets) + 1 for r in chunked)
-            spans = np.fromiter(chain.from_iterable(range(r.first_row, r.first_row + len(r.offsets) + 1)
-                                                    for r in chunked), np.int64, size)
-            found.start[spans] = np.fromiter(chain.from_iterable((0, *r.offsets) for r in chunked), np.int64, size)
-            found.end[spans] = np.fromiter(chain.from_iterable((*r.offsets, -1) for r in chunked), np.int64, size)
-            found.before[spans] = np.fromiter(chain.from_iterable((0, *r.lines) if len(r.lines) == len(r.offsets)
-                                                                  else (0,) * (len(r.offsets) + 1) for r in chunked),
-                                              np.int64, size)
+        multi = counts > 1
+        per, first = counts[multi], firsts[multi]
+        total = int(per.sum())
+        if total:
+            heads = np.cumsum(per) - per  # each chunked file's first chunk, in the flat order
+            spans = np.repeat(first, per) + (np.arange(total) - np.repeat(heads, per))
+            later = np.ones(total, np.bool_)  # the chunks after a file's first: each starts at an offset
+            later[heads] = False
+            earlier = np.ones(total, np.bool_)  # the chunks before a file's last: each ends at an offset
+            earlier[heads + per - 1] = False
+            start, end, before = np.zeros(total, np.int64), np.full(total, -1, np.int64), np.zeros(total, np.int64)
+            start[later], end[earlier], before[later] = offsets, offsets, lines
+            found.start[spans], found.end[spans], found.before[spans] = start, end, before
         return found
 
     def put(self, rec: FileRecord) -> None:

@@ -121,6 +121,10 @@ class IndexService:
     def notify_changed(self, paths: Iterable[str], files_only: bool = False) -> None:
         self.upkeep.notify_changed(paths, files_only)
 
+    def rescan(self) -> None:
+        """Look again for what changed on disk, in the background (:meth:`Maintenance.rescan`)."""
+        self.upkeep.rescan()
+
     def notify_buffer(self, path: str, text: str | None) -> None:
         self.upkeep.notify_buffer(path, text)
 

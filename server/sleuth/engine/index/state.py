@@ -56,6 +56,12 @@ class IndexState:
         self.progress: ProgressSink = NullProgress
         self.last_build: dict[str, Any] = {}
         self.build_done = threading.Event()
+        # Clear while a published store is being opened and caught up from its stamps (a fraction of
+        # a second to a few on the Linux tree, against seconds for a scan): a grep waits for it
+        # (:meth:`Narrowing.candidate_entries`). Set otherwise: a build, or a walk, is not waited for.
+        self.open_settled = threading.Event()
+        self.open_settled.set()
+        self.open_waiters = 0  # greps waiting for the open now (tests)
         self.rebuilding = False
         self.unreadable: list[FileError] = []  # folders the last walk could not read
         self.worker_pids: list[int] = []

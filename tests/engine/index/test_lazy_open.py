@@ -1,0 +1,79 @@
+"""A server opens its store without loading the catalogue, and still writes it (issue 34).
+
+A restart makes no record up front (:class:`~sleuth.engine.index.lazy_catalogue.LazyCatalogue`:
+a file's record is made when a search or an update first touches it), then changes notified to
+it are written through: the property is that after any random changes, applied by the opened
+store, its answers equal a cold scan's, its catalogue in memory equals what it wrote to disk, and
+another restart reads back the same catalogue and answers the same.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from sleuth.engine.index import IndexService
+from sleuth.engine.index.catalogue import Catalogue
+from sleuth.engine.index.lazy_catalogue import LazyCatalogue
+from tests.engine.conftest import start
+from tests.engine.index.test_random_operations import _agree, apply, operation
+from tests.engine.index.test_restart_freshness import _tree
+
+
+def _memory_and_disk(service: IndexService) -> tuple[dict[str, tuple], dict[str, tuple]]:
+    """Every record as the service holds it, and as its database holds it."""
+    with service.state.lock:
+        cat, conn = service.state.cat, service.state.catalog_db
+        assert cat is not None and conn is not None
+        held = {p: Catalogue.row_values(r) for p, r in cat.by_path.items()}
+        stored = {p: Catalogue.row_values(r) for p, r in Catalogue.from_rows(Catalogue.fetch(conn), 2).by_path.items()}
+    return held, stored
+
+
+def test_a_restart_makes_no_record_up_front(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    root.mkdir()
+    _tree(root)
+    start(root, tmp_path / "cache").stop()
+    service = start(root, tmp_path / "cache")
+    try:
+        cat = service.state.cat
+        assert isinstance(cat, LazyCatalogue) and cat.records_made() == 0  # (no file of this tree is chunked)
+        assert len(cat) == 6 and _agree(service) == []
+        assert 0 < cat.records_made() < 6  # the candidates of the patterns only
+    finally:
+        service.stop()
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(ops=st.lists(operation, min_size=1, max_size=6))
+def test_changes_after_a_lazy_open_are_written_through(tmp_path_factory: pytest.TempPathFactory, ops: list) -> None:
+    root = tmp_path_factory.mktemp("lazy") / "ws"
+    root.mkdir()
+    _tree(root)
+    cache, away = tmp_path_factory.mktemp("cache"), tmp_path_factory.mktemp("away")
+    start(root, cache).stop()
+    service = start(root, cache)
+    try:
+        assert isinstance(service.state.cat, LazyCatalogue)
+        reported: list[str] = []
+        for op in ops:
+            reported += [str(p) for p in apply(root, away, op)]
+        service.notify_changed(reported)
+        assert service.wait_idle(60)
+        assert _agree(service) == []
+        held, stored = _memory_and_disk(service)
+        assert held == stored
+        assert service.state.cat.stat_view() == Catalogue.from_rows(  # type: ignore[union-attr]
+            Catalogue.fetch(service.state.catalog_db), 2).stat_view()  # type: ignore[arg-type]
+    finally:
+        service.stop()
+    again = start(root, cache)
+    try:
+        assert _memory_and_disk(again)[0] == held
+        assert _agree(again) == []
+    finally:
+        again.stop()
