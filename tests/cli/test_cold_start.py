@@ -81,15 +81,16 @@ def test_a_plain_cold_grep_imports_none_of_the_heavy_modules(tmp_path: pathlib.P
 
 def test_a_small_deep_tree_is_searched_without_the_pool_a_big_one_starts_it(tmp_path: pathlib.Path) -> None:
     """Folders two levels deep used to start the pool whatever the file count; now the number of files
-    decides (``POOL_START_FILES``), and a tree over it still searches on the pool."""
+    decides (``POOL_START_FILES``): the files walked up to it are searched here, and the folders the
+    walk reaches after them go to the pool."""
     small = write_tree(tmp_path / "small", {f"p{i}/s/t/f{j}.txt": "needle\n" for i in range(4) for j in range(5)})
     report = _cold_call(small, tmp_path / "small.json", "grep", "-c", "needle", "--no-server")
     assert report["status"] == 0 and len(report["stdout"].splitlines()) == 20
     assert not report["pool"] and "multiprocessing" not in report["modules"]
     each = POOL_START_FILES // 4 + 10
-    big = write_tree(tmp_path / "big", {f"p{i}/s/f{j}.txt": "needle\n" for i in range(4) for j in range(each)})
+    big = write_tree(tmp_path / "big", {f"p{i}/s/f{j}.txt": "needle\n" for i in range(5) for j in range(each)})
     report = _cold_call(big, tmp_path / "big.json", "grep", "-c", "needle", "--no-server")
-    assert report["status"] == 0 and len(report["stdout"].splitlines()) == 4 * each
+    assert report["status"] == 0 and len(report["stdout"].splitlines()) == 5 * each
     assert report["pool"]
 
 
