@@ -22,11 +22,21 @@ from tests.conftest import HANG_S, SLEUTH, write_tree
 # Modules a plain cold grep must not import: the servers' stacks (asyncio, ssl, pydantic, mcp, pygls,
 # lsprotocol), the index (numpy, SQLite), the worker pool and threads (multiprocessing,
 # concurrent.futures), the session the long-lived doors keep, logging, the settings schema (only a
-# settings file needs it), YAML (no settings file here), and the decompressors (no compressed file).
+# settings file needs it), YAML (no settings file here), the decompressors (no compressed file), and
+# argparse (the flags are read from the flag table: sleuth.cli.grep_flags.read_flags).
 HEAVY = ("asyncio", "ssl", "pydantic", "mcp", "pygls", "lsprotocol", "numpy", "sqlite3", "yaml", "multiprocessing",
          "concurrent.futures", "logging", "subprocess", "gzip", "sleuth.core.session", "sleuth.core.index",
          "sleuth.engine.index.service", "sleuth.engine.grep.pool", "sleuth.commands.settings_schema",
-         "sleuth.commands.settings_trust", "sleuth.lsp", "sleuth.mcp")
+         "sleuth.commands.settings_trust", "sleuth.lsp", "sleuth.mcp", "argparse", "gettext", "sleuth.cli.parsers")
+
+# The dataclasses a plain cold grep may still build (each costs ~0.3-1 ms at import; a type on the cold
+# path is a sleuth.engine.values Record or Value instead): the settings (their schema reads the fields),
+# the typed events and the file results (being reworked), the command context and the search options
+# (dataclasses.replace'd by the doors and the searcher).
+DATACLASSES_LEFT = {"sleuth.commands.config.Settings", "sleuth.commands.context.CommandContext",
+                    "sleuth.commands.context.Services", "sleuth.engine.types.SearchOptions",
+                    "sleuth.engine.search.FileResult", *(f"sleuth.engine.events.{name}" for name in (
+                        "Begin", "Submatch", "Match", "Context", "End", "Summary"))}
 
 _HARNESS = """
 import json, sys, runpy
@@ -41,9 +51,12 @@ try:
 except SystemExit as exc:
     status = exc.code
 pool = sys.modules.get("sleuth.engine.grep.pool")
+dataclasses = sorted(f"{name}.{attr}" for name, module in list(sys.modules.items()) if name.startswith("sleuth")
+                     for attr, value in vars(module).items()
+                     if isinstance(value, type) and value.__module__ == name and "__dataclass_fields__" in vars(value))
 with open(out, "w") as handle:
     json.dump({"status": status, "modules": sorted(sys.modules), "pool": bool(pool and pool.running()),
-               "opened": opened}, handle)
+               "opened": opened, "dataclasses": dataclasses}, handle)
 """
 
 
@@ -63,19 +76,21 @@ def test_a_plain_cold_grep_imports_none_of_the_heavy_modules(tmp_path: pathlib.P
     assert report["status"] == 0 and report["stdout"].count("needle") == 2, report["stdout"]
     imported = set(report["modules"])
     assert not [name for name in HEAVY if name in imported]
+    assert set(report["dataclasses"]) <= DATACLASSES_LEFT, set(report["dataclasses"]) - DATACLASSES_LEFT
 
 
 def test_a_small_deep_tree_is_searched_without_the_pool_a_big_one_starts_it(tmp_path: pathlib.Path) -> None:
     """Folders two levels deep used to start the pool whatever the file count; now the number of files
-    decides (``POOL_START_FILES``), and a tree over it still searches on the pool."""
+    decides (``POOL_START_FILES``): the files walked up to it are searched here, and the folders the
+    walk reaches after them go to the pool."""
     small = write_tree(tmp_path / "small", {f"p{i}/s/t/f{j}.txt": "needle\n" for i in range(4) for j in range(5)})
     report = _cold_call(small, tmp_path / "small.json", "grep", "-c", "needle", "--no-server")
     assert report["status"] == 0 and len(report["stdout"].splitlines()) == 20
     assert not report["pool"] and "multiprocessing" not in report["modules"]
     each = POOL_START_FILES // 4 + 10
-    big = write_tree(tmp_path / "big", {f"p{i}/s/f{j}.txt": "needle\n" for i in range(4) for j in range(each)})
+    big = write_tree(tmp_path / "big", {f"p{i}/s/f{j}.txt": "needle\n" for i in range(5) for j in range(each)})
     report = _cold_call(big, tmp_path / "big.json", "grep", "-c", "needle", "--no-server")
-    assert report["status"] == 0 and len(report["stdout"].splitlines()) == 4 * each
+    assert report["status"] == 0 and len(report["stdout"].splitlines()) == 5 * each
     assert report["pool"]
 
 

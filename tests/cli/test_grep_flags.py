@@ -68,3 +68,64 @@ def test_rgs_deprecated_regex_switches_are_accepted_as_rg_accepts_them(tmp_path:
     for flag in ("--no-pcre2-unicode", "--pcre2-unicode", "--auto-hybrid-regex", "--no-auto-hybrid-regex"):
         done = run_sleuth(ws, "grep", "--no-server", flag, "needle", "a.txt")
         assert (done.returncode, done.stdout) == (0, "needle\n"), (flag, done.stderr)
+
+
+# -- the lean reader (issue 30 item 1): the namespace argparse would make, without argparse ---------------
+
+def _sample(name: str, flag: Flag) -> str:
+    """A value argparse takes for ``flag`` (given as ``name``)."""
+    options = flag.options
+    return (options["choices"][0] if "choices" in options else "2M" if name == "--max-filesize"
+            else "7" if options.get("type") is int else "-x,y")
+
+
+def _lines() -> list[list[str]]:
+    """Every spelling of every row (its ``--no-`` forms too), then mixes: later flags override earlier
+    ones, clusters, values that look like flags, paths among the flags, ``-e`` with a positional path."""
+    lines: list[list[str]] = [[], ["pat"], ["pat", "a", "b/"], ["-e", "p", "x"], ["-e", "p", "-e", "q", "--", "-e"]]
+    for flag in FLAGS:
+        for name in flag.names:
+            lines.append([name, _sample(name, flag), "pat"] if flag.action in ("store", "append") else [name, "pat"])
+            lines.append([name, _sample(name, flag), name, _sample(name, flag), "pat", "."]
+                         if flag.action in ("store", "append") else [name, name, "pat", "."])
+        for name in flag.no:
+            lines.append([*flag.names[:1], name, "pat"] if flag.action not in ("store", "append") else
+                         [flag.names[0], _sample(flag.names[0], flag), name, "pat"])
+    lines += [["-nC1", "-ie", "foo", "p"], ["-s", "-i", "-S", "p"], ["-uuu", "-X", "-X", "p"], ["-e", "-test", "x"],
+              ["test", "--sort", "path", "mylink", "-g", "!*.md", "--iglob=*.PY"], ["-t", "py", "-T", "md", "p"],
+              ["--color", "always", "--colors", "match:fg:red", "--colors=path:none", "p"], ["-0", "-c", "p", "-"],
+              ["-A", "-1", "p"], ["--context-separator=", "--no-context-separator", "-C", "2", "p"]]
+    return lines
+
+
+@pytest.mark.parametrize("words", _lines(), ids=" ".join)
+def test_the_lean_reader_reads_a_command_line_as_argparse_does(words: list[str]) -> None:
+    """:func:`sleuth.cli.grep_flags.read_flags` (a cold ``sleuth grep`` without argparse) gives exactly
+    the namespace ``sleuth grep``'s argparse parser gives, or says it cannot (argparse then reads it)."""
+    from sleuth.cli import _parser, _subparser
+    from sleuth.cli.grep import read_argv, read_namespace
+
+    split = read_argv(words)
+    lean = read_namespace(split)
+    parser = _parser("grep")
+    try:
+        full, unknown = parser.parse_known_args(["grep", *split.options, "--", *split.positionals])
+    except SystemExit:  # argparse refused it (its message): the lean reader must have left it to argparse
+        assert lean is None
+        return
+    full.regexp = split.patterns
+    if unknown:
+        assert lean is None
+        return
+    assert lean is not None, (split.options, split.positionals)
+    assert vars(lean) == vars(full)
+    assert _subparser(parser, "grep") is not None
+
+
+@pytest.mark.parametrize("words", [["-h"], ["--help", "p"], ["--bogus", "p"], ["-C", "x", "p"], ["-C"],
+                                   ["--sort", "nope", "p"], ["--json=yes", "p"], ["-Z", "p"], ["--", "--", "p"],
+                                   ["--max-filesize", "3Q", "p"]])
+def test_the_lean_reader_leaves_what_argparse_says_to_argparse(words: list[str]) -> None:
+    from sleuth.cli.grep import read_argv, read_namespace
+
+    assert read_namespace(read_argv(words)) is None

@@ -71,9 +71,10 @@ def test_a_small_deep_tree_is_searched_here_on_the_main_thread(tmp_path: pathlib
 def test_every_split_between_here_and_the_pool_gives_the_same_results(tmp_path: pathlib.Path, pooled: list[int],
                                                                       monkeypatch: pytest.MonkeyPatch,
                                                                       limit: int, depth: int | None) -> None:
-    """``limit`` files walked here (0: the whole search on the pool, as before; 10,000: all of it here),
-    the rest as subtrees on the pool; the same matches in the same order as a walk in one piece
-    (``--sort modified`` never splits)."""
+    """``limit`` files walked here (10,000: all of it here), the rest as subtrees on the pool; the same
+    matches in the same order as a walk in one piece (``--sort modified`` never splits). The units
+    walked before the limit are searched here too (their first lines out before the pool starts),
+    so the pool starts only when the walk goes on past them."""
     root = _tree(tmp_path / "ws")
     args = {"max_depth": depth} if depth is not None else {}
     for name in ("POOL_START_FILES", "IN_PROCESS_FILES"):  # (the latter once an earlier case started the pool)
@@ -84,7 +85,7 @@ def test_every_split_between_here_and_the_pool_gives_the_same_results(tmp_path: 
     split = _grep(root, **args)
     assert split == whole
     assert sorted(split) == sorted(_grep(root, sort="modified", **args))
-    assert bool(pooled) == (limit <= len(whole))  # every file searched matches: the pool once that many are seen
+    assert not pooled or limit < len(whole)  # every file searched matches: no pool before that many are seen
 
 
 def test_a_server_thread_takes_the_pool_past_in_process_files(tmp_path: pathlib.Path, pooled: list[int],
@@ -101,3 +102,30 @@ def test_a_server_thread_takes_the_pool_past_in_process_files(tmp_path: pathlib.
     worker.start()
     worker.join()
     assert pooled and found == [here]
+
+
+def test_a_one_shot_search_streams_the_files_walked_first_before_it_starts_the_pool(
+        tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 30 item 2 (``sleuth grep PAT | head -1``): past ``POOL_START_FILES`` files a one-shot process
+    (the main thread, no pool yet) hands the rest of the walk to the pool, but the files it walked up to
+    then are searched here first, so their lines are streamed before the pool is even started (before,
+    the whole search went to the pool and the first line waited for its start and its first unit)."""
+    files = {f"a/f{n:03}.txt": f"needle {n}\n" for n in range(100)}  # plain files first in the walk ...
+    files.update({f"z/{b}/c/f{n}.txt": "needle\n" for b in "pqrs" for n in range(30)})  # ... then subtrees
+    root = write_tree(tmp_path / "ws", files)
+    shutdown_pool()
+    monkeypatch.setattr(loop, "POOL_START_FILES", 60)
+    streamed: list[int] = []
+    at_pool: list[int] = []
+    real = loop._in_pool
+
+    def spy(*args: Any, **kwargs: Any) -> None:
+        at_pool.append(sum(streamed))
+        real(*args, **kwargs)
+
+    monkeypatch.setattr(loop, "_in_pool", spy)
+    ctx = CommandContext(Workspace([root]))
+    ctx.partial = lambda batch: streamed.append(len(batch))
+    result = get_command("sleuth.grep")({"pattern": "needle", "max_results": 10_000}, ctx)
+    assert not result["errors"] and sum(streamed) + len(result["matches"]) == 220
+    assert at_pool and at_pool[0] >= 60  # the pool started, after the first files' lines were out

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import unicodedata
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -278,7 +277,7 @@ def test_expanding_subtrees_in_place_reproduces_the_walk(tmp_path: Path, split_d
         if isinstance(item, Subtree):
             subtrees += 1
             assert item.depth == split_depth
-            sub_opts = opts if opts.max_depth is None else replace(opts, max_depth=opts.max_depth - item.depth)
+            sub_opts = opts if opts.max_depth is None else opts.replace(max_depth=opts.max_depth - item.depth)
             pieces.extend(e.display for e in walk(ws, [item.target], sub_opts, CancelToken(), SkipCounts(), []))  # type: ignore[union-attr]
             pieces_shared.extend(e.display for e in walk(ws, [item.target], sub_opts, CancelToken(), SkipCounts(), [],  # type: ignore[union-attr]
                                                          ignore=shared))

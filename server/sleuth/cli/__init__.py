@@ -46,7 +46,7 @@ def _parser(only: str | None) -> argparse.ArgumentParser:
     import importlib
 
     from sleuth import __version__
-    from sleuth.cli.terminal import CliParser, HelpFormatter
+    from sleuth.cli.parsers import CliParser, HelpFormatter
 
     parser = argparse.ArgumentParser(prog="sleuth", formatter_class=HelpFormatter,
                                      description="Workspace search: grep, file search and ranked text search.")
@@ -87,28 +87,35 @@ def main(argv: list[str] | None = None) -> int:
         argv = sys.argv[1:]
     first = next((a for a in argv if not a.startswith("-")), None)
     only = first if first in SUBCOMMANDS else None
-    parser = _PREBUILT.get(only) or _parser(only)
+    namespace = None
     split = None
     if first == "grep":  # rg reads its command line its own way (see sleuth.cli.rg_argv.split_argv)
-        from sleuth.cli.grep import read_argv
+        from sleuth.cli.grep import read_argv, read_namespace
 
         at = argv.index("grep") + 1
         split = read_argv(argv[at:])
+        if at == 1:  # read without argparse when it has nothing to say (sleuth.cli.grep_flags.read_flags)
+            namespace = read_namespace(split)
         argv = argv[:at] + split.options + ["--"] + split.positionals
-    namespace, unknown = parser.parse_known_args(argv)
-    subparser = _subparser(parser, getattr(namespace, "command", None))
-    if unknown:  # reported by the subcommand, as rg reports its own (not with the top-level usage)
-        (subparser or parser).error("unrecognized arguments: " + " ".join(unknown))
-    if split is not None:
-        namespace.regexp = split.patterns
-    if not getattr(namespace, "func", None):
-        parser.print_help(sys.stderr)
-        return 2
-    argument_dests = getattr(sys.modules.get(SUBCOMMANDS.get(namespace.command, "")), "ARGUMENT_DESTS", None)
-    if subparser is not None and argument_dests is not None:
+    if namespace is None:
+        parser = _PREBUILT.get(only) or _parser(only)
+        namespace, unknown = parser.parse_known_args(argv)
+        subparser = _subparser(parser, getattr(namespace, "command", None))
+        if unknown:  # reported by the subcommand, as rg reports its own (not with the top-level usage)
+            (subparser or parser).error("unrecognized arguments: " + " ".join(unknown))
+        if split is not None:
+            namespace.regexp = split.patterns
+        if not getattr(namespace, "func", None):
+            parser.print_help(sys.stderr)
+            return 2
+    command = namespace.command
+    argument_dests = getattr(sys.modules.get(SUBCOMMANDS.get(command, "")), "ARGUMENT_DESTS", None)
+    if argument_dests is not None:
         from sleuth.cli.terminal import speak_for
 
-        speak_for(subparser, argument_dests)  # its messages name its flags (sleuth.cli.terminal)
+        # its messages name its flags (sleuth.cli.terminal); its parser is made only to reword one
+        speak_for(f"sleuth {command}", lambda: _subparser(_PREBUILT.get(command) or _parser(command), command),
+                  argument_dests)
     try:
         status = int(namespace.func(namespace))
         if sys.stdout is not None and not sys.stdout.closed:  # (`serve` closes it: its protocol's)

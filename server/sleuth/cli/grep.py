@@ -4,26 +4,36 @@ output out (:mod:`sleuth.cli.grep_run`, :mod:`sleuth.cli.grep_print`)."""
 
 from __future__ import annotations
 
-import argparse
-from typing import Any
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any
 
-from sleuth.cli.grep_flags import ARGUMENT_DESTS, add_flags, request_args
+from sleuth.cli.grep_flags import ARGUMENT_DESTS, add_flags, option_table, read_flags, request_args
 from sleuth.cli.grep_run import run_grep_cli
 from sleuth.cli.rg_argv import SplitArgv, split_argv
-from sleuth.cli.terminal import describe_negations
 
-__all__ = ["add_parser", "to_args", "read_argv", "ARGUMENT_DESTS"]
+if TYPE_CHECKING:  # argparse is imported only where it reads the command line (sleuth.cli.main's fallback)
+    import argparse
 
-_PARSER: argparse.ArgumentParser | None = None
+__all__ = ["add_parser", "to_args", "read_argv", "read_namespace", "ARGUMENT_DESTS"]
 
 
 def read_argv(argv: list[str]) -> SplitArgv:
     """``sleuth grep``'s words read the way rg reads them (:func:`sleuth.cli.rg_argv.split_argv`)."""
-    assert _PARSER is not None, "add_parser first"
-    return split_argv(_PARSER, argv)
+    return split_argv(option_table(), argv)
+
+
+def read_namespace(split: SplitArgv) -> SimpleNamespace | None:
+    """The namespace ``sleuth grep``'s parser would make of ``split``, made without argparse
+    (:func:`sleuth.cli.grep_flags.read_flags`), or None when argparse must read it (and speak)."""
+    namespace = read_flags(split.options, split.positionals)
+    if namespace is not None:
+        namespace.command, namespace.func, namespace.regexp = "grep", _run, split.patterns
+    return namespace
 
 
 def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    from sleuth.cli.parsers import describe_negations
+
     p = sub.add_parser("grep", help="search file contents (ripgrep flags)", allow_abbrev=False,
                        description="Search for PATTERN in PATH (default: the current folder).")
     p.add_argument("pattern", nargs="?", metavar="PATTERN", help="regex (ripgrep syntax); omit when using -e")
@@ -31,8 +41,6 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     add_flags(p)  # every flag: sleuth/cli/grep_flags.py
     describe_negations(p)
     p.set_defaults(func=_run)
-    global _PARSER
-    _PARSER = p
 
 
 def to_args(ns: argparse.Namespace, path: str | None) -> dict[str, Any]:

@@ -1,9 +1,17 @@
 """``sleuth grep``'s flags, each defined once (ripgrep's ``crates/core/flags/defs.rs``): its names (short
 first), its ``--no-`` form, its help line, and the ``sleuth.grep`` argument it sets. argparse's parser
-(:func:`add_flags`), the help text (argparse's, from the same rows; :func:`sleuth.cli.terminal.describe_negations`
+(:func:`add_flags`), the help text (argparse's, from the same rows; :func:`sleuth.cli.parsers.describe_negations`
 words an undescribed ``--no-`` form), the request (:func:`request_args`), ``--files``' ``sleuth.files``
-request (the rows marked ``files``) and the names the CLI's messages give an argument
-(:data:`ARGUMENT_DESTS`) are all made from :data:`FLAGS`.
+request (the rows marked ``files``), the names the CLI's messages give an argument
+(:data:`ARGUMENT_DESTS`) and the lean reader of a command line (:func:`read_flags`) are all made from
+:data:`FLAGS`.
+
+The lean reader: a cold ``sleuth grep`` pays for everything it imports and builds, and argparse with
+its ~140 actions (each made with its help formatter) was ~10% of a cold call in a small folder
+(issue 30 item 1). :func:`read_flags` applies the rows to a command line the way argparse's actions
+would, and gives up (None) wherever argparse has something to say: ``-h``, an unknown flag, a value
+it refuses. argparse then reads the same words and says it; ``tests/cli/test_grep_flags.py`` checks
+that both read every flag alike.
 
 Adding a flag: one :class:`Flag` row here (with ``request=``), the argument in
 :data:`sleuth.commands.grep.GREP_ARGS` and what the engine does with it. A flag that only changes
@@ -15,14 +23,20 @@ name, help and meaning were three edits in two files (issue 32 item 2).
 
 from __future__ import annotations
 
-import argparse
 import os
-from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from sleuth.cli.common import NO_SERVER_HELP, parse_size
+from sleuth.cli.rg_argv import Option
 
-__all__ = ["Flag", "FLAGS", "add_flags", "request_args", "files_args", "ARGUMENT_DESTS"]
+if TYPE_CHECKING:
+    import argparse
+
+__all__ = ["Flag", "FLAGS", "add_flags", "request_args", "files_args", "ARGUMENT_DESTS", "option_table",
+           "read_flags"]
+
+SUPPRESS = "==SUPPRESS=="  # argparse.SUPPRESS (a hidden flag), spelled here: reading a command line imports no argparse
 
 GENERAL = ""  # the parser's own group
 OUTPUT = "ripgrep output and selection"
@@ -30,7 +44,7 @@ SEMANTICS = "search semantics (as rg 14.1)"
 TUNING = "accepted for rg's command lines (they tune how rg runs; no effect here)"
 SORTS = ("path", "modified", "accessed", "created", "none")
 
-Convert = Callable[[Any, argparse.Namespace], Any]
+Convert = Callable[[Any, "argparse.Namespace"], Any]
 
 
 def _set_or_none(value: Any, ns: argparse.Namespace) -> Any:
@@ -38,28 +52,26 @@ def _set_or_none(value: Any, ns: argparse.Namespace) -> Any:
     return value or None
 
 
-@dataclass
 class Flag:
     """One rg flag. ``names``: argparse's option strings (short first); ``no``: the ``--no-`` form(s),
     which set ``dest`` back (``store_false``, or ``no_const``); ``help``: the help line (None for an
-    undescribed form, ``argparse.SUPPRESS`` to hide); ``options``: argparse's other keywords
+    undescribed form, :data:`SUPPRESS` to hide); ``options``: argparse's other keywords
     (``metavar``, ``type``, ``choices``, ``const``, ``default``...); ``request``: the ``sleuth.grep``
     argument its ``dest`` sets (the first row of a dest says it), ``convert``: how (default: the
     value as parsed; None values are left out of the request); ``files``: ``--files`` passes it on to
     ``sleuth.files`` under the same name."""
 
-    names: tuple[str, ...]
-    help: str | None = None
-    action: str = "store_true"
-    dest: str | None = None
-    no: tuple[str, ...] = ()
-    no_help: str | None = None
-    no_const: Any = None
-    options: Mapping[str, Any] = field(default_factory=dict)
-    request: str | None = None
-    convert: Convert | None = None
-    files: bool = False
-    group: str = GENERAL
+    __slots__ = ("names", "help", "action", "dest", "no", "no_help", "no_const", "options", "request", "convert",
+                 "files", "group")
+
+    def __init__(self, names: tuple[str, ...], help: str | None = None, action: str = "store_true",  # noqa: A002
+                 dest: str | None = None, no: tuple[str, ...] = (), no_help: str | None = None, no_const: Any = None,
+                 options: Mapping[str, Any] | None = None, request: str | None = None, convert: Convert | None = None,
+                 files: bool = False, group: str = GENERAL) -> None:
+        self.names, self.help, self.action, self.dest = names, help, action, dest
+        self.no, self.no_help, self.no_const = no, no_help, no_const
+        self.options: Mapping[str, Any] = options if options is not None else {}
+        self.request, self.convert, self.files, self.group = request, convert, files, group
 
     @property
     def key(self) -> str:
@@ -235,7 +247,7 @@ FLAGS: tuple[Flag, ...] = (
         _switch((f"--no-ignore-{switch}",), f"do not respect {what}", dest=f"no_ignore_{switch}",
                 options={"default": False}, request=f"no_ignore_{switch}", convert=_set_or_none, files=True,
                 group=OUTPUT),
-        Flag((f"--ignore-{switch}",), argparse.SUPPRESS, "store_false", dest=f"no_ignore_{switch}", group=OUTPUT))),
+        Flag((f"--ignore-{switch}",), SUPPRESS, "store_false", dest=f"no_ignore_{switch}", group=OUTPUT))),
     Flag(("--ignore-file",), "extra gitignore-format rules (inside the sandbox)", "append",
          options={"default": [], "metavar": "PATH"}, request="ignore_files", convert=lambda v, ns: list(v) or None,
          files=True, group=OUTPUT),
@@ -314,3 +326,81 @@ ARGUMENT_DESTS: dict[str, str] = {
     **{flag.request: flag.key for flag in FLAGS if flag.request is not None and flag.request != flag.key},
     "include_globs": "glob", "exclude_globs": "glob", "path": "paths",
 }
+
+
+class _Action(Option):
+    """One option string as argparse's action for it would apply it (``help``: only argparse can)."""
+
+    __slots__ = ("action", "const", "type", "choices")
+
+    def __init__(self, dest: str, action: str, long: str | None, const: Any = None, type: Any = None,  # noqa: A002
+                 choices: Any = None) -> None:
+        super().__init__(dest, action in ("store", "append"), long)
+        self.action, self.const, self.type, self.choices = action, const, type, choices
+
+
+_TABLE: dict[str, _Action] = {}
+_DEFAULTS: dict[str, Any] = {}
+
+
+def option_table() -> dict[str, _Action]:
+    """Every option string of ``sleuth grep`` (``-h`` and ``--help`` too), made from the rows once."""
+    if not _TABLE:
+        _TABLE.update({"-h": _Action("help", "help", "--help"), "--help": _Action("help", "help", "--help")})
+        for flag in FLAGS:
+            long = next((n for n in flag.names if n.startswith("--")), None)
+            action = _Action(flag.key, flag.action, long, flag.options.get("const"), flag.options.get("type"),
+                             flag.options.get("choices"))
+            _TABLE.update(dict.fromkeys(flag.names, action))
+            _DEFAULTS.setdefault(flag.key, flag.options.get(
+                "default", {"store_true": False, "store_false": True}.get(flag.action)))
+            if flag.no:
+                undo = _Action(flag.key, "store_false" if flag.action == "store_true" else "store_const", flag.no[0],
+                               flag.no_const)
+                _TABLE.update(dict.fromkeys(flag.no, undo))
+    return _TABLE
+
+
+def read_flags(options: list[str], positionals: list[str]) -> SimpleNamespace | None:
+    """The namespace argparse makes of ``sleuth grep``'s words once :func:`~sleuth.cli.rg_argv.split_argv`
+    split them (``pattern``, ``paths`` and every row's dest; not the ``-e`` patterns), or None when
+    argparse must read them: ``-h``, an unknown flag, a value missing or refused (its message is the
+    one to print), a ``--`` among the positionals (argparse drops one)."""
+    table = option_table()
+    if "--" in positionals:
+        return None
+    values = {dest: list(value) if isinstance(value, list) else value for dest, value in _DEFAULTS.items()}
+    i = 0
+    while i < len(options):
+        word = options[i]
+        i += 1
+        name, eq, value = word.partition("=") if word.startswith("--") else (word, "", "")
+        action = table.get(name)
+        if action is None or action.action == "help":
+            return None
+        if action.takes_value and not eq:  # a short-only flag: its value is the next entry
+            if action.long is not None or i >= len(options):
+                return None  # the value is missing: argparse's message
+            value, eq = options[i], "="
+            i += 1
+        if action.takes_value != bool(eq):
+            return None  # a value given to a switch: argparse's message
+        if action.takes_value:
+            try:
+                value = action.type(value) if action.type is not None else value
+            except (TypeError, ValueError):
+                return None
+            if action.choices is not None and value not in action.choices:
+                return None
+        kind = action.action
+        if kind == "store_true" or kind == "store_false":
+            values[action.dest] = kind == "store_true"
+        elif kind == "store_const":
+            values[action.dest] = action.const
+        elif kind == "count":
+            values[action.dest] = (values[action.dest] or 0) + 1
+        elif kind == "append":
+            values[action.dest] = [*(values[action.dest] or ()), value]
+        else:
+            values[action.dest] = value
+    return SimpleNamespace(pattern=positionals[0] if positionals else None, paths=positionals[1:], **values)

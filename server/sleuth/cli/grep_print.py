@@ -7,21 +7,23 @@ The printers that use it are sinks of the search's events (:mod:`sleuth.cli.grep
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass, field
 from typing import Callable
+
+from sleuth.engine.values import Record
 
 __all__ = ["PrintOptions", "Colours", "print_paths", "body", "paint", "line_bytes"]
 
 _COLOUR_CODES = {"black": 0, "red": 1, "green": 2, "yellow": 3, "blue": 4, "magenta": 5, "cyan": 6, "white": 7}
 
 
-@dataclass
-class _Style:
-    fg: str = ""
-    bg: str = ""
-    bold: bool = False
-    underline: bool = False
-    italic: bool = False
+class _Style(Record):
+    """One kind's colours and attributes (``fg``/``bg``: their escape sequences)."""
+
+    __slots__ = ("fg", "bg", "bold", "underline", "italic")
+
+    def __init__(self, fg: str = "", bg: str = "", bold: bool = False, underline: bool = False,
+                 italic: bool = False) -> None:
+        self.fg, self.bg, self.bold, self.underline, self.italic = fg, bg, bold, underline, italic
 
     def codes(self) -> str:
         out = ""
@@ -86,28 +88,31 @@ class Colours:
         return self.styles[kind].paint(text, kind != "match")
 
 
-@dataclass
-class PrintOptions:
-    """What rg's flags ask of the printer."""
+def _as_is(path: str) -> str:
+    return path
 
-    with_path: bool
-    line_number: bool
-    heading: bool
-    colours: Colours | None = None
-    column: bool = False
-    vimgrep: bool = False
-    null: bool = False
-    trim: bool = False
-    max_columns: int | None = None
-    preview: bool = False
-    context: bool = False
-    context_separator: str | None = "--"
-    match_separator: str = ":"
-    context_field_separator: str = "-"
-    only_matching: bool = False
-    crlf: bool = False  # --crlf: rg ends the lines it makes (-o, -r, colour, counts) with CRLF
-    byte_offset: bool = False  # -b: each line's (with -o or --vimgrep each match's) byte offset in its file
-    display: Callable[[str], str] = field(default=lambda p: p)
+
+class PrintOptions(Record):
+    """What rg's flags ask of the printer. ``crlf``: --crlf, rg ends the lines it makes (-o, -r, colour,
+    counts) with CRLF; ``byte_offset``: -b, each line's (with -o or --vimgrep each match's) byte offset
+    in its file."""
+
+    __slots__ = ("with_path", "line_number", "heading", "colours", "column", "vimgrep", "null", "trim", "max_columns",
+                 "preview", "context", "context_separator", "match_separator", "context_field_separator",
+                 "only_matching", "crlf", "byte_offset", "display")
+
+    def __init__(self, with_path: bool, line_number: bool, heading: bool, colours: Colours | None = None,
+                 column: bool = False, vimgrep: bool = False, null: bool = False, trim: bool = False,
+                 max_columns: int | None = None, preview: bool = False, context: bool = False,
+                 context_separator: str | None = "--", match_separator: str = ":", context_field_separator: str = "-",
+                 only_matching: bool = False, crlf: bool = False, byte_offset: bool = False,
+                 display: Callable[[str], str] = _as_is) -> None:
+        self.with_path, self.line_number, self.heading, self.colours = with_path, line_number, heading, colours
+        self.column, self.vimgrep, self.null, self.trim = column, vimgrep, null, trim
+        self.max_columns, self.preview, self.context = max_columns, preview, context
+        self.context_separator, self.match_separator = context_separator, match_separator
+        self.context_field_separator, self.only_matching = context_field_separator, only_matching
+        self.crlf, self.byte_offset, self.display = crlf, byte_offset, display
 
 
 def line_bytes(text: str) -> bytes:

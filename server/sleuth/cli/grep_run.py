@@ -13,10 +13,10 @@ pool and all; a write error is then reported as rg does (a broken pipe: quietly,
 
 from __future__ import annotations
 
-import argparse
 import re
 import sys
-from typing import Any, Callable
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any, Callable
 
 from sleuth.cli.common import (EXIT_ERROR, EXIT_FOUND, EXIT_NONE, ProgressBar, cli_path, cli_settings, cli_workspace,
                                make_context, print_json, run_search, workspace_settings)
@@ -26,6 +26,9 @@ from sleuth.cli.grep_sinks import Counts, Paths, Quiet, Reversed, Standard, Tall
 from sleuth.cli.grep_flags import files_args
 from sleuth.engine.errors import SleuthError
 from sleuth.engine.events import Decoder, Sink, Summary
+
+if TYPE_CHECKING:  # (a namespace argparse made, or sleuth.cli.grep_flags.read_flags: the same attributes)
+    import argparse
 
 __all__ = ["run_grep_cli", "merge_results"]
 
@@ -537,7 +540,7 @@ def _is_dir(workspace: Any, path: str) -> bool:
 
 
 # The selection of a plain ``sleuth grep PATTERN``: the files a server's index covers.
-_UNFILTERED = argparse.Namespace(glob=[], exclude_type_globs=[], hidden=False, no_ignore=False, no_require_git=False,
+_UNFILTERED = SimpleNamespace(glob=[], exclude_type_globs=[], hidden=False, no_ignore=False, no_require_git=False,
                                  follow=False, max_filesize=None, type=[], max_depth=None, engine_sort="path",
                                  ignore_file=[], ignore_file_case_insensitive=False,
                                  **{f"no_ignore_{s}": False for s in ("dot", "vcs", "exclude", "global", "parent",

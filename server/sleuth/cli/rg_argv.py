@@ -9,31 +9,40 @@ reads the words first, the way rg does, and hands argparse only unambiguous ones
 
 from __future__ import annotations
 
-import argparse
-from dataclasses import dataclass, field
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from typing import Mapping
 
-__all__ = ["split_argv", "SplitArgv"]
+__all__ = ["split_argv", "SplitArgv", "Option"]
 
 
-@dataclass
+class Option:
+    """What reading the words needs of one option string: the namespace attribute it sets
+    (``dest``), whether it takes a value, and its long spelling (None for a short-only flag)."""
+
+    __slots__ = ("dest", "takes_value", "long")
+
+    def __init__(self, dest: str, takes_value: bool, long: str | None) -> None:
+        self.dest, self.takes_value, self.long = dest, takes_value, long
+
+
 class SplitArgv:
-    """A grep command line read rg's way: ``options`` for argparse, then the pattern and paths."""
+    """A grep command line read rg's way: ``options`` for the flag reader, then the pattern and paths."""
 
-    options: list[str] = field(default_factory=list)
-    positionals: list[str] = field(default_factory=list)
-    patterns: list[str] = field(default_factory=list)
+    __slots__ = ("options", "positionals", "patterns")
+
+    def __init__(self) -> None:
+        self.options: list[str] = []
+        self.positionals: list[str] = []
+        self.patterns: list[str] = []
 
 
-def _takes_value(action: argparse.Action) -> bool:
-    return action.nargs is None or action.nargs == 1
-
-
-def split_argv(parser: argparse.ArgumentParser, argv: list[str]) -> SplitArgv:
+def split_argv(table: Mapping[str, Option], argv: list[str]) -> SplitArgv:
     """Read ``argv`` as rg does (see the module docstring). ``-e``/``--regexp`` patterns are taken out
     in order (argparse's option loop is quadratic: 10,000 of them took it 1.6 s); a value is passed
     on as ``--long=value`` so argparse cannot mistake it for an option; an unknown option is passed
-    on as it is, for argparse to report."""
-    table = {s: a for a in parser._actions for s in a.option_strings}  # noqa: SLF001 (argparse has no public table)
+    on as it is, for argparse to report. ``table``: every option string of the command
+    (:func:`sleuth.cli.grep_flags.option_table`)."""
     out = SplitArgv()
     i = 0
     while i < len(argv):
@@ -48,7 +57,7 @@ def split_argv(parser: argparse.ArgumentParser, argv: list[str]) -> SplitArgv:
         if word.startswith("--"):
             name, eq, value = word.partition("=")
             action = table.get(name)
-            if action is None or not _takes_value(action) or eq:
+            if action is None or not action.takes_value or eq:
                 if action is not None and action.dest == "regexp" and eq:
                     out.patterns.append(value)
                 else:
@@ -70,7 +79,7 @@ def split_argv(parser: argparse.ArgumentParser, argv: list[str]) -> SplitArgv:
                 out.options.append("-" + word[j:])  # argparse reports it
                 break
             j += 1
-            if not _takes_value(action):
+            if not action.takes_value:
                 out.options.append(name)
                 continue
             if j < len(word):
@@ -86,12 +95,11 @@ def split_argv(parser: argparse.ArgumentParser, argv: list[str]) -> SplitArgv:
     return out
 
 
-def _put(out: SplitArgv, action: argparse.Action, name: str, value: str) -> None:
+def _put(out: SplitArgv, action: Option, name: str, value: str) -> None:
     if action.dest == "regexp":
         out.patterns.append(value)
         return
-    long = next((s for s in action.option_strings if s.startswith("--")), None)
-    if long is not None:
-        out.options.append(f"{long}={value}")
+    if action.long is not None:
+        out.options.append(f"{action.long}={value}")
     else:
         out.options.extend([name, value])

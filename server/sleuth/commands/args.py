@@ -9,11 +9,11 @@ renders the same table as JSON Schema, so documentation and validation cannot dr
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Mapping
 
 from sleuth.commands.config import Settings
 from sleuth.engine.errors import BadArgs
+from sleuth.engine.values import Value, fill
 
 __all__ = ["Arg", "parse_args", "json_schema", "unwrap_arguments", "check_text", "coerce", "exceeds_depth",
            "check_depth", "MAX_ARGUMENT_DEPTH"]
@@ -60,20 +60,36 @@ def coerce(kind: str, value: Any, *, loose: bool = False) -> Any:
     raise ValueError(kind)
 
 
-@dataclass(frozen=True)
-class Arg:
-    """One argument. ``kind`` is bool|int|number|str|str_list|str_or_list; ``cap`` names a Settings field."""
+class Arg(Value):
+    """One argument. ``kind`` is bool|int|number|str|str_list|str_or_list; ``cap`` names a Settings
+    field; ``default_from``: the Settings field supplying the default."""
 
+    __slots__ = ("kind", "description", "default", "required", "choices", "minimum", "maximum", "cap", "non_blank",
+                 "default_from")
     kind: str
-    description: str = ""
-    default: Any = None
-    required: bool = False
-    choices: tuple[Any, ...] = ()
-    minimum: float | None = None
-    maximum: float | None = None
-    cap: str | None = None
-    non_blank: bool = False
-    default_from: str | None = None  # Settings field supplying the default
+    description: str
+    default: Any
+    required: bool
+    choices: tuple[Any, ...]
+    minimum: float | None
+    maximum: float | None
+    cap: str | None
+    non_blank: bool
+    default_from: str | None
+
+    def __init__(self, kind: str, description: str = "", default: Any = None, required: bool = False,
+                 choices: tuple[Any, ...] = (), minimum: float | None = None, maximum: float | None = None,
+                 cap: str | None = None, non_blank: bool = False, default_from: str | None = None) -> None:
+        fill(self, "kind", kind)
+        fill(self, "description", description)
+        fill(self, "default", default)
+        fill(self, "required", required)
+        fill(self, "choices", choices)
+        fill(self, "minimum", minimum)
+        fill(self, "maximum", maximum)
+        fill(self, "cap", cap)
+        fill(self, "non_blank", non_blank)
+        fill(self, "default_from", default_from)
 
 
 def unwrap_arguments(raw: Any) -> Any:

@@ -12,12 +12,12 @@ of what it never used).
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Mapping, Protocol, runtime_checkable
 
 from sleuth.commands.args import check_depth
 from sleuth.core.registry import COMMANDS, Runner
 from sleuth.engine.errors import BadArgs, SleuthError
+from sleuth.engine.values import Value, fill
 
 if TYPE_CHECKING:
     from sleuth.commands.context import CommandContext
@@ -51,16 +51,25 @@ class StreamSink(Protocol):
     def trim(self, result: dict[str, Any]) -> dict[str, Any]: ...
 
 
-@dataclass(frozen=True)
-class InvocationRecord:
-    """One finished invocation, for log lines and metrics."""
+class InvocationRecord(Value):
+    """One finished invocation, for log lines and metrics; ``outcome``: "ok", "cancelled" or an error code."""
 
+    __slots__ = ("command", "args", "outcome", "result", "elapsed_ms", "streamed")
     command: str
     args: Any
-    outcome: str  # "ok", "cancelled" or an error code
+    outcome: str
     result: Any
     elapsed_ms: float
-    streamed: int = 0
+    streamed: int
+
+    def __init__(self, command: str, args: Any, outcome: str, result: Any, elapsed_ms: float,
+                 streamed: int = 0) -> None:
+        fill(self, "command", command)
+        fill(self, "args", args)
+        fill(self, "outcome", outcome)
+        fill(self, "result", result)
+        fill(self, "elapsed_ms", elapsed_ms)
+        fill(self, "streamed", streamed)
 
     @property
     def severity(self) -> int:

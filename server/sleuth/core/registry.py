@@ -14,10 +14,10 @@ The ``title`` and ``summary`` are written for a reader who chooses a tool from i
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from sleuth.commands import COMMAND_MODULES
+from sleuth.engine.values import Value, fill
 from sleuth.searches import SEARCHES
 
 if TYPE_CHECKING:
@@ -29,18 +29,33 @@ __all__ = ["CommandInfo", "COMMANDS", "STREAM_KEYS", "QUICK_COMMANDS", "RATE_LIM
 Runner = Callable[[dict[str, Any], "CommandContext"], dict[str, Any]]
 
 
-@dataclass(frozen=True)
-class CommandInfo:
-    """One command: how transports treat it (its module: :data:`sleuth.commands.COMMAND_MODULES`)."""
+class CommandInfo(Value):
+    """One command: how transports treat it (its module: :data:`sleuth.commands.COMMAND_MODULES`).
+    ``args_attr``: the module's argument table (``GREP_ARGS``...), for schemas; ``stream_key``: the
+    result list a streaming command fills (partial batches use it); ``quick``: cheap, must answer while
+    every search worker is busy; ``rate_limited``: under ``native_rate_limit_per_minute``."""
 
+    __slots__ = ("name", "title", "summary", "args_attr", "stream_key", "quick", "rate_limited", "read_only")
     name: str
-    title: str = ""
-    summary: str = ""
-    args_attr: str | None = None  # the module's argument table (``GREP_ARGS``...), for schemas
-    stream_key: str | None = None  # the result list a streaming command fills (partial batches use it)
-    quick: bool = False  # cheap: must answer while every search worker is busy
-    rate_limited: bool = False  # under ``native_rate_limit_per_minute``
-    read_only: bool = True
+    title: str
+    summary: str
+    args_attr: str | None
+    stream_key: str | None
+    quick: bool
+    rate_limited: bool
+    read_only: bool
+
+    def __init__(self, name: str, title: str = "", summary: str = "", args_attr: str | None = None,
+                 stream_key: str | None = None, quick: bool = False, rate_limited: bool = False,
+                 read_only: bool = True) -> None:
+        fill(self, "name", name)
+        fill(self, "title", title)
+        fill(self, "summary", summary)
+        fill(self, "args_attr", args_attr)
+        fill(self, "stream_key", stream_key)
+        fill(self, "quick", quick)
+        fill(self, "rate_limited", rate_limited)
+        fill(self, "read_only", read_only)
 
     @property
     def module(self) -> str:

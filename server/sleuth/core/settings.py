@@ -21,11 +21,11 @@ server and must start fast.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
 from sleuth.commands.config import (AGENT_CONFIG_PATH, Settings, find_agent_config, load_agent_config,
                                     load_user_config, user_config_path)
+from sleuth.engine.values import Record, Value, fill
 
 __all__ = ["SettingsLayers", "AgentFile"]
 
@@ -45,14 +45,20 @@ def _signature(path: str) -> Signature:
 _READ: dict[str, tuple[Signature, Mapping[str, object], str | None]] = {}
 
 
-@dataclass(frozen=True)
-class AgentFile:
+class AgentFile(Value):
     """The ``.agent/config.yml`` that governs one root: where it is (None: no file), as read."""
 
+    __slots__ = ("root", "folder", "signature", "values")
     root: str
     folder: str | None
     signature: Signature
     values: Mapping[str, object]
+
+    def __init__(self, root: str, folder: str | None, signature: Signature, values: Mapping[str, object]) -> None:
+        fill(self, "root", root)
+        fill(self, "folder", folder)
+        fill(self, "signature", signature)
+        fill(self, "values", values)
 
     @property
     def name(self) -> str:
@@ -69,17 +75,25 @@ class AgentFile:
         return os.path.relpath(self.root, self.folder).replace(os.sep, "/")
 
 
-@dataclass
-class SettingsLayers:
-    """The raw layers, the problems not shown yet and those already shown; :meth:`settings` merges."""
+class SettingsLayers(Record):
+    """The raw layers, the problems not shown yet and those already shown; :meth:`settings` merges.
+    ``layers``: a door's own (name, values), over the person's and the repositories'; ``where``: where a
+    refused repository key may be set instead (default: the person's config.yml); ``pending``: read
+    errors, until :meth:`new_problems` hands them out."""
 
-    user: Mapping[str, object] = field(default_factory=dict)
-    agents: list[AgentFile] = field(default_factory=list)
-    layers: list[tuple[str, Mapping[str, object]]] = field(default_factory=list)  # (name, values): the person's
-    where: str = ""  # where a refused repository key may be set instead (default: the person's config.yml)
-    shown: set[str] = field(default_factory=set)
-    pending: list[str] = field(default_factory=list)  # read errors, until new_problems hands them out
-    user_signature: Signature = None
+    __slots__ = ("user", "agents", "layers", "where", "shown", "pending", "user_signature")
+
+    def __init__(self, user: Mapping[str, object] | None = None, agents: list[AgentFile] | None = None,
+                 layers: list[tuple[str, Mapping[str, object]]] | None = None, where: str = "",
+                 shown: set[str] | None = None, pending: list[str] | None = None,
+                 user_signature: Signature = None) -> None:
+        self.user: Mapping[str, object] = {} if user is None else user
+        self.agents: list[AgentFile] = [] if agents is None else agents
+        self.layers: list[tuple[str, Mapping[str, object]]] = [] if layers is None else layers
+        self.where = where
+        self.shown: set[str] = set() if shown is None else shown
+        self.pending: list[str] = [] if pending is None else pending
+        self.user_signature = user_signature
 
     def load_user(self) -> None:
         """Read the person's own ``config.yml``; a file not read keeps the defaults and is a problem."""

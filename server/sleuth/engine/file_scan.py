@@ -11,7 +11,6 @@ import dataclasses
 import os
 import threading
 import time
-from dataclasses import dataclass
 from typing import Callable, Iterable
 
 from sleuth.engine.decompress import DecompressError, compressed_kind, decompress
@@ -19,6 +18,7 @@ from sleuth.engine.errors import describe_os_error
 from sleuth.engine.match.base import Matcher
 from sleuth.engine.search import BINARY, TOO_LARGE, FileResult, search_data
 from sleuth.engine.types import SearchOptions
+from sleuth.engine.values import Record
 
 __all__ = ["read_file", "search_path", "search_files", "FolderOpener", "BatchStats"]
 
@@ -106,13 +106,15 @@ class FolderOpener:
         self.fd = -1
 
 
-@dataclass(slots=True)
-class BatchStats:
+class BatchStats(Record):
     """Counters of a :func:`search_files` batch."""
 
-    scanned: int = 0
-    binary: int = 0
-    too_large: int = 0
+    __slots__ = ("scanned", "binary", "too_large")
+
+    def __init__(self, scanned: int = 0, binary: int = 0, too_large: int = 0) -> None:
+        self.scanned = scanned
+        self.binary = binary
+        self.too_large = too_large
 
 
 _UTF16_FIRST = (0xFE, 0xFF)  # first byte of a UTF-16 BOM: such files must be transcoded before matching

@@ -4,12 +4,18 @@ Raw arguments are validated once by the commands layer and frozen here (ripgrep'
 ``lowargs`` -> ``hiargs``); engine layers never see unvalidated input.
 Positions are 1-based; ``column``/``end_column`` are byte offsets in the UTF-8 line, as ripgrep
 and seed 001 (FR-LS-04b) count them, ``end_column`` exclusive.
+
+The option objects are :class:`~sleuth.engine.values.Value` classes (frozen dataclasses before:
+five of them cost a cold ``sleuth grep`` ~3 ms to build at import, issue 30); ``SearchOptions`` is
+still a dataclass (``dataclasses.replace`` is called on it where it is searched).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Literal, NamedTuple
+
+from sleuth.engine.values import Record, Value, fill
 
 __all__ = [
     "CaseMode",
@@ -34,37 +40,70 @@ SortMode = Literal["path", "modified"]
 BinaryMode = Literal["quit", "convert", "text"]
 
 
-@dataclass(frozen=True, slots=True)
-class WalkOptions:
-    """Which files a search visits (docs/SPEC.md §3 ignore rules, §4 arguments)."""
+class WalkOptions(Value):
+    """Which files a search visits (docs/SPEC.md §3 ignore rules, §4 arguments).
 
-    hidden: bool = False
-    follow: bool = False
-    no_ignore: bool = False
-    no_require_git: bool = False
-    include_globs: tuple[str, ...] = ()
-    exclude_globs: tuple[str, ...] = ()
-    file_types: tuple[str, ...] = ()
-    recursive: bool = True
-    max_depth: int | None = None
-    max_file_size_bytes: int | None = None
-    max_files: int | None = None
-    deny_globs: tuple[str, ...] = ()
-    # rg's finer switches (each is part of what no_ignore turns off): .ignore/.rgignore files,
-    # .gitignore/.git/info/exclude/the global excludes, .git/info/exclude alone, the global excludes
-    # alone, the ignore files of the folders above a workspace folder, and the ignore_files.
-    no_ignore_dot: bool = False
-    no_ignore_vcs: bool = False
-    no_ignore_exclude: bool = False
-    no_ignore_global: bool = False
-    no_ignore_parent: bool = False
-    no_ignore_files: bool = False
-    ignore_files: tuple[str, ...] = ()
-    """Absolute paths of extra gitignore-format files (rg ``--ignore-file``), rooted at their folder;
-    below every other ignore file in precedence, and in force inside a repository or not."""
+    ``no_ignore_*``: rg's finer switches (each is part of what no_ignore turns off): .ignore/.rgignore
+    files, .gitignore/.git/info/exclude/the global excludes, .git/info/exclude alone, the global
+    excludes alone, the ignore files of the folders above a workspace folder, and the ignore_files.
+    ``ignore_files``: absolute paths of extra gitignore-format files (rg ``--ignore-file``), rooted at
+    their folder; below every other ignore file in precedence, and in force inside a repository or
+    not. ``ignore_case_insensitive``: rg ``--ignore-file-case-insensitive``, every ignore file's globs
+    match either case."""
 
-    ignore_case_insensitive: bool = False  # rg --ignore-file-case-insensitive: every ignore file's globs
-    # match either case
+    __slots__ = ("hidden", "follow", "no_ignore", "no_require_git", "include_globs", "exclude_globs", "file_types",
+                 "recursive", "max_depth", "max_file_size_bytes", "max_files", "deny_globs", "no_ignore_dot",
+                 "no_ignore_vcs", "no_ignore_exclude", "no_ignore_global", "no_ignore_parent", "no_ignore_files",
+                 "ignore_files", "ignore_case_insensitive")
+    hidden: bool
+    follow: bool
+    no_ignore: bool
+    no_require_git: bool
+    include_globs: tuple[str, ...]
+    exclude_globs: tuple[str, ...]
+    file_types: tuple[str, ...]
+    recursive: bool
+    max_depth: int | None
+    max_file_size_bytes: int | None
+    max_files: int | None
+    deny_globs: tuple[str, ...]
+    no_ignore_dot: bool
+    no_ignore_vcs: bool
+    no_ignore_exclude: bool
+    no_ignore_global: bool
+    no_ignore_parent: bool
+    no_ignore_files: bool
+    ignore_files: tuple[str, ...]
+    ignore_case_insensitive: bool
+
+    def __init__(self, hidden: bool = False, follow: bool = False, no_ignore: bool = False,
+                 no_require_git: bool = False, include_globs: tuple[str, ...] = (), exclude_globs: tuple[str, ...] = (),
+                 file_types: tuple[str, ...] = (), recursive: bool = True, max_depth: int | None = None,
+                 max_file_size_bytes: int | None = None, max_files: int | None = None,
+                 deny_globs: tuple[str, ...] = (), no_ignore_dot: bool = False, no_ignore_vcs: bool = False,
+                 no_ignore_exclude: bool = False, no_ignore_global: bool = False, no_ignore_parent: bool = False,
+                 no_ignore_files: bool = False, ignore_files: tuple[str, ...] = (),
+                 ignore_case_insensitive: bool = False) -> None:
+        fill(self, "hidden", hidden)
+        fill(self, "follow", follow)
+        fill(self, "no_ignore", no_ignore)
+        fill(self, "no_require_git", no_require_git)
+        fill(self, "include_globs", include_globs)
+        fill(self, "exclude_globs", exclude_globs)
+        fill(self, "file_types", file_types)
+        fill(self, "recursive", recursive)
+        fill(self, "max_depth", max_depth)
+        fill(self, "max_file_size_bytes", max_file_size_bytes)
+        fill(self, "max_files", max_files)
+        fill(self, "deny_globs", deny_globs)
+        fill(self, "no_ignore_dot", no_ignore_dot)
+        fill(self, "no_ignore_vcs", no_ignore_vcs)
+        fill(self, "no_ignore_exclude", no_ignore_exclude)
+        fill(self, "no_ignore_global", no_ignore_global)
+        fill(self, "no_ignore_parent", no_ignore_parent)
+        fill(self, "no_ignore_files", no_ignore_files)
+        fill(self, "ignore_files", ignore_files)
+        fill(self, "ignore_case_insensitive", ignore_case_insensitive)
 
     @property
     def default_ignoring(self) -> bool:
@@ -81,27 +120,45 @@ class WalkOptions:
         return 1 if self.max_depth is None else min(self.max_depth, 1)
 
 
-@dataclass(frozen=True, slots=True)
-class MatchOptions:
-    """What a line must contain. ``patterns`` holds one or more patterns (rg's repeated ``-e``), ORed."""
+class MatchOptions(Value):
+    """What a line must contain. ``patterns`` holds one or more patterns (rg's repeated ``-e``), ORed.
+    ``engine`` pcre2: rg -P, PCRE syntax (see sleuth.engine.match.pcre); ``crlf``: rg --crlf, every
+    pattern in CRLF mode ((?R): $ matches before \\r\\n, . never matches \\r)."""
 
+    __slots__ = ("patterns", "fixed_strings", "word", "case", "fuzzy", "multiline", "engine", "crlf")
     patterns: tuple[str, ...]
-    fixed_strings: bool = False
-    word: bool = False
-    case: CaseMode = "smart"
-    fuzzy: int | None = None
-    multiline: bool = False
-    engine: Literal["default", "pcre2"] = "default"  # rg -P: PCRE syntax (see sleuth.engine.match.pcre)
-    crlf: bool = False  # rg --crlf: every pattern in CRLF mode ((?R): $ matches before \r\n, . never matches \r)
+    fixed_strings: bool
+    word: bool
+    case: CaseMode
+    fuzzy: int | None
+    multiline: bool
+    engine: Literal["default", "pcre2"]
+    crlf: bool
+
+    def __init__(self, patterns: tuple[str, ...], fixed_strings: bool = False, word: bool = False,
+                 case: CaseMode = "smart", fuzzy: int | None = None, multiline: bool = False,
+                 engine: Literal["default", "pcre2"] = "default", crlf: bool = False) -> None:
+        fill(self, "patterns", patterns)
+        fill(self, "fixed_strings", fixed_strings)
+        fill(self, "word", word)
+        fill(self, "case", case)
+        fill(self, "fuzzy", fuzzy)
+        fill(self, "multiline", multiline)
+        fill(self, "engine", engine)
+        fill(self, "crlf", crlf)
 
 
-@dataclass(frozen=True, slots=True)
-class Replacement:
+class Replacement(Value):
     """rg's ``-r/--replace``: ``template`` with ``$1``, ``${name}``, ``$$``, expanded per match against the
     capture groups of ``match`` (the same patterns, compiled once more with their groups). Output only."""
 
+    __slots__ = ("template", "match")
     template: str
     match: MatchOptions
+
+    def __init__(self, template: str, match: MatchOptions) -> None:
+        fill(self, "template", template)
+        fill(self, "match", match)
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,14 +198,16 @@ class FileEntry(NamedTuple):
     mtime: float
 
 
-@dataclass(slots=True)
-class SkipCounts:
+class SkipCounts(Record):
     """What was passed over, so a caller can tell "no match" from "not searched"."""
 
-    ignored: int = 0
-    hidden: int = 0
-    binary: int = 0
-    too_large: int = 0
+    __slots__ = ("ignored", "hidden", "binary", "too_large")
+
+    def __init__(self, ignored: int = 0, hidden: int = 0, binary: int = 0, too_large: int = 0) -> None:
+        self.ignored = ignored
+        self.hidden = hidden
+        self.binary = binary
+        self.too_large = too_large
 
     def to_dict(self) -> dict[str, int]:
         return {"ignored": self.ignored, "hidden": self.hidden, "binary": self.binary, "too_large": self.too_large}
@@ -160,14 +219,16 @@ class SkipCounts:
         self.too_large += other.too_large
 
 
-@dataclass(frozen=True, slots=True)
-class FileError:
+class FileError(Value):
     """A per-file problem: reported in ``errors``, never fatal."""
 
+    __slots__ = ("path", "error")
     path: str
     error: str
 
+    def __init__(self, path: str, error: str) -> None:
+        fill(self, "path", path)
+        fill(self, "error", error)
+
     def to_dict(self) -> dict[str, str]:
         return {"path": self.path, "error": self.error}
-
-

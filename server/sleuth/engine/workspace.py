@@ -12,33 +12,43 @@ from __future__ import annotations
 
 import os
 import unicodedata
-from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 from sleuth.engine.errors import BadArgs, NotFound, SandboxViolation
 from sleuth.engine.platform import path_key, paths_fold_case
+from sleuth.engine.values import Value, fill
 
 __all__ = ["Root", "Target", "Workspace", "canonicalize", "lossy", "sort_key"]
 
 
-@dataclass(frozen=True, slots=True)
-class Root:
+class Root(Value):
     """A workspace folder: ``name`` prefixes display paths when there are several; ``path`` is canonical."""
 
+    __slots__ = ("name", "path")
     name: str
     path: str
 
+    def __init__(self, name: str, path: str) -> None:
+        fill(self, "name", name)
+        fill(self, "path", path)
 
-@dataclass(frozen=True, slots=True)
-class Target:
+
+class Target(Value):
     """A resolved search target inside ``root``. ``path`` is canonical (links resolved); ``named`` is
     the path as the request named it (lexically normalised, inside a folder) when a link made the two
     differ: the deny globs apply to both, and answers never echo the real path behind the link."""
 
+    __slots__ = ("root", "path", "is_dir", "named")
     root: Root
     path: str
     is_dir: bool
-    named: str | None = None
+    named: str | None
+
+    def __init__(self, root: Root, path: str, is_dir: bool, named: str | None = None) -> None:
+        fill(self, "root", root)
+        fill(self, "path", path)
+        fill(self, "is_dir", is_dir)
+        fill(self, "named", named)
 
 
 def lossy(name: str) -> str:

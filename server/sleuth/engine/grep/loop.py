@@ -19,7 +19,6 @@ import itertools
 import sys
 import threading
 import time
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping
 
 from sleuth.engine import foreground
@@ -166,21 +165,49 @@ def _run_grep(workspace: Workspace, request: GrepRequest, token: CancelToken, pr
     total = len(items) if isinstance(items, list) else _LAST_TOTALS.get(scope)
     gather = _Gather(Collector(request.search.max_results, request.search.output, sink), progress, total, token)
     source = units(items, buffers, token, not request.match.multiline)
-    head: list[Unit] = []
     limit = IN_PROCESS_CANDIDATES if isinstance(items, CandidateList) and items.narrowed else _walk_limit()
     if _uninterruptible_here(request):
         limit = 0
-    for unit in source:
-        head.append(unit)
-        if unit.subtrees or sum(u.count for u in head) >= limit:
-            _in_pool(itertools.chain(head, source), workspace, request, token, gather)
-            break
+    if limit and limit == POOL_START_FILES:
+        _here_then_pool(source, limit, workspace, request, token, gather)
     else:
-        _in_process(head, workspace, request, token, gather)
+        _here_or_pool(source, limit, workspace, request, token, gather)
     gather.report(last=True)
     gather.skipped.add(walk_skipped)
     gather.errors.extend(walk_errors)
     return _finish(gather, token, scope)
+
+
+def _here_or_pool(source: Iterator[Unit], limit: int, workspace: Workspace, request: GrepRequest,
+                  token: CancelToken, gather: _Gather) -> None:
+    """A search with a pool at hand (a server's, or one that must run there): the units are held until
+    ``limit`` files or a unit with subtrees is seen, then the whole search goes to the pool; a smaller
+    one runs here."""
+    head: list[Unit] = []
+    for unit in source:
+        head.append(unit)
+        if unit.subtrees or sum(u.count for u in head) >= limit:
+            _in_pool(itertools.chain(head, source), workspace, request, token, gather)
+            return
+    _in_process(head, workspace, request, token, gather)
+
+
+def _here_then_pool(source: Iterator[Unit], limit: int, workspace: Workspace, request: GrepRequest,
+                    token: CancelToken, gather: _Gather) -> None:
+    """A one-shot process's search (the CLI: no pool yet, ``POOL_START_FILES``): each unit of plain
+    files is searched here as soon as it is walked, until ``limit`` files were or a unit with subtrees
+    comes (a folder of thousands of files belongs to the workers); the rest of the walk goes to the
+    pool, started only then. The first lines are out without waiting for the walk of the first
+    ``limit`` files, nor for the pool's start and its first unit (``sleuth grep PAT | head -1`` on the
+    Linux tree, issue 30 item 2), and a small tree never starts the pool."""
+    seen = 0
+    for unit in source:
+        if unit.subtrees or seen >= limit:
+            _in_pool(itertools.chain([unit], source), workspace, request, token, gather)
+            return
+        if not _in_process([unit], workspace, request, token, gather):
+            return
+        seen += unit.count
 
 
 def _walk_limit() -> int:
@@ -226,7 +253,7 @@ def _walked_here(items: Iterable[FileEntry | Subtree], workspace: Workspace, req
                 below = depth + item.depth
                 options = request.walk
                 if options.max_depth is not None:
-                    options = replace(options, max_depth=max(options.max_depth - below, 0))
+                    options = options.replace(max_depth=max(options.max_depth - below, 0))
                 stack.append((iter(walk(workspace, [item.target], options, token, skipped, errors, SPLIT_DEPTH,
                                         stat=False, ignore=ignore)), below))
 
@@ -256,8 +283,9 @@ def prepare(request: GrepRequest, token: CancelToken) -> GrepOutcome | None:
 
 
 def _in_process(work: list[Unit], workspace: Workspace, request: GrepRequest, token: CancelToken,
-                gather: _Gather) -> None:
-    """A small search, here: each unit publishes straight into the collector."""
+                gather: _Gather) -> bool:
+    """A small search, here: each unit publishes straight into the collector. False when the search
+    should stop (cancelled, enough results, a unit stopped early)."""
 
     def send(part: Part) -> bool:
         gather.seen += part.scanned
@@ -267,11 +295,12 @@ def _in_process(work: list[Unit], workspace: Workspace, request: GrepRequest, to
 
     for unit in work:
         if token.should_stop():
-            return
+            return False
         result = search_unit(unit, workspace, request, UnitToken(token.should_stop, token.deadline, Publisher(send)))
         gather.seen += result.scanned
         if not gather.take(result):
-            return
+            return False
+    return True
 
 
 def _in_pool(source: Iterator[Unit], workspace: Workspace, request: GrepRequest, token: CancelToken,

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import itertools
 import time
-from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable, Iterator
 
 from sleuth.engine.cancel import CancelToken
@@ -26,6 +25,7 @@ from sleuth.engine.match.base import Matcher
 from sleuth.engine.file_scan import BatchStats, FolderOpener, search_files
 from sleuth.engine.search import FileResult
 from sleuth.engine.types import FileError, MatchOptions, SearchOptions, SkipCounts, WalkOptions
+from sleuth.engine.values import Record
 from sleuth.engine.walk import walk
 from sleuth.engine.workspace import Workspace
 
@@ -36,24 +36,30 @@ RESULT_INTERVAL_S = 0.03  # results found wait at most about this long in the wo
 COUNT_INTERVAL_S = 0.1  # a count of files searched goes out at least this often while the unit runs
 
 
-@dataclass
-class Part:
+class Part(Record):
     """Results a running unit found since its last part, and how many files it searched meanwhile."""
 
-    results: list[FileResult]
-    scanned: int
+    __slots__ = ("results", "scanned")
+
+    def __init__(self, results: list[FileResult], scanned: int) -> None:
+        self.results = results
+        self.scanned = scanned
 
 
-@dataclass
 class UnitResult(Part):
     """A unit's last part, with what only the end knows; ``parts``: how many :class:`Part` were
     published before it (the collector takes them first); ``complete`` is False when the unit stopped
-    early (cancel, deadline, enough results)."""
+    early (cancel, deadline, enough results). ``errors``: the walk's (files' errors ride on their results)."""
 
-    skipped: SkipCounts = field(default_factory=SkipCounts)
-    errors: list[FileError] = field(default_factory=list)  # the walk's; files' errors ride on their results
-    parts: int = 0
-    complete: bool = True
+    __slots__ = ("skipped", "errors", "parts", "complete")
+
+    def __init__(self, results: list[FileResult], scanned: int, skipped: SkipCounts | None = None,
+                 errors: list[FileError] | None = None, parts: int = 0, complete: bool = True) -> None:
+        super().__init__(results, scanned)
+        self.skipped = SkipCounts() if skipped is None else skipped
+        self.errors: list[FileError] = [] if errors is None else errors
+        self.parts = parts
+        self.complete = complete
 
 
 Send = Callable[[Part], bool]  # hands a part on; False: the search wants nothing more
@@ -228,7 +234,7 @@ def _search_unit(unit: Unit, workspace: Workspace, request: GrepRequest, token: 
         subtree = subtrees[end]
         options = request.walk
         if options.max_depth is not None:
-            options = replace(options, max_depth=max(options.max_depth - subtree.depth, 0))
+            options = options.replace(max_depth=max(options.max_depth - subtree.depth, 0))
         entries = walk(workspace, [subtree.target], options, token, skipped, errors, stat=False,
                        ignore=_filter_for(search_id, workspace, request.walk))
         buffers = unit.walk_buffers

@@ -8,10 +8,10 @@ file narrowed to some chunks, the byte ranges a range-aware searcher reads inste
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterable
 
 from sleuth.engine.types import FileEntry, FileError
+from sleuth.engine.values import Record
 from sleuth.engine.workspace import sort_key
 
 if TYPE_CHECKING:  # the catalogue needs numpy, which a cold grep (importing CandidateList) never loads
@@ -38,18 +38,21 @@ class CandidateList(list):  # type: ignore[type-arg]  # list[FileEntry]
         self.narrowed = narrowed  # the index's candidates for a literal (not the whole catalogue): cheap files
 
 
-@dataclass
-class CandidateSet:
+class CandidateSet(Record):
     """Files that may match (``indexed``: the index says so; ``ordered``: their walk entries in result
     order, and ``pieces``: by position in ``ordered``, the chunks that may match of the files only some
     of whose chunks may) plus ``pending`` ones to read whatever, and the ``errors`` a walk of the same
     targets would report (folders the index could not read)."""
 
-    indexed: list[FileRecord]
-    ordered: list[FileEntry]
-    pending: list[FileEntry] = field(default_factory=list)
-    pieces: PieceTable | None = None
-    errors: list[FileError] = field(default_factory=list)
+    __slots__ = ("indexed", "ordered", "pending", "pieces", "errors")
+
+    def __init__(self, indexed: list[FileRecord], ordered: list[FileEntry], pending: list[FileEntry] | None = None,
+                 pieces: PieceTable | None = None, errors: list[FileError] | None = None) -> None:
+        self.indexed = indexed
+        self.ordered = ordered
+        self.pending: list[FileEntry] = [] if pending is None else pending
+        self.pieces = pieces
+        self.errors: list[FileError] = [] if errors is None else errors
 
     def entries(self) -> CandidateList:
         """All of them as walk entries, in result order (display path, bytewise), with their pieces."""

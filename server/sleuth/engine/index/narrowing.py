@@ -16,7 +16,6 @@ import os
 import sqlite3
 import stat as stat_mod
 import time
-from dataclasses import replace
 from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
@@ -325,7 +324,7 @@ class Narrowing:
             walked = [t for t in walked if os.path.isdir(t.path)]
             if not walked:
                 continue
-            for entry in walk(self.state.workspace, walked, replace(options, max_files=None), CancelToken(),
+            for entry in walk(self.state.workspace, walked, options.replace(max_files=None), CancelToken(),
                               SkipCounts(), errors):
                 if oracle.is_searchable(entry.path):
                     entries[entry.path] = entry

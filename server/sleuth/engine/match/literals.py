@@ -27,7 +27,6 @@ disjoint pieces exactly (pigeonhole): the query is the OR of those pieces.
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
 from typing import Callable, Iterable, Literal, Sequence
 
 from sleuth.engine.match.case import resolve_case
@@ -35,6 +34,7 @@ from sleuth.engine.match.syntax import (
     Alt, Assert, Backref, Cls, Concat, Dot, Empty, Group, Lit, Look, Node, ParseError, Repeat, escape, parse,
 )
 from sleuth.engine.types import MatchOptions
+from sleuth.engine.values import Value, fill
 
 __all__ = ["LiteralQuery", "ANY", "required_literals", "query_for_patterns", "query_for_node", "fuzzy_pieces", "literal_text"]
 
@@ -43,15 +43,21 @@ _MAX_EXACT = 16  # the largest exact set kept before it is turned into a query
 _MAX_CLASS = 4  # classes with at most this many members become exact sets
 
 
-@dataclass(frozen=True, slots=True)
-class LiteralQuery:
+class LiteralQuery(Value):
     """``any`` (no constraint), ``lit`` (``lit`` bytes occur; case-insensitively if ``casefold``),
     ``and``/``or`` of ``children``."""
 
+    __slots__ = ("op", "lit", "casefold", "children")
     op: Op
-    lit: bytes = b""
-    casefold: bool = False
-    children: tuple["LiteralQuery", ...] = ()
+    lit: bytes
+    casefold: bool
+    children: tuple[LiteralQuery, ...]
+
+    def __init__(self, op: Op, lit: bytes = b"", casefold: bool = False, children: tuple[LiteralQuery, ...] = ()) -> None:
+        fill(self, "op", op)
+        fill(self, "lit", lit)
+        fill(self, "casefold", casefold)
+        fill(self, "children", children)
 
     @staticmethod
     def literal(text: str, casefold: bool = False) -> "LiteralQuery":
@@ -129,11 +135,19 @@ class _Folded:
         return self._text
 
 
-@dataclass(frozen=True, slots=True)
-class _Info:
-    exact: frozenset[str] | None  # the node matches exactly one of these strings
-    query: LiteralQuery  # else: what any match of the node satisfies
-    ci: bool = False  # some literal in the exact set is case-insensitive
+class _Info(Value):
+    """``exact``: the node matches exactly one of these strings; else ``query``: what any match of the
+    node satisfies; ``ci``: some literal in the exact set is case-insensitive."""
+
+    __slots__ = ("exact", "query", "ci")
+    exact: frozenset[str] | None
+    query: LiteralQuery
+    ci: bool
+
+    def __init__(self, exact: frozenset[str] | None, query: LiteralQuery, ci: bool = False) -> None:
+        fill(self, "exact", exact)
+        fill(self, "query", query)
+        fill(self, "ci", ci)
 
 
 def _exact_query(exact: frozenset[str], ci: bool) -> LiteralQuery:

@@ -16,8 +16,6 @@ run by the ``regex`` module under a timeout.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from sleuth.engine.match.charclass import (
     CharSet, UnknownProperty, case_fold, perl_class, posix_class, unicode_property,
 )
@@ -75,7 +73,7 @@ class _Parser:
 
     # -- grammar -------------------------------------------------------------------------
     def parse(self) -> Parsed:
-        node = self.parse_alternation(replace(self.initial), depth=0)
+        node = self.parse_alternation(self.initial.copy(), depth=0)
         if self.i < self.n:  # only a ')' stops the top level early
             raise self.error("unopened group")
         for index, pos in self.backrefs:
@@ -172,7 +170,7 @@ class _Parser:
     def parse_group(self, flags: Flags, depth: int) -> Node:
         start = self.i
         self.i += 1
-        inner = replace(flags)
+        inner = flags.copy()
         index: int | None = None
         look: tuple[bool, bool] | None = None
         if self.peek() == "?":
