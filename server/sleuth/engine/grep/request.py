@@ -1,10 +1,10 @@
-"""A grep as the engine takes it and gives it back: validated options in, collected items out."""
+"""A grep as the engine takes it and gives it back: validated options in, collected events out."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
+from sleuth.engine.events import GrepEvent
 from sleuth.engine.types import FileError, MatchOptions, SearchOptions, SkipCounts, WalkOptions
 from sleuth.engine.workspace import Target
 
@@ -23,9 +23,10 @@ class GrepRequest:
 
 @dataclass
 class GrepOutcome:
-    """What the collect step produced, before the commands layer shapes it."""
+    """What the collect step produced, before the commands layer shapes it (``items``: typed events,
+    which the commands layer writes as the result object's items)."""
 
-    items: list[dict[str, Any]]
+    items: list[GrepEvent]
     truncated: bool
     truncated_reason: str | None
     timed_out: bool
