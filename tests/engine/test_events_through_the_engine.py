@@ -92,3 +92,20 @@ def test_nothing_below_the_doors_reads_an_items_type_key() -> None:
                     and READERS[name] not in line):
                 found.append(f"{name}:{number}: {line.strip()}")
     assert found == []
+
+
+def test_a_files_events_cross_a_process_as_rows_and_come_back_equal() -> None:
+    import pickle
+
+    from sleuth.engine.events import from_rows, to_rows
+
+    matcher = compile_matcher(MatchOptions(patterns=("hit",), case="sensitive"))
+    data = b"a\nhit hit\r\nb\nc\nhit\n" + b"x" * 70000 + b"\x00\n"
+    for opts in ({"before": 1, "after": 1}, {"binary": "convert", "byte_offsets": True}, {"only_matching": True},
+                 {"replace": None}):
+        result = search_data(data, "f", matcher, SearchOptions(**opts))
+        assert result.events and pickle.loads(pickle.dumps(result)) == result, opts
+        rows = to_rows(result.events)
+        assert all(type(row) is tuple for row in rows) and from_rows(rows) == result.events
+    plain = search_data(b"hit\n", "f", matcher, SearchOptions()).events
+    assert to_rows(plain) == [("f", 1, "hit", 1, 4, "hit")]  # a plain match: no optional fields

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Iterator
+from typing import Any, Iterator
 
 from sleuth.engine.decode import BINARY_BLOCK, transcode
 from sleuth.engine.errors import SearchTimeout
-from sleuth.engine.events import Context, LineEvent, Match, Submatch
+from sleuth.engine.events import Context, LineEvent, Match, Submatch, from_rows, to_rows
 from sleuth.engine.match.base import Matcher, Span
 from sleuth.engine.replace import Replacer, replacer_for
 from sleuth.engine.types import Replacement, SearchOptions
@@ -43,6 +43,17 @@ class FileResult:
     skipped: str | None = None  # BINARY or TOO_LARGE when passed over
     error: str | None = None
     matches: int | None = None  # with -o: the matches, which rg -c -o counts instead of lines
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled with its events as rows (:func:`~sleuth.engine.events.to_rows`): a pool worker's
+        results cross to the collecting process at the cost their items had."""
+        return _restored, (self.display, to_rows(self.events), self.matched_lines, self.skipped, self.error,
+                           self.matches)
+
+
+def _restored(display: str, rows: list[tuple[Any, ...]], matched_lines: int, skipped: str | None,
+              error: str | None, matches: int | None) -> FileResult:
+    return FileResult(display, from_rows(rows), matched_lines, skipped, error, matches)
 
 
 def _line_text(line: bytes) -> str:
