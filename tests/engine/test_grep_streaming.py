@@ -9,7 +9,6 @@ only possible if the head unit's results were released before it ended.
 from __future__ import annotations
 
 import pathlib
-from typing import Any
 
 import pytest
 
@@ -19,6 +18,7 @@ from sleuth.commands.context import CommandContext
 from sleuth.commands.grep import GREP_ARGS, build_request
 from sleuth.engine.cancel import CancelToken
 from sleuth.engine.errors import Cancelled
+from sleuth.engine.events import GrepEvent
 from sleuth.engine.grep import GrepRequest, run_grep
 from sleuth.engine.grep.loop import IN_PROCESS_FILES
 from sleuth.engine.grep.units import CHUNK_FILES
@@ -45,11 +45,11 @@ def _request(ctx: CommandContext) -> GrepRequest:
                                     ctx.settings), ctx)
 
 
-def _cancel_on_first_batch(ctx: CommandContext, entries: list[FileEntry] | None) -> list[list[dict[str, Any]]]:
+def _cancel_on_first_batch(ctx: CommandContext, entries: list[FileEntry] | None) -> list[list[GrepEvent]]:
     token = CancelToken()
-    batches: list[list[dict[str, Any]]] = []
+    batches: list[list[GrepEvent]] = []
 
-    def sink(batch: list[dict[str, Any]]) -> None:
+    def sink(batch: list[GrepEvent]) -> None:
         batches.append(list(batch))
         token.cancel()
 
@@ -62,16 +62,16 @@ def test_a_small_search_releases_its_unit_file_by_file(tmp_path: pathlib.Path) -
     files = CHUNK_FILES - 6  # one unit, searched in this process
     ctx = _tree(tmp_path / "ws", files)
     batches = _cancel_on_first_batch(ctx, None)
-    assert batches and {m["path"] for m in batches[0]} == {"f0000.txt"}
-    assert len({m["path"] for batch in batches for m in batch}) < files  # the cancel stopped the unit
+    assert batches and {m.path for m in batches[0]} == {"f0000.txt"}
+    assert len({m.path for batch in batches for m in batch}) < files  # the cancel stopped the unit
 
 
 def test_the_pools_head_unit_streams_before_it_ends(tmp_path: pathlib.Path) -> None:
     files = IN_PROCESS_FILES + 44  # the pool, a walk cut into units of CHUNK_FILES
     ctx = _tree(tmp_path / "ws", files)
     batches = _cancel_on_first_batch(ctx, None)
-    assert batches and len({m["path"] for m in batches[0]}) < CHUNK_FILES
-    assert batches[0][0]["path"] == "f0000.txt"
+    assert batches and len({m.path for m in batches[0]}) < CHUNK_FILES
+    assert batches[0][0].path == "f0000.txt"
 
 
 def test_a_list_unit_streams_too(tmp_path: pathlib.Path) -> None:
@@ -80,14 +80,14 @@ def test_a_list_unit_streams_too(tmp_path: pathlib.Path) -> None:
     root = tmp_path / "ws"
     entries = [FileEntry(str(root / f"f{n:04}.txt"), f"f{n:04}.txt", 40, 1.0) for n in range(files)]
     batches = _cancel_on_first_batch(ctx, entries)
-    assert batches and len({m["path"] for m in batches[0]}) < files // 8  # a list unit is 1/8 of the list here
+    assert batches and len({m.path for m in batches[0]}) < files // 8  # a list unit is 1/8 of the list here
 
 
 @pytest.mark.parametrize("files", [CHUNK_FILES - 6, IN_PROCESS_FILES + 300])
 def test_streamed_batches_are_the_answer_in_final_order_with_progress_to_the_end(tmp_path: pathlib.Path,
                                                                                  files: int) -> None:
     ctx = _tree(tmp_path / "ws", files)
-    batches: list[list[dict[str, Any]]] = []
+    batches: list[list[GrepEvent]] = []
     progress: list[tuple[int, int | None]] = []
     streamed = run_grep(ctx.workspace, _request(ctx), CancelToken(), lambda done, total, _: progress.append((done, total)),
                         sink=lambda batch: batches.append(list(batch)))
@@ -106,15 +106,16 @@ def test_a_cancelled_search_streams_nothing_more() -> None:
     from sleuth.engine.collect import Collector
     from sleuth.engine.grep.loop import _Gather
     from sleuth.engine.grep.unit_search import Part
+    from sleuth.engine.events import Match
     from sleuth.engine.search import FileResult
 
     def part(path: str) -> Part:
-        return Part([FileResult(path, events=[{"type": "match", "path": path, "line": 1}], matched_lines=1)], 1)
+        return Part([FileResult(path, events=[Match(path, 1, "x")], matched_lines=1)], 1)
 
     token = CancelToken()
-    batches: list[list[dict[str, Any]]] = []
+    batches: list[list[GrepEvent]] = []
     gather = _Gather(Collector(100, sink=lambda batch: batches.append(list(batch))), NullProgress, None, token)
     assert gather.take(part("a"))
     token.cancel()
     assert not gather.take(part("b"))
-    assert [[m["path"] for m in batch] for batch in batches] == [["a"]]
+    assert [[m.path for m in batch] for batch in batches] == [["a"]]

@@ -28,37 +28,37 @@ def test_template_pieces_follow_the_regex_crates_expand() -> None:
 
 def test_only_matching_rows_and_counts() -> None:
     result = _search(b"ab ab\nx\nab\n", "ab", only_matching=True)
-    assert [(e["line"], e["column"], e["text"]) for e in result.events] == [(1, 1, "ab"), (1, 4, "ab"), (3, 1, "ab")]
+    assert [(e.line, e.column, e.text) for e in result.events] == [(1, 1, "ab"), (1, 4, "ab"), (3, 1, "ab")]
     assert (result.matched_lines, result.matches) == (2, 3)
     assert first_lines(result.events, 1) == result.events[:2]
 
 
 def test_replacement_of_the_line_and_of_the_match() -> None:
     [event] = _search(b"k=v; k2=v2\n", r"(\w+)=(\w+)", replace="$2=$1").events
-    assert event["replacement"] == "v=k; v2=k2" and event["text"] == "k=v; k2=v2"
+    assert event.replacement == "v=k; v2=k2" and event.text == "k=v; k2=v2"
     rows = _search(b"k=v; k2=v2\n", r"(\w+)=(\w+)", replace="[$2]", only_matching=True).events
-    assert [r["replacement"] for r in rows] == ["[v]", "[v2]"]
+    assert [r.replacement for r in rows] == ["[v]", "[v2]"]
 
 
 def test_binary_modes_by_64k_block() -> None:
     early = b"hit one\nhit\x00two\n"
     assert _search(early, "hit").skipped == BINARY  # quit: a NUL in the first block passes the file over
     converted = _search(early, "hit", binary="convert")
-    assert [e["binary_offset"] for e in converted.events] == [11, 11]
-    assert [e.get("binary_offset") for e in _search(early, "hit", binary="text").events] == [None, None]
+    assert [e.binary_offset for e in converted.events] == [11, 11]
+    assert [e.binary_offset for e in _search(early, "hit", binary="text").events] == [None, None]
     late = b"hit early\n" + b"x" * BINARY_BLOCK + b"\nhit\x00late\n"
     quit = _search(late, "hit")
-    assert [(e["line"], e["binary_stopped"]) for e in quit.events] == [(1, True)]  # what precedes the NUL's block
+    assert [(e.line, e.binary_stopped) for e in quit.events] == [(1, True)]  # what precedes the NUL's block
     assert _search(late, "hit", output="count").skipped == BINARY  # rg -c drops a file its search quit on
     marked = _search(late, "hit", binary="convert").events
-    assert [(e["line"], e.get("binary_offset")) for e in marked] == [(1, None), (3, len(late) - 6)]
+    assert [(e.line, e.binary_offset) for e in marked] == [(1, None), (3, len(late) - 6)]
 
 
 def test_pcre2_engine_speaks_pcre_and_keeps_to_lines() -> None:
     def rows(pattern: str, data: bytes, **match) -> list[tuple[int, str]]:
         options = MatchOptions(patterns=(pattern,), engine="pcre2", **match)
         result = search_data(data, "f", compile_matcher(options), SearchOptions(only_matching=True))
-        return [(e["line"], e["text"]) for e in result.events]
+        return [(e.line, e.text) for e in result.events]
 
     assert rows(r"foo\Kbar", b"foobar\n") == [(1, "bar")]
     assert rows(r"(?>a+)b|a++c", b"aaab aac\n") == [(1, "aaab"), (1, "aac")]

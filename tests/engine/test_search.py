@@ -12,13 +12,14 @@ from hypothesis import given, strategies as st
 
 from sleuth.engine.match import Matcher, compile_matcher
 from sleuth.engine.decode import decode_buffer
+from sleuth.engine.events import to_items
 from sleuth.engine.search import search_buffer
 from sleuth.engine.types import MatchOptions, SearchOptions
 
 
 def events(data: bytes, pattern: str, **opts):
     matcher = compile_matcher(MatchOptions(patterns=(pattern,), case="sensitive"))
-    return search_buffer(data, matcher, SearchOptions(**opts), "f.txt").events
+    return to_items(search_buffer(data, matcher, SearchOptions(**opts), "f.txt").events)  # as the doors get them
 
 
 def test_lines_and_byte_columns_are_one_based():
@@ -114,7 +115,7 @@ def _search_files(paths, pattern: str, **opts):
     results, stats = [], BatchStats()
     assert search_files(((p, os.path.basename(p), None) for p in paths), matcher, SearchOptions(**opts),
                         None, lambda: False, results, stats)
-    return {r.display: [e["line"] for e in r.events] for r in results}, stats
+    return {r.display: [e.line for e in r.events] for r in results}, stats
 
 
 def test_a_shorter_file_never_sees_the_previous_files_bytes_in_the_reused_buffer(tmp_path):
@@ -202,7 +203,7 @@ def test_search_files_equals_searching_each_file_alone(tmp_path_factory, content
     for path in paths:
         result = search_path(path, os.path.basename(path), matcher, SearchOptions())
         if result.matched_lines:
-            alone[result.display] = [e["line"] for e in result.events]
+            alone[result.display] = [e.line for e in result.events]
     assert found == alone
 
 

@@ -28,7 +28,7 @@ def test_backtracking_blow_up_is_reported_for_that_file_and_the_search_goes_on(t
         failed = search_path(str(bad), "bad.txt", matcher, SearchOptions())
     found = search_path(str(good), "good.txt", matcher, SearchOptions())  # the same matcher, the next search
     assert failed.error and "raise timeout_ms" in failed.error and not failed.events
-    assert [e["match_text"] for e in found.events] == ["aa"]
+    assert [e.match_text for e in found.events] == ["aa"]
 
 
 @pytest.mark.parametrize("search_left", [None, 60.0])

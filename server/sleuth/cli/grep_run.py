@@ -25,7 +25,7 @@ from sleuth.cli.grep_stdin import STDIN_PATH, search_stdin, stdin_is_readable
 from sleuth.cli.grep_sinks import Counts, Paths, Quiet, Reversed, Standard, Tally, Tee, Without
 from sleuth.cli.grep_flags import files_args
 from sleuth.engine.errors import SleuthError
-from sleuth.engine.events import Decoder, Sink, Summary
+from sleuth.engine.events import Decoder, GrepEvent, Sink, Summary
 
 if TYPE_CHECKING:  # (a namespace argparse made, or sleuth.cli.grep_flags.read_flags: the same attributes)
     import argparse
@@ -267,15 +267,20 @@ def _mode(ns: argparse.Namespace) -> str:
 
 class _Stream:
     """The cold search's partial-result sink (:class:`sleuth.core.session.StreamSink`): batches to the
-    printer, counted for the log line (the result then holds only what was not streamed)."""
+    printer, counted for the log line (the result then holds only what was not streamed). A grep's
+    batches come as its events themselves (:class:`sleuth.commands.context.EventStream`)."""
 
-    def __init__(self, feed: Callable[[list[dict[str, Any]]], None]) -> None:
-        self.feed = feed
+    def __init__(self, feed: Callable[[list[Any], bool], None]) -> None:
+        self.feed = feed  # (batch, whether it holds events rather than items)
         self.sent = 0
 
     def __call__(self, batch: list[dict[str, Any]]) -> None:
         self.sent += len(batch)
-        self.feed(batch)
+        self.feed(batch, False)
+
+    def events(self, batch: list[GrepEvent]) -> None:
+        self.sent += len(batch)
+        self.feed(batch, True)
 
     def trim(self, result: dict[str, Any]) -> dict[str, Any]:
         return result  # sleuth.grep leaves the streamed items out itself
@@ -367,15 +372,16 @@ class _Run:
             self._made[0].services.index.stop()
             self._made[0].services.index = None
 
-    def feed(self, decoder: Decoder, items: list[dict[str, Any]], token: Any = None) -> None:
-        """Items (a partial batch, or what a result still holds) through the sink, and out at once;
-        a sink that wants no more, or standard output that fails, cancels ``token``'s search."""
+    def feed(self, decoder: Decoder, items: list[Any], token: Any = None, typed: bool = False) -> None:
+        """Items (a partial batch, or what a result still holds; ``typed``: the search's events
+        themselves) through the sink, and out at once; a sink that wants no more, or standard output
+        that fails, cancels ``token``'s search."""
         if decoder.stopped:
             return
         try:
             if self._made and isinstance(self._made[0].progress, ProgressBar):
                 self._made[0].progress.clear()  # no progress line among the output's lines
-            going = decoder.items(items)
+            going = decoder.events(items) if typed else decoder.items(items)
             sys.stdout.flush()
         except OSError as exc:  # EPIPE (`| head -1`), a full disk: reported once the search has stopped
             self.write_error = exc
@@ -386,7 +392,7 @@ class _Run:
     def streaming(self, decoder: Decoder) -> Any:
         """The cold context, with its partial batches going to ``decoder``."""
         ctx = self.indexed()
-        ctx.partial = _Stream(lambda batch: self.feed(decoder, batch, ctx.token))
+        ctx.partial = _Stream(lambda batch, typed: self.feed(decoder, batch, ctx.token, typed))
         return ctx
 
     def search(self, name: str, args: dict[str, Any], into: list[dict[str, Any]], as_json: bool = False,

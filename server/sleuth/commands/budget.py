@@ -2,7 +2,8 @@
 
 Items are dropped from the end (the order is meaningful, so the kept prefix stays a valid
 answer), ``truncated`` is set with ``truncated_reason: "max_output_bytes"``, and the result is
-always complete, valid JSON — never a cut string.
+always complete, valid JSON — never a cut string. What the items mean is the caller's: a grep
+counts its kept match events itself (:mod:`sleuth.commands.grep`).
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ def json_size(value: Any) -> int:
 
 
 def fit_to_budget(result: dict[str, Any], key: str, budget: int) -> dict[str, Any]:
-    """``result`` with ``result[key]`` cut to the longest prefix that fits ``budget`` bytes."""
+    """``result`` with ``result[key]`` cut to the longest prefix that fits ``budget`` bytes (a new
+    dict when cut; ``result`` itself when it fits)."""
     if json_size(result) <= budget:
         return result
     items = result[key]
@@ -36,8 +38,6 @@ def fit_to_budget(result: dict[str, Any], key: str, budget: int) -> dict[str, An
 
     _, kept = shrink_to_budget(build, len(items), budget)
     shrunk[key] = items[:kept]
-    if "count" in shrunk and key == "matches":
-        shrunk["count"] = sum(1 for item in shrunk[key] if item.get("type") != "context")
     return shrunk
 
 

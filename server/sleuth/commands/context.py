@@ -7,10 +7,11 @@ request (index, rate limiter, metrics, open buffers) hang off :class:`Services`,
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol, runtime_checkable
 
 from sleuth.commands.config import Settings
 from sleuth.engine.cancel import CancelToken, NullProgress, ProgressSink
+from sleuth.engine.events import GrepEvent
 from sleuth.engine.workspace import Workspace
 
 if TYPE_CHECKING:  # the service brings numpy and SQLite, which a cold CLI command never loads
@@ -18,10 +19,21 @@ if TYPE_CHECKING:  # the service brings numpy and SQLite, which a cold CLI comma
     from sleuth.engine.metrics import Metrics  # (these two: the servers', read only where they run)
     from sleuth.engine.ratelimit import RateLimiter
 
-__all__ = ["CommandContext", "Services", "PartialSink"]
+__all__ = ["CommandContext", "Services", "PartialSink", "EventStream"]
 
 # Receives a batch of result items (grep events, file items, text results) in final order.
 PartialSink = Callable[[list[dict[str, Any]]], None]
+
+
+@runtime_checkable
+class EventStream(Protocol):
+    """A partial sink that takes a grep's events themselves (:mod:`sleuth.engine.events`), not their
+    items: a door printing in the same process (the CLI's printers), where the item form would be
+    made only to be read back."""
+
+    def __call__(self, batch: list[dict[str, Any]]) -> None: ...
+
+    def events(self, batch: list[GrepEvent]) -> None: ...
 
 
 @dataclass

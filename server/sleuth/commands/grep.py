@@ -1,7 +1,9 @@
 """``sleuth.grep`` (docs/SPEC.md §4): lines matching a pattern, as match and context events.
 
 Parse -> freeze into engine options -> run (index-narrowed when the index can, else a scan)
--> shape. The result's ``matches`` leave out what already went to the partial-result sink.
+-> shape. The engine gives typed events (:mod:`sleuth.engine.events`); here they become the result
+object's items, streamed or returned (:func:`~sleuth.engine.events.to_items`, the one writer of that
+form). The result's ``matches`` leave out what already went to the partial-result sink.
 """
 
 from __future__ import annotations
@@ -11,10 +13,12 @@ from typing import Any, Mapping
 
 from sleuth.commands.args import Arg, parse_args
 from sleuth.commands.budget import fit_to_budget
-from sleuth.commands.context import CommandContext
+from sleuth.commands.context import CommandContext, EventStream, PartialSink
 from sleuth.commands.ignore_args import IGNORE_SWITCHES, ignore_switches
 from sleuth.engine.cancel import CancelToken
+from sleuth.engine.collect import EventBatches
 from sleuth.engine.errors import BadArgs
+from sleuth.engine.events import Context, GrepEvent, to_items
 from sleuth.engine.grep import GrepOutcome, GrepRequest, grep_buffer, prepare, run_grep
 from sleuth.engine.index.candidates import CandidateList
 from sleuth.engine.workspace import Target
@@ -206,11 +210,12 @@ def _candidates(request: GrepRequest, ctx: CommandContext, token: CancelToken,
     return index.candidate_entries(ctx.workspace, request, token, buffers)
 
 
-def shape(outcome: GrepOutcome, elapsed_ms: float, streamed: bool, files_in_workspace: int | None = None) -> dict[str, Any]:
+def shape(outcome: GrepOutcome, output: str, elapsed_ms: float, streamed: bool,
+          files_in_workspace: int | None = None) -> dict[str, Any]:
     """The docs/SPEC.md §4 result object; ``files_in_workspace`` (the index's file count, None before it is
     built) puts ``files_scanned`` in proportion: with the index, only its candidates are read."""
     return {
-        "matches": outcome.items[outcome.streamed:] if streamed else outcome.items,
+        "matches": to_items(_unsent(outcome, streamed), output),
         "count": outcome.match_events,
         "truncated": outcome.truncated,
         "truncated_reason": outcome.truncated_reason,
@@ -224,6 +229,20 @@ def shape(outcome: GrepOutcome, elapsed_ms: float, streamed: bool, files_in_work
     }
 
 
+def _unsent(outcome: GrepOutcome, streamed: bool) -> list[GrepEvent]:
+    return outcome.items[outcome.streamed:] if streamed else outcome.items
+
+
+def _wire(partial: PartialSink | None, output: str) -> EventBatches | None:
+    """The engine's event batches for the partial-result sink: as they are for a door that takes
+    events (:class:`EventStream`), else written as items."""
+    if partial is None:
+        return None
+    if isinstance(partial, EventStream):
+        return partial.events
+    return lambda events: partial(to_items(events, output))
+
+
 def run(raw: Any, ctx: CommandContext) -> dict[str, Any]:
     """Validate, search, shape."""
     started = time.perf_counter()
@@ -231,14 +250,20 @@ def run(raw: Any, ctx: CommandContext) -> dict[str, Any]:
     request = build_request(args, ctx)
     token: CancelToken = ctx.token.with_deadline(args["timeout_ms"] or None)
     buffers = ctx.services.open_buffers if args["use_open_buffers"] else None
+    output = args["output"]
     # Compiled first, under the deadline: the index's candidates use the same literal query.
-    outcome = prepare(request, token) or run_grep(ctx.workspace, request, token, ctx.progress, ctx.partial,
-                                                  buffers, entries=_candidates(request, ctx, token, buffers))
+    outcome = prepare(request, token) or run_grep(ctx.workspace, request, token, ctx.progress,
+                                                  _wire(ctx.partial, output), buffers,
+                                                  entries=_candidates(request, ctx, token, buffers))
     index = ctx.services.index
-    result = shape(outcome, (time.perf_counter() - started) * 1000, ctx.partial is not None,
+    result = shape(outcome, output, (time.perf_counter() - started) * 1000, ctx.partial is not None,
                    index.file_count() if index is not None else None)
     if args["max_output_bytes"]:
-        result = fit_to_budget(result, "matches", args["max_output_bytes"])
+        fitted = fit_to_budget(result, "matches", args["max_output_bytes"])
+        if fitted is not result:  # the match events among the items kept
+            fitted["count"] = sum(1 for event in _unsent(outcome, ctx.partial is not None)[:len(fitted["matches"])]
+                                  if not isinstance(event, Context))
+        result = fitted
     return result
 
 
@@ -252,4 +277,4 @@ def run_buffer(raw: Any, data: bytes, ctx: CommandContext) -> dict[str, Any]:
     request = build_request(args, ctx)
     token: CancelToken = ctx.token.with_deadline(args["timeout_ms"] or None)
     outcome = prepare(request, token) or grep_buffer(request, data, token)
-    return shape(outcome, (time.perf_counter() - started) * 1000, False)
+    return shape(outcome, args["output"], (time.perf_counter() - started) * 1000, False)

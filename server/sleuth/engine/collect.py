@@ -5,28 +5,33 @@ parallel results), so collecting is appending. ``max_results`` counts match and 
 alike (seed 001 FR-LS-06b); truncation is exact because one item beyond the limit is observed
 and dropped (FR-LS-06a) before the search is told to stop. Items go to the partial-result sink
 as soon as they are final, never the observed extra one.
+
+Items are typed events (:mod:`sleuth.engine.events`): a file's :class:`Match` and :class:`Context`
+lines, or with ``output`` ``files_with_matches``/``count`` one :class:`End` per file (its ``count``
+set for ``count``). The commands layer writes them as the result object's items.
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Callable
 
+from sleuth.engine.events import Context, End, GrepEvent
 from sleuth.engine.search import FileResult
 from sleuth.engine.types import OutputMode
 
-__all__ = ["Collector"]
+__all__ = ["Collector", "EventBatches"]
 
-Sink = Callable[[list[dict[str, Any]]], None]
+EventBatches = Callable[[list[GrepEvent]], None]  # receives the collected events, batch after batch
 
 
 class Collector:
     """Accumulates items up to ``max_results`` and knows whether more existed."""
 
-    def __init__(self, max_results: int, output: OutputMode = "content", sink: Sink | None = None) -> None:
+    def __init__(self, max_results: int, output: OutputMode = "content", sink: EventBatches | None = None) -> None:
         self.max_results = max_results
         self.output = output
         self.sink = sink
-        self.items: list[dict[str, Any]] = []
+        self.items: list[GrepEvent] = []
         self.truncated = False
         self.truncated_reason: str | None = None
         self.files_matched = 0
@@ -45,19 +50,20 @@ class Collector:
         if not result.matched_lines:
             return True
         self.files_matched += 1
+        items: list[GrepEvent]
         if self.output == "files_with_matches":
-            items = [{"type": "file", "path": result.display}]
+            items = [End(result.display, None, True)]
         elif self.output == "count":
-            items = [{"type": "count", "path": result.display, "count": result.matched_lines if result.matches is None else result.matches}]
+            items = [End(result.display, result.matched_lines if result.matches is None else result.matches, True)]
         else:
-            items = result.events
+            items = result.events  # type: ignore[assignment]  # (a list of line events is a list of events)
         room = self.max_results - len(self.items)
         if len(items) > room:
             items = items[:room]
             self.truncated = True
             self.truncated_reason = "max_results"
         self.items.extend(items)
-        self.match_events += sum(1 for item in items if item["type"] != "context")
+        self.match_events += sum(1 for item in items if not isinstance(item, Context))
         return not self.truncated
 
     def flush(self) -> None:

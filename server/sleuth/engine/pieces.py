@@ -123,11 +123,10 @@ def search_pieces(path: str, display: str, pieces: Pieces, matcher: Matcher,
             if not found.matched_lines:
                 continue
             for event in found.events:
-                event["line"] += base
-                if "offset" in event:  # (byte_offsets) the piece's offsets, made the file's
-                    event["offset"] += start
-                if "bytes_searched" in event:
-                    event.pop("bytes_searched")
+                event.line += base
+                if event.offset is not None:  # (byte_offsets) the piece's offsets, made the file's
+                    event.offset += start
+                event.bytes_searched = None
             result.events.extend(found.events)
             result.matched_lines += found.matched_lines
             if found.matches is not None:
@@ -138,8 +137,8 @@ def search_pieces(path: str, display: str, pieces: Pieces, matcher: Matcher,
                 break
         if options.byte_offsets and result.events:  # as the whole file's search counts it (a plain file)
             capped = cap is not None and result.matched_lines >= cap
-            result.events[-1]["bytes_searched"] = (_line_end(fd, result.events[-1]["offset"], pieces.size)
-                                                   if capped else pieces.size)
+            last = result.events[-1]
+            last.bytes_searched = _line_end(fd, last.offset or 0, pieces.size) if capped else pieces.size
         return result
     except OSError:
         return None

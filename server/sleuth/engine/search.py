@@ -18,6 +18,7 @@ from typing import Any, Iterator
 
 from sleuth.engine.decode import BINARY_BLOCK, transcode
 from sleuth.engine.errors import SearchTimeout
+from sleuth.engine.events import Context, LineEvent, Match, Submatch, from_rows, to_rows
 from sleuth.engine.match.base import Matcher, Span
 from sleuth.engine.replace import Replacer, replacer_for
 from sleuth.engine.types import Replacement, SearchOptions
@@ -32,14 +33,27 @@ ELLIPSIS = "…"
 
 @dataclass(slots=True)
 class FileResult:
-    """One file's outcome. ``events`` are dicts in final order (context before match on a line)."""
+    """One file's outcome. ``events``: typed events (:mod:`sleuth.engine.events`) in final order
+    (context before match on a line); the doors' wire forms are made from them in one place
+    (:func:`~sleuth.engine.events.to_item`, the CLI's printers)."""
 
     display: str
-    events: list[dict[str, Any]] = field(default_factory=list)
+    events: list[LineEvent] = field(default_factory=list)
     matched_lines: int = 0
     skipped: str | None = None  # BINARY or TOO_LARGE when passed over
     error: str | None = None
     matches: int | None = None  # with -o: the matches, which rg -c -o counts instead of lines
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled with its events as rows (:func:`~sleuth.engine.events.to_rows`): a pool worker's
+        results cross to the collecting process at the cost their items had."""
+        return _restored, (self.display, to_rows(self.events), self.matched_lines, self.skipped, self.error,
+                           self.matches)
+
+
+def _restored(display: str, rows: list[tuple[Any, ...]], matched_lines: int, skipped: str | None,
+              error: str | None, matches: int | None) -> FileResult:
+    return FileResult(display, from_rows(rows), matched_lines, skipped, error, matches)
 
 
 def _line_text(line: bytes) -> str:
@@ -193,7 +207,7 @@ def search_buffer(data: bytes, matcher: Matcher, options: SearchOptions, display
     return result
 
 
-def add_byte_offsets(data: bytes, events: list[dict[str, Any]], searched: int) -> None:
+def add_byte_offsets(data: bytes, events: list[LineEvent], searched: int) -> None:
     """rg ``--json``'s byte counts (``SearchOptions.byte_offsets``): each event's ``offset``, the byte
     offset of its line's start in the bytes searched (after decoding, as rg's), and on the file's last
     event ``bytes_searched``: how far the search read, ``searched`` (all of it; with a per-file match
@@ -202,52 +216,43 @@ def add_byte_offsets(data: bytes, events: list[dict[str, Any]], searched: int) -
     result has no use for them."""
     starts = _line_starts(data)
     for event in events:
-        event["offset"] = starts[event["line"] - 1] if event["line"] <= len(starts) else len(data)
+        event.offset = starts[event.line - 1] if event.line <= len(starts) else len(data)
     if events:
-        events[-1]["bytes_searched"] = searched
+        events[-1].bytes_searched = searched
 
 
 def _match_event(data: bytes, display: str, number: int, lo: int, hi: int, spans: list[Span],
                  max_columns: int | None, replacer: Replacer | None = None,
-                 window: tuple[int, int] | None = None) -> dict[str, Any]:
+                 window: tuple[int, int] | None = None) -> Match:
     line = data[lo:hi]
     if spans:
         first = spans[0]
         text, _cut_flag = _cut(line, first.start - lo, first.end - lo, max_columns)
-        event: dict[str, Any] = {
-            "type": "match", "path": display, "line": number,
-            "column": first.start - lo + 1, "end_column": first.end - lo + 1,
-            "text": text, "match_text": data[first.start:first.end].decode("utf-8", "replace"),
-        }
+        event = Match(display, number, text, first.start - lo + 1, first.end - lo + 1,
+                      data[first.start:first.end].decode("utf-8", "replace"))
         if len(spans) > 1:
-            event["submatches"] = [
-                {"column": s.start - lo + 1, "end_column": s.end - lo + 1,
-                 "match_text": data[s.start:s.end].decode("utf-8", "replace")}
-                for s in spans
-            ]
+            event.submatches = [Submatch(s.start - lo + 1, s.end - lo + 1,
+                                         data[s.start:s.end].decode("utf-8", "replace")) for s in spans]
         if first.score is not None:
-            event["score"] = round(max(s.score or 0.0 for s in spans), 4)
+            event.score = round(max(s.score or 0.0 for s in spans), 4)
         if replacer is not None:
-            event["replacement"] = _line_text(replacer.line(data, lo, hi, spans, window or (lo, hi)))
+            event.replacement = _line_text(replacer.line(data, lo, hi, spans, window or (lo, hi)))
             # each match replaced, in order: rg 15's --json prints them beside the submatches
-            event["match_replacements"] = [replacer.expand(data, s, window or (lo, hi)).decode("utf-8", "replace")
-                                           for s in spans]
-        if line.endswith(b"\r") or data[hi:hi + 2] == b"\r\n":
-            event["cr"] = True
-        return event
-    text, _cut_flag = _cut(line, 0, 0, max_columns)
-    event = {"type": "match", "path": display, "line": number, "column": 1, "end_column": 1,
-             "text": text, "match_text": ""}
-    if replacer is not None:
-        event["replacement"] = text
+            event.match_replacements = [replacer.expand(data, s, window or (lo, hi)).decode("utf-8", "replace")
+                                        for s in spans]
+    else:
+        text, _cut_flag = _cut(line, 0, 0, max_columns)
+        event = Match(display, number, text)
+        if replacer is not None:
+            event.replacement = text
     if line.endswith(b"\r") or data[hi:hi + 2] == b"\r\n":
-        event["cr"] = True
+        event.cr = True
     return event
 
 
 def _only_matching_events(data: bytes, display: str, number: int, lo: int, hi: int, spans: list[Span],
                           max_columns: int | None, replacer: Replacer | None,
-                          window: tuple[int, int] | None) -> list[dict[str, Any]]:
+                          window: tuple[int, int] | None) -> list[Match]:
     """rg ``-o``: one match event per match, its text the match (a line without matches, as ``-v``
     gives, stays whole). ``replacement`` is then the match replaced."""
     if not spans:
@@ -255,26 +260,24 @@ def _only_matching_events(data: bytes, display: str, number: int, lo: int, hi: i
     events = []
     for span in spans:
         matched = data[span.start:span.end].decode("utf-8", "replace")
-        event: dict[str, Any] = {"type": "match", "path": display, "line": number,
-                                 "column": span.start - lo + 1, "end_column": span.end - lo + 1,
-                                 "text": matched, "match_text": matched}
+        event = Match(display, number, matched, span.start - lo + 1, span.end - lo + 1, matched)
         if span.score is not None:
-            event["score"] = round(span.score, 4)
+            event.score = round(span.score, 4)
         if replacer is not None:
-            event["replacement"] = replacer.expand(data, span, window or (lo, hi)).decode("utf-8", "replace")
+            event.replacement = replacer.expand(data, span, window or (lo, hi)).decode("utf-8", "replace")
         events.append(event)
     return events
 
 
 def _events(data: bytes, matches: list[tuple[int, int, int, list[Span]]], options: SearchOptions,
-            display: str) -> list[dict[str, Any]]:
+            display: str) -> list[LineEvent]:
     """Match events with their context lines merged the way ripgrep prints them (no line twice)."""
     max_columns = options.max_columns
     replacer = replacer_for(options.replace) if options.replace is not None else None
     window = (0, len(data)) if replacer is not None and options.replace.match.multiline else None  # type: ignore[union-attr]
     only = options.only_matching
 
-    def emit(number: int, lo: int, hi: int, spans: list[Span]) -> list[dict[str, Any]]:
+    def emit(number: int, lo: int, hi: int, spans: list[Span]) -> list[Match]:
         if only:
             return _only_matching_events(data, display, number, lo, hi, spans, max_columns, replacer, window)
         return [_match_event(data, display, number, lo, hi, spans, max_columns, replacer, window)]
@@ -286,7 +289,7 @@ def _events(data: bytes, matches: list[tuple[int, int, int, list[Span]]], option
     starts = _line_starts(data)
     total = len(starts)
     is_match = {m[0] for m in matches}
-    events: list[dict[str, Any]] = []
+    events: list[LineEvent] = []
     emitted = 0  # highest line number already emitted
     for number, lo, hi, spans in matches:
         for ctx in range(max(emitted + 1, number - options.before), number):
@@ -302,8 +305,8 @@ def _events(data: bytes, matches: list[tuple[int, int, int, list[Span]]], option
     return events
 
 
-def _replaced_regions(data: bytes, events: list[dict[str, Any]], matcher: Matcher,
-                      replacement: Replacement, only_matching: bool = False) -> list[dict[str, Any]]:
+def _replaced_regions(data: bytes, events: list[LineEvent], matcher: Matcher,
+                      replacement: Replacement, only_matching: bool = False) -> list[LineEvent]:
     """``-U -r`` as rg prints it: the matched lines that follow one another (a match across lines
     makes its lines such a run; rg joins adjacent ones too) are one region, replaced as a whole
     (a match over a line end is replaced once) and shown as the lines of the replaced text, numbered
@@ -313,19 +316,20 @@ def _replaced_regions(data: bytes, events: list[dict[str, Any]], matcher: Matche
     replacer = replacer_for(replacement)
     spans = [s for s in matcher.find_iter(data) if not (s.start == s.end == len(data) and data.endswith(b"\n"))]
     starts = _line_starts(data)
-    out: list[dict[str, Any]] = []
+    out: list[LineEvent] = []
     i, n = 0, len(events)
     while i < n:
-        if events[i]["type"] != "match":
-            out.append(events[i])
+        head = events[i]
+        if not isinstance(head, Match):
+            out.append(head)
             i += 1
             continue
         j = i + 1
-        while j < n and events[j]["type"] == "match" and events[j]["line"] - events[j - 1]["line"] in (0, 1):
+        while j < n and isinstance(events[j], Match) and events[j].line - events[j - 1].line in (0, 1):
             j += 1
-        run = events[i:j]
-        lo = starts[run[0]["line"] - 1]
-        end = data.find(b"\n", starts[run[-1]["line"] - 1])
+        run: list[Match] = events[i:j]  # type: ignore[assignment]  # (Match only: checked above)
+        lo = starts[run[0].line - 1]
+        end = data.find(b"\n", starts[run[-1].line - 1])
         hi = len(data) if end < 0 else end + 1
         inside = [s for s in spans if lo <= s.start < hi]
         if only_matching:
@@ -335,19 +339,15 @@ def _replaced_regions(data: bytes, events: list[dict[str, Any]], matcher: Matche
         replaced = replacer.line(data, lo, hi, inside, (0, len(data)))
         pieces = replaced[:-1].split(b"\n") if replaced.endswith(b"\n") else replaced.split(b"\n") if replaced else []
         for k, piece in enumerate(pieces):  # (a region replaced by nothing shows no line, as in rg)
-            event = dict(run[min(k, len(run) - 1)], line=run[0]["line"] + k, replacement=_line_text(piece))
-            event.pop("cr", None)
-            if piece.endswith(b"\r"):
-                event["cr"] = True
-            out.append(event)
+            out.append(dataclasses.replace(run[min(k, len(run) - 1)], line=run[0].line + k,
+                                           replacement=_line_text(piece), cr=piece.endswith(b"\r")))
         i = j
     return out
 
 
-def _replaced_matches(data: bytes, first: dict[str, Any], lo: int, spans: list[Span],
-                      replacer: Replacer) -> list[dict[str, Any]]:
+def _replaced_matches(data: bytes, first: Match, lo: int, spans: list[Span], replacer: Replacer) -> list[Match]:
     """``-U -o -r``: the events of each match's replacement in the region that starts at ``lo``."""
-    out: list[dict[str, Any]] = []
+    out: list[Match] = []
     size, pos, lines = 0, lo, 0  # length of the replaced region so far, where the original is, its line ends
     for span in spans:
         between = data[pos:span.start]
@@ -358,26 +358,23 @@ def _replaced_matches(data: bytes, first: dict[str, Any], lo: int, spans: list[S
             body = rep[:-1] if rep.endswith(b"\n") else rep
             for k, piece in enumerate(body.split(b"\n")):
                 text = _line_text(piece)
-                event = dict(first, line=first["line"] + lines + k, column=size + 1, end_column=size + len(piece) + 1,
-                             text=text, match_text=text, replacement=text)  # (each line shows the match's column)
-                event.pop("cr", None)
-                if piece.endswith(b"\r"):
-                    event["cr"] = True
-                out.append(event)
+                out.append(dataclasses.replace(  # (each line shows the match's column)
+                    first, line=first.line + lines + k, column=size + 1, end_column=size + len(piece) + 1,
+                    text=text, match_text=text, replacement=text, cr=piece.endswith(b"\r")))
         lines += rep.count(b"\n")
         size += len(rep)
         pos = span.end
     return out
 
 
-def first_lines(events: list[dict[str, Any]], lines: int) -> list[dict[str, Any]]:
+def first_lines(events: list[LineEvent], lines: int) -> list[LineEvent]:
     """The events of the first ``lines`` matching lines (with ``-o`` a line may have several events)."""
     seen: set[int] = set()
     for i, event in enumerate(events):
-        if event["type"] == "match" and event["line"] not in seen:
+        if isinstance(event, Match) and event.line not in seen:
             if len(seen) == lines:
                 return events[:i]
-            seen.add(event["line"])
+            seen.add(event.line)
     return events
 
 
@@ -394,15 +391,13 @@ def _line_starts(data: bytes) -> list[int]:
 
 
 def _context_event(data: bytes, starts: list[int], number: int, display: str,
-                   max_columns: int | None) -> dict[str, Any]:
+                   max_columns: int | None) -> Context:
     lo = starts[number - 1]
     hi = data.find(b"\n", lo)
     hi = len(data) if hi < 0 else hi
     text, _cut_flag = _cut(data[lo:hi], 0, 0, max_columns)
-    event: dict[str, Any] = {"type": "context", "path": display, "line": number, "text": text}
-    if data[lo:hi].endswith(b"\r"):
-        event["cr"] = True  # the line ended in CRLF: the text keeps no terminator, a printer may want it back
-    return event
+    # cr: the line ended in CRLF (the text keeps no terminator, a printer may want it back)
+    return Context(display, number, text, data[lo:hi].endswith(b"\r"))
 
 
 def search_data(data: bytes, display: str, matcher: Matcher, options: SearchOptions,
@@ -431,19 +426,19 @@ def search_data(data: bytes, display: str, matcher: Matcher, options: SearchOpti
             return FileResult(display, skipped=BINARY)
         _searched_up_to(result, nul)
         for event in result.events:
-            event["binary_offset"] = nul
-            event["binary_stopped"] = True
+            event.binary_offset = nul
+            event.binary_stopped = True
         return result
     result = _searched(decoded, display, matcher, options)
     _searched_up_to(result, nul)
     first = decoded.count(b"\n", 0, decoded.rfind(b"\n", 0, block) + 1) + 1  # the block's first line
     marked = False
     for event in result.events:
-        if event["line"] >= first:
-            event["binary_offset"] = nul
+        if event.line >= first:
+            event.binary_offset = nul
             marked = True
     if not marked and result.matched_lines and result.events and options.output == "content":  # rg still says "binary file matches" once the file is done
-        result.events[-1]["binary_after"] = nul
+        result.events[-1].binary_after = nul
     return result
 
 
@@ -471,45 +466,46 @@ def _searched_mapped(data: bytes, display: str, matcher: Matcher, options: Searc
     k, at = hit
     if options.binary != "quit":
         for event in result.events[k:]:
-            event["binary_offset"] = at
+            event.binary_offset = at
         return result
     before = events[:k]
-    matched = len({e["line"] for e in before if e["type"] == "match"})
+    matched = len({e.line for e in before if isinstance(e, Match)})
     if not matched or options.output == "count":  # rg -c drops a file its search quit on
         return FileResult(display, skipped=BINARY)
     result.matched_lines = matched
     if options.only_matching:
-        result.matches = sum(1 for e in before if e["type"] == "match")
+        result.matches = sum(1 for e in before if isinstance(e, Match))
     if options.output == "content":
         result.events = before
         for event in before:
-            event["binary_offset"] = at
-            event["binary_stopped"] = True
+            event.binary_offset = at
+            event.binary_stopped = True
         if options.byte_offsets:
-            before[-1]["bytes_searched"] = at
+            before[-1].bytes_searched = at
     return result
 
 
-def _first_on_a_nul_line(data: bytes, events: list[dict[str, Any]], nul: int) -> tuple[int, int] | None:
+def _first_on_a_nul_line(data: bytes, events: list[LineEvent], nul: int) -> tuple[int, int] | None:
     """(index of the first event whose line holds a NUL, that NUL's offset); ``nul`` is the file's first."""
     at, counted = nul, nul
     line = data.count(b"\n", 0, at) + 1
     for i, event in enumerate(events):
-        while line < event["line"]:
+        while line < event.line:
             at = data.find(b"\x00", at + 1)
             if at < 0:
                 return None
             line += data.count(b"\n", counted, at)
             counted = at
-        if line == event["line"]:
+        if line == event.line:
             return i, at
     return None
 
 
 def _searched_up_to(result: FileResult, nul: int) -> None:
     """A binary file's ``bytes_searched`` as rg 14.1 counts it: no further than its first NUL."""
-    if result.events and "bytes_searched" in result.events[-1]:
-        result.events[-1]["bytes_searched"] = min(result.events[-1]["bytes_searched"], nul)
+    last = result.events[-1] if result.events else None
+    if last is not None and last.bytes_searched is not None:
+        last.bytes_searched = min(last.bytes_searched, nul)
 
 
 def _searched(data: bytes, display: str, matcher: Matcher, options: SearchOptions, checked: bool = False) -> FileResult:

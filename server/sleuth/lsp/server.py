@@ -11,9 +11,10 @@
 
 :class:`SleuthServer` wraps one :class:`sleuth.core.session.Session` (the sandbox, the layered
 settings, the index, the invocation policy, the warm CLI's door: everything every door shares) and
-adds what only LSP has: the workspace folders as the client names them, the open buffers, the
-cancel registry, and the thread-safe ``post``/``notify`` the progress classes use. The LSP
-handlers themselves live in :mod:`sleuth.lsp.features`, one module per concern.
+adds what every LSP handler shares: the open buffers, the cancel registry, and the thread-safe
+``post``/``notify`` the progress classes use. The LSP handlers themselves are feature objects
+(:mod:`sleuth.lsp.features`), one per concern, each owning its own state; the server holds them
+(:meth:`SleuthServer.get_feature`).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import logging
 import os
 import sys
 import threading
-from typing import Any, Callable, Generator
+from typing import TYPE_CHECKING, Any, Callable, Generator
 
 import cattrs
 from lsprotocol import types
@@ -50,6 +51,13 @@ from sleuth.lsp.config import session_layers, where_to_set
 from sleuth.lsp.documents import OpenBuffers
 from sleuth.lsp.invoke import Request, invoke
 from sleuth.lsp.progress import WorkDoneReporter
+
+if TYPE_CHECKING:
+    from typing import TypeVar
+
+    from sleuth.lsp.features.base import Feature
+
+    F = TypeVar("F", bound=Feature)
 
 __all__ = ["SleuthServer", "SleuthProtocol", "create_server", "converter_factory"]
 
@@ -198,7 +206,10 @@ class SleuthProtocol(LanguageServerProtocol):
         capabilities = result.capabilities
         if capabilities.execute_command_provider is not None:
             capabilities.execute_command_provider.work_done_progress = True
-        capabilities.experimental = {"sleuth": {"requests": sorted(self._server.custom_requests),
+        from sleuth.lsp.features.requests import RequestsFeature
+
+        requests = self._server.get_feature(RequestsFeature).methods
+        capabilities.experimental = {"sleuth": {"requests": sorted(requests),
                                                 "partialResults": True, "workDoneProgress": True}}
         return result
 
@@ -245,13 +256,10 @@ class SleuthServer(LanguageServer):
         self.session = Session(layers=session_layers(), where=where_to_set())
         self.session.problem_hooks.append(self._show_problem)
         self.session.log_sinks.append(self._log_line)
-        self.folders: list[tuple[str, str | None]] = []  # (path, name) in the client's order
-        self.transport_options: dict[str, Any] = {}
-        self.custom_requests: set[str] = set()  # filled by features.requests
+        self.features: dict[type[Feature], Feature] = {}  # (sleuth.lsp.features.setup_all)
         self.loop: asyncio.AbstractEventLoop | None = None
         self.configured = asyncio.Event()  # set once `initialized` applied every configuration layer
         self._progress_ids = itertools.count(1)
-        self.watched_events = 0  # file-change events received (sleuth/debug/workers)
         self.exit_code = 0  # the process status: 1 after `exit` without `shutdown` or broken framing
 
     # -- the stdio transport --------------------------------------------------------------------
@@ -356,10 +364,15 @@ class SleuthServer(LanguageServer):
     def services(self) -> Services:
         return self.session.services
 
-    def set_folders(self, folders: list[tuple[str, str | None]], report: bool = True) -> None:
-        """Replace the sandbox (invocations already running keep theirs) and re-read the settings."""
-        self.folders = folders
-        self.session.set_roots([p for p, _ in folders], [n or "" for _, n in folders], report=report)
+    # -- the features ----------------------------------------------------------------------------
+    def add_feature(self, feature: Feature) -> None:
+        """Hold ``feature`` and let it register its handlers."""
+        self.features[type(feature)] = feature
+        feature.register()
+
+    def get_feature(self, kind: type[F]) -> F:
+        """The feature of class ``kind`` (esbonio's ``get_feature``)."""
+        return self.features[kind]  # type: ignore[return-value]
 
     def _show_problem(self, problem: str) -> None:
         self.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=f"Sleuth: {problem}"))

@@ -29,6 +29,7 @@ from sleuth.commands.profiles._proc import Counter, Proc, admit, decode_field, l
 from sleuth.commands.profiles._ugrep import UG_FORMAT, parse_ugrep
 from sleuth.engine.cancel import CancelToken
 from sleuth.engine.errors import BadArgs, BackendUnavailable, Cancelled
+from sleuth.engine.events import Context, LineEvent, Match, Submatch, to_items
 from sleuth.engine.grep.request import GrepRequest
 from sleuth.engine.filetypes import type_globs
 from sleuth.engine.ignore_rules import glob_file
@@ -137,11 +138,11 @@ def _rg_list(path: str, request: GrepRequest, targets: list[str], cwd: str, toke
 
 
 def _parse_rg(proc: Proc, ctx: CommandContext, state: dict[str, Any], cwd: str, rule: PathRule,
-              explicit: bool = False) -> list[dict[str, Any]]:
+              explicit: bool = False) -> list[LineEvent]:
     """Events of ``rg --json``. ``explicit``: the files were named on the command line, which rg
     searches even when binary (it only reports ``binary_offset`` at the file's end); those files'
     events are dropped, as the native search and rg's own walk skip binary files."""
-    events: list[dict[str, Any]] = []
+    events: list[LineEvent] = []
     seen: dict[str, bool] = {}
     start = 0  # where the current file's events begin
     for raw in proc.lines():
@@ -163,18 +164,16 @@ def _parse_rg(proc: Proc, ctx: CommandContext, state: dict[str, Any], cwd: str, 
         display = ctx.workspace.display(path)
         line = decode_field(data.get("lines"))
         text = line_text(line)
-        event: dict[str, Any] = {"type": kind, "path": display, "line": data.get("line_number") or 0}
+        number = data.get("line_number") or 0
         if kind == "context":
-            event["text"] = text
-        else:
-            subs = data.get("submatches") or []
-            spans = [(s["start"], s["end"]) for s in subs] or [(0, 0)]
-            s0, e0 = spans[0]
-            event.update(column=s0 + 1, end_column=e0 + 1, text=text,
-                         match_text=line[s0:e0].decode("utf-8", "replace"))
-            if len(spans) > 1:
-                event["submatches"] = [{"column": s + 1, "end_column": e + 1,
-                                        "match_text": line[s:e].decode("utf-8", "replace")} for s, e in spans]
+            events.append(Context(display, number, text))
+            continue
+        subs = data.get("submatches") or []
+        spans = [(s["start"], s["end"]) for s in subs] or [(0, 0)]
+        s0, e0 = spans[0]
+        event = Match(display, number, text, s0 + 1, e0 + 1, line[s0:e0].decode("utf-8", "replace"))
+        if len(spans) > 1:
+            event.submatches = [Submatch(s + 1, e + 1, line[s:e].decode("utf-8", "replace")) for s, e in spans]
         events.append(event)
     return events
 
@@ -231,7 +230,7 @@ def run(backend: str, binary: str, raw: dict[str, Any], ctx: CommandContext) -> 
     for target in request.targets:  # globs are relative to the process's cwd: one run per folder
         if _target_ok(rule, target):
             groups.setdefault(target.root.path, []).append(target)
-    events: list[dict[str, Any]] = []
+    events: list[LineEvent] = []
     codes: list[int] = []
     stderr_parts: list[str] = []
     killed = False
@@ -311,7 +310,7 @@ def _run_group(backend: str, binary: str, request: GrepRequest, cwd: str, target
         counter = Counter([binary, "--files", *_without_size_cap(walk_flags), "--", *rel], cwd, token)
     if not rel:
         return [], 1, [], False
-    events: list[dict[str, Any]] = []
+    events: list[LineEvent] = []
     codes: list[int] = []
     stderr_lines: list[str] = []
     killed = False
@@ -395,26 +394,26 @@ def classify(code: int) -> str:
     return "ok_with_matches" if code == 0 else "ok_no_matches" if code == 1 else "backend_error"
 
 
-def _shape(events: list[dict[str, Any]], state: dict[str, Any], code: int, stderr: str, token: CancelToken, request: GrepRequest,
+def _shape(events: list[LineEvent], state: dict[str, Any], code: int, stderr: str, token: CancelToken, request: GrepRequest,
            started: float, killed: bool = False) -> dict[str, Any]:
-    events.sort(key=lambda e: (sort_key(e["path"]), e["line"], e["type"] != "context"))
+    events.sort(key=lambda e: (sort_key(e.path), e.line, not isinstance(e, Context)))
     limit = request.search.max_results
     truncated = len(events) > limit or (killed and token.timed_out)
     kept = events[:limit]
     scanned = state["files_scanned"]
     if len(events) > limit and state["listed"]:
         # the native scan stops once it has seen max_results + 1 events: count the files up to that one
-        stop = sort_key(events[limit]["path"])
+        stop = sort_key(events[limit].path)
         scanned = sum(1 for p in state["listed"] if sort_key(p) <= stop)
     errors = list(state["errors"])
     result: dict[str, Any] = {
-        "matches": kept,
-        "count": sum(1 for e in kept if e["type"] == "match"),
+        "matches": to_items(kept),
+        "count": sum(1 for e in kept if isinstance(e, Match)),
         "truncated": truncated,
         "truncated_reason": ("max_results" if len(events) > limit else "timeout") if truncated else None,
         "timed_out": bool(token.timed_out),
         "files_scanned": scanned,
-        "files_matched": len({e["path"] for e in events if e["type"] == "match"}),
+        "files_matched": len({e.path for e in events if isinstance(e, Match)}),
         "skipped": {"ignored": 0, "hidden": 0, "binary": 0, "too_large": 0},
         "errors": errors,
         "elapsed_ms": round((time.perf_counter() - started) * 1000, 1),

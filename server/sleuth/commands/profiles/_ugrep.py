@@ -13,6 +13,7 @@ from typing import Any
 
 from sleuth.commands.context import CommandContext
 from sleuth.commands.profiles._proc import Proc, admit, line_text
+from sleuth.engine.events import Context, LineEvent, Match, Submatch
 from sleuth.engine.path_rule import PathRule
 
 __all__ = ["UG_FORMAT", "parse_ugrep"]
@@ -40,9 +41,9 @@ def _byte_column(line: str, line_bytes: bytes, char_column: int, found: bytes) -
 
 
 def parse_ugrep(proc: Proc, ctx: CommandContext, state: dict[str, Any], cwd: str, before: int,
-                after: int, max_size: int | None, rule: PathRule) -> list[dict[str, Any]]:
+                after: int, max_size: int | None, rule: PathRule) -> list[LineEvent]:
     """Events of one ugrep run; a path failing the path rule is dropped unnamed."""
-    by_line: dict[tuple[str, int], dict[str, Any]] = {}
+    by_line: dict[tuple[str, int], Match] = {}
     files: dict[str, str] = {}
     too_large: set[str] = set()
     seen: dict[str, bool] = {}
@@ -72,32 +73,29 @@ def parse_ugrep(proc: Proc, ctx: CommandContext, state: dict[str, Any], cwd: str
         found = msg["o"].encode("utf-8", "surrogatepass")
         start, size = _byte_column(msg["O"], line_bytes, msg["k"], found), len(found)
         key = (path, msg["n"])
-        sub = {"column": start + 1, "end_column": start + size + 1,
-               "match_text": line_bytes[start:start + size].decode("utf-8", "replace")}
-        if key in by_line:
-            by_line[key].setdefault("submatches", [dict(by_line[key]["_first"])]).append(sub)
+        sub = Submatch(start + 1, start + size + 1, line_bytes[start:start + size].decode("utf-8", "replace"))
+        known = by_line.get(key)
+        if known is not None:  # another match on the line: every match listed, the first one too
+            if known.submatches is None:
+                known.submatches = [Submatch(known.column, known.end_column, known.match_text)]
+            known.submatches.append(sub)
             continue
-        by_line[key] = {"type": "match", "path": display, "line": msg["n"], "column": sub["column"],
-                        "end_column": sub["end_column"], "text": line_text(line_bytes),
-                        "match_text": sub["match_text"], "_first": sub}
+        by_line[key] = Match(display, msg["n"], line_text(line_bytes), sub.column, sub.end_column, sub.match_text)
     for path in too_large:
         files.pop(path, None)
-    events = []
-    for event in by_line.values():
-        event.pop("_first")
-        events.append(event)
+    events: list[LineEvent] = list(by_line.values())
     if before or after:
         events = _with_context(events, files, before, after, state)
     return events
 
 
-def _with_context(events: list[dict[str, Any]], files: dict[str, str], before: int, after: int,
-                  state: dict[str, Any]) -> list[dict[str, Any]]:
+def _with_context(events: list[LineEvent], files: dict[str, str], before: int, after: int,
+                  state: dict[str, Any]) -> list[LineEvent]:
     """Context lines for backends whose machine-readable mode has none (ugrep): read from the file."""
     display_to_path = {d: p for p, d in files.items()}
-    matched = {(e["path"], e["line"]) for e in events}
+    matched = {(e.path, e.line) for e in events}
     out = list(events)
-    for display in {e["path"] for e in events}:
+    for display in {e.path for e in events}:
         try:
             with open(display_to_path[display], "rb") as handle:
                 lines = handle.read().split(b"\n")
@@ -106,10 +104,10 @@ def _with_context(events: list[dict[str, Any]], files: dict[str, str], before: i
             continue
         wanted: set[int] = set()
         for e in events:
-            if e["path"] == display:
-                wanted.update(range(max(1, e["line"] - before), e["line"]))
-                wanted.update(range(e["line"] + 1, min(len(lines), e["line"] + after) + 1))
+            if e.path == display:
+                wanted.update(range(max(1, e.line - before), e.line))
+                wanted.update(range(e.line + 1, min(len(lines), e.line + after) + 1))
         for n in sorted(wanted):
             if (display, n) not in matched and n <= len(lines) and not (n == len(lines) and lines[-1] == b""):
-                out.append({"type": "context", "path": display, "line": n, "text": line_text(lines[n - 1])})
+                out.append(Context(display, n, line_text(lines[n - 1])))
     return out

@@ -19,12 +19,12 @@ import itertools
 import sys
 import threading
 import time
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping
 
 from sleuth.engine import foreground
 from sleuth.engine.buffers import unsaved_entries
 from sleuth.engine.cancel import CancelToken, NullProgress, ProgressSink
-from sleuth.engine.collect import Collector
+from sleuth.engine.collect import Collector, EventBatches
 from sleuth.engine.errors import Cancelled
 from sleuth.engine.grep.request import GrepOutcome, GrepRequest
 from sleuth.engine.grep.unit_search import Part, Publisher, UnitResult, UnitToken, file_errors, matcher_for, search_unit
@@ -120,12 +120,12 @@ class _Gather:
 
 def run_grep(workspace: Workspace, request: GrepRequest, token: CancelToken,
              progress: ProgressSink = NullProgress,
-             sink: Callable[[list[dict[str, Any]]], None] | None = None,
+             sink: EventBatches | None = None,
              buffers: Mapping[str, str] | None = None,
              entries: Iterable[FileEntry] | None = None) -> GrepOutcome:
     """Search the request's targets. ``entries`` replaces the walk (an index's candidate files).
 
-    Returns partial results with ``timed_out`` when the token's deadline passes; raises
+    ``sink`` receives the collected events as they become final (streaming). Returns partial results with ``timed_out`` when the token's deadline passes; raises
     :class:`Cancelled` when the caller cancels. Per-file errors land in ``errors``. The index's
     upkeep waits while it runs (:mod:`sleuth.engine.foreground`).
     """
@@ -134,7 +134,7 @@ def run_grep(workspace: Workspace, request: GrepRequest, token: CancelToken,
 
 
 def _run_grep(workspace: Workspace, request: GrepRequest, token: CancelToken, progress: ProgressSink,
-              sink: Callable[[list[dict[str, Any]]], None] | None, buffers: Mapping[str, str] | None,
+              sink: EventBatches | None, buffers: Mapping[str, str] | None,
               entries: Iterable[FileEntry] | None) -> GrepOutcome:
     stopped = prepare(request, token)  # validate here (compiled once): a bad pattern fails before any file is read
     if stopped is not None:

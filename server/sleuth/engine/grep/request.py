@@ -1,9 +1,9 @@
-"""A grep as the engine takes it and gives it back: validated options in, collected items out."""
+"""A grep as the engine takes it and gives it back: validated options in, collected events out."""
 
 from __future__ import annotations
 
-from typing import Any
 
+from sleuth.engine.events import GrepEvent
 from sleuth.engine.types import FileError, MatchOptions, SearchOptions, SkipCounts, WalkOptions
 from sleuth.engine.values import Record, Value, fill
 from sleuth.engine.workspace import Target
@@ -29,12 +29,13 @@ class GrepRequest(Value):
 
 
 class GrepOutcome(Record):
-    """What the collect step produced, before the commands layer shapes it."""
+    """What the collect step produced, before the commands layer shapes it (``items``: typed events,
+    which the commands layer writes as the result object's items)."""
 
     __slots__ = ("items", "truncated", "truncated_reason", "timed_out", "files_scanned", "files_matched",
                  "match_events", "streamed", "skipped", "errors")
 
-    def __init__(self, items: list[dict[str, Any]], truncated: bool, truncated_reason: str | None, timed_out: bool,
+    def __init__(self, items: list[GrepEvent], truncated: bool, truncated_reason: str | None, timed_out: bool,
                  files_scanned: int, files_matched: int, match_events: int, streamed: int, skipped: SkipCounts,
                  errors: list[FileError] | None = None) -> None:
         self.items = items

@@ -87,7 +87,7 @@ class ScannedFiles:
                            entries=sorted(listed.values(), key=lambda e: sort_key(e.display)))
         if self.token.should_stop():
             self.complete = False
-        found = [listed[item["path"]] for item in outcome.items if item["path"] in listed]
+        found = [listed[item.path] for item in outcome.items if item.path in listed]
         return [ScannedFile(i, e.path, e.display, e.size) for i, e in enumerate(found)]
 
     # -- what the index would hold ------------------------------------------------------------------

@@ -1,9 +1,13 @@
-"""LSP handlers, one module per concern; each has ``setup(server)`` registering its methods.
+"""LSP handlers as feature objects (:class:`~sleuth.lsp.features.base.Feature`, esbonio's), one per
+concern; each owns its state and registers its handlers on the server:
 
 * :mod:`.requests` — ``workspace/executeCommand`` advertisement, the custom ``sleuth/*`` requests
-* :mod:`.session` — initialize / initialized / configuration / workspace folders / shutdown
+  (it owns the list the ``initialize`` answer advertises)
+* :mod:`.session` — initialize / initialized / configuration / workspace folders / shutdown (it owns
+  the folders as the client names them)
 * :mod:`.documents` — didOpen / didChange / didClose into the open-buffer store
-* :mod:`.index` — the index lifecycle hook and file-watcher registration
+* :mod:`.index` — the index lifecycle hook and file-watcher registration (it owns the transport's
+  index options and the count of file-change events)
 * :mod:`.symbols` — ``workspace/symbol`` over ``sleuth.symbols``
 """
 
@@ -18,7 +22,13 @@ __all__ = ["setup_all"]
 
 
 def setup_all(server: "SleuthServer") -> None:
-    from sleuth.lsp.features import documents, index, requests, session, symbols
+    from sleuth.lsp.features.documents import DocumentsFeature
+    from sleuth.lsp.features.index import IndexFeature
+    from sleuth.lsp.features.requests import RequestsFeature
+    from sleuth.lsp.features.session import SessionFeature
+    from sleuth.lsp.features.symbols import SymbolsFeature
 
-    for module in (requests, session, documents, index, symbols):
-        module.setup(server)
+    index = IndexFeature(server)
+    for feature in (RequestsFeature(server, index), SessionFeature(server, index), DocumentsFeature(server), index,
+                    SymbolsFeature(server)):
+        server.add_feature(feature)

@@ -2,26 +2,27 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from lsprotocol import types
 
-if TYPE_CHECKING:
-    from sleuth.lsp.server import SleuthServer
+from sleuth.lsp.features.base import Feature
 
-__all__ = ["setup"]
+__all__ = ["DocumentsFeature"]
 
 
-def setup(server: "SleuthServer") -> None:
-    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
-    def did_open(ls: "SleuthServer", params: types.DidOpenTextDocumentParams) -> None:
-        ls.buffers.set(params.text_document.uri, params.text_document.text)
+class DocumentsFeature(Feature):
+    """didOpen / didChange / didClose into the server's open buffers (which the index and the tools share)."""
 
-    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
-    def did_change(ls: "SleuthServer", params: types.DidChangeTextDocumentParams) -> None:
+    def register(self) -> None:
+        self.on(types.TEXT_DOCUMENT_DID_OPEN, self.did_open)
+        self.on(types.TEXT_DOCUMENT_DID_CHANGE, self.did_change)
+        self.on(types.TEXT_DOCUMENT_DID_CLOSE, self.did_close)
+
+    def did_open(self, params: types.DidOpenTextDocumentParams) -> None:
+        self.server.buffers.set(params.text_document.uri, params.text_document.text)
+
+    def did_change(self, params: types.DidChangeTextDocumentParams) -> None:
         uri = params.text_document.uri
-        ls.buffers.set(uri, ls.workspace.get_text_document(uri).source)
+        self.server.buffers.set(uri, self.server.workspace.get_text_document(uri).source)
 
-    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
-    def did_close(ls: "SleuthServer", params: types.DidCloseTextDocumentParams) -> None:
-        ls.buffers.close(params.text_document.uri)
+    def did_close(self, params: types.DidCloseTextDocumentParams) -> None:
+        self.server.buffers.close(params.text_document.uri)

@@ -11,13 +11,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from sleuth.commands.args import unwrap_arguments
+from sleuth.lsp.features.base import Feature
 from sleuth.lsp.invoke import Request
 from sleuth.searches import SEARCHES
 
 if TYPE_CHECKING:
+    from sleuth.lsp.features.index import IndexFeature
     from sleuth.lsp.server import SleuthServer
 
-__all__ = ["setup", "CUSTOM_REQUESTS", "DEBUG_WORKERS"]
+__all__ = ["RequestsFeature", "CUSTOM_REQUESTS", "DEBUG_WORKERS"]
 
 CUSTOM_REQUESTS: dict[str, str] = {search.request: search.command for search in SEARCHES}
 DEBUG_WORKERS = "sleuth/debug/workers"
@@ -33,20 +35,32 @@ def _split(params: Any) -> tuple[Any, Any, Any]:
     return args, args.pop("workDoneToken", None), args.pop("partialResultToken", None)
 
 
-def setup(server: "SleuthServer") -> None:
-    for name in server.session.names:
-        _advertise(server, name)
-    requests = dict(CUSTOM_REQUESTS)
-    for name in server.session.extra:  # test hook commands get a request form too
-        requests.setdefault(name.replace(".", "/"), name)
-    for method, command in requests.items():
-        _custom_request(server, method, command)
+class RequestsFeature(Feature):
+    """Every command as ``workspace/executeCommand`` and as its custom request. Owns ``methods``: the
+    custom requests it registered, which the ``initialize`` answer advertises (``experimental.sleuth``)."""
 
-    @server.feature(DEBUG_WORKERS)
-    async def debug_workers(ls: "SleuthServer", params: Any) -> dict[str, Any]:
+    def __init__(self, server: "SleuthServer", index: "IndexFeature") -> None:
+        super().__init__(server)
+        self.index = index  # (its count of file-change events, for sleuth/debug/workers)
+        self.methods: set[str] = set()
+
+    def register(self) -> None:
+        server = self.server
+        for name in server.session.names:
+            _advertise(server, name)
+        requests = dict(CUSTOM_REQUESTS)
+        for name in server.session.extra:  # test hook commands get a request form too
+            requests.setdefault(name.replace(".", "/"), name)
+        for method, command in requests.items():
+            _custom_request(server, method, command)
+            self.methods.add(method)
+        self.on(DEBUG_WORKERS, self.debug_workers)
+
+    async def debug_workers(self, params: Any) -> dict[str, Any]:
+        ls = self.server
         await ls.wait_configured()
         return {**ls.session.activity.as_dict(), "open_buffers": len(ls.buffers),
-                "watched_events": ls.watched_events, "index": ls.services.index is not None,
+                "watched_events": self.index.watched_events, "index": ls.services.index is not None,
                 "folders": [root.path for root in ls.sandbox.roots]}
 
 
@@ -69,4 +83,3 @@ def _custom_request(server: "SleuthServer", method: str, command: str) -> None:
         return await ls.run_command(Request(command, args, ls.protocol.msg_id, work_done, partial))
 
     server.feature(method)(handler)
-    server.custom_requests.add(method)

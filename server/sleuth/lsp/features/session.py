@@ -18,12 +18,13 @@ from lsprotocol import types
 from pygls.uris import to_fs_path
 
 from sleuth.lsp.config import CLIENT_LAYER, INIT_LAYER, split_init_options
-from sleuth.lsp.features import index
+from sleuth.lsp.features.base import Feature
 
 if TYPE_CHECKING:
+    from sleuth.lsp.features.index import IndexFeature
     from sleuth.lsp.server import SleuthServer
 
-__all__ = ["setup", "folders_from_initialize", "folders_after_change", "pushed_settings"]
+__all__ = ["SessionFeature", "folders_from_initialize", "folders_after_change", "pushed_settings"]
 
 logger = logging.getLogger(__name__)
 SECTION = "sleuth"
@@ -79,30 +80,50 @@ async def pull_configuration(server: "SleuthServer") -> None:
     server.session.config.set_layer(CLIENT_LAYER, value if value is not None else {})
 
 
-def setup(server: "SleuthServer") -> None:
-    @server.feature(types.INITIALIZE)
-    def initialize(ls: "SleuthServer", params: types.InitializeParams) -> None:
-        init, ls.transport_options = split_init_options(params.initialization_options)
-        ls.session.config.set_layer(INIT_LAYER, init)
-        ls.session.config.load_user()
-        ls.set_folders(folders_from_initialize(params), report=False)  # problems are shown after `initialized`
+class SessionFeature(Feature):
+    """The session's lifecycle over LSP. Owns ``folders``: (path, name) of the workspace folders in the
+    client's order, as it names them; the transport's own ``initializationOptions`` go to the index feature."""
 
-    @server.feature(types.INITIALIZED)
-    async def initialized(ls: "SleuthServer", params: types.InitializedParams) -> None:
+    def __init__(self, server: "SleuthServer", index: "IndexFeature") -> None:
+        super().__init__(server)
+        self.index = index
+        self.folders: list[tuple[str, str | None]] = []
+
+    def register(self) -> None:
+        self.on(types.INITIALIZE, self.initialize)
+        self.on(types.INITIALIZED, self.initialized)
+        self.on(types.WORKSPACE_DID_CHANGE_CONFIGURATION, self.did_change_configuration)
+        self.on(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS, self.did_change_folders)
+        self.on(types.SHUTDOWN, self.shutdown)
+
+    def set_folders(self, folders: list[tuple[str, str | None]], report: bool = True) -> None:
+        """Replace the sandbox (invocations already running keep theirs) and re-read the settings."""
+        self.folders = folders
+        self.server.session.set_roots([p for p, _ in folders], [n or "" for _, n in folders], report=report)
+
+    def initialize(self, params: types.InitializeParams) -> None:
+        session = self.server.session
+        init, self.index.options = split_init_options(params.initialization_options)
+        session.config.set_layer(INIT_LAYER, init)
+        session.config.load_user()
+        self.set_folders(folders_from_initialize(params), report=False)  # problems are shown after `initialized`
+
+    async def initialized(self, params: types.InitializedParams) -> None:
+        ls = self.server
         ls.loop = asyncio.get_running_loop()
-        index.register_watchers(ls)  # sent before any later answer; the reply is not awaited
+        self.index.register_watchers()  # sent before any later answer; the reply is not awaited
         try:
             await pull_configuration(ls)
             ls.session.apply_settings()
             # First the door (the CLI on the same folders asks this server, sleuth.core.warm): the door's
             # holder hosts the folders' engine; a server started after it uses that engine (engine_guest).
             ls.session.open_warm_door()
-            index.start_index(ls)  # in the background; commands sent from now on see the service
+            self.index.start()  # in the background; commands sent from now on see the service
         finally:
             ls.configured.set()
 
-    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
-    async def did_change_configuration(ls: "SleuthServer", params: types.DidChangeConfigurationParams) -> None:
+    async def did_change_configuration(self, params: types.DidChangeConfigurationParams) -> None:
+        ls = self.server
         ls.configured.clear()  # commands sent after this notification wait for the new settings
         try:
             if ls.client_supports_configuration:
@@ -112,15 +133,14 @@ def setup(server: "SleuthServer") -> None:
             ls.session.apply_settings()
         finally:
             ls.configured.set()
-        index.refresh_index(ls)
+        self.index.refresh()
 
-    @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
-    def did_change_folders(ls: "SleuthServer", params: types.DidChangeWorkspaceFoldersParams) -> None:
-        ls.set_folders(folders_after_change(ls.folders, params.event))
-        index.refresh_index(ls)
+    def did_change_folders(self, params: types.DidChangeWorkspaceFoldersParams) -> None:
+        self.set_folders(folders_after_change(self.folders, params.event))
+        self.index.refresh()
 
-    @server.feature(types.SHUTDOWN)
-    def shutdown(ls: "SleuthServer", params: Any) -> None:
+    def shutdown(self, params: Any) -> None:
+        ls = self.server
         ls.session.close_warm_door()
         ls.cancels.cancel_all()
         ls.session.stop_index()

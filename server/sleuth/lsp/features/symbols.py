@@ -13,12 +13,13 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
+from sleuth.lsp.features.base import Feature
 from sleuth.lsp.invoke import Request
 
 if TYPE_CHECKING:
     from sleuth.lsp.server import SleuthServer
 
-__all__ = ["setup", "MAX_SYMBOLS"]
+__all__ = ["SymbolsFeature", "MAX_SYMBOLS"]
 
 MAX_SYMBOLS = 100  # one Ctrl+T list; the client filters further as the person types
 _BASIC = 18  # SymbolKind.Array: the last kind a client without a valueSet is sure to know
@@ -26,11 +27,14 @@ _FALLBACK = {19: 13, 20: 14, 21: 14, 22: 14, 23: 5, 24: 12, 25: 12, 26: 5}  # ob
 # variable/constant, struct/type parameter (typedefs) -> class, event/operator -> function
 
 
-def setup(server: "SleuthServer") -> None:
-    options = types.WorkspaceSymbolOptions(work_done_progress=True)
+class SymbolsFeature(Feature):
+    """``workspace/symbol`` (no state of its own: the command keeps everything)."""
 
-    @server.feature(types.WORKSPACE_SYMBOL, options)
-    async def workspace_symbol(ls: "SleuthServer", params: types.WorkspaceSymbolParams) -> list[types.SymbolInformation]:
+    def register(self) -> None:
+        self.on(types.WORKSPACE_SYMBOL, self.workspace_symbol, types.WorkspaceSymbolOptions(work_done_progress=True))
+
+    async def workspace_symbol(self, params: types.WorkspaceSymbolParams) -> list[types.SymbolInformation]:
+        ls = self.server
         query = (params.query or "").strip()
         if not query:
             return []  # VS Code asks with "" when the picker opens: every symbol is no answer
