@@ -286,5 +286,5 @@ def test_candidate_pieces_are_prefiltered_only_for_a_matcher_without_literal_lin
     finally:
         opener.close()
     whole = search_path(str(path), "f.c", matcher.real, SearchOptions())
-    assert found is not None and found.events == whole.events and [e["line"] for e in found.events] == [601, 1803]
+    assert found is not None and found.events == whole.events and [e.line for e in found.events] == [601, 1803]
     assert len(matcher.checked) == prefiltered
