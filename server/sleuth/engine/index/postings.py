@@ -30,6 +30,7 @@ from typing import BinaryIO, Iterable
 
 import numpy as np
 
+from sleuth.engine.index import native
 from sleuth.engine.index.trigram import GRAM_BASE, GRAM_BITS, GRAM_MULTIPLIER
 
 __all__ = [
@@ -218,7 +219,10 @@ class SegmentWriter:
             self._gaps = np.empty(len(self._keys), np.uint32)
             self._flags = np.empty(len(self._keys), np.bool_)
         keys, gaps, flags = self._keys[:n], self._gaps[:n], self._flags[:n]
-        keys.sort()  # distinct pairs; numpy's SIMD sort beat stable radix passes on 32-bit halves 5x
+        # Distinct pairs, added in row order: two counting passes over the trigram keep each trigram's rows in
+        # order (compiled, :mod:`.native`: ~6x faster than numpy's 64-bit sort, which beat numpy radix passes 5x).
+        if native.sort_pairs is None or not native.sort_pairs(keys):
+            keys.sort()
         halves = keys.view(np.uint32)
         codes, rows = halves[1::2], halves[0::2]
         flags[0] = True

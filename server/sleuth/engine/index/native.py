@@ -1,0 +1,28 @@
+"""The index build's optional compiled loops (``_grams.c``, built by ``setup.py``), or None for each.
+
+Why compiled: ``bench/build_profile.py`` put a quarter of a build worker's CPU in numpy's per-chunk
+sort that drops repeated n-grams, and a sixth in sorting each segment's 64-bit pairs. A bitmap and
+two counting passes do the same work ~7x and ~6x faster. Optional: where the extension was not
+compiled (no compiler at install, a source copy), or ``SLEUTH_FORCE_FALLBACKS=no-compiled-grams``,
+the numpy paths run and give the same numbers (``tests/engine/index/test_native.py``).
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from sleuth.engine.platform import forced
+
+__all__ = ["chunk_codes", "sort_pairs"]
+
+chunk_codes: Callable[[bytes, int, int], bytes] | None = None  # distinct n-gram numbers, first-seen order
+sort_pairs: Callable[[memoryview], bool] | None = None  # in-place sort of keys whose rows ascend
+
+if not forced("no-compiled-grams"):
+    try:
+        from sleuth.engine.index import _grams
+    except ImportError:  # pragma: no cover - a platform without the compiled part
+        pass
+    else:
+        chunk_codes = _grams.chunk_codes
+        sort_pairs = _grams.sort_pairs
