@@ -3,7 +3,7 @@
 Usage (the corpus is ``../shared/bench/linux-corpus.sh``'s tree; the machine is shared, so read the
 ratios and the load, not a lone time)::
 
-    python bench/build_profile.py [--corpus DIR] [--every 5] [--runs 3] [--no-profile] [--no-build]
+    python bench/build_profile.py [--corpus DIR] [--every 5] [--runs 3] [--no-profile] [--no-build] [--old CHECKOUT]
 
 The files are every ``--every``-th file of the index's own walk of the corpus, in walk order (5: about
 15,600 files, 260 MB of the Linux tree, for quick turns; 1: the whole tree). Two measurements:
@@ -13,15 +13,17 @@ The files are every ``--every``-th file of the index's own walk of the corpus, i
   (``time.process_time``, self time: a stage inside another is not counted twice) of each stage:
   ``read`` (open, fstat, read), ``ngrams`` (a chunk's distinct trigrams and underscore grams),
   ``postings add`` / ``postings encode`` (collecting the pairs; sorting and writing segments),
-  ``symbols`` (the definition regex and the C blocks' members), ``sqlite`` (every statement: defs,
-  symkeys and symbols rows, the optimizes, the vacuum) and ``other`` (the rest: chunk cutting, the
+  ``symbols`` (the definition regex and the C blocks' members, the keys, packing), ``sqlite ...`` (each
+  kind of statement: defs, symkeys and symbols rows, segment directories, the optimizes, the vacuum) and ``other`` (the rest: chunk cutting, the
   batch JSON, the loop). The stages are timed by wrapping the functions the worker calls, not by
   copying its body, so what is timed is what runs.
-- ``build``: :func:`sleuth.engine.index.build.full_build` (the worker processes, the catalogue in this
-  process) over the same files, ``--runs`` times: wall time, the CPU of this process (the catalogue)
-  and of the workers, the store's bytes against the files' bytes; and, in the same run, ``rg -c`` of a
-  pattern that never matches over the same files with rg 14.1 and rg 15.2 (reading every byte on both
-  cores: the "speed of the disk" the issue names), medians and ratios.
+- ``build``: :func:`sleuth.engine.index.build.full_build` (its worker processes, the catalogue in the
+  calling process) over the same files in a child process, ``--runs`` times: wall time, CPU (the child
+  and its workers), the store's bytes against the files' bytes; with ``--old CHECKOUT``, the same
+  build by another checkout's code (``CHECKOUT/server`` first on the path) in turns with this one;
+  and, in the same turns, ``rg -c -j2`` of a pattern that never matches over the same files with rg
+  14.1 and rg 15.2 (reading every byte on both cores: the "speed of the disk" the issue names).
+  Medians, ratios and the load.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
+import json
 import os
 import resource
 import shutil
@@ -96,19 +99,27 @@ class Stages:
         return timed
 
 
+def _statement(sql: str) -> str:
+    """``sqlite`` and the statement's leading words (``INSERT INTO defs``, ``VACUUM``): where the writes go."""
+    words = sql.replace("(", " ").split()
+    if "'optimize'" in sql:
+        return f"sqlite optimize {words[2]}"
+    return "sqlite " + " ".join(words[:3] if words[:1] == ["INSERT"] else words[:1])
+
+
 class TimedConnection:
     """A connection whose statements count as the ``sqlite`` stage (sqlite3.Connection's methods cannot be patched)."""
 
     def __init__(self, conn: sqlite3.Connection, stages: Stages) -> None:
         self._conn, self._stages = conn, stages
 
-    def execute(self, *args: Any) -> Any:
-        with self._stages.stage("sqlite"):
-            return self._conn.execute(*args)
+    def execute(self, sql: str, *args: Any) -> Any:
+        with self._stages.stage(_statement(sql)):
+            return self._conn.execute(sql, *args)
 
-    def executemany(self, *args: Any) -> Any:
-        with self._stages.stage("sqlite"):
-            return self._conn.executemany(*args)
+    def executemany(self, sql: str, *args: Any) -> Any:
+        with self._stages.stage(_statement(sql)):
+            return self._conn.executemany(sql, *args)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._conn, name)
@@ -158,25 +169,43 @@ def cpu(who: int) -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def build_once(entries: list[FileEntry], base: str) -> dict[str, float]:
+def build_child(listing: str, base: str) -> None:
+    """``--child``: one full build of the listed files into ``base``, with whatever ``sleuth`` is on the path."""
+    with open(listing, "rb") as handle:
+        paths = [os.fsdecode(p) for p in handle.read().split(b"\0")[:-1]]
+    entries = [FileEntry(p, p, os.path.getsize(p), 0.0) for p in paths]
+    gen = full_build(base, entries, CancelToken(), lambda *a: None, None, {}).gen
+    print(json.dumps({"store": store.directory_size(gen)}))
+
+
+def build_once(checkout: str, paths_file: str, base: str) -> dict[str, float]:
+    """A full build by ``checkout``'s code (its ``server`` first on the path) in a child process:
+    wall time, CPU of the child (the catalogue) and its workers, the store's bytes."""
     shutil.rmtree(base, ignore_errors=True)
-    self0, children0 = cpu(resource.RUSAGE_SELF), cpu(resource.RUSAGE_CHILDREN)
-    started = time.perf_counter()
-    result = full_build(base, entries, CancelToken(), lambda *a: None, None, {})
-    wall = time.perf_counter() - started
-    return {"wall": wall, "catalogue_cpu": cpu(resource.RUSAGE_SELF) - self0,
-            "workers_cpu": cpu(resource.RUSAGE_CHILDREN) - children0,
-            "store": float(store.directory_size(result.gen))}
-
-
-def rg_read(rg: str, paths_file: str) -> tuple[float, float]:
-    """Wall and CPU seconds of rg reading every listed file for a pattern found in none (both cores)."""
+    env = dict(os.environ, PYTHONPATH=os.path.join(checkout, "server"))
     before = cpu(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    with open(paths_file, "rb") as handle:
-        paths = handle.read().split(b"\0")[:-1]
-    subprocess.run([rg, "-c", "-j2", "--no-messages", "-F", NEVER, "--", *paths], stdout=subprocess.DEVNULL,
-                   check=False)
+    done = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", paths_file, base], env=env,
+                          capture_output=True, text=True, check=True)
+    wall = time.perf_counter() - started
+    return {"wall": wall, "cpu": cpu(resource.RUSAGE_CHILDREN) - before,
+            "store": float(json.loads(done.stdout.strip().splitlines()[-1])["store"])}
+
+
+def rg_read(rg: str, corpus: str, paths_file: str | None) -> tuple[float, float]:
+    """Wall and CPU seconds of rg reading every file for a pattern found in none (both cores): the
+    corpus folder itself, or the listed files in batches that fit a command line."""
+    before = cpu(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    if paths_file is None:
+        batches = [[corpus]]
+    else:
+        with open(paths_file, "rb") as handle:
+            paths = handle.read().split(b"\0")[:-1]
+        batches = [paths[i:i + 4000] for i in range(0, len(paths), 4000)]
+    for batch in batches:
+        subprocess.run([rg, "-c", "-j2", "--no-messages", "-F", NEVER, "--", *batch], stdout=subprocess.DEVNULL,
+                       check=False)
     return time.perf_counter() - started, cpu(resource.RUSAGE_CHILDREN) - before
 
 
@@ -187,7 +216,12 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--no-profile", action="store_true")
     parser.add_argument("--no-build", action="store_true")
+    parser.add_argument("--old", help="another checkout (e.g. a worktree of main) whose build is timed in the same run")
+    parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     ns = parser.parse_args()
+    if ns.child:
+        build_child(*ns.child)
+        return 0
     corpus = os.path.realpath(ns.corpus)
     entries = corpus_files(corpus, ns.every)
     corpus_bytes = sum(e.size for e in entries)
@@ -207,24 +241,32 @@ def main() -> int:
             paths_file = os.path.join(work, "paths")
             with open(paths_file, "wb") as handle:
                 handle.writelines(os.fsencode(e.path) + b"\0" for e in entries)
-            runs: dict[str, list[dict[str, float]]] = {"build": [], **{f"rg {v}": [] for v, b in rgs.items() if b}}
-            for _ in range(ns.runs):
+            here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+            builds = {"build": here, **({"old build": os.path.realpath(ns.old)} if ns.old else {})}
+            runs: dict[str, list[dict[str, float]]] = {name: [] for name in builds}
+            runs.update({f"rg {v}": [] for v, b in rgs.items() if b})
+            for _ in range(ns.runs):  # in turns, so each figure meets the same load
                 for v, binary in rgs.items():
                     if binary:
-                        wall, spent = rg_read(binary, paths_file)
+                        wall, spent = rg_read(binary, corpus, paths_file if ns.every > 1 else None)
                         runs[f"rg {v}"].append({"wall": wall, "cpu": spent})
-                runs["build"].append(build_once(entries, os.path.join(work, "store")))
+                for name, checkout in builds.items():
+                    runs[name].append(build_once(checkout, paths_file, os.path.join(work, "store")))
             med = {k: {f: statistics.median(r[f] for r in rs) for f in rs[0]} for k, rs in runs.items()}
-            build = med["build"]
-            print(f"\nfull_build, median of {ns.runs} (load {load()}): {build['wall']:.2f} s wall, CPU "
-                  f"{build['catalogue_cpu'] + build['workers_cpu']:.1f} s (workers {build['workers_cpu']:.1f}, "
-                  f"catalogue {build['catalogue_cpu']:.1f}), {corpus_bytes / 1e6 / build['wall']:.1f} MB/s")
-            print(f"  store {build['store'] / 1e6:.1f} MB = {build['store'] / corpus_bytes:.1%} of the files' bytes")
+            print(f"\nmedians of {ns.runs} runs in turns (load {load()}):")
+            for name in builds:
+                b = med[name]
+                print(f"  {name:10} {b['wall']:6.2f} s wall {b['cpu']:6.1f} CPU-s  {corpus_bytes / 1e6 / b['wall']:5.1f} MB/s"
+                      f"  store {b['store'] / 1e6:.1f} MB = {b['store'] / corpus_bytes:.1%} of the files' bytes")
             for name in runs:
                 if name.startswith("rg"):
                     r = med[name]
-                    print(f"  {name} reading the same files: {r['wall']:.2f} s wall, {r['cpu']:.2f} CPU-s;"
-                          f" build / {name}: {build['wall'] / r['wall']:.1f}x wall")
+                    ratios = "  ".join(f"{b} / {name} {med[b]['wall'] / r['wall']:.1f}x" for b in builds)
+                    print(f"  {name:10} {r['wall']:6.2f} s wall {r['cpu']:6.1f} CPU-s (reading every file for a"
+                          f" pattern in none)  {ratios}")
+            if ns.old:
+                print(f"  old / new: {med['old build']['wall'] / med['build']['wall']:.2f}x wall,"
+                      f" {med['old build']['cpu'] / med['build']['cpu']:.2f}x CPU")
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return 0

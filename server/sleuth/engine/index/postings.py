@@ -63,12 +63,15 @@ class CorruptPostings(sqlite3.DatabaseError):
 
 def list_sums(gap_bytes: np.ndarray, starts: np.ndarray, exceptions: np.ndarray, exc_starts: np.ndarray) -> np.ndarray:
     """One check sum per list of a segment: its gap bytes' sum plus its exceptions' sum times an odd
-    weight (mod 2**64). Vectorised at build time (``reduceat`` over non-empty gap runs; a cumulative sum
-    for the exceptions, which many lists lack); one ``sum`` per list read at query time."""
+    weight (mod 2**64). Vectorised at build time (cumulative sums read at the list bounds); one ``sum`` per list read at query time."""
     lists = len(starts) - 1
     if lists <= 0:
         return np.empty(0, np.uint64)
-    gap_sums = np.add.reduceat(gap_bytes, starts[:-1].astype(np.int64), dtype=np.uint64)
+    # A running sum read at the list bounds (wraps modulo 2**64 like the sums it replaces): ``reduceat``
+    # over hundreds of thousands of short lists took ~0.4 s a segment, this ~0.05 s.
+    gap_running = np.zeros(len(gap_bytes) + 1, np.uint64)
+    np.cumsum(gap_bytes, dtype=np.uint64, out=gap_running[1:])
+    gap_sums = gap_running[starts[1:].astype(np.int64)] - gap_running[starts[:-1].astype(np.int64)]
     running = np.zeros(len(exceptions) + 1, np.uint64)
     np.cumsum(exceptions, dtype=np.uint64, out=running[1:])
     exc_sums = running[exc_starts[1:].astype(np.int64)] - running[exc_starts[:-1].astype(np.int64)]
