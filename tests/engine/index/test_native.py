@@ -7,7 +7,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from sleuth.engine.index import native
-from sleuth.engine.index.postings import distinct, gram_codes, trigram_codes
+from sleuth.engine.index.postings import distinct, gram_codes, list_sums, trigram_codes
 from tests.conftest import under_fallback
 
 compiled = under_fallback("no-compiled-grams", native.chunk_codes is None, "the compiled n-gram loop")
@@ -63,3 +63,19 @@ def test_sort_pairs_refuses_rows_out_of_order_and_leaves_them() -> None:
 
 def test_distinct_still_sorts() -> None:  # the numpy path the fallback runs
     assert distinct(np.array([3, 1, 3, 2], np.uint32)).tolist() == [1, 2, 3]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 255), min_size=1, max_size=20), min_size=1, max_size=30))
+def test_list_sums_in_the_writers_scratch_equal_the_64_bit_sums(lists: list[list[int]]) -> None:
+    """The segment writer sums its lists in its free 32-bit gap buffer (no fresh 64-bit array)."""
+    gap_bytes = np.array([b for one in lists for b in one], np.uint8)
+    starts = np.cumsum([0] + [len(one) for one in lists]).astype(np.uint32)
+    escaped = np.flatnonzero(gap_bytes == 255)
+    exceptions = np.arange(len(escaped), dtype=np.uint32) * 1000
+    exc_starts = np.searchsorted(escaped, starts).astype(np.uint32)
+    scratch = np.full(len(gap_bytes), 7, np.uint32)
+    fresh = list_sums(gap_bytes, starts, exceptions, exc_starts)
+    assert list_sums(gap_bytes, starts, exceptions, exc_starts, scratch=scratch).tolist() == fresh.tolist()
+    assert fresh.tolist() == [sum(one) + sum(int(e) for e in exceptions[exc_starts[i]:exc_starts[i + 1]]) * 1_000_003
+                              for i, one in enumerate(lists)]
