@@ -219,13 +219,13 @@ def _ascii_symbols(data: bytes, found: list[tuple[int, int, str, int, str]]) -> 
     slices per symbol were a fifth of a build worker's CPU on the Linux tree's big headers
     (``bench/build_profile.py``)."""
     out: list[Symbol] = []
-    append, count, rfind, make = out.append, data.count, data.rfind, Symbol._make  # _make: no Python __new__
+    append, count, rfind, new = out.append, data.count, data.rfind, tuple.__new__  # no Python-level __new__
     line = previous = 0
     for start, end, name, kind, container in found:
         line += count(b"\n", previous, start)
         previous = start
         line_start = rfind(b"\n", 0, start) + 1
-        append(make((name, kind, container, line, start - line_start, end - line_start)))
+        append(new(Symbol, (name, kind, container, line, start - line_start, end - line_start)))
     return out
 
 
