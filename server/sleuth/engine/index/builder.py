@@ -28,6 +28,7 @@ from sleuth.engine.decode import transcoded
 from sleuth.engine.index.trigram import chunks, indexed_variants
 from sleuth.engine.definitions.extract import definitions_and_symbols
 from sleuth.engine.index import native
+from sleuth.engine.index.merge import merge_segments
 
 __all__ = ["index_file", "next_row", "worker_main", "chunk_trigrams"]
 
@@ -165,6 +166,7 @@ def _index_shard(argv: list[str]) -> int:
         out.write(json.dumps(["batch", results, total]) + "\n")
     writer.flush()
     flat.close()
+    merge_segments(conn, flat.name, writer.segments)  # one directory per shard
     conn.execute("INSERT OR REPLACE INTO meta VALUES('next_row', ?)", (str(row),))
     conn.execute("INSERT OR REPLACE INTO meta VALUES('post_bytes', ?)", (str(os.path.getsize(flat.name)),))
     conn.execute("COMMIT")

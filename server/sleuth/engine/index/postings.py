@@ -31,6 +31,7 @@ from typing import BinaryIO, Iterable
 import numpy as np
 
 from sleuth.engine.index import native
+from sleuth.engine.index.merge import BuiltSegment
 from sleuth.engine.index.trigram import GRAM_BASE, GRAM_BITS, GRAM_MULTIPLIER
 
 __all__ = [
@@ -211,6 +212,7 @@ class SegmentWriter:
         self._gaps = np.empty(0, np.uint32)
         self._flags = np.empty(0, np.bool_)
         self._pairs = 0
+        self.segments: list[BuiltSegment] = []  # those written to ``flat``, for :func:`.merge.merge_segments`
 
     def add(self, row: int, codes: np.ndarray) -> None:
         count = len(codes)
@@ -246,6 +248,8 @@ class SegmentWriter:
         flags[0] = True
         np.not_equal(codes[1:], codes[:-1], out=flags[1:])
         starts = np.flatnonzero(flags)
+        if self.flat is not None:  # the merge's (:mod:`.merge`): copies, the keys' memory is reused below
+            first_rows, last_rows = rows[starts], rows[np.append(starts[1:], n) - 1]
         gaps[0] = rows[0]
         np.subtract(rows[1:], rows[:-1], out=gaps[1:])
         gaps[starts] = rows[starts]  # each list starts with its first row itself
@@ -271,6 +275,8 @@ class SegmentWriter:
             self.conn.execute("INSERT INTO segs VALUES(?, ?, ?, ?, ?, ?, ?)",
                               (seg, distinct_codes.tobytes(), bounds.tobytes(), exc_bounds.tobytes(), bytes_at, exc_at,
                                sums.tobytes()))
+            self.segments.append(BuiltSegment(distinct_codes, bounds, exc_bounds, bytes_at, exc_at, sums, first_rows,
+                                              last_rows))
         else:
             raw, exc_raw = gap_bytes.tobytes(), exceptions.tobytes()
             b, x = bounds.tolist(), exc_bounds.tolist()
