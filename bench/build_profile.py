@@ -12,7 +12,8 @@ The files are every ``--every``-th file of the index's own walk of the corpus, i
   ``python -m sleuth.engine.index.worker`` runs it) over those files in this process, with the CPU
   (``time.process_time``, self time: a stage inside another is not counted twice) of each stage:
   ``read`` (open, fstat, read), ``ngrams`` (a chunk's distinct trigrams and underscore grams),
-  ``postings add`` / ``postings encode`` (collecting the pairs; sorting and writing segments),
+  ``postings add`` / ``postings encode`` / ``postings merge`` (collecting the pairs; sorting and writing
+  segments; merging them into one),
   ``symbols`` (the definition regex and the C blocks' members, the keys, packing), ``sqlite ...`` (each
   kind of statement: defs, symkeys and symbols rows, segment directories, the optimizes, the vacuum) and ``other`` (the rest: chunk cutting, the
   batch JSON, the loop). The stages are timed by wrapping the functions the worker calls, not by
@@ -131,6 +132,7 @@ PATCHES: list[tuple[Any, str, str]] = [
     (builder, "chunk_trigrams", "ngrams"),
     (postings.SegmentWriter, "add", "postings add"),
     (postings.SegmentWriter, "flush", "postings encode"),
+    (builder, "merge_segments", "postings merge"),
     (builder, "definitions_and_symbols", "symbols"),
     (symbols, "write", "symbols"),
 ]

@@ -76,6 +76,8 @@ def merge_segments(conn: sqlite3.Connection, flat: str, segments: list[BuiltSegm
     new_at = np.cumsum(lengths) - lengths
     new_xat = np.cumsum(new_xlen) - new_xlen
     total, total_x = int(lengths.sum()), int(new_xlen.sum())
+    if max(total, total_x) >= 1 << 32:  # a directory's positions are 32-bit: such a shard keeps its segments
+        return
 
     with open(flat, "rb") as handle:
         mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)

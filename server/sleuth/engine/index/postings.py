@@ -292,8 +292,9 @@ class _FlatSegment:
                  exc_at: int, sums: bytes) -> None:
         self.codes = np.frombuffer(codes, np.uint32)
         self.sums = np.frombuffer(sums, np.uint64)
-        # Views of the stored bytes, not int64 copies: a segment's positions fit 32 bits (SEGMENT_PAIRS),
-        # and the copies were ~64 MB of the Linux tree's store, made at every open (a cold call's too).
+        # Views of the stored bytes, not int64 copies: a segment's positions fit 32 bits (SEGMENT_PAIRS; a build's
+        # merged one only where they do, :mod:`.merge`), and the copies were ~64 MB of the Linux tree's store,
+        # made at every open (a cold call's too).
         self.starts = np.frombuffer(starts, np.uint32)
         self.exc_starts = np.frombuffer(exc_starts, np.uint32)
         pairs = int(self.starts[-1]) if len(self.starts) else 0
