@@ -79,3 +79,13 @@ def test_list_sums_in_the_writers_scratch_equal_the_64_bit_sums(lists: list[list
     assert list_sums(gap_bytes, starts, exceptions, exc_starts, scratch=scratch).tolist() == fresh.tolist()
     assert fresh.tolist() == [sum(one) + sum(int(e) for e in exceptions[exc_starts[i]:exc_starts[i + 1]]) * 1_000_003
                               for i, one in enumerate(lists)]
+
+
+@compiled
+@settings(max_examples=100, deadline=None)
+@given(st.binary(max_size=200), st.lists(st.tuples(st.integers(0, 200), st.integers(0, 50)), max_size=30))
+def test_gather_runs_joins_the_runs(data: bytes, runs: list[tuple[int, int]]) -> None:
+    runs = [(a, min(n, len(data) - a)) for a, n in runs if a <= len(data)]
+    starts = np.array([a for a, _ in runs], np.int64)
+    lengths = np.array([n for _, n in runs], np.int64)
+    assert bytes(native.gather_runs(data, starts, lengths)) == b"".join(data[a:a + n] for a, n in runs)

@@ -21,6 +21,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from sleuth.engine.index import native
+
 __all__ = ["BuiltSegment", "merge_segments"]
 
 BATCH_BYTES = 8 << 20
@@ -93,7 +95,12 @@ def merge_segments(conn: sqlite3.Connection, flat: str, segments: list[BuiltSegm
         exceptions[new_xat[add]] = delta[add]
         merged = flat + ".merged"
         with open(merged, "wb") as out:
-            i = 0
+            i = 0  # numpy: the bytes by an index each, in batches
+            if native.gather_runs is not None:  # compiled: a copy per run, then the first bytes set
+                chunk = np.frombuffer(native.gather_runs(mapped, old_at, lengths), np.uint8)
+                chunk[new_at] = new_byte
+                out.write(chunk.data)
+                i = len(codes)
             while i < len(codes):
                 j = int(np.searchsorted(new_at, new_at[i] + BATCH_BYTES, "right"))
                 j = max(j, i + 1)
