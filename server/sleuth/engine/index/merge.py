@@ -17,32 +17,16 @@ from __future__ import annotations
 import mmap
 import os
 import sqlite3
-from dataclasses import dataclass
 
 import numpy as np
 
 from sleuth.engine.index import native
+from sleuth.engine.index.postings import EXC_WEIGHT, BuiltSegment
 
-__all__ = ["BuiltSegment", "merge_segments"]
+__all__ = ["merge_segments"]
 
 BATCH_BYTES = 8 << 20
 _ESCAPE = 255
-_EXC_WEIGHT = np.uint64(1_000_003)  # as postings' check sums
-
-
-@dataclass(frozen=True, slots=True)
-class BuiltSegment:
-    """What a build's segment writer knows of a segment it wrote to the flat file (its ``segs`` row,
-    and each list's first and last row, which the merge needs and the store does not keep)."""
-
-    codes: np.ndarray  # uint32, sorted
-    starts: np.ndarray  # uint32, one more than codes: each list's first gap byte, then the segment's bytes
-    exc_starts: np.ndarray  # uint32, the same for the exceptions
-    bytes_at: int
-    exc_at: int
-    sums: np.ndarray  # uint64 check sums
-    first_rows: np.ndarray  # uint32
-    last_rows: np.ndarray  # uint32
 
 
 def _concat(parts: list[np.ndarray], dtype: type) -> np.ndarray:
@@ -122,8 +106,8 @@ def merge_segments(conn: sqlite3.Connection, flat: str, segments: list[BuiltSegm
 
     heads = np.flatnonzero(~later)  # each number's first part
     part_sums = (sums - old_byte.astype(np.uint64) + new_byte.astype(np.uint64)
-                 + np.where(add, delta, 0).astype(np.uint64) * _EXC_WEIGHT
-                 - np.where(drop, first, 0).astype(np.uint64) * _EXC_WEIGHT)
+                 + np.where(add, delta, 0).astype(np.uint64) * EXC_WEIGHT
+                 - np.where(drop, first, 0).astype(np.uint64) * EXC_WEIGHT)
     running = np.zeros(len(part_sums) + 1, np.uint64)
     np.cumsum(part_sums, dtype=np.uint64, out=running[1:])
     bounds = np.append(heads, len(codes))

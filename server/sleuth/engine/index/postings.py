@@ -26,12 +26,12 @@ from __future__ import annotations
 import mmap
 import os
 import sqlite3
+from dataclasses import dataclass
 from typing import BinaryIO, Iterable
 
 import numpy as np
 
 from sleuth.engine.index import native
-from sleuth.engine.index.merge import BuiltSegment
 from sleuth.engine.index.trigram import GRAM_BASE, GRAM_BITS, GRAM_MULTIPLIER
 
 __all__ = [
@@ -44,6 +44,8 @@ __all__ = [
     "distinct",
     "union",
     "SegmentWriter",
+    "BuiltSegment",
+    "EXC_WEIGHT",
     "Postings",
 ]
 
@@ -52,7 +54,22 @@ _ESCAPE = 255  # a gap byte of 255: the gap is the next value of the segment's e
 _EMPTY = np.empty(0, np.uint32)
 
 
-_EXC_WEIGHT = np.uint64(1_000_003)  # odd, so any change of an exception sum changes the list's sum
+EXC_WEIGHT = np.uint64(1_000_003)  # odd, so any change of an exception sum changes the list's sum
+
+
+@dataclass(frozen=True, slots=True)
+class BuiltSegment:
+    """What a build's segment writer knows of a segment it wrote to the flat file (its ``segs`` row,
+    and each list's first and last row, which the merge needs and the store does not keep)."""
+
+    codes: np.ndarray  # uint32, sorted
+    starts: np.ndarray  # uint32, one more than codes: each list's first gap byte, then the segment's bytes
+    exc_starts: np.ndarray  # uint32, the same for the exceptions
+    bytes_at: int
+    exc_at: int
+    sums: np.ndarray  # uint64 check sums
+    first_rows: np.ndarray  # uint32
+    last_rows: np.ndarray  # uint32
 
 
 class CorruptPostings(sqlite3.DatabaseError):
@@ -91,11 +108,11 @@ def list_sums(gap_bytes: np.ndarray, starts: np.ndarray, exceptions: np.ndarray,
     running = np.zeros(len(exceptions) + 1, np.uint64)
     np.cumsum(exceptions, dtype=np.uint64, out=running[1:])
     exc_sums = running[exc_starts[1:].astype(np.int64)] - running[exc_starts[:-1].astype(np.int64)]
-    return gap_sums + exc_sums * _EXC_WEIGHT
+    return gap_sums + exc_sums * EXC_WEIGHT
 
 
 def _list_sum(gaps: np.ndarray, exceptions: np.ndarray) -> int:
-    total = int(gaps.sum(dtype=np.uint64)) + int(exceptions.sum(dtype=np.uint64)) * int(_EXC_WEIGHT)
+    total = int(gaps.sum(dtype=np.uint64)) + int(exceptions.sum(dtype=np.uint64)) * int(EXC_WEIGHT)
     return total & 0xFFFF_FFFF_FFFF_FFFF
 
 
