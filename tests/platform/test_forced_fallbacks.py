@@ -241,3 +241,39 @@ def test_index_locks_exclude_each_other_unless_the_platform_has_none(tmp_path: p
         _force(monkeypatch, "no-locks")
         assert platform.lock_file(writer, exclusive=True)
         assert not platform.locks_exclude()  # what the suite's `needs_locks` skips on (tests/conftest.py)
+
+
+# -- the index build without its compiled loops --------------------------------------------------
+def test_without_the_compiled_loops_the_build_writes_the_same_store(tmp_path: pathlib.Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """``no-compiled-grams``: the build workers find n-grams and sort pairs with numpy, and write the very
+    same posting files and directories as with ``_grams.c``."""
+    import sqlite3
+
+    from sleuth.engine.cancel import CancelToken
+    from sleuth.engine.index import native
+    from sleuth.engine.index.build import full_build
+    from sleuth.engine.types import FileEntry
+
+    if native.chunk_codes is None:
+        pytest.skip("the compiled loops are not built here: numpy is what runs anyway")
+    root = tmp_path / "ws"
+    root.mkdir()
+    entries = []
+    for n in range(60):
+        path = root / f"f{n}.c"
+        path.write_bytes((f"#define PM_RESUME_{n} {n}\nstatic int pm_runtime_{n}(void)\n{{\n\treturn {n};\n}}\n" * (n * 40 + 1)
+                          + "K\u212a \u017f\x00_x_\n").encode())
+        entries.append(FileEntry(str(path), path.name, path.stat().st_size, path.stat().st_mtime))
+
+    def build(force: str) -> list[object]:
+        monkeypatch.setenv(platform.FORCE_ENV, force)  # the workers are new processes: they read it at import
+        gen = full_build(str(tmp_path / f"store-{force or 'compiled'}"), entries, CancelToken(), lambda *a: None,
+                         None, {}).gen
+        out: list[object] = [pathlib.Path(gen, f"shard-{s}.post").read_bytes() for s in range(2)]
+        for s in range(2):
+            with sqlite3.connect(os.path.join(gen, f"shard-{s}.db")) as conn:
+                out.append(conn.execute("SELECT * FROM segs ORDER BY seg").fetchall())
+        return out
+
+    assert build("no-compiled-grams") == build("")

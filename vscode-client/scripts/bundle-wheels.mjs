@@ -28,7 +28,10 @@ const versions = (process.env.SLEUTH_BUNDLE_PYTHONS ?? '3.11 3.12 3.13 3.14').sp
 const cacheRoot = process.env.SLEUTH_WHEEL_CACHE ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'sleuth-wheels');
 const CACHE = join(cacheRoot, target);
 
-const run = (...a) => execFileSync(python, a, { stdio: ['ignore', 'ignore', 'inherit'] });
+// SLEUTH_PURE_WHEEL: Sleuth's wheel without its optional compiled build loop (setup.py), so one wheel
+// installs on every target and Python; the index build then takes its numpy path.
+const run = (...a) => execFileSync(python, a, { stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...process.env, SLEUTH_PURE_WHEEL: '1' } });
 const pip = (...a) => run('-m', 'pip', '--disable-pip-version-check', ...a);
 
 rmSync(OUT, { recursive: true, force: true });

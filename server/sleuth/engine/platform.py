@@ -41,6 +41,7 @@ FALLBACKS = {
     "no-hyperscan": "RE2 scans the literal prefilter's literals (no hyperscan wheel)",
     "casefold-paths": "paths compare without case (macOS's and Windows's default file systems)",
     "no-locks": "index-store locks are not taken (neither fcntl nor msvcrt)",
+    "no-compiled-grams": "the index build finds a chunk's n-grams with numpy (the optional C loop not compiled)",
 }
 
 

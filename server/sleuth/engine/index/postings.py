@@ -26,10 +26,12 @@ from __future__ import annotations
 import mmap
 import os
 import sqlite3
+from dataclasses import dataclass
 from typing import BinaryIO, Iterable
 
 import numpy as np
 
+from sleuth.engine.index import native
 from sleuth.engine.index.trigram import GRAM_BASE, GRAM_BITS, GRAM_MULTIPLIER
 
 __all__ = [
@@ -42,6 +44,8 @@ __all__ = [
     "distinct",
     "union",
     "SegmentWriter",
+    "BuiltSegment",
+    "EXC_WEIGHT",
     "Postings",
 ]
 
@@ -50,7 +54,22 @@ _ESCAPE = 255  # a gap byte of 255: the gap is the next value of the segment's e
 _EMPTY = np.empty(0, np.uint32)
 
 
-_EXC_WEIGHT = np.uint64(1_000_003)  # odd, so any change of an exception sum changes the list's sum
+EXC_WEIGHT = np.uint64(1_000_003)  # odd, so any change of an exception sum changes the list's sum
+
+
+@dataclass(frozen=True, slots=True)
+class BuiltSegment:
+    """What a build's segment writer knows of a segment it wrote to the flat file (its ``segs`` row,
+    and each list's first and last row, which the merge needs and the store does not keep)."""
+
+    codes: np.ndarray  # uint32, sorted
+    starts: np.ndarray  # uint32, one more than codes: each list's first gap byte, then the segment's bytes
+    exc_starts: np.ndarray  # uint32, the same for the exceptions
+    bytes_at: int
+    exc_at: int
+    sums: np.ndarray  # uint64 check sums
+    first_rows: np.ndarray  # uint32
+    last_rows: np.ndarray  # uint32
 
 
 class CorruptPostings(sqlite3.DatabaseError):
@@ -60,22 +79,40 @@ class CorruptPostings(sqlite3.DatabaseError):
     index is rebuilt."""
 
 
-def list_sums(gap_bytes: np.ndarray, starts: np.ndarray, exceptions: np.ndarray, exc_starts: np.ndarray) -> np.ndarray:
+def list_sums(gap_bytes: np.ndarray, starts: np.ndarray, exceptions: np.ndarray, exc_starts: np.ndarray,
+              scratch: np.ndarray | None = None) -> np.ndarray:
     """One check sum per list of a segment: its gap bytes' sum plus its exceptions' sum times an odd
-    weight (mod 2**64). Vectorised at build time (``reduceat`` over non-empty gap runs; a cumulative sum
-    for the exceptions, which many lists lack); one ``sum`` per list read at query time."""
+    weight (mod 2**64). Vectorised at build time (running sums read at the list bounds); one ``sum``
+    per list read at query time.
+
+    ``scratch``: a uint32 array at least as long as ``gap_bytes`` that may be overwritten (the segment
+    writer's gap buffer, free by then). The running sum of the gap bytes then goes there, in 32 bits
+    (exact: no segment's bytes add up to 2**32 unless it holds 16.8M pairs, checked), instead of a fresh
+    64-bit array: memory touched for the first time costs more here than the sum (~0.4 s a segment of
+    16M pairs; ``reduceat`` over its hundreds of thousands of short lists took as long)."""
     lists = len(starts) - 1
     if lists <= 0:
         return np.empty(0, np.uint64)
-    gap_sums = np.add.reduceat(gap_bytes, starts[:-1].astype(np.int64), dtype=np.uint64)
+    n = len(gap_bytes)
+    bounds = starts.astype(np.int64)
+    if scratch is not None and len(scratch) >= n and 255 * n < (1 << 32):
+        running32 = scratch[:n]
+        np.cumsum(gap_bytes, dtype=np.uint32, out=running32)  # inclusive: running32[i] = bytes[0..i]
+        ends = running32[bounds[1:] - 1]
+        begins = np.where(bounds[:-1] > 0, running32[np.maximum(bounds[:-1] - 1, 0)], 0)
+        gap_sums = (ends - begins).astype(np.uint64)
+    else:
+        gap_running = np.zeros(n + 1, np.uint64)
+        np.cumsum(gap_bytes, dtype=np.uint64, out=gap_running[1:])
+        gap_sums = gap_running[bounds[1:]] - gap_running[bounds[:-1]]
     running = np.zeros(len(exceptions) + 1, np.uint64)
     np.cumsum(exceptions, dtype=np.uint64, out=running[1:])
     exc_sums = running[exc_starts[1:].astype(np.int64)] - running[exc_starts[:-1].astype(np.int64)]
-    return gap_sums + exc_sums * _EXC_WEIGHT
+    return gap_sums + exc_sums * EXC_WEIGHT
 
 
 def _list_sum(gaps: np.ndarray, exceptions: np.ndarray) -> int:
-    total = int(gaps.sum(dtype=np.uint64)) + int(exceptions.sum(dtype=np.uint64)) * int(_EXC_WEIGHT)
+    total = int(gaps.sum(dtype=np.uint64)) + int(exceptions.sum(dtype=np.uint64)) * int(EXC_WEIGHT)
     return total & 0xFFFF_FFFF_FFFF_FFFF
 
 
@@ -192,6 +229,7 @@ class SegmentWriter:
         self._gaps = np.empty(0, np.uint32)
         self._flags = np.empty(0, np.bool_)
         self._pairs = 0
+        self.segments: list[BuiltSegment] = []  # those written to ``flat``, for :func:`.merge.merge_segments`
 
     def add(self, row: int, codes: np.ndarray) -> None:
         count = len(codes)
@@ -218,12 +256,17 @@ class SegmentWriter:
             self._gaps = np.empty(len(self._keys), np.uint32)
             self._flags = np.empty(len(self._keys), np.bool_)
         keys, gaps, flags = self._keys[:n], self._gaps[:n], self._flags[:n]
-        keys.sort()  # distinct pairs; numpy's SIMD sort beat stable radix passes on 32-bit halves 5x
+        # Distinct pairs, added in row order: two counting passes over the trigram keep each trigram's rows in
+        # order (compiled, :mod:`.native`: ~6x faster than numpy's 64-bit sort, which beat numpy radix passes 5x).
+        if native.sort_pairs is None or not native.sort_pairs(keys):
+            keys.sort()
         halves = keys.view(np.uint32)
         codes, rows = halves[1::2], halves[0::2]
         flags[0] = True
         np.not_equal(codes[1:], codes[:-1], out=flags[1:])
         starts = np.flatnonzero(flags)
+        if self.flat is not None:  # the merge's (:mod:`.merge`): copies, the keys' memory is reused below
+            first_rows, last_rows = rows[starts], rows[np.append(starts[1:], n) - 1]
         gaps[0] = rows[0]
         np.subtract(rows[1:], rows[:-1], out=gaps[1:])
         gaps[starts] = rows[starts]  # each list starts with its first row itself
@@ -240,7 +283,7 @@ class SegmentWriter:
         seg = int(found[0]) if found else 0
         self.conn.execute("INSERT OR REPLACE INTO meta VALUES('next_seg', ?)", (str(seg + 1),))
         if self.flat is not None:
-            sums = list_sums(gap_bytes, bounds, exceptions, exc_bounds)
+            sums = list_sums(gap_bytes, bounds, exceptions, exc_bounds, scratch=gaps)  # gaps: free by now
             bytes_at = self.flat.tell()
             self.flat.write(gap_bytes.data)
             self.flat.write(b"\0" * (-n % 4))
@@ -249,6 +292,8 @@ class SegmentWriter:
             self.conn.execute("INSERT INTO segs VALUES(?, ?, ?, ?, ?, ?, ?)",
                               (seg, distinct_codes.tobytes(), bounds.tobytes(), exc_bounds.tobytes(), bytes_at, exc_at,
                                sums.tobytes()))
+            self.segments.append(BuiltSegment(distinct_codes, bounds, exc_bounds, bytes_at, exc_at, sums, first_rows,
+                                              last_rows))
         else:
             raw, exc_raw = gap_bytes.tobytes(), exceptions.tobytes()
             b, x = bounds.tolist(), exc_bounds.tolist()
@@ -264,8 +309,9 @@ class _FlatSegment:
                  exc_at: int, sums: bytes) -> None:
         self.codes = np.frombuffer(codes, np.uint32)
         self.sums = np.frombuffer(sums, np.uint64)
-        # Views of the stored bytes, not int64 copies: a segment's positions fit 32 bits (SEGMENT_PAIRS),
-        # and the copies were ~64 MB of the Linux tree's store, made at every open (a cold call's too).
+        # Views of the stored bytes, not int64 copies: a segment's positions fit 32 bits (SEGMENT_PAIRS; a build's
+        # merged one only where they do, :mod:`.merge`), and the copies were ~64 MB of the Linux tree's store,
+        # made at every open (a cold call's too).
         self.starts = np.frombuffer(starts, np.uint32)
         self.exc_starts = np.frombuffer(exc_starts, np.uint32)
         pairs = int(self.starts[-1]) if len(self.starts) else 0

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Callable, Sequence
 
 from sleuth.engine.decode import transcoded
 from sleuth.engine.definitions.extract import Symbol, extract
-from sleuth.engine.definitions.pack import STORED_MIN_BYTES, fast_key, keys_of, pack, unpack
+from sleuth.engine.definitions.pack import STORED_MIN_BYTES, fast_key, pack, unpack
 
 if TYPE_CHECKING:
     from sleuth.engine.index.catalogue import Catalogue
@@ -58,11 +58,13 @@ def write(conn: sqlite3.Connection, row: int, symbols: list[Symbol], definition_
     are its ``defs`` keys, already stored. The caller owns the transaction."""
     if not symbols:
         return
-    extra = keys_of(symbols) - definition_keys
+    keyed = {name: fast_key(name) for name in {s.name for s in symbols}}  # once per name, for both uses
+    extra = set(keyed.values()) - definition_keys
+    extra.discard("")
     if extra:
         conn.execute("INSERT INTO symkeys(rowid, keys) VALUES(?, ?)", (row, " ".join(sorted(extra))))
     if size >= STORED_MIN_BYTES:
-        conn.execute("INSERT INTO symbols(row, data) VALUES(?, ?)", (row, pack(symbols)))
+        conn.execute("INSERT INTO symbols(row, data) VALUES(?, ?)", (row, pack(symbols, keyed)))
 
 
 @dataclass(frozen=True, slots=True)

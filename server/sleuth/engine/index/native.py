@@ -1,0 +1,32 @@
+"""The index build's optional compiled loops (``_grams.c``, built by ``setup.py``), or None for each.
+
+Why compiled: ``bench/build_profile.py`` put a quarter of a build worker's CPU in numpy's per-chunk
+sort that drops repeated n-grams, and a sixth in sorting each segment's 64-bit pairs. A bitmap and
+two counting passes do the same work ~7x and ~6x faster; a copy per run moves the merged segments'
+lists (:mod:`.merge`). Optional: where the extension was not
+compiled (no compiler at install, a source copy), or ``SLEUTH_FORCE_FALLBACKS=no-compiled-grams``,
+the numpy paths run and give the same numbers (``tests/engine/index/test_native.py``).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Callable
+
+from sleuth.engine.platform import forced
+
+__all__ = ["chunk_codes", "sort_pairs", "gather_runs"]
+
+chunk_codes: Callable[[bytes, int, int], bytes] | None = None  # distinct n-gram numbers, first-seen order
+sort_pairs: Callable[[memoryview], bool] | None = None  # in-place sort of keys whose rows ascend
+gather_runs: Callable[[object, object, object], bytearray] | None = None  # byte runs of a buffer, joined
+
+if not forced("no-compiled-grams"):
+    try:  # by name: an extension module has no source for tests/test_layers.py to see as a module of its own
+        _grams = importlib.import_module("sleuth.engine.index._grams")
+    except ImportError:  # pragma: no cover - a platform without the compiled part
+        pass
+    else:
+        chunk_codes = _grams.chunk_codes
+        sort_pairs = _grams.sort_pairs
+        gather_runs = _grams.gather_runs
