@@ -41,9 +41,10 @@ from sleuth.engine.ignore import IGNORE_FILE_NAMES, ancestors, git_exclude_path,
 from sleuth.engine.types import FileEntry, FileError, SkipCounts, WalkOptions
 from sleuth.engine.workspace import Target, Workspace
 
-__all__ = ["FolderStamps", "QuickCatchUp", "RACY_NS", "create_table", "save", "quick_catch_up", "quick_catch_up_at"]
+__all__ = ["FolderStamps", "QuickCatchUp", "RACY_NS", "MTIME_SLACK_NS", "create_table", "save", "quick_catch_up", "quick_catch_up_at"]
 
 RACY_NS = 2_000_000_000  # file systems whose clocks tick in seconds (FAT: 2 s) must not look unchanged
+MTIME_SLACK_NS = 2000  # a stored time and a walk's (a float of seconds) may differ by this and still be the same
 _RULE_NAMES = tuple(sorted(IGNORE_FILE_NAMES | {".git"}))
 Sig = tuple[int, int, int] | None  # (size, mtime_ns, inode) of a rule file, None when it does not exist
 
@@ -222,7 +223,7 @@ def quick_catch_up(conn: sqlite3.Connection, workspace: Workspace, options: Walk
             entry = seen.get(path)
             if entry is None:
                 gone.append(path)
-            elif entry.size != size or abs(entry.mtime * 1e9 - mtime_ns) > 2000 or not indexed:
+            elif entry.size != size or abs(entry.mtime * 1e9 - mtime_ns) > MTIME_SLACK_NS or not indexed:
                 changed.append(path)
             continue
         if folder in dead:
@@ -244,7 +245,7 @@ def quick_catch_up(conn: sqlite3.Connection, workspace: Workspace, options: Walk
             continue
         if not is_file(st.st_mode):
             gone.append(path)
-        elif st.st_size != size or abs(st.st_mtime_ns - mtime_ns) > 2000 or not indexed:
+        elif st.st_size != size or abs(st.st_mtime_ns - mtime_ns) > MTIME_SLACK_NS or not indexed:
             changed.append(path)
     changed.extend(p for p in seen if p not in sizes)
     return QuickCatchUp(changed, gone, len(listed))

@@ -17,6 +17,8 @@ import subprocess
 import sys
 from typing import TYPE_CHECKING
 
+from sleuth.engine.index.freshness import MTIME_SLACK_NS
+
 if TYPE_CHECKING:
     from sleuth.engine.index.catalogue import Catalogue
 
@@ -28,7 +30,7 @@ _CHILD = r"""
 import os, sqlite3, stat, sys
 from urllib.parse import quote
 conn = sqlite3.connect("file:" + quote(sys.argv[1]) + "?mode=ro", uri=True)
-out, lstat, is_file, rows = [], os.lstat, stat.S_ISREG, 0
+out, lstat, is_file, rows, slack = [], os.lstat, stat.S_ISREG, 0, int(sys.argv[2])
 for fid, path, size, mtime, first in conn.execute("SELECT id, path, size, mtime_ns, first_row FROM files"):
     rows += 1
     try:
@@ -38,7 +40,7 @@ for fid, path, size, mtime, first in conn.execute("SELECT id, path, size, mtime_
         continue
     if not is_file(st.st_mode):
         out.append(-fid)
-    elif st.st_size != size or abs(st.st_mtime_ns - mtime) > 2000 or first < 0:
+    elif st.st_size != size or abs(st.st_mtime_ns - mtime) > slack or first < 0:
         out.append(fid)
 sys.stdout.write(f"{rows}\n" + ",".join(map(str, out)))
 """
@@ -50,7 +52,7 @@ class StatPass:
     def __init__(self, db: str) -> None:
         try:
             self._child: subprocess.Popen[bytes] | None = subprocess.Popen(
-                [sys.executable, "-I", "-S", "-c", _CHILD, db], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                [sys.executable, "-I", "-S", "-c", _CHILD, db, str(MTIME_SLACK_NS)], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL)
         except OSError:
             self._child = None
