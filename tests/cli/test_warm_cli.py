@@ -589,6 +589,40 @@ async def test_another_user_gets_no_fork(server: tuple[Session, pathlib.Path], r
     assert (await asyncio.to_thread(forked, root, "grep", "user")).returncode == 0
 
 
+# An exit hook in every Python process that reads PYTHONPATH (``site`` imports ``sitecustomize``):
+# it leaves a file named after its process when the interpreter tears down.
+_EXIT_HOOK = ("import atexit, os\n"
+              "atexit.register(lambda: open(os.path.join(os.environ['SLEUTH_TEST_EXIT_MARKS'], str(os.getpid())), 'w').close())\n")
+
+
+@needs_fork_server
+async def test_a_forked_call_leaves_without_tearing_the_client_down(server: tuple[Session, pathlib.Path],
+                                                                    tmp_path: pathlib.Path) -> None:
+    """The ``sleuth`` process of a forked call exits with the child's status and its output intact, but
+    skips the interpreter's teardown (2-4 ms of a warm call, :func:`sleuth.cli.fork_client.leave`): no
+    exit hook runs in it. A call it runs itself still ends normally."""
+    session, root = server
+    await started_fork_server(root)
+    hooks, marks = tmp_path / "hooks", tmp_path / "marks"
+    hooks.mkdir()
+    marks.mkdir()
+    (hooks / "sitecustomize.py").write_text(_EXIT_HOOK, encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": str(hooks), "SLEUTH_TEST_EXIT_MARKS": str(marks)}
+
+    def run(*argv: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([SLEUTH, *argv], cwd=root, capture_output=True, text=True, timeout=120, env=env)
+
+    cold = await asyncio.to_thread(run, "grep", "-n", "user", "--no-server")
+    assert cold.returncode == 0 and len(list(marks.iterdir())) == 1  # the hook works: a plain exit runs it
+    for argv, status in ((["grep", "-n", "user"], 0), (["grep", "nothing-matches-this"], 1)):
+        before = len(list(marks.iterdir()))
+        hot = await asyncio.to_thread(run, *argv)
+        assert hot.returncode == status, (argv, hot.stderr)
+        assert len(list(marks.iterdir())) == before, argv  # forked: no teardown in the client
+    hot = await asyncio.to_thread(run, "grep", "-n", "user")
+    assert (hot.stdout, hot.stderr) == (cold.stdout, cold.stderr)
+
+
 @pytest.fixture
 def search_gate(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> pathlib.Path:
     """The search gate (:mod:`sleuth.engine.test_gates`) for the server this test starts after it."""

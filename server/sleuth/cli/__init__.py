@@ -79,11 +79,11 @@ def main(argv: list[str] | None = None) -> int:
     Called without ``argv`` (the console script, ``python -m sleuth``), a running server's fork
     server may run the call instead (:func:`sleuth.cli.fork_client.run`)."""
     if argv is None:
-        from sleuth.cli.fork_client import run
+        from sleuth.cli.fork_client import leave, run
 
         forked = run(sys.argv)
         if forked is not None:
-            return forked
+            leave(forked)
         argv = sys.argv[1:]
     first = next((a for a in argv if not a.startswith("-")), None)
     only = first if first in SUBCOMMANDS else None
