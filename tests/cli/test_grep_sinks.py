@@ -117,3 +117,25 @@ def test_tally_tee_and_reversed(capsys: pytest.CaptureFixture[str]) -> None:
     out = _push(Tee(tally, Reversed(Standard(_opts()))), capsys, A, B)
     assert out == ["", "", "b.py:3:bx\na.py:1:xa\na.py-2-ctx\na.py:5:x again\n"]  # last file first, at the end
     assert (tally.lines, tally.matches, tally.files_matched) == (3, 3, 2)
+
+
+# Lines whose spans every branch of the printer reads: a leading blank for --trim, a match past a
+# column limit, two submatches for -o/--vimgrep, a replacement, a context line between.
+SPANNED = [_match("s.py", 1, "  \txx yy x", 4, 5, submatches=[{"column": 4, "end_column": 5, "match_text": "x"},
+                                                              {"column": 10, "end_column": 11, "match_text": "x"}]),
+           _context("s.py", 2, " ctx"), _match("s.py", 3, "\tlong x line here", 7, 8, offset=40),
+           _match("s.py", 4, "x", 1, 2, replacement="REPLACED")]
+FLAGS = ("only_matching", "vimgrep", "column", "byte_offset", "trim", "heading", "context")
+
+
+@pytest.mark.parametrize("bits", range(1 << len(FLAGS)))
+@pytest.mark.parametrize("extra", [{}, {"colours": Colours([])}, {"max_columns": 6}, {"max_columns": 6, "preview": True}])
+def test_a_plain_line_skips_its_spans_and_prints_the_same(capsys: pytest.CaptureFixture[str], bits: int,
+                                                          extra: dict[str, Any]) -> None:
+    """The printer makes a match's spans only when a flag reads them (``Standard.spans_read``): for
+    every combination of the flags that read them, its output is that of a printer that always makes them."""
+    options = _opts(**{flag: bool(bits >> i & 1) for i, flag in enumerate(FLAGS)}, **extra)
+    lean = _push(Standard(options), capsys, SPANNED)
+    always = Standard(options)
+    always.spans_read = True
+    assert lean == _push(always, capsys, SPANNED)
