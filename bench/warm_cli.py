@@ -5,7 +5,10 @@ Starts ``sleuth serve`` on the Linux tree the way an editor does (stdio, the tre
 workspace folder, ``initializationOptions.cacheDir``), waits for its index to be ready and its warm
 socket (:mod:`sleuth.core.warm`) to listen, then for each query: checks that the warm CLI prints the
 same match lines as rg and exactly the bytes of the cold CLI (``--no-server``), and times whole
-processes alternately (rg, warm sleuth, ...), printing medians and the ratio. Usage::
+processes alternately (rg, warm sleuth, ...), printing medians and the ratio. ``srv ms`` is the
+server's own time for the command (``elapsed_ms`` of a warm ``--result-json`` call of the same query,
+median): the rest of ``warm`` is the call's fixed cost (the client's start, the fork, the child's
+settings, the transport, printing, the exits). Usage::
 
     python bench/warm_cli.py [--corpus DIR] [--cache DIR] [--runs 5] [--only NAME]
 
@@ -17,6 +20,7 @@ By default the literal benchsuite queries (``linux_literal``, ``linux_literal_ca
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import sys
@@ -55,6 +59,11 @@ def wait_fork_server(corpus: str, sleuth: list[str], limit_s: float = 60) -> boo
     return False
 
 
+def server_elapsed_ms(command: list[str], corpus: str) -> float:
+    """The server's ``elapsed_ms`` for a warm ``--result-json`` call (its command alone, nothing around it)."""
+    return float(json.loads(timed(command, corpus)[1])["elapsed_ms"])
+
+
 def wait_ready(lsp: LspProcess, corpus: str, limit_s: float = 3600) -> float:
     from sleuth.core.warm_paths import socket_path
 
@@ -86,7 +95,7 @@ def main() -> int:
         print(f"corpus {corpus}; server ready (index and socket) after {waited:.1f} s; CLI fork server "
               f"{'listening' if forking else 'NOT listening'}; {ns.runs} runs each, alternating; "
               f"whole-process wall time, medians")
-        print(f"{'query':22} {'lines':>6} {'=rg':>4} {'=cold':>6} {'rg s':>7} {'warm s':>7} {'rg/warm':>8}")
+        print(f"{'query':22} {'lines':>6} {'=rg':>4} {'=cold':>6} {'rg s':>7} {'warm s':>7} {'srv ms':>7} {'rg/warm':>8}")
         speedups = []
         for name, flags, pattern in BENCHSUITE:
             if name not in names:
@@ -97,14 +106,16 @@ def main() -> int:
             _, warm_out = timed(sl_cmd, corpus)
             _, cold_out = timed([*sl_cmd, "--no-server"], corpus)
             same_rg = rg_lines(warm_out) == rg_lines(rg_out)
-            rg_times, warm_times = [], []
+            rg_times, warm_times, server_ms = [], [], []
             for _ in range(ns.runs):
                 rg_times.append(timed(rg_cmd, corpus)[0])
                 warm_times.append(timed(sl_cmd, corpus)[0])
+                server_ms.append(server_elapsed_ms([*sl_cmd, "--result-json"], corpus))
             rg_med, warm_med = statistics.median(rg_times), statistics.median(warm_times)
             speedups.append(rg_med / warm_med)
             print(f"{name:22} {len(rg_lines(rg_out)):6d} {'yes' if same_rg else 'NO':>4} "
                   f"{'yes' if warm_out == cold_out else 'NO':>6} {rg_med:7.3f} {warm_med:7.3f} "
+                  f"{statistics.median(server_ms):7.1f} "
                   f"{rg_med / warm_med:7.1f}x", flush=True)
         if speedups:
             print(f"warm sleuth vs rg: worst {min(speedups):.1f}x faster, median {statistics.median(speedups):.1f}x")
