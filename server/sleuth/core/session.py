@@ -23,8 +23,7 @@ from sleuth.commands.config import Settings
 from sleuth.commands.context import CommandContext, PartialSink, Services
 from sleuth.core.index import IndexHooks, IndexKeeper, store_misplaced
 from sleuth.core.invocation import InternalError, InvocationRecord, NotAvailable, StreamSink
-from sleuth.core.policy import (CANCEL_GRACE_S, TEST_COMMANDS_ENV, Activity, Invocation, InvocationPolicy,
-                                load_test_commands)
+from sleuth.core.policy import CANCEL_GRACE_S, Activity, Invocation, InvocationPolicy
 from sleuth.core.registry import Runner
 from sleuth.core.settings import SettingsLayers
 from sleuth.engine.ratelimit import RateLimiter
@@ -35,7 +34,7 @@ if TYPE_CHECKING:
     from sleuth.core.warm_listener import WarmListener
 
 __all__ = ["Session", "Invocation", "InvocationRecord", "Activity", "InternalError", "NotAvailable", "StreamSink",
-           "SettingsLayers", "load_test_commands", "TEST_COMMANDS_ENV", "CANCEL_GRACE_S"]
+           "SettingsLayers", "CANCEL_GRACE_S"]
 
 logger = logging.getLogger(__name__)
 
