@@ -26,6 +26,7 @@ from sleuth.core.invocation import InternalError, InvocationRecord, NotAvailable
 from sleuth.core.policy import CANCEL_GRACE_S, Activity, Invocation, InvocationPolicy
 from sleuth.core.registry import Runner
 from sleuth.core.settings import SettingsLayers
+from sleuth.engine import heap
 from sleuth.engine.ratelimit import RateLimiter
 from sleuth.engine.workspace import Workspace
 
@@ -57,6 +58,7 @@ class Session(InvocationPolicy):
                  cache_dir: str | None = None, index_hooks: IndexHooks | None = None, search_workers: int = 16,
                  quick_workers: int = 4, extra_commands: Mapping[str, Runner] | None = None,
                  log_tag: str = "") -> None:
+        heap.tune()  # a process that serves searches: big answers are many short-lived objects
         self.config = SettingsLayers(layers=list(layers), where=where)
         self.config.load_user()
         self.settings: Settings = Settings()
