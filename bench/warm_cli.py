@@ -10,7 +10,7 @@ server's own time for the command (``elapsed_ms`` of a warm ``--result-json`` ca
 median): the rest of ``warm`` is the call's fixed cost (the client's start, the fork, the child's
 settings, the transport, printing, the exits). Usage::
 
-    python bench/warm_cli.py [--corpus DIR] [--cache DIR] [--runs 5] [--only NAME]
+    python bench/warm_cli.py [--corpus DIR] [--cache DIR] [--runs 5] [--only NAME] [--pattern P --flags '-C2']
 
 By default the literal benchsuite queries (``linux_literal``, ``linux_literal_casei``, ``linux_word``);
 ``--only`` picks any of ``queries.BENCHSUITE``. The cache defaults to ``~/.cache/sleuth-bench/fresh-index``
@@ -84,9 +84,14 @@ def main() -> int:
     parser.add_argument("--cache", default=os.path.expanduser("~/.cache/sleuth-bench/fresh-index"))
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--only", action="append")
+    parser.add_argument("--pattern", help="time this query too (named 'extra'), with --flags")
+    parser.add_argument("--flags", default="", help="rg flags of --pattern, space-separated (e.g. '-C2')")
     ns = parser.parse_args()
     corpus = os.path.realpath(ns.corpus)
-    names = ns.only or list(LITERAL)
+    queries = list(BENCHSUITE)
+    if ns.pattern:
+        queries.append(("extra", ns.flags.split(), ns.pattern))
+    names = ns.only or (["extra"] if ns.pattern else list(LITERAL))
     rg, sleuth = rg_binary(), sleuth_command()
     lsp = start_server(corpus, ns.cache)
     try:
@@ -97,7 +102,7 @@ def main() -> int:
               f"whole-process wall time, medians")
         print(f"{'query':22} {'lines':>6} {'=rg':>4} {'=cold':>6} {'rg s':>7} {'warm s':>7} {'srv ms':>7} {'rg/warm':>8}")
         speedups = []
-        for name, flags, pattern in BENCHSUITE:
+        for name, flags, pattern in queries:
             if name not in names:
                 continue
             rg_cmd = [rg, "-n", "--no-heading", "--with-filename", "--color", "never", *flags, pattern]

@@ -1,4 +1,5 @@
-"""Shared fixtures: real temporary trees, written from a {relative path: content} mapping."""
+"""Shared fixtures: the installed `sleuth`, rg, fallback skips, and the builders of `tests/fixtures.py`
+(a temp tree, a command context, an index service), re-exported here."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from typing import Callable, Mapping
 import pytest
 
 from sleuth.engine import platform as _platform
+from tests.fixtures import context, index_service, indexed_and_plain, started_index, workspace, write_tree  # noqa: F401 (re-exported)
 from tests.rg_bin import find_rg
 
 # The person's own settings (~/.config/sleuth/config.yml) must not change what the suite sees: every
@@ -65,18 +67,6 @@ needs_fork_server = under_fallback("no-fork-server", not _platform.fork_server_a
 #: taken, and two processes are not kept from building or deleting the same store at once).
 needs_locks = under_fallback("no-locks", not _platform.locks_exclude(),
                              "the test checks that store locks exclude each other, which takes none")
-
-
-def write_tree(root: Path, files: Mapping[str, str | bytes]) -> Path:
-    """Create ``files`` under ``root``; str content is written as UTF-8."""
-    for rel, content in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, bytes):
-            path.write_bytes(content)
-        else:
-            path.write_text(content, encoding="utf-8")
-    return root
 
 
 def run_sleuth(cwd: Path, *argv: str, cache: Path | None = None,

@@ -24,6 +24,7 @@ import pytest
 
 from tests.adversarial.lsp_sync import RecordingServer, RpcError, start_server
 from tests.conftest import HANG_S
+from tests.fixtures import context
 
 TIMEOUT_MS = 2000
 BOUND_S = HANG_S  # an answer, not a hang: never a speed expectation
@@ -152,12 +153,9 @@ def test_a_scan_stops_at_the_first_file_that_outlasts_the_deadline(tmp_path: pat
     polled every 16 files: 16 files searched to the end, none reported."""
     from sleuth.commands import get_command
     from sleuth.commands.config import Settings
-    from sleuth.commands.context import CommandContext
-    from sleuth.engine.cancel import CancelToken
-    from sleuth.engine.workspace import Workspace
 
     _slow_files(tmp_path, 18)
-    ctx = CommandContext(Workspace([tmp_path]), settings=Settings(rate_limit_enabled=False), token=CancelToken())
+    ctx = context(tmp_path, Settings(rate_limit_enabled=False))
     result = get_command("sleuth.grep")({"pattern": LONG, "fuzzy": 4, "timeout_ms": 200}, ctx)
     assert result["timed_out"]
     assert result["files_scanned"] < 16, result["files_scanned"]  # main: 16

@@ -30,13 +30,11 @@ from harness import make_tree, sessions, start  # noqa: F401 - fixtures
 
 from sleuth.commands import grep as grep_command
 from sleuth.commands.config import Settings
-from sleuth.commands.context import CommandContext
 from sleuth.engine import walk as walk_module
-from sleuth.engine.cancel import CancelToken
 from sleuth.engine.index.service import IndexService
 from sleuth.engine.index.trigram import Lit
-from sleuth.engine.workspace import Workspace
 from tests.conftest import HANG_S, SLEUTH, needs_locks, run_sleuth  # the CLI as a user runs it
+from tests.fixtures import context, index_service, indexed_and_plain
 
 
 @pytest.fixture
@@ -45,7 +43,7 @@ def profile() -> str:
 
 
 def _started(root: pathlib.Path, cache: pathlib.Path) -> IndexService:
-    service = IndexService(Workspace([root]), Settings().index_config(), cache_dir=str(cache))
+    service = index_service(root, cache, Settings().index_config())
     service.start()
     assert service.wait_ready(120), service.status()
     return service
@@ -97,7 +95,7 @@ def test_a_failed_build_exits_non_zero_with_its_cause(tmp_path: pathlib.Path) ->
 # -- 4: unreadable folders ---------------------------------------------------------------------------
 
 def _grep(root: pathlib.Path, index: IndexService | None, pattern: str = "NEEDLE") -> dict[str, Any]:
-    ctx = CommandContext(workspace=Workspace([root]), settings=Settings(), token=CancelToken())
+    ctx = context(root)
     ctx.services.index = index
     result = grep_command.run({"pattern": pattern}, ctx)
     return {"paths": [m["path"] for m in result["matches"]], "errors": result["errors"]}
@@ -361,17 +359,13 @@ def _markers_tree(root: pathlib.Path) -> None:
 
 def _indexed_equals_scan(root: pathlib.Path, cache: pathlib.Path) -> None:
     from sleuth.commands import get_command
-    from sleuth.commands.context import CommandContext, Services
-    from sleuth.engine.index import IndexService
-    from sleuth.engine.workspace import Workspace
 
-    service = IndexService(Workspace([root]), cache_dir=str(cache))
+    service = index_service(root, cache)
     service.start()
     try:
         assert service.wait_ready(120) and service.wait_idle(120), service.status()
         grep = get_command("sleuth.grep")
-        indexed = CommandContext(service.workspace, services=Services(index=service))
-        plain = CommandContext(service.workspace)
+        indexed, plain = indexed_and_plain(service)
         for pattern in ("NEEDLE_OLD_3", "NEEDLE_NEW_3", "NEEDLE_(OLD|NEW)_[0-6]", "original_11", "rewritten_10"):
             args = {"pattern": pattern, "max_results": 5000}
             lines = [(m["path"], m["line"]) for m in grep(args, indexed)["matches"]]
@@ -409,12 +403,10 @@ def test_kill_9_during_an_incremental_update_never_costs_an_answer(tmp_path: pat
 def test_flipped_bytes_in_the_store_never_cost_an_answer(tmp_path: pathlib.Path, where: str) -> None:
     """Bytes flipped inside the postings files or a shard database (a bad disk, a stray write):
     whether the store is rebuilt or read, every answer equals the cold scan's."""
-    from sleuth.engine.index import IndexService
-    from sleuth.engine.workspace import Workspace
 
     root, cache = tmp_path / "ws", tmp_path / "cache"
     _markers_tree(root)
-    service = IndexService(Workspace([root]), cache_dir=str(cache))
+    service = index_service(root, cache)
     service.start()
     assert service.wait_ready(120)
     gen = pathlib.Path(service.status()["store_path"])

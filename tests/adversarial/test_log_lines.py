@@ -26,8 +26,8 @@ from sleuth.engine.redact import REDACT_MARGIN, log_string, sanitize_query
 from sleuth.lsp import invocation_log
 from sleuth.lsp.invoke import Request, _title
 from tests.conftest import HANG_S
+from tests.fixtures import with_test_commands
 
-HERE = pathlib.Path(__file__).parent
 
 
 def hostile(tmp: pathlib.Path) -> str:
@@ -130,7 +130,7 @@ async def test_a_huge_pattern_does_not_hold_up_a_small_request_behind_it(
     """The hook stalls any redaction of a long text until released: the old server, redacting the
     whole pattern on its event loop, answered nothing behind it until then."""
     release = tmp_path / "release"
-    env = dict(harness.server_env(), SLEUTH_TEST_COMMANDS=str(HERE / "slow_redaction_commands.py"),
+    env = dict(with_test_commands(harness.server_env(), "tests.adversarial.slow_redaction_commands"),
                SLEUTH_TEST_RELEASE=str(release))
     monkeypatch.setattr(harness, "server_env", lambda: env)
     root = make_tree(tmp_path / "ws", {"a.txt": "needle\n"})

@@ -38,6 +38,7 @@ from sleuth.engine.walk import walk
 from sleuth.engine.workspace import Workspace
 from tests.conftest import run_sleuth, write_tree
 from tests.regression.conftest import backend_params
+from tests.fixtures import context
 
 BACKENDS = backend_params("native", "rg", "ugrep")
 DENY = ("denied/**",)
@@ -45,7 +46,7 @@ DENY = ("denied/**",)
 
 def _ctx(root: pathlib.Path, backend: str = "native", deny: tuple[str, ...] = DENY, **extra: Any) -> CommandContext:
     settings = Settings(backend=backend, rate_limit_enabled=False, deny_globs=deny, timeout_ms=10_000, **extra)
-    return CommandContext(Workspace([root]), settings=settings, token=CancelToken())
+    return context(root, settings)
 
 
 @pytest.fixture

@@ -30,9 +30,8 @@ from sleuth.commands import grep as grep_command
 from sleuth.commands import text as text_command
 from sleuth.commands.config import Settings
 from sleuth.commands.context import CommandContext
-from sleuth.engine.cancel import CancelToken
 from sleuth.engine.index.service import IndexService
-from sleuth.engine.workspace import Workspace
+from tests.fixtures import context, index_service
 
 DENY = ("secret/**",)
 RULED = {".gitignore": "ignored/\n", ".git/HEAD": "ref: refs/heads/main\n"}
@@ -44,7 +43,7 @@ def profile() -> str:
 
 
 def _context(root: pathlib.Path, index: IndexService | None) -> CommandContext:
-    ctx = CommandContext(workspace=Workspace([root]), settings=Settings(deny_globs=DENY), token=CancelToken())
+    ctx = context(root, Settings(deny_globs=DENY))
     ctx.services.index = index
     return ctx
 
@@ -61,7 +60,7 @@ def held_index(tmp_path: pathlib.Path) -> Iterator[Any]:
     made: list[IndexService] = []
 
     def make(root: pathlib.Path) -> IndexService:
-        service = IndexService(Workspace([root]), Settings(deny_globs=DENY).index_config(), cache_dir=str(tmp_path / "cache"))
+        service = index_service(root, tmp_path / "cache", Settings(deny_globs=DENY).index_config())
         service.start()
         assert service.wait_ready(120)
         service.upkeep._apply_pending = lambda limit=256: gate.wait()  # type: ignore[method-assign]

@@ -511,9 +511,7 @@ def test_a_deny_glob_covers_both_unicode_spellings_of_a_name(tmp_path: pathlib.P
     was searched and listed on Linux, where the two spellings are different names."""
     from sleuth.commands import get_command
     from sleuth.commands.config import Settings
-    from sleuth.commands.context import CommandContext
-    from sleuth.engine.cancel import CancelToken
-    from sleuth.engine.workspace import Workspace
+    from tests.fixtures import context
 
     folder = unicodedata.normalize(on_disk, "café")
     (tmp_path / folder).mkdir()
@@ -521,8 +519,7 @@ def test_a_deny_glob_covers_both_unicode_spellings_of_a_name(tmp_path: pathlib.P
     (tmp_path / "ok.txt").write_text(f"{ALLOWED_TEXT}\n")
     (tmp_path / "naïve.key").write_text(f"TOPSECRET {SECRET}\n")
     deny = (unicodedata.normalize(in_glob, "café/**"), unicodedata.normalize(in_glob, "naïve.key"))
-    ctx = CommandContext(Workspace([tmp_path]), settings=Settings(deny_globs=deny, rate_limit_enabled=False),
-                         token=CancelToken())
+    ctx = context(tmp_path, Settings(deny_globs=deny, rate_limit_enabled=False))
     grep = get_command("sleuth.grep")({"pattern": PAT}, ctx)
     assert [m["path"] for m in grep["matches"]] == ["ok.txt"]  # main: café/x.txt too when the spellings differ
     files = get_command("sleuth.files")({"patterns": ["**"]}, ctx)

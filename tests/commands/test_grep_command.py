@@ -7,17 +7,13 @@ import threading
 
 import pytest
 
-from sleuth.commands import CommandContext, get_command
+from sleuth.commands import get_command
 from sleuth.commands.context import Services
 from sleuth.engine.cancel import CancelToken
 from sleuth.engine.errors import BadArgs, Cancelled, SandboxViolation
-from sleuth.engine.workspace import Workspace
+from tests.fixtures import context
 
 grep = get_command("sleuth.grep")
-
-
-def context(root, **kw) -> CommandContext:
-    return CommandContext(workspace=Workspace([root]), **kw)
 
 
 @pytest.fixture

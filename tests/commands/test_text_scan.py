@@ -14,11 +14,11 @@ import pytest
 
 from sleuth.commands import get_command
 from sleuth.commands.config import Settings
-from sleuth.commands.context import CommandContext, Services
+from sleuth.commands.context import Services
 from sleuth.engine.index import IndexService
-from sleuth.engine.workspace import Workspace
 from tests.conftest import write_tree
 from tests.engine.text.test_text import TREE
+from tests.fixtures import context, index_service
 
 QUERIES = [
     "get user by id", "getUserById", "user", "pm runtime resume", "pm_runtime_resume", "iwl tlv api t",
@@ -38,7 +38,7 @@ def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def ready_index(tree: Path, tmp_path_factory: pytest.TempPathFactory) -> IndexService:
-    service = IndexService(Workspace([tree]), Settings().index_config(), cache_dir=str(tmp_path_factory.mktemp("cache")))
+    service = index_service(tree, tmp_path_factory.mktemp("cache"), Settings().index_config())
     service.start()
     assert service.wait_ready(120), service.status()
     yield service
@@ -58,7 +58,7 @@ class _NotReady:
 
 
 def _text(tree: Path, index: Any, args: dict[str, Any]) -> dict[str, Any]:
-    ctx = CommandContext(Workspace([tree]), Settings(), services=Services(index=index))
+    ctx = context(tree, index=index)
     return get_command("sleuth.text")({"timeout_ms": 60_000, **args}, ctx)
 
 
@@ -89,8 +89,7 @@ def test_without_an_index_at_all_the_scan_answers(tree: Path) -> None:
 
 def test_open_buffers_are_ranked_as_their_unsaved_text(tree: Path, ready_index: IndexService) -> None:
     path = str(tree / "src" / "repo.py")
-    ctx = CommandContext(Workspace([tree]), Settings(),
-                         services=Services(index=_NotReady(ready_index),
+    ctx = context(tree, services=Services(index=_NotReady(ready_index),
                                            open_buffers={path: "def fetch_quokka_by_id(uid):\n    pass\n"}))
     result = get_command("sleuth.text")({"query": "fetch quokka by id"}, ctx)
     assert [(r["path"], r["line"]) for r in result["results"]] == [("src/repo.py", 1)]

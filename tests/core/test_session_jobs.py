@@ -6,6 +6,7 @@ lifecycle at all."""
 from __future__ import annotations
 
 import ast
+import gc
 from pathlib import Path
 
 from sleuth.commands.config import Settings
@@ -13,9 +14,11 @@ from sleuth.commands.context import Services
 from sleuth.core import policy as policy_module
 from sleuth.core.policy import Invocation, InvocationPolicy
 from sleuth.core.session import Session
+from sleuth.engine import heap
 from sleuth.engine.errors import RateLimited
 from sleuth.engine.ratelimit import RateLimiter
 from sleuth.engine.workspace import Workspace
+from tests.engine.test_heap import default_collector  # noqa: F401 (a fixture)
 
 LIFECYCLE = ("sleuth.core.session", "sleuth.core.index", "sleuth.core.settings", "sleuth.core.warm",
              "sleuth.core.warm_listener", "sleuth.core.engine_guest", "sleuth.core.engine_host")
@@ -59,3 +62,12 @@ def test_the_session_keeps_the_lifecycle_and_takes_the_policy() -> None:
         assert call not in Session.__dict__, call  # one place: the policy's
     for job in ("set_roots", "apply_settings", "refresh_index", "open_warm_door", "routed"):
         assert job in Session.__dict__, job
+
+
+def test_a_server_session_raises_the_collectors_young_threshold(default_collector: None) -> None:
+    """Big answers are many short-lived objects (engine/heap.py): a session tunes its process once."""
+    session = Session()
+    try:
+        assert gc.get_threshold() == (heap.YOUNG_THRESHOLD, 10, 10)
+    finally:
+        session.close()

@@ -18,11 +18,10 @@ from pathlib import Path
 import pytest
 
 from sleuth.commands.config import Settings
-from sleuth.commands.context import CommandContext
 from sleuth.commands.profiles.backends import run_grep
-from sleuth.engine.workspace import Workspace
 from tests.diff.rg import RG, needs_rg, rg_events
 from tests.regression.conftest import backend_params
+from tests.fixtures import context
 
 TEXT = "start one\nmiddle\nend one\nstart two end two\nfoo\nbar\nx foo\n\nbar y\n"
 PATTERNS = ["start.*end", "(?s)start.*end", r"foo\nbar", r"foo\s+bar", r"start[^x]*end", r"one.\w+|two", "o.e"]
@@ -43,7 +42,7 @@ def test_multiline_matches_the_lines_rg_U_matches(tmp_path: Path, backend: str, 
         expected = {(path, line) for kind, path, line in rg_events(tmp_path, "-U", "-e", pattern) if kind == "match"}
     else:
         expected = _rg_first_lines(tmp_path, pattern)
-    ctx = CommandContext(Workspace([tmp_path]), Settings(rate_limit_enabled=False))
+    ctx = context(tmp_path, Settings(rate_limit_enabled=False))
     result = run_grep({"pattern": pattern, "multiline": True, "case": "sensitive"}, ctx, backend)
     got = {(m["path"], m["line"]) for m in result["matches"] if m["type"] == "match"}
     assert expected and got == expected

@@ -9,17 +9,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from sleuth.engine.index import IndexService
-from sleuth.engine.workspace import Workspace
 from tests.conftest import write_tree
-
-
-def start(root: Path, cache: Path) -> IndexService:
-    service = IndexService(Workspace([root]), cache_dir=str(cache))
-    service.start()
-    assert service.wait_ready(120), service.status()
-    assert service.wait_idle(60)
-    return service
+from tests.fixtures import started_index
 
 
 def scan(root: Path, needle: bytes, casei: bool = False) -> set[str]:
@@ -41,4 +32,4 @@ def scan(root: Path, needle: bytes, casei: bool = False) -> set[str]:
 @pytest.fixture
 def kit() -> SimpleNamespace:
     """``kit.write_tree``, ``kit.start`` and ``kit.scan`` for the tests of this folder."""
-    return SimpleNamespace(write_tree=write_tree, start=start, scan=scan)
+    return SimpleNamespace(write_tree=write_tree, start=started_index, scan=scan)

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 import sleuth
-from sleuth.commands.config import Settings
 from sleuth.commands.context import CommandContext
 from sleuth.commands.grep import GREP_ARGS, build_request, run
 from sleuth.commands.args import parse_args
@@ -19,7 +18,7 @@ from sleuth.engine.grep import run_grep
 from sleuth.engine.match import compile_matcher
 from sleuth.engine.search import search_data
 from sleuth.engine.types import MatchOptions, SearchOptions
-from sleuth.engine.workspace import Workspace
+from tests.fixtures import context
 
 PACKAGE = Path(sleuth.__file__).parent
 # Who may read a "type" key: the events module (the wire form's one reader and writer), and the rg
@@ -51,7 +50,7 @@ def test_a_context_line_keeps_its_binary_after_on_the_wire() -> None:
 
 def _ctx(make_tree: Callable[[Mapping[str, str | bytes]], Path]) -> CommandContext:
     root = make_tree({"a.txt": "x\nneedle 1\ny\n", "b.txt": "needle 2\nneedle 3\n", "c.txt": "nothing\n"})
-    return CommandContext(Workspace([str(root)]), settings=Settings())
+    return context(str(root))
 
 
 def test_the_engine_streams_events_and_the_command_streams_their_items(make_tree) -> None:

@@ -24,6 +24,7 @@ from pygls.uris import from_fs_path
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, LanguageClient, register_lsp_features
 from sleuth.lsp.server import converter_factory as default_converter
 from tests.conftest import HANG_S, SLEUTH  # SLEUTH: the installed command, as users start it
+from tests.fixtures import with_test_commands
 
 HERE = pathlib.Path(__file__).parent
 PROFILES = ("vscode", "minimal")
@@ -143,9 +144,7 @@ def make_client(session_box: list[Session]) -> LanguageClient:
 
 
 def server_env() -> dict[str, str]:
-    env = dict(os.environ)
-    env["SLEUTH_TEST_COMMANDS"] = str(HERE / "plumbing_commands.py")
-    return env
+    return with_test_commands(os.environ, "tests.lsp.plumbing_commands")
 
 
 async def start_session(profile: str, folders: list[pathlib.Path], *, init_options: Any = None,

@@ -21,11 +21,9 @@ import pytest
 from harness import make_tree, start_session
 
 from sleuth.commands import get_command
-from sleuth.commands.config import Settings
-from sleuth.commands.context import CommandContext, Services
 from sleuth.engine.index import store
-from sleuth.engine.workspace import Workspace
 from tests.conftest import HANG_S, needs_locks, run_sleuth
+from tests.fixtures import context
 
 FILES = {
     "src/repo.py": "# the one place users are loaded\ndef get_user_by_id(uid):\n    return DB[uid]\n",
@@ -47,7 +45,7 @@ def profile() -> str:
 
 
 def _cold_lines(root: pathlib.Path, pattern: str) -> list[tuple[str, int, str]]:
-    ctx = CommandContext(Workspace([root]), Settings(), services=Services(index=None))
+    ctx = context(root, index=None)
     result = get_command("sleuth.grep")({"pattern": pattern, "max_results": 10_000}, ctx)
     return _lines(result)
 

@@ -31,9 +31,10 @@ from sleuth.commands.grep import GREP_ARGS  # noqa: E402
 from sleuth.commands.config import Settings  # noqa: E402
 from sleuth.engine.platform import warm_door  # noqa: E402
 from tests.conftest import SLEUTH, run_sleuth, write_tree  # noqa: E402
+from tests.fixtures import with_test_commands  # noqa: E402
 
 MODES = ("legacy", "auto")
-PLUMBING = str(pathlib.Path(__file__).resolve().parents[1] / "lsp" / "plumbing_commands.py")
+PLUMBING = "tests.lsp.plumbing_commands"
 SLEUTH_MCP = [SLEUTH, "mcp"]  # as hosts start it (README: `claude mcp add sleuth -- sleuth mcp`)
 
 
@@ -169,7 +170,7 @@ async def test_progress_and_cancellation_stop_the_work(tmp_path: pathlib.Path, m
     """The plumbing command runs until cancelled; after the client cancels, no worker runs and its step
     counter stays put (the same proof as tests/lsp/test_cancel.py)."""
     ws = write_tree(tmp_path / "ws", {"a.txt": "x\n"})
-    env = _env(tmp_path, SLEUTH_TEST_COMMANDS=PLUMBING)
+    env = with_test_commands(_env(tmp_path), PLUMBING)
     progressed = asyncio.Event()
     reports: list[float] = []
 

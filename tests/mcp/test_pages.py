@@ -14,6 +14,7 @@ pytest.importorskip("mcp")
 
 from sleuth.mcp.pages import PageCache, gives_whole_page, page_key  # noqa: E402
 from tests.conftest import run_sleuth, write_tree  # noqa: E402
+from tests.fixtures import with_test_commands  # noqa: E402
 from tests.mcp.test_mcp_server import MODES, PLUMBING, _env, connect  # noqa: E402
 
 
@@ -36,7 +37,7 @@ async def _pages(client: Any, args: dict[str, Any]) -> list[dict[str, Any]]:
 async def test_the_next_pages_come_from_the_first_search(tmp_path: pathlib.Path, mode: str) -> None:
     lines = "".join(f"needle line {i:04d} " + "x" * 60 + "\n" for i in range(400))
     ws = write_tree(tmp_path / "ws", {"big.txt": lines, "small.txt": "needle\n"})
-    env = _env(tmp_path, SLEUTH_TEST_COMMANDS=PLUMBING)
+    env = with_test_commands(_env(tmp_path), PLUMBING)
     async with connect(tmp_path, mode, [ws], "--max-output-tokens", "2000", env=env) as client:
         assert not (await client.call_tool("search_text", {"query": "needle"})).is_error  # the index is ready
         before = await _searches(client)

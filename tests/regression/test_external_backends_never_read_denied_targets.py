@@ -12,10 +12,9 @@ from pathlib import Path
 import pytest
 
 from sleuth.commands.config import Settings
-from sleuth.commands.context import CommandContext
 from sleuth.commands.profiles.backends import run_grep
-from sleuth.engine.workspace import Workspace
 from tests.regression.conftest import backend_params
+from tests.fixtures import context
 
 
 BACKENDS = backend_params("native", "rg", "ugrep")
@@ -27,6 +26,6 @@ def test_a_path_naming_a_denied_file_finds_nothing(tmp_path: Path, backend: str,
     (tmp_path / "keys").mkdir()
     (tmp_path / "secrets.txt").write_text("needle\n")
     (tmp_path / "keys" / "k.pem").write_text("needle\n")
-    ctx = CommandContext(Workspace([tmp_path]), settings=Settings(deny_globs=("secrets.txt", "keys/")))
+    ctx = context(tmp_path, Settings(deny_globs=("secrets.txt", "keys/")))
     result = run_grep({"pattern": "needle", "path": path}, ctx, backend)
     assert result["matches"] == []

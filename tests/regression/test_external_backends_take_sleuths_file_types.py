@@ -12,11 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from sleuth.commands.config import Settings
-from sleuth.commands.context import CommandContext
 from sleuth.commands.profiles.backends import run_grep
-from sleuth.engine.workspace import Workspace
 from tests.regression.conftest import backend_params
+from tests.fixtures import context
 
 
 BACKENDS = backend_params("rg", "ugrep")
@@ -27,7 +25,7 @@ BACKENDS = backend_params("rg", "ugrep")
 def test_external_backend_selects_the_files_native_selects(tmp_path: Path, backend: str, file_types: list[str]):
     for name in ("a.xyz", "b.py", "c.txt"):
         (tmp_path / name).write_text("needle\n")
-    ctx = CommandContext(Workspace([tmp_path]), settings=Settings())
+    ctx = context(tmp_path)
     args = {"pattern": "needle", "file_types": file_types}
     native = sorted(m["path"] for m in run_grep(args, ctx, "native")["matches"])
     external = run_grep(args, ctx, backend)
@@ -41,7 +39,7 @@ def test_include_globs_decide_before_file_types_in_every_backend(tmp_path: Path,
     type, and one it does not name is skipped. ugrep ORed both lists of --include flags instead."""
     for name in ("a.xyz", "b.py", "c.txt"):
         (tmp_path / name).write_text("needle\n")
-    ctx = CommandContext(Workspace([tmp_path]), settings=Settings())
+    ctx = context(tmp_path)
     args = {"pattern": "needle", "include_globs": ["a*"], "file_types": ["py"]}
     native = sorted(m["path"] for m in run_grep(args, ctx, "native")["matches"])
     assert native == ["a.xyz"]

@@ -15,9 +15,8 @@ import pytest
 
 from sleuth.commands import get_command
 from sleuth.commands.config import Settings
-from sleuth.commands.context import CommandContext
-from sleuth.engine.workspace import Workspace
 from tests.regression.conftest import backend_params
+from tests.fixtures import context
 
 
 BACKENDS = backend_params("native", "rg", "ugrep")
@@ -34,7 +33,7 @@ def test_forge_search_smart_case_follows_the_seed_on_every_backend(tmp_path: Pat
     if backend == "ugrep" and not pattern.isascii():
         pytest.skip("ugrep 3's -i folds ASCII letters only (a limit of the binary, not of the case rule)")
     (tmp_path / "a.txt").write_text("foo1\nFOO2\närger\nÄrger\nbar\nBAR\n", encoding="utf-8")
-    ctx = CommandContext(Workspace([tmp_path]), settings=Settings(backend=backend, rate_limit_enabled=False))
+    ctx = context(tmp_path, Settings(backend=backend, rate_limit_enabled=False))
     envelope = get_command("sleuth.tools.call")({"name": "forge.Search", "arguments": {"pattern": pattern}}, ctx)
     assert envelope["is_error"] is False, envelope["content"]
     found = json.loads(envelope["content"])["matches"]

@@ -14,8 +14,7 @@ from typing import Any
 
 from sleuth.commands import get_command
 from sleuth.commands.config import Settings
-from sleuth.commands.context import CommandContext
-from sleuth.engine.workspace import Workspace
+from tests.fixtures import context
 
 FILES = {
     "utf16.txt": codecs.BOM_UTF16_LE + "int needle_count = 1;\n".encode("utf-16-le"),
@@ -26,7 +25,7 @@ FILES = {
 
 
 def _run(root: Path, command: str, args: dict[str, Any]) -> dict[str, Any]:
-    ctx = CommandContext(Workspace([root]), Settings(index_enabled=False))
+    ctx = context(root, Settings(index_enabled=False))
     return get_command(command)(args, ctx)
 
 

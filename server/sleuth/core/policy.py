@@ -26,10 +26,7 @@ warm door) and owns only what the calls need: the worker pools, the activity cou
 from __future__ import annotations
 
 import dataclasses
-import importlib
-import importlib.util
 import logging
-import os
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -38,10 +35,10 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from sleuth.commands.config import Settings
 from sleuth.commands.context import CommandContext, PartialSink, Services
-from sleuth.core import logline
+from sleuth.core import logline, test_commands
 from sleuth.core.invocation import (InvocationRecord, StreamSink, append_log_line, check_call, mapped_error,
                                     resolve_command)
-from sleuth.core.registry import COMMANDS, QUICK_COMMANDS, RATE_LIMITED, STREAM_KEYS, Runner
+from sleuth.core.registry import COMMANDS, QUICK_COMMANDS, RATE_LIMITED, Runner
 from sleuth.engine.cancel import CancelToken, NullProgress, ProgressSink
 from sleuth.engine.errors import Cancelled, RateLimited, SleuthError
 from sleuth.engine.workspace import Workspace
@@ -49,12 +46,11 @@ from sleuth.engine.workspace import Workspace
 if TYPE_CHECKING:
     import asyncio
 
-__all__ = ["InvocationPolicy", "Invocation", "Activity", "load_test_commands", "TEST_COMMANDS_ENV", "CANCEL_GRACE_S"]
+__all__ = ["InvocationPolicy", "Invocation", "Activity", "CANCEL_GRACE_S"]
 
 logger = logging.getLogger(__name__)
 
 CANCEL_GRACE_S = 0.1
-TEST_COMMANDS_ENV = "SLEUTH_TEST_COMMANDS"
 
 
 @dataclass
@@ -89,23 +85,6 @@ class Activity:
                     "cancelled": self.cancelled, "last_progress": dict(self.last_progress)}
 
 
-def load_test_commands(spec: str | None) -> dict[str, Runner]:
-    """Extra commands from the ``SLEUTH_TEST_COMMANDS`` test hook (a module name or a ``.py`` path
-    whose ``COMMANDS`` maps names to ``run`` functions and ``STREAM_KEYS`` names their lists)."""
-    if not spec:
-        return {}
-    if spec.endswith(".py") or os.sep in spec:
-        module_spec = importlib.util.spec_from_file_location("sleuth_test_commands", spec)
-        if module_spec is None or module_spec.loader is None:
-            raise ImportError(f"{TEST_COMMANDS_ENV}: cannot load {spec}")
-        module = importlib.util.module_from_spec(module_spec)
-        module_spec.loader.exec_module(module)
-    else:
-        module = importlib.import_module(spec)
-    STREAM_KEYS.update(getattr(module, "STREAM_KEYS", {}))
-    return dict(getattr(module, "COMMANDS", {}))
-
-
 class InvocationPolicy:
     """See the module docstring. Thread-safe for invocations. A session's base: ``settings``,
     ``workspace`` and ``services`` are the session's at this moment; :meth:`follow_settings_files`
@@ -120,7 +99,7 @@ class InvocationPolicy:
         """The policy's own state (called once by the session's constructor)."""
         self.activity = Activity()
         self.extra: dict[str, Runner] = dict(extra_commands if extra_commands is not None
-                                             else load_test_commands(os.environ.get(TEST_COMMANDS_ENV)))
+                                             else test_commands.load())
         self.log_tag = log_tag
         self.log_hooks: list[Callable[[InvocationRecord], None]] = []  # every record (tests, metrics views)
         self.log_sinks: list[Callable[[int, str], None]] = []  # (severity, line) that passes ``log_level``

@@ -23,10 +23,10 @@ from sleuth.commands.config import Settings
 from sleuth.commands.context import CommandContext, PartialSink, Services
 from sleuth.core.index import IndexHooks, IndexKeeper, store_misplaced
 from sleuth.core.invocation import InternalError, InvocationRecord, NotAvailable, StreamSink
-from sleuth.core.policy import (CANCEL_GRACE_S, TEST_COMMANDS_ENV, Activity, Invocation, InvocationPolicy,
-                                load_test_commands)
+from sleuth.core.policy import CANCEL_GRACE_S, Activity, Invocation, InvocationPolicy
 from sleuth.core.registry import Runner
 from sleuth.core.settings import SettingsLayers
+from sleuth.engine import heap
 from sleuth.engine.ratelimit import RateLimiter
 from sleuth.engine.workspace import Workspace
 
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from sleuth.core.warm_listener import WarmListener
 
 __all__ = ["Session", "Invocation", "InvocationRecord", "Activity", "InternalError", "NotAvailable", "StreamSink",
-           "SettingsLayers", "load_test_commands", "TEST_COMMANDS_ENV", "CANCEL_GRACE_S"]
+           "SettingsLayers", "CANCEL_GRACE_S"]
 
 logger = logging.getLogger(__name__)
 
@@ -58,6 +58,7 @@ class Session(InvocationPolicy):
                  cache_dir: str | None = None, index_hooks: IndexHooks | None = None, search_workers: int = 16,
                  quick_workers: int = 4, extra_commands: Mapping[str, Runner] | None = None,
                  log_tag: str = "") -> None:
+        heap.tune()  # a process that serves searches: big answers are many short-lived objects
         self.config = SettingsLayers(layers=list(layers), where=where)
         self.config.load_user()
         self.settings: Settings = Settings()

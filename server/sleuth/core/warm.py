@@ -85,9 +85,9 @@ def environment(args: dict[str, Any]) -> dict[str, Any]:
       compared as :func:`guards` too);
     * ``PATH``, only for ``-z``: the decompressors found -> ``decompressors`` (otherwise a client's
       ``PATH``, which a virtualenv changes, would make every call cold for nothing);
-    * ``SLEUTH_NO_SERVER`` is the client's own choice to run cold; ``SLEUTH_TEST_COMMANDS`` adds test
-      commands to a server, none of these searches; ``SLEUTH_TEST_*_GATE`` hold a search for a test
-      (when it ends, never what it finds); ``XDG_RUNTIME_DIR``/``XDG_CACHE_HOME`` say where sockets
+    * ``SLEUTH_NO_SERVER`` is the client's own choice to run cold; the test hook of
+      :mod:`sleuth.core.test_commands` adds commands to a server, none of these searches;
+      ``SLEUTH_TEST_*_GATE`` hold a search for a test (when it ends, never what it finds); ``XDG_RUNTIME_DIR``/``XDG_CACHE_HOME`` say where sockets
       and index stores live, not what a search finds; ``RIPGREP_CONFIG_PATH`` is not honoured (the
       CLI reads rg's flags from its command line only);
     * the locale and ``PYTHON*`` variables shape only the client's own streams and file names,

@@ -113,7 +113,7 @@ class SleuthMCP:
             self._add(f"{definition.profile}_{definition.name}", f"{definition.name} ({definition.profile} profile)",
                       definition.description, definition.input_schema, None, self._profile_handler(definition),
                       read_only=definition.read_only)
-        if session.extra:  # the SLEUTH_TEST_COMMANDS hook: plumbing commands for the e2e tests
+        if session.extra:  # a test's plumbing commands (sleuth.core.test_commands)
             for name in session.extra:
                 self._add(name.replace(".", "_"), name, f"Test command {name}.", {"type": "object"}, None,
                           self._raw_handler(name))

@@ -16,17 +16,8 @@ from sleuth.commands.config import Settings
 from sleuth.commands.context import CommandContext, Services
 from sleuth.engine.metrics import Metrics
 from sleuth.engine.ratelimit import RateLimiter
-from sleuth.engine.workspace import Workspace
+from tests.fixtures import context, write_tree
 
-try:  # the repo-wide helper; fall back to a local copy when run in isolation
-    from tests.conftest import write_tree
-except ImportError:  # pragma: no cover
-    def write_tree(root: Path, files: Mapping[str, str | bytes]) -> Path:
-        for rel, content in files.items():
-            path = root / rel
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(content if isinstance(content, bytes) else content.encode("utf-8"))
-        return root
 
 
 class Caller:
@@ -39,7 +30,7 @@ class Caller:
 
     def ctx(self, **changes: Any) -> CommandContext:
         settings = self.settings.replace(**changes) if changes else self.settings
-        return CommandContext(Workspace([self.root]), settings=settings, services=self.services)
+        return context(self.root, settings, services=self.services)
 
     def command(self, name: str, args: Any, **settings: Any) -> dict[str, Any]:
         return get_command(name)(args, self.ctx(**settings))

@@ -15,6 +15,7 @@ from sleuth.commands.settings_schema import merge_settings
 from sleuth.commands.profiles import all_tools, lookup
 from sleuth.commands.profiles.acode import DEFAULT_TIMEOUT_MS, _timeout_ms
 from sleuth.commands.tools_list import run as tools_list
+from tests.fixtures import context
 
 GREP_TREE = {  # scenario 4
     "code.cs": "// TODO: Implement validation\npublic class Handler\n{\n    // FIXME: This is broken\n"
@@ -190,13 +191,11 @@ def test_ac_037_062_invalid_regex_has_position(workspace):  # scenario 6 test 3
 
 
 def test_ac_060_timeout_is_src_004(workspace):
-    from sleuth.commands.context import CommandContext
     from sleuth.commands.tools_call import run as tools_call
     from sleuth.engine.cancel import CancelToken
-    from sleuth.engine.workspace import Workspace
 
     caller = workspace(GREP_TREE)
-    ctx = CommandContext(Workspace([caller.root]), settings=caller.settings, services=caller.services,
+    ctx = context(caller.root, caller.settings, services=caller.services,
                          token=CancelToken(timeout_ms=0))
     envelope = tools_call({"name": "acode.grep", "arguments": {"pattern": "TODO"}}, ctx)
     err = error(envelope["content"])
@@ -236,16 +235,14 @@ def test_ac_078_context_budget(workspace):
 
 
 def test_ac_081_cancellation_propagates(workspace):
-    from sleuth.commands.context import CommandContext
     from sleuth.commands.tools_call import run as tools_call
     from sleuth.engine.cancel import CancelToken
     from sleuth.engine.errors import Cancelled
-    from sleuth.engine.workspace import Workspace
 
     caller = workspace(GREP_TREE)
     token = CancelToken()
     token.cancel()
-    ctx = CommandContext(Workspace([caller.root]), settings=caller.settings, services=caller.services, token=token)
+    ctx = context(caller.root, caller.settings, services=caller.services, token=token)
     with pytest.raises(Cancelled):
         tools_call({"name": "acode.grep", "arguments": {"pattern": "TODO"}}, ctx)
 

@@ -12,7 +12,7 @@ import pytest
 pytest.importorskip("sleuth.commands.text")
 
 from sleuth.engine.index.service import IndexService  # noqa: E402
-from sleuth.engine.workspace import Workspace  # noqa: E402
+from tests.fixtures import index_service
 
 SCENARIO_1 = {
     "src/UserService.cs": "namespace MyApp.Services\n{\n    public class UserService : IUserService\n    {\n"
@@ -38,7 +38,7 @@ def indexed(workspace, tmp_path: Path):
 
     def make(files, name="ws"):
         caller = workspace(files, name=name)
-        service = IndexService(Workspace([caller.root]), caller.settings.index_config(), cache_dir=str(tmp_path / f"cache-{name}"))
+        service = index_service(caller.root, tmp_path / f"cache-{name}", caller.settings.index_config())
         service.start()
         assert service.wait_ready(60)
         caller.services.index = service

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from sleuth.commands.context import CommandContext
 from sleuth.commands.profiles import lookup
 from sleuth.commands.tools_call import run as tools_call
 from sleuth.engine.cancel import CancelToken
-from sleuth.engine.workspace import Workspace
+from tests.fixtures import context
 
 TOOL = "codex.grep_files"
 
@@ -89,7 +88,7 @@ def test_relative_path_and_file_path(workspace):
 
 def test_rg_timeout_message(workspace):
     caller = repo(workspace)
-    ctx = CommandContext(Workspace([caller.root]), settings=caller.settings, services=caller.services,
+    ctx = context(caller.root, caller.settings, services=caller.services,
                          token=CancelToken(timeout_ms=0))
     envelope = tools_call({"name": TOOL, "arguments": {"pattern": "TODO"}}, ctx)
     assert envelope == {"content": "rg timed out after 30 seconds", "is_error": True}

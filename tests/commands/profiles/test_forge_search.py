@@ -9,12 +9,11 @@ import shutil
 
 import pytest
 
-from sleuth.commands.context import CommandContext
 from sleuth.commands.profiles import lookup
 from sleuth.commands.profiles._external import classify
 from sleuth.commands.tools_call import run as tools_call
 from sleuth.engine.cancel import CancelToken
-from sleuth.engine.workspace import Workspace
+from tests.fixtures import context
 
 TOOL = "forge.Search"
 TREE = {
@@ -200,7 +199,7 @@ def test_it_ls_fz_01_fuzzy_with_ugrep(workspace):
 
 def test_timeout_sets_timed_out_with_note(workspace):
     caller = workspace(TREE)
-    ctx = CommandContext(Workspace([caller.root]), settings=caller.settings, services=caller.services,
+    ctx = context(caller.root, caller.settings, services=caller.services,
                          token=CancelToken(timeout_ms=0))
     envelope = tools_call({"name": TOOL, "arguments": {"pattern": "foo"}}, ctx)
     out = json.loads(envelope["content"])

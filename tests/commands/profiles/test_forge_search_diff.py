@@ -143,10 +143,9 @@ def test_rg_and_native_agree_on_the_kernel(query):
 
 
 def test_rg_and_native_agree_across_several_folders(tmp_path):
-    from sleuth.commands.context import CommandContext, Services
     from sleuth.commands.tools_call import run as tools_call
     from sleuth.commands.config import Settings
-    from sleuth.engine.workspace import Workspace
+    from tests.fixtures import context
 
     roots = []
     for name, files in (("api", {"x.py": "needle\n", "sub/y.txt": "a needle\n"}), ("web", {"z.ts": "needle()\n"})):
@@ -157,8 +156,7 @@ def test_rg_and_native_agree_across_several_folders(tmp_path):
         roots.append(root)
     answers = []
     for backend in ("native", "rg"):
-        ctx = CommandContext(Workspace(roots), settings=Settings(backend=backend, rate_limit_enabled=False),
-                             services=Services())
+        ctx = context(roots, Settings(backend=backend, rate_limit_enabled=False))
         out = json.loads(tools_call({"name": TOOL, "arguments": {"pattern": "needle", "include_glob": ["*.py", "*.ts",
                                                                                                    "*.txt"]}}, ctx)["content"])
         answers.append(comparable(out))

@@ -9,11 +9,10 @@ import pytest
 
 from sleuth.commands import get_command
 from sleuth.commands.args import parse_args
-from sleuth.commands.context import CommandContext, Services
 from sleuth.commands.grep import GREP_ARGS, build_request
 from sleuth.engine.cancel import CancelToken
 from sleuth.engine.grep import loop
-from sleuth.engine.workspace import Workspace
+from tests.fixtures import context
 
 
 def test_a_few_hundred_candidates_skip_the_pool_a_plain_list_does_not(tmp_path: Path, kit: SimpleNamespace,
@@ -32,12 +31,12 @@ def test_a_few_hundred_candidates_skip_the_pool_a_plain_list_does_not(tmp_path: 
 
     monkeypatch.setattr(loop, "_in_pool", in_pool)
     try:
-        ctx = CommandContext(service.workspace, services=Services(index=service))
+        ctx = context(service.workspace, index=service)
         args = {"pattern": "PM_RESUME", "case": "insensitive", "max_results": 10_000}
         result = get_command("sleuth.grep")(args, ctx)
         assert result["files_scanned"] == files and result["count"] == files
         assert not pooled
-        assert result["matches"] == get_command("sleuth.grep")(args, CommandContext(Workspace([root])))["matches"]
+        assert result["matches"] == get_command("sleuth.grep")(args, context(root))["matches"]
         request = build_request(parse_args("sleuth.grep", args, GREP_ARGS, ctx.settings), ctx)
         candidates = service.candidate_entries(service.workspace, request)
         assert candidates is not None and candidates.narrowed and len(candidates) == files

@@ -9,9 +9,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sleuth.commands import get_command
-from sleuth.commands.context import CommandContext, Services
 from sleuth.engine.index import IndexService
-from sleuth.engine.workspace import Workspace
+from tests.fixtures import context, index_service, indexed_and_plain
 
 WORDS = ["PM_RESUME", "pm_resume", "Pm_Resume", "ERR_SYS", "err_sys", "foo", "foobar", "Ah", "xAh", "ſuspend",
          "\u212aelvin", "kelvin", "é", "日本語", "tab\tx", "a b", "LINK_REQ_RST",
@@ -30,7 +29,7 @@ PATTERNS = [("PM_RESUME", {}), ("PM_RESUME", {"case": "insensitive"}), ("PM_RESU
 def tree(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, IndexService]:
     root = tmp_path_factory.mktemp("grep")
     (root / "a.c").write_text("PM_RESUME here\n")
-    service = IndexService(Workspace([root]), cache_dir=str(tmp_path_factory.mktemp("cache")))
+    service = index_service(root, tmp_path_factory.mktemp("cache"))
     service.start()
     assert service.wait_ready(120)
     yield root, service
@@ -63,8 +62,7 @@ def test_indexed_grep_equals_plain_scan(tree: tuple[Path, IndexService], edits: 
     root, service = tree
     _apply(root, service, edits, wait)
     grep = get_command("sleuth.grep")
-    indexed = CommandContext(service.workspace, services=Services(index=service))
-    plain = CommandContext(service.workspace)
+    indexed, plain = indexed_and_plain(service)
     for pattern, extra in PATTERNS:
         args = {"pattern": pattern, "max_results": 1000, **extra}
         assert _lines(grep(args, indexed)) == _lines(grep(args, plain)), (pattern, extra)
@@ -76,17 +74,17 @@ def test_the_index_really_narrows_grep(tmp_path: Path) -> None:
     for i in range(40):
         (root / f"f{i}.c").write_text(f"int filler_{i};\n")
     (root / "hit.c").write_text("x = PM_RESUME;\n")
-    service = IndexService(Workspace([root]), cache_dir=str(tmp_path / "cache"))
+    service = index_service(root, tmp_path / "cache")
     service.start()
     try:
         assert service.wait_ready(120)
         grep = get_command("sleuth.grep")
-        ctx = CommandContext(service.workspace, services=Services(index=service))
+        ctx = context(service.workspace, index=service)
         result = grep({"pattern": "PM_RESUME"}, ctx)
         assert _lines(result) == [("hit.c", 1, 5)] and result["files_scanned"] == 1
         # one file read, and the workspace's count beside it (a person reads "1 of 41", not "1 of 1")
         assert result["files_in_workspace"] == 41
-        assert grep({"pattern": "PM_RESUME"}, CommandContext(service.workspace))["files_in_workspace"] is None
+        assert grep({"pattern": "PM_RESUME"}, context(service.workspace))["files_in_workspace"] is None
         scanned = grep({"pattern": r"\w+_RESUME"}, ctx)["files_scanned"]
         assert scanned == 1
         assert grep({"pattern": r"\d"}, ctx)["files_scanned"] == 41  # no literal: every catalogued file
@@ -114,8 +112,7 @@ def test_indexed_grep_equals_plain_scan_with_rg_semantics(tree: tuple[Path, Inde
     root, service = tree
     _apply(root, service, edits, wait)
     grep = get_command("sleuth.grep")
-    indexed = CommandContext(service.workspace, services=Services(index=service))
-    plain = CommandContext(service.workspace)
+    indexed, plain = indexed_and_plain(service)
     for pattern, extra in SEMANTICS:
         args = {"pattern": pattern, "max_results": 1000, **extra}
         assert grep(args, indexed)["matches"] == grep(args, plain)["matches"], (pattern, extra)
@@ -128,12 +125,12 @@ def test_another_encoding_is_searched_past_the_index(tmp_path: Path) -> None:
     root.mkdir()
     (root / "u16.txt").write_bytes("un café noir\n".encode("utf-16-le"))
     (root / "utf.txt").write_text("un café noir\n")
-    service = IndexService(Workspace([root]), cache_dir=str(tmp_path / "cache"))
+    service = index_service(root, tmp_path / "cache")
     service.start()
     try:
         assert service.wait_ready(120)
         grep = get_command("sleuth.grep")
-        indexed = CommandContext(service.workspace, services=Services(index=service))
+        indexed = context(service.workspace, index=service)
         assert [m["path"] for m in grep({"pattern": "noir"}, indexed)["matches"]] == ["utf.txt"]
         found = grep({"pattern": "noir", "encoding": "utf-16le"}, indexed)["matches"]
         assert [(m["path"], m["text"]) for m in found] == [("u16.txt", "un café noir")]  # UTF-8 read as UTF-16: no

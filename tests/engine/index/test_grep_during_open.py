@@ -16,14 +16,13 @@ from typing import Any
 import pytest
 
 from sleuth.commands import get_command
-from sleuth.commands.context import CommandContext, Services
-from sleuth.engine.index import IndexService, freshness
+from sleuth.engine.index import freshness
 from sleuth.engine.test_gates import CATCH_UP_GATE_ENV
-from sleuth.engine.workspace import Workspace
 from tests.conftest import HANG_S
 from tests.diff.rg import needs_rg, rg_events
-from tests.engine.conftest import start
+from tests.fixtures import started_index
 from tests.engine.index.test_restart_freshness import _tree
+from tests.fixtures import context, index_service
 
 FILES = 40
 
@@ -45,18 +44,18 @@ def test_a_grep_during_the_open_waits_and_answers_from_the_index(tmp_path: Path,
     for n in range(FILES):
         (root / f"many/f{n}.txt").parent.mkdir(exist_ok=True)
         (root / f"many/f{n}.txt").write_text(f"haystack {n}\n")
-    start(root, cache).stop()
+    started_index(root, cache).stop()
     (root / "b.c").write_text("haystack\nNEEDLE_A written while no server ran\n")  # changed while down
     (root / "many/f7.txt").write_text("NEEDLE_A\n")
     gate = tmp_path / "gate"
     gate.write_text("held\n")
     monkeypatch.setenv(CATCH_UP_GATE_ENV, str(gate))
-    service = IndexService(Workspace([root]), cache_dir=str(cache))
+    service = index_service(root, cache)
     answers: list[dict[str, Any]] = []
     try:
         service.start()
         assert _until(lambda: service.state.cat is not None)  # the store is open; its catch-up is held
-        ctx = CommandContext(service.workspace, services=Services(index=service))
+        ctx = context(service.workspace, index=service)
         grep = threading.Thread(target=lambda: answers.append(
             get_command("sleuth.grep")({"pattern": "NEEDLE_A", "max_results": 1000}, ctx)))
         grep.start()

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from sleuth.engine.index import IndexService
 from sleuth.engine.index.trigram import And, Lit, Or
 from sleuth.engine.types import WalkOptions
+from tests.fixtures import index_service
 
 
 def test_a_pending_change_is_a_candidate_before_it_is_indexed(tmp_path: Path, kit: SimpleNamespace) -> None:
@@ -84,10 +85,9 @@ def test_the_index_declines_what_it_cannot_narrow(tmp_path: Path, kit: SimpleNam
 
 
 def test_not_ready_means_no_narrowing(tmp_path: Path) -> None:
-    from sleuth.engine.workspace import Workspace
 
     (tmp_path / "ws").mkdir()
-    service = IndexService(Workspace([tmp_path / "ws"]), cache_dir=str(tmp_path / "cache"))
+    service = index_service(tmp_path / "ws", tmp_path / "cache")
     assert service.candidates(None, Lit(b"anything")) is None
     assert service.status()["state"] == "absent"
 
@@ -102,11 +102,10 @@ needles = st.one_of(st.sampled_from(WORDS), st.text(alphabet=string.ascii_letter
 
 @pytest.fixture(scope="module")
 def agreement(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, IndexService]:
-    from sleuth.engine.workspace import Workspace
 
     root = tmp_path_factory.mktemp("agree")
     (root / "a.txt").write_text("seed foo\n")
-    service = IndexService(Workspace([root]), cache_dir=str(tmp_path_factory.mktemp("cache")))
+    service = index_service(root, tmp_path_factory.mktemp("cache"))
     service.start()
     assert service.wait_ready(120)
     yield root, service

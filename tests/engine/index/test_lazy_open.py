@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from sleuth.engine.index import IndexService
 from sleuth.engine.index.catalogue import Catalogue
 from sleuth.engine.index.lazy_catalogue import LazyCatalogue
-from tests.engine.conftest import start
+from tests.fixtures import started_index
 from tests.engine.index.test_random_operations import _agree, apply, operation
 from tests.engine.index.test_restart_freshness import _tree
 
@@ -37,8 +37,8 @@ def test_a_restart_makes_no_record_up_front(tmp_path: Path) -> None:
     root = tmp_path / "ws"
     root.mkdir()
     _tree(root)
-    start(root, tmp_path / "cache").stop()
-    service = start(root, tmp_path / "cache")
+    started_index(root, tmp_path / "cache").stop()
+    service = started_index(root, tmp_path / "cache")
     try:
         cat = service.state.cat
         assert isinstance(cat, LazyCatalogue) and cat.records_made() == 0  # (no file of this tree is chunked)
@@ -55,8 +55,8 @@ def test_changes_after_a_lazy_open_are_written_through(tmp_path_factory: pytest.
     root.mkdir()
     _tree(root)
     cache, away = tmp_path_factory.mktemp("cache"), tmp_path_factory.mktemp("away")
-    start(root, cache).stop()
-    service = start(root, cache)
+    started_index(root, cache).stop()
+    service = started_index(root, cache)
     try:
         assert isinstance(service.state.cat, LazyCatalogue)
         reported: list[str] = []
@@ -71,7 +71,7 @@ def test_changes_after_a_lazy_open_are_written_through(tmp_path_factory: pytest.
             Catalogue.fetch(service.state.catalog_db), 2).stat_view()  # type: ignore[arg-type]
     finally:
         service.stop()
-    again = start(root, cache)
+    again = started_index(root, cache)
     try:
         assert _memory_and_disk(again)[0] == held
         assert _agree(again) == []

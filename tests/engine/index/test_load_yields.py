@@ -11,8 +11,7 @@ from types import SimpleNamespace
 import pytest
 
 from sleuth.engine import foreground
-from sleuth.engine.index import IndexService
-from sleuth.engine.workspace import Workspace
+from tests.fixtures import context, index_service
 
 
 def _poll(condition, bound: float = 30.0) -> bool:
@@ -64,7 +63,7 @@ def test_store_load_waits_while_a_search_runs(tmp_path: Path, kit: SimpleNamespa
     kit.start(root, cache).stop()  # a complete store to load
     monkeypatch.setattr(foreground, "PATIENCE_S", 60.0)
     before = foreground.yields()
-    service = IndexService(Workspace([root]), cache_dir=str(cache))
+    service = index_service(root, cache)
     release = threading.Event()
     held = threading.Event()
 
@@ -92,8 +91,6 @@ def test_store_load_waits_while_a_search_runs(tmp_path: Path, kit: SimpleNamespa
 def test_a_grep_marks_itself_while_it_runs(tmp_path: Path) -> None:
     """What the index waits for: a grep is a foreground search from its first file to its answer."""
     from sleuth.commands.args import parse_args
-    from sleuth.commands.config import Settings
-    from sleuth.commands.context import CommandContext
     from sleuth.commands.grep import GREP_ARGS, build_request
     from sleuth.engine.cancel import CancelToken
     from sleuth.engine.grep import run_grep
@@ -102,7 +99,7 @@ def test_a_grep_marks_itself_while_it_runs(tmp_path: Path) -> None:
     root.mkdir()
     for n in range(5):
         (root / f"f{n}.txt").write_text(f"needle {n}\n")
-    ctx = CommandContext(Workspace([root]), settings=Settings())
+    ctx = context(root)
     request = build_request(parse_args("sleuth.grep", {"pattern": "needle"}, GREP_ARGS, ctx.settings), ctx)
     seen: list[int] = []
     outcome = run_grep(ctx.workspace, request, CancelToken(), sink=lambda batch: seen.append(foreground.active()))

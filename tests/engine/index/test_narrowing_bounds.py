@@ -13,16 +13,16 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from sleuth.commands.args import parse_args
-from sleuth.commands.context import CommandContext, Services
 from sleuth.commands.grep import GREP_ARGS, build_request
 from sleuth.engine.cancel import CancelToken
 from sleuth.engine.index.narrowing import MAX_NARROWING_LITERALS
+from tests.fixtures import context
 
 FILES = {f"f{n:03}.c": f"int word_{n:03}_here;\n" for n in range(40)}
 
 
 def _candidates(service, patterns: list[str], token: CancelToken | None = None):  # type: ignore[no-untyped-def]
-    ctx = CommandContext(service.workspace, services=Services(index=service))
+    ctx = context(service.workspace, index=service)
     request = build_request(parse_args("sleuth.grep", {"pattern": patterns}, GREP_ARGS, ctx.settings), ctx)
     if token is None:
         return service.candidate_entries(service.workspace, request)

@@ -8,10 +8,10 @@ import time
 from pathlib import Path
 from types import SimpleNamespace
 
-from sleuth.engine.index import IndexService, store
+from sleuth.engine.index import store
 from sleuth.engine.index.trigram import Lit
 from sleuth.commands.config import Settings
-from sleuth.engine.workspace import Workspace
+from tests.fixtures import index_service
 
 
 
@@ -65,7 +65,7 @@ def test_settings_index_path_chooses_the_store_location(tmp_path: Path, kit: Sim
     root = tmp_path / "ws"
     kit.write_tree(root, {"x.txt": "hello world\n"})
 
-    service = IndexService(Workspace([root]), Settings(index_path=str(tmp_path / "elsewhere")).index_config())
+    service = index_service(root, config=Settings(index_path=str(tmp_path / "elsewhere")).index_config())
     assert service.base.startswith(str(tmp_path / "elsewhere"))
     assert service.base == store.store_dir([str(root.resolve())], str(tmp_path / "elsewhere"))
 
@@ -102,7 +102,7 @@ def test_stopping_during_the_first_build_publishes_nothing(tmp_path: Path, kit: 
     root, cache = tmp_path / "ws", tmp_path / "cache"
     body = "".join(f"int symbol_{i};\n" for i in range(400))
     kit.write_tree(root, {f"d{i % 20}/f{i}.c": body for i in range(1500)})
-    service = IndexService(Workspace([root]), cache_dir=str(cache))
+    service = index_service(root, cache)
     service.start()
     deadline = time.monotonic() + 60
     while not list(cache.glob("*/build-*")) and time.monotonic() < deadline:

@@ -26,10 +26,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sleuth.commands import get_command
-from sleuth.commands.context import CommandContext, Services
 from sleuth.engine.index import IndexService
 from sleuth.engine.index.watcher import Watcher
-from sleuth.engine.workspace import Workspace
+from tests.fixtures import index_service, indexed_and_plain
 
 WORDS = ["NEEDLE_A", "needle_a", "NEEDLE_B", "haystack", "é", "x"]
 PATTERNS = [("NEEDLE_A", {}), ("needle_a", {"case": "insensitive"}), ("NEEDLE_[AB]", {}), ("haystack", {"word": True})]
@@ -109,8 +108,7 @@ def _lines(result: dict) -> list[tuple[str, int, int]]:
 
 def _agree(service: IndexService) -> list[tuple]:
     grep = get_command("sleuth.grep")
-    indexed = CommandContext(service.workspace, services=Services(index=service))
-    plain = CommandContext(service.workspace)
+    indexed, plain = indexed_and_plain(service)
     return [(pattern, extra) for pattern, extra in PATTERNS
             if _lines(grep({"pattern": pattern, "max_results": 1000, **extra}, indexed))
             != _lines(grep({"pattern": pattern, "max_results": 1000, **extra}, plain))]
@@ -121,7 +119,7 @@ def _ready_service(tmp_path_factory: pytest.TempPathFactory, name: str) -> tuple
     root = tmp_path_factory.mktemp(name) / "ws"
     root.mkdir()
     (root / "a.txt").write_text("NEEDLE_A\n")
-    service = IndexService(Workspace([root]), cache_dir=str(tmp_path_factory.mktemp("cache")))
+    service = index_service(root, tmp_path_factory.mktemp("cache"))
     service.start()
     assert service.wait_ready(120)
     return root, tmp_path_factory.mktemp("away"), service

@@ -11,9 +11,9 @@ import pytest
 
 from sleuth.commands import get_command
 from sleuth.commands.args import parse_args
-from sleuth.commands.context import CommandContext, Services
+from sleuth.commands.context import CommandContext
 from sleuth.commands.grep import GREP_ARGS, build_request
-from sleuth.engine.workspace import Workspace
+from tests.fixtures import context
 
 grep = get_command("sleuth.grep")
 FILLER = "".join(f"filler line number {i}\n" for i in range(20000))  # ~460 KB: many chunks
@@ -40,7 +40,7 @@ def reads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
 
 def _contexts(root: Path, service) -> tuple[CommandContext, CommandContext]:
-    return CommandContext(service.workspace, services=Services(index=service)), CommandContext(Workspace([root]))
+    return context(service.workspace, index=service), context(root)
 
 
 def test_candidate_chunks_of_a_big_file_give_the_full_scans_lines(tmp_path: Path, reads: list[int],

@@ -21,15 +21,16 @@ from hypothesis import strategies as st
 
 from sleuth.commands import get_command
 from sleuth.commands.config import Settings
-from sleuth.commands.context import CommandContext, Services
+from sleuth.commands.context import CommandContext
 from sleuth.core import cold_store as core_index
 from sleuth.core.cold_store import current_store
 from sleuth.engine.index import freshness
 from sleuth.engine.workspace import Workspace
 from tests.conftest import needs_locks
-from tests.engine.conftest import start
+from tests.fixtures import started_index
 from tests.engine.index.test_random_operations import PATTERNS, _lines, operation
 from tests.engine.index.test_restart_freshness import _tree, apply_while_down, ignore_edit, rules_edited
+from tests.fixtures import index_service, indexed_and_plain
 
 TEXT_QUERIES = ["needle_a", "haystack", "NEEDLE_B OR x"]
 
@@ -65,7 +66,7 @@ def test_cold_store_answers_equal_a_cold_scan(tmp_path_factory: pytest.TempPathF
     root.mkdir()
     _tree(root)
     cache, away = tmp_path_factory.mktemp("cache"), tmp_path_factory.mktemp("away")
-    start(root, cache).stop()
+    started_index(root, cache).stop()
     built = _store_bytes(cache)
     apply_while_down(root, away, ops)
     workspace = Workspace([root])
@@ -76,8 +77,7 @@ def test_cold_store_answers_equal_a_cold_scan(tmp_path_factory: pytest.TempPathF
             return
         assert service is not None and service.ready
         grep = get_command("sleuth.grep")
-        indexed = CommandContext(workspace, services=Services(index=service))
-        plain = CommandContext(workspace)
+        indexed, plain = indexed_and_plain(service)
         for pattern, extra in PATTERNS:
             args = {"pattern": pattern, "max_results": 1000, **extra}
             assert _lines(grep(args, indexed)) == _lines(grep(args, plain)), (pattern, extra)
@@ -94,7 +94,7 @@ def _built(tmp_path: Path) -> tuple[Path, Path]:
     root.mkdir()
     _tree(root)
     cache = tmp_path / "cache"
-    start(root, cache).stop()
+    started_index(root, cache).stop()
     return root, cache
 
 
@@ -169,7 +169,6 @@ def test_the_lazy_catalogue_equals_the_loaded_one(tmp_path: Path) -> None:
     from sleuth.engine.index.config import IndexConfig
     from sleuth.engine.index.lazy_catalogue import lazy_catalogue
     from sleuth.engine.index.rowmap import RowMap
-    from sleuth.engine.index.service import IndexService
 
     root = tmp_path / "ws"
     root.mkdir()
@@ -177,7 +176,7 @@ def test_the_lazy_catalogue_equals_the_loaded_one(tmp_path: Path) -> None:
         (root / f"big{i}.c").write_text("".join(f"line {n} of {i}\n" for n in range(4000 * (i % 3 + 1))))
         (root / f"small{i}.txt").write_text(f"small {i}")
     (root / "huge.bin").write_bytes(b"x\n" * 600_000)
-    service = IndexService(Workspace([root]), IndexConfig(max_file_size_bytes=1_000_000), cache_dir=str(tmp_path / "c"))
+    service = index_service(root, tmp_path / "c", IndexConfig(max_file_size_bytes=1_000_000))
     service.start()
     assert service.wait_ready(120)
     with service.state.lock:

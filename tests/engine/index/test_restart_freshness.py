@@ -23,7 +23,7 @@ from sleuth.engine.index import freshness
 from sleuth.engine.types import SkipCounts, WalkOptions
 from sleuth.engine.walk import walk
 from sleuth.engine.workspace import Target, Workspace
-from tests.engine.conftest import start
+from tests.fixtures import started_index
 from tests.engine.index.test_random_operations import _agree, apply, operation
 
 ignore_edit = st.tuples(st.just("ignore"), st.sampled_from(["", "d", "h/j"]), st.sampled_from(["*.c", "e.txt", "g*", ""]))
@@ -71,9 +71,9 @@ def test_changes_made_while_down_are_all_found(tmp_path_factory: pytest.TempPath
     root.mkdir()
     _tree(root)
     cache, away = tmp_path_factory.mktemp("cache"), tmp_path_factory.mktemp("away")
-    start(root, cache).stop()
+    started_index(root, cache).stop()
     apply_while_down(root, away, ops)
-    service = start(root, cache)
+    service = started_index(root, cache)
     try:
         assert service.upkeep.caught_up_by == ("walk" if rules_edited(root, ops) else "stamps")
         assert _agree(service) == []
@@ -88,8 +88,8 @@ def test_an_unchanged_tree_restarts_without_listing_a_folder(tmp_path: Path) -> 
     root = tmp_path / "ws"
     root.mkdir()
     _tree(root)
-    start(root, tmp_path / "cache").stop()
-    service = start(root, tmp_path / "cache")
+    started_index(root, tmp_path / "cache").stop()
+    service = started_index(root, tmp_path / "cache")
     try:
         with service.state.lock:
             cat, catalog = service.state.cat, service.state.catalog_db
@@ -114,9 +114,9 @@ def test_a_folder_within_the_racy_window_is_listed_again(tmp_path: Path, monkeyp
     root = tmp_path / "ws"
     root.mkdir()
     _tree(root)
-    start(root, tmp_path / "cache").stop()
+    started_index(root, tmp_path / "cache").stop()
     folder_times = {p: (os.stat(p).st_mtime_ns, os.stat(p).st_ctime_ns) for p in (root, root / "d")}
-    service = start(root, tmp_path / "cache")
+    service = started_index(root, tmp_path / "cache")
     try:
         assert service.upkeep.caught_up_by == "stamps"
         with service.state.lock:

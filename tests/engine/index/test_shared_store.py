@@ -11,15 +11,12 @@ import sqlite3
 from pathlib import Path
 
 from sleuth.engine.index import IndexService
-from sleuth.engine.workspace import Workspace
 from tests.conftest import write_tree
+from tests.fixtures import started_index
 
 
 def _start(root: Path, cache: Path) -> IndexService:
-    service = IndexService(Workspace([root]), cache_dir=str(cache))
-    service.start()
-    assert service.wait_ready(120), service.status()
-    assert service.wait_idle(60)
+    service = started_index(root, cache)
     return service
 
 

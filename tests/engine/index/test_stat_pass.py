@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 
 from sleuth.engine.index.stat_pass import StatPass, stated_paths
-from tests.engine.conftest import start
+from tests.fixtures import started_index
 from tests.engine.index.test_restart_freshness import _tree
 
 
@@ -16,7 +16,7 @@ def test_the_stat_pass_finds_what_changed(tmp_path: Path) -> None:
     root, cache = tmp_path / "ws", tmp_path / "cache"
     root.mkdir()
     _tree(root)
-    service = start(root, cache)
+    service = started_index(root, cache)
     try:
         with service.state.lock:
             cat, gen = service.state.cat, service.state.gen

@@ -9,10 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sleuth.commands import get_command
-from sleuth.commands.context import CommandContext, Services
 from sleuth.engine.index.postings import gram_codes, trigram_codes
 from sleuth.engine.index.trigram import GRAM_BASE, Lit, gram_code, literal_groups, trigram_groups
-from sleuth.engine.workspace import Workspace
+from tests.fixtures import context
 
 grep = get_command("sleuth.grep")
 
@@ -57,8 +56,8 @@ def test_pm_runtime_resume_is_no_longer_a_candidate_of_pm_resume(tmp_path: Path,
                                      (b"ark_resume", True, {"kelvin.txt"})):
             got = service.candidates(None, Lit(needle, casei), line_mode=True)
             assert got is not None and {Path(p).name for p in got.paths} == names, needle
-        indexed = CommandContext(service.workspace, services=Services(index=service))
-        plain = CommandContext(Workspace([root]))
+        indexed = context(service.workspace, index=service)
+        plain = context(root)
         for args in ({"pattern": "PM_RESUME", "case": "insensitive"}, {"pattern": "pm_resume"},
                      {"pattern": "ARK_RESUME", "case": "insensitive"}, {"pattern": "PM_RES\\w+", "case": "insensitive"}):
             assert _lines(grep(args, indexed)) == _lines(grep(args, plain)), args
@@ -79,7 +78,7 @@ def test_an_edit_that_adds_or_removes_the_gram_is_seen(tmp_path: Path, kit: Simp
         assert service.status()["state"] == "ready"
         got = service.candidates(None, Lit(b"PM_RESUME", True), line_mode=True)
         assert got is not None and not got.pending and {Path(p).name for p in got.paths} == {"decoy.c"}
-        indexed = CommandContext(service.workspace, services=Services(index=service))
+        indexed = context(service.workspace, index=service)
         assert _lines(grep({"pattern": "PM_RESUME", "case": "insensitive"}, indexed)) == [("decoy.c", 2, 1)]
     finally:
         service.stop()

@@ -15,6 +15,7 @@ from sleuth.engine.symbols.rank import EXACT, IN_ORDER, PREFIX, SAME_KEY, WORD_S
 from sleuth.engine.symbols.search import SymbolOptions, search_symbols
 from sleuth.engine.workspace import Workspace
 from tests.conftest import write_tree
+from tests.fixtures import index_service
 
 C = """#define MAX_WIDGETS 16
 struct widget {
@@ -162,7 +163,7 @@ def service(tmp_path: Path) -> IndexService:
     write_tree(tmp_path / "ws", {"drivers/widget.c": C, "app/users.py": PY, "web/orders.ts": TS, **OTHER,
                                  "a/b/c/deep/users.py": "def get_user_by_id():\n    pass\n",
                                  "x.py": "def getUserByIdFaster():\n    pass\ndef get_user_by_idx():\n    pass\n"})
-    svc = IndexService(Workspace([tmp_path / "ws"]), cache_dir=str(tmp_path / "cache"))
+    svc = index_service(tmp_path / "ws", tmp_path / "cache")
     svc.start()
     assert svc.wait_ready(120) and svc.wait_idle(60)
     yield svc
@@ -217,7 +218,7 @@ def test_a_big_file_answers_from_its_stored_symbols(tmp_path: Path) -> None:
     """Files of 64 KiB or more keep their symbols in the index (extracting them again would be slow)."""
     filler = "".join(f"#define REG_{i:05d}_OFFSET 0x{i:x}\n" for i in range(3000))
     write_tree(tmp_path / "ws", {"asic_reg.h": filler + "struct asic_block {\n\tint blk_id;\n};\n"})
-    svc = IndexService(Workspace([tmp_path / "ws"]), cache_dir=str(tmp_path / "cache"))
+    svc = index_service(tmp_path / "ws", tmp_path / "cache")
     svc.start()
     try:
         assert svc.wait_ready(120) and svc.wait_idle(60)
@@ -230,5 +231,5 @@ def test_a_big_file_answers_from_its_stored_symbols(tmp_path: Path) -> None:
 
 
 def test_not_ready_says_so(tmp_path: Path) -> None:
-    svc = IndexService(Workspace([tmp_path]), cache_dir=str(tmp_path.parent / (tmp_path.name + "-cache")))
+    svc = index_service(tmp_path, tmp_path.parent / (tmp_path.name + "-cache"))
     assert search_symbols(svc, "anything") == {"ready": False, "total": 0, "results": []}

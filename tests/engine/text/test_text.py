@@ -9,12 +9,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sleuth.commands import get_command
-from sleuth.commands.context import CommandContext, Services
 from sleuth.engine.errors import BadArgs
 from sleuth.engine.index import IndexService
 from sleuth.engine.definitions.defs import definition_keys, definitions, identifier_key, split_identifier
 from sleuth.engine.text.query import parse_query
 from sleuth.engine.text.search import TextOptions, search_text
+from tests.fixtures import context, index_service
 
 TREE = {
     "src/users/user_service.py": (
@@ -57,14 +57,13 @@ TREE = {
 
 @pytest.fixture(scope="module")
 def service(tmp_path_factory: pytest.TempPathFactory) -> IndexService:
-    from sleuth.engine.workspace import Workspace
 
     root = tmp_path_factory.mktemp("text")
     for rel, content in TREE.items():
         path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(content)
-    svc = IndexService(Workspace([root]), cache_dir=str(tmp_path_factory.mktemp("cache")))
+    svc = index_service(root, tmp_path_factory.mktemp("cache"))
     svc.start()
     assert svc.wait_ready(120)
     yield svc
@@ -115,7 +114,7 @@ def test_result_shape_snippet_highlights_context(service: IndexService) -> None:
 
 def test_the_command_validates_and_filters(service: IndexService) -> None:
     run = get_command("sleuth.text")
-    ctx = CommandContext(service.workspace, services=Services(index=service))
+    ctx = context(service.workspace, index=service)
     result = run([{"query": "get user by id", "file_types": ["ts"], "max_results": 5, "context_lines": 0}], ctx)
     assert result["results"] and all(r["path"].endswith(".ts") for r in result["results"])
     assert all(r["context"] == {"before": [], "after": []} for r in result["results"])
@@ -125,7 +124,7 @@ def test_the_command_validates_and_filters(service: IndexService) -> None:
     with pytest.raises(BadArgs):
         run({"query": "x", "bogus": 1}, ctx)
     # without an index the command scans (tests/commands/test_text_scan.py); formerly index_not_ready
-    scanned = run({"query": "get user by id"}, CommandContext(service.workspace, services=Services(index=None)))
+    scanned = run({"query": "get user by id"}, context(service.workspace, index=None))
     assert scanned["source"] == "scan" and scanned["results"]
 
 
@@ -171,12 +170,12 @@ def test_definition_keys_equal_the_keys_of_definitions(lines: list[str]) -> None
 
 
 def test_status_and_build_commands(service: IndexService, kit: SimpleNamespace) -> None:
-    ctx = CommandContext(service.workspace, services=Services(index=service))
+    ctx = context(service.workspace, index=service)
     status = get_command("sleuth.index.status")({}, ctx)
     assert status["state"] == "ready" and status["files"] == len(TREE) and status["store_bytes"] > 0
     built = get_command("sleuth.index.build")([{}], ctx)
     assert built["state"] == "ready" and built["files"] == len(TREE)
-    assert get_command("sleuth.index.status")({}, CommandContext(service.workspace))["state"] == "disabled"
+    assert get_command("sleuth.index.status")({}, context(service.workspace))["state"] == "disabled"
 
 
 def test_files_spelling_the_words_as_one_identifier_are_read_first(tmp_path, kit: SimpleNamespace,

@@ -12,10 +12,10 @@ from typing import Iterator
 import pytest
 
 from sleuth.commands import get_command
-from sleuth.commands.context import CommandContext, Services
 from sleuth.engine.index import IndexService
 from sleuth.engine.text import search as text
 from sleuth.engine.text.search import TextOptions, search_text
+from tests.fixtures import context
 
 SPELLINGS = {
     "src/repo.py": "def get_user_by_id(uid):\n    return DB[uid]\n",
@@ -76,7 +76,7 @@ def test_the_answer_does_not_depend_on_the_clock(many: IndexService, monkeypatch
 
 def test_a_cut_scan_is_reported_as_grep_reports_it(many: IndexService, monkeypatch: pytest.MonkeyPatch) -> None:
     run = get_command("sleuth.text")
-    ctx = CommandContext(many.workspace, services=Services(index=many))
+    ctx = context(many.workspace, index=many)
     whole = run({"query": "scheduler", "max_results": 5}, ctx)
     assert whole["complete"] and whole["total"] > 5
     assert whole["truncated"] and whole["truncated_reason"] == "max_results"

@@ -15,7 +15,7 @@ import threading
 import time
 from typing import IO, TYPE_CHECKING, Callable, Iterable, Iterator
 
-from sleuth.engine import foreground
+from sleuth.engine import foreground, heap
 from sleuth.engine.cancel import CancelToken, NullProgress, ProgressSink
 from sleuth.engine.errors import Cancelled
 from sleuth.engine.index import freshness, store
@@ -531,7 +531,7 @@ class Maintenance:
             else:
                 self.state.open_settled.set()  # a build: no grep waits for it
                 self._full_build(adopt=True)
-            _settle_heap()
+            heap.settle()
             self.state.build_done.set()
             while True:
                 with self.state.lock:
@@ -546,7 +546,7 @@ class Maintenance:
                         self.state.changes += 1  # it may find changes nobody notified: before and after
                 if rebuild:
                     self._full_build()
-                    _settle_heap()
+                    heap.settle()
                 elif rescan:
                     self._catch_up()
                 else:
@@ -568,20 +568,6 @@ class Maintenance:
         finally:
             self.state.open_settled.set()
             self.state.build_done.set()
-
-
-def _settle_heap() -> None:
-    """Collect once, then move every object alive into the collector's permanent generation.
-
-    The catalogue and its views are ~100,000 container objects that live as long as the store, and
-    every search allocates tens of thousands of short-lived ones: without this each collection of
-    the older generations walks the whole catalogue again. Measured in-process on the Linux tree,
-    30 indexed ``-i PM_RESUME`` searches: the collector's time 153 -> 64 ms. Done after each build or
-    load (``unfreeze`` first, so the collection finds a replaced catalogue's cycles; ~25 ms).
-    """
-    gc.unfreeze()
-    gc.collect()
-    gc.freeze()
 
 
 def _describe(exc: BaseException) -> str:

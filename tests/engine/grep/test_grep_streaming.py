@@ -13,7 +13,6 @@ import pathlib
 import pytest
 
 from sleuth.commands.args import parse_args
-from sleuth.commands.config import Settings
 from sleuth.commands.context import CommandContext
 from sleuth.commands.grep import GREP_ARGS, build_request
 from sleuth.engine.cancel import CancelToken
@@ -23,7 +22,7 @@ from sleuth.engine.grep import GrepRequest, run_grep
 from sleuth.engine.grep.loop import IN_PROCESS_FILES
 from sleuth.engine.grep.units import CHUNK_FILES
 from sleuth.engine.types import FileEntry
-from sleuth.engine.workspace import Workspace
+from tests.fixtures import context
 
 PATTERN = r"(\w+\d) .*\1"
 
@@ -37,7 +36,7 @@ def _tree(root: pathlib.Path, files: int) -> CommandContext:
     root.mkdir()
     for n in range(files):
         (root / f"f{n:04}.txt").write_text(f"filler {n}\nkey{n}7 again key{n}7\nmore\n")
-    return CommandContext(Workspace([root]), settings=Settings())
+    return context(root)
 
 
 def _request(ctx: CommandContext) -> GrepRequest:

@@ -15,11 +15,11 @@ from typing import Any
 
 import pytest
 
-from sleuth.commands import CommandContext, get_command
+from sleuth.commands import get_command
 from sleuth.engine.grep import loop
 from sleuth.engine.grep.pool import shutdown_pool
-from sleuth.engine.workspace import Workspace
 from tests.conftest import write_tree
+from tests.fixtures import context
 
 
 def _tree(root: pathlib.Path) -> pathlib.Path:
@@ -40,7 +40,7 @@ def _tree(root: pathlib.Path) -> pathlib.Path:
 
 def _grep(root: pathlib.Path, **args: Any) -> list[tuple[str, int]]:
     result = get_command("sleuth.grep")({"pattern": "needle", "max_results": 10_000, **args},
-                                        CommandContext(Workspace([root])))
+                                        context(root))
     assert not result["errors"]
     return [(m["path"], m["line"]) for m in result["matches"] if m["type"] == "match"]
 
@@ -124,7 +124,7 @@ def test_a_one_shot_search_streams_the_files_walked_first_before_it_starts_the_p
         real(*args, **kwargs)
 
     monkeypatch.setattr(loop, "_in_pool", spy)
-    ctx = CommandContext(Workspace([root]))
+    ctx = context(root)
     ctx.partial = lambda batch: streamed.append(len(batch))
     result = get_command("sleuth.grep")({"pattern": "needle", "max_results": 10_000}, ctx)
     assert not result["errors"] and sum(streamed) + len(result["matches"]) == 220
