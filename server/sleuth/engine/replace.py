@@ -10,8 +10,8 @@ start: a backtracking engine takes the same leftmost-first path that produced th
 groups are the ones rg reports. It runs only on matched lines, and only when the template names a
 group other than ``$0``.
 
-The VS Code client's replace preview (``vscode-client/src/view/replace.ts``) expands the same
-templates in TypeScript: two implementations on purpose, one per language; keep their rules the same.
+The VS Code client's search view has no copy: its Replace takes each match's
+``match_replacements`` from a ``sleuth.grep`` call with ``replace``.
 """
 
 from __future__ import annotations

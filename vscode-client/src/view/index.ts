@@ -36,8 +36,8 @@ import { allText, fileText, lineText } from './document';
 import { FOCUS_CONTEXT_KEY, FORM_VIEW_ID, SearchForm } from './form';
 import { RESULTS_VIEW_ID, ResultsList, RowRef } from './list';
 import { ResultsDocuments } from './navigate';
-import { FIRST_PAGE, MAX_LOADED, PAGE_STEP, ViewQuery, isCaseInsensitive, isSearchable, pushHistory, searchKey, viewGrepArgs } from './query';
-import { ReplaceSpec, jsRegex, planFile } from './replace';
+import { FIRST_PAGE, MAX_LOADED, PAGE_STEP, ViewQuery, isSearchable, pushHistory, searchKey, viewGrepArgs } from './query';
+import { ReplaceSpec, planFile, serverReplacements } from './replace';
 import { FileGroup, ResultLine, ResultModel, countLine, doneLine, nextMatch } from './results';
 
 export const ViewCommands = {
@@ -302,6 +302,22 @@ export function registerSearchView(server: ServerManager, output: LogOutputChann
         return new TextDecoder('utf-8').decode(await workspace.fs.readFile(uri));
     };
 
+    /**
+     * The server's expansion of a regex replacement template for the shown search: the same arguments
+     * (so the same page of matches) with `replace`, each match's `match_replacements` by file.
+     */
+    const serverSide = async (args: Record<string, unknown>, template: string): Promise<Map<string, Map<string, string>>> => {
+        const client = await server.ready();
+        const cts = new CancellationTokenSource();
+        try {
+            const result = await client.sendRequest<Record<string, unknown>>(Requests.grep, { ...args, replace: template }, cts.token);
+            const events = result?.[PartialKeys.grep];
+            return serverReplacements(Array.isArray(events) ? events : []);
+        } finally {
+            cts.dispose();
+        }
+    };
+
     /** Replaces in `groups` (or only the line `only`); `preview`: through the Refactor Preview, else after one confirmation. */
     const replace = async (groups: readonly FileGroup[], only?: ResultLine, preview = false) => {
         if (!shown || running) {
@@ -313,15 +329,14 @@ export function registerSearchView(server: ServerManager, output: LogOutputChann
             pattern: shown.query.pattern,
             replace: replaceText,
             regex: shown.query.regex,
-            wholeWord: shown.query.wholeWord,
-            caseInsensitive: isCaseInsensitive(shown.args),
             preserveCase: form.current.preserveCase,
         };
+        let replacements: Map<string, Map<string, string>> | undefined;
         if (spec.regex) {
             try {
-                jsRegex(spec);
+                replacements = await serverSide(shown.args, replaceText);
             } catch (e) {
-                void window.showErrorMessage(`Sleuth: the view computes regex replacements with JavaScript's RegExp, which cannot compile this pattern (${errorText(e)}); rewrite it in the common syntax.`);
+                void window.showErrorMessage(`Sleuth: the server could not expand the replacement: ${errorText(e)}`);
                 return;
             }
         }
@@ -329,7 +344,6 @@ export function registerSearchView(server: ServerManager, output: LogOutputChann
         const label = `Replace "${spec.pattern}" with "${replaceText}"`;
         let count = 0;
         let stale = 0;
-        let disagree = 0;
         const touched = new Set<string>();
         for (const group of groups) {
             const uri = uriOf(group);
@@ -342,9 +356,8 @@ export function registerSearchView(server: ServerManager, output: LogOutputChann
                 stale += group.matches;
                 continue;
             }
-            const plan = planFile(text, only ? [only] : group.lines, spec);
+            const plan = planFile(text, only ? [only] : group.lines, spec, replacements?.get(group.path) ?? new Map());
             stale += plan.stale;
-            disagree += plan.disagree;
             for (const e of plan.edits) {
                 const range = new Range(e.line, e.start, e.line, e.end);
                 if (preview) edit.replace(uri, range, e.newText, { needsConfirmation: true, label, description: group.path, iconPath: new ThemeIcon('replace') });
@@ -353,10 +366,7 @@ export function registerSearchView(server: ServerManager, output: LogOutputChann
                 count++;
             }
         }
-        const skipped = [
-            stale ? `${stale} changed since the search` : '',
-            disagree ? `${disagree} where JavaScript's regex matched differently from the server's` : '',
-        ].filter((s) => s).join(', ');
+        const skipped = stale ? `${stale} changed since the search` : '';
         if (count === 0) {
             void window.showInformationMessage(`Sleuth: nothing to replace${skipped ? ` (skipped: ${skipped})` : ''}.`);
             return;

@@ -108,13 +108,6 @@ export function viewGrepArgs(q: ViewQuery, maxResults: number, configuredCase: u
     return args;
 }
 
-/** Whether a search with these arguments is case-insensitive (smart case: no ASCII uppercase in the pattern). */
-export function isCaseInsensitive(args: Record<string, unknown>): boolean {
-    if (args.case === 'insensitive') return true;
-    if (args.case === 'sensitive') return false;
-    return !/[A-Z]/.test(String(args.pattern ?? ''));
-}
-
 /** The query's part that decides which matches exist (so a replace text change does not re-search). */
 export function searchKey(q: ViewQuery): string {
     return JSON.stringify([q.pattern, q.matchCase, q.wholeWord, q.regex, q.include, q.exclude, q.types, q.context]);

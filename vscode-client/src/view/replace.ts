@@ -4,21 +4,14 @@
  * byte columns and checked against the matched text, so a file changed since the search is skipped
  * rather than edited in the wrong place.
  *
- * The replacement template follows ripgrep's `-r`: `$1`, `${1}`, `$name`, `${name}`, `$$` for a
- * dollar; a group that did not take part (or does not exist) is empty. With "Use Regular
- * Expression" off the replacement is taken literally, as in VS Code's own search view.
- *
- * Limitation: captures come from re-running the pattern as a JavaScript RegExp at the match's start
- * (Sleuth's regex syntax is Rust's, which JavaScript mostly shares; `(?P<name>…)` and a leading
- * `(?i)` are translated). A pattern JavaScript cannot compile is refused with a message, and a match
- * where JavaScript's match differs from the server's is skipped and counted, never guessed.
- *
- * The server's `engine/replace.py` expands the same templates for `sleuth grep -r`: two
- * implementations on purpose, one per language (the client needs it without a server round trip);
- * keep their rules the same.
+ * With "Use Regular Expression" on, the replacement is a template of ripgrep's `-r` (`$1`, `${name}`,
+ * `$$`), and the server expands it: the view sends the shown search again with `replace` and takes
+ * each match's `match_replacements` (the server's `engine/replace.py` is the one implementation, and
+ * the captures come from the same regex engine that found the match). With it off, the replacement
+ * is taken literally, as in VS Code's own search view. Preserve Case is VS Code's, applied here.
  */
 import { utf8ToUtf16Offset } from '../format';
-import type { ResultLine } from './results';
+import { spansOf, type ResultLine } from './results';
 
 export interface ReplaceSpec {
     /** the search pattern */
@@ -26,8 +19,6 @@ export interface ReplaceSpec {
     /** the replacement text (a template when `regex`) */
     replace: string;
     regex: boolean;
-    wholeWord: boolean;
-    caseInsensitive: boolean;
     /** keep the matched text's case in the replacement (VS Code's Preserve Case) */
     preserveCase?: boolean;
 }
@@ -44,85 +35,35 @@ export interface FilePlan {
     edits: LineEdit[];
     /** matches whose text is no longer where the search found it (the file changed since) */
     stale: number;
-    /** matches where the JavaScript regex did not match as the server did */
-    disagree: number;
-}
-
-/** Groups of a regex match: numbered (0 = whole match) and named. */
-export interface Groups {
-    numbered: readonly (string | undefined)[];
-    named?: Readonly<Record<string, string | undefined>>;
-}
-
-function groupValue(name: string, groups: Groups): string {
-    if (/^[0-9]+$/.test(name)) return groups.numbered[Number(name)] ?? '';
-    return groups.named?.[name] ?? '';
-}
-
-/** ripgrep's `-r` template expanded for one match: `$1`, `${1}`, `$name`, `${name}`, `$$`. */
-export function expandTemplate(template: string, groups: Groups): string {
-    let out = '';
-    let i = 0;
-    while (i < template.length) {
-        const ch = template[i];
-        if (ch !== '$') {
-            out += ch;
-            i++;
-            continue;
-        }
-        const next = template[i + 1];
-        if (next === '$') {
-            out += '$';
-            i += 2;
-            continue;
-        }
-        if (next === '{') {
-            const close = template.indexOf('}', i + 2);
-            if (close > i + 2) {
-                out += groupValue(template.slice(i + 2, close), groups);
-                i = close + 1;
-                continue;
-            }
-            out += '$';
-            i++;
-            continue;
-        }
-        const m = /^[_0-9A-Za-z]+/.exec(template.slice(i + 1));
-        if (!m) {
-            out += '$';
-            i++;
-            continue;
-        }
-        out += groupValue(m[0], groups);
-        i += 1 + m[0].length;
-    }
-    return out;
 }
 
 /**
- * The pattern as a sticky JavaScript RegExp (`(?P<n>` -> `(?<n>`, a leading `(?i)` -> flag `i`;
- * whole word adds the word-boundary look-arounds ripgrep's `-w` implies). Throws with the
- * JavaScript engine's message when it cannot compile it.
+ * The server's replacement of each match of a file, by its 1-based line, 1-based UTF-8 byte column
+ * and matched text (a match the server no longer finds there has none: the file changed).
  */
-export function jsRegex(spec: Pick<ReplaceSpec, 'pattern' | 'wholeWord' | 'caseInsensitive'>): RegExp {
-    let source = spec.pattern.replace(/\(\?P</g, '(?<');
-    let insensitive = spec.caseInsensitive;
-    const lead = /^\(\?i\)/.exec(source);
-    if (lead) {
-        insensitive = true;
-        source = source.slice(lead[0].length);
+export type Replacements = ReadonlyMap<string, string>;
+
+function replacementKey(line: number, column: number, text: string): string {
+    return `${line}:${column}:${text}`;
+}
+
+/**
+ * The replacements in `sleuth.grep` events that were asked with `replace`, by file path: each
+ * match's `match_replacements` paired in order with its spans (its submatches, else the match).
+ */
+export function serverReplacements(events: readonly unknown[]): Map<string, Map<string, string>> {
+    const byPath = new Map<string, Map<string, string>>();
+    for (const raw of events) {
+        const e = raw as Parameters<typeof spansOf>[0] & { match_replacements?: unknown };
+        const replaced = e?.match_replacements;
+        if (!e || e.type !== 'match' || typeof e.path !== 'string' || !Array.isArray(replaced)) continue;
+        const spans = spansOf(e);
+        if (spans.length !== replaced.length) continue; // not one per match: take none rather than guess
+        let file = byPath.get(e.path);
+        if (!file) byPath.set(e.path, (file = new Map()));
+        spans.forEach((s, i) => file!.set(replacementKey(e.line, s.column, s.text), String(replaced[i])));
     }
-    const build = (unicode: boolean) => {
-        const word = unicode ? '[\\p{L}\\p{N}\\p{Mn}\\p{Pc}]' : '\\w';
-        const body = spec.wholeWord ? `(?<!${word})(?:${source})(?!${word})` : source;
-        return new RegExp(body, `y${unicode ? 'u' : ''}${insensitive ? 'i' : ''}`);
-    };
-    try {
-        return build(true);
-    } catch {
-        // Rust accepts escapes of any punctuation (`\-`, `\#`), which a `u` RegExp refuses.
-        return build(false);
-    }
+    return byPath;
 }
 
 /**
@@ -145,21 +86,13 @@ export function preserveCase(matched: string, replacement: string): string {
     return replacement;
 }
 
-/** The new text of the match of `matchText` at UTF-16 offset `start` of `lineText`, or undefined when JavaScript's regex disagrees. */
-export function replacementAt(lineText: string, start: number, matchText: string, spec: ReplaceSpec, re?: RegExp): string | undefined {
-    const cased = (text: string) => (spec.preserveCase ? preserveCase(matchText, text) : text);
-    if (!spec.regex) return cased(spec.replace);
-    const regex = re ?? jsRegex(spec);
-    regex.lastIndex = start;
-    const m = regex.exec(lineText);
-    if (!m || m.index !== start || m[0] !== matchText) return undefined;
-    return cased(expandTemplate(spec.replace, { numbered: [...m], named: m.groups }));
-}
-
-/** The edits of one file: `text` is its current content, `lines` its results (context lines are ignored). */
-export function planFile(text: string, lines: readonly ResultLine[], spec: ReplaceSpec): FilePlan {
-    const re = spec.regex ? jsRegex(spec) : undefined;
-    const plan: FilePlan = { edits: [], stale: 0, disagree: 0 };
+/**
+ * The edits of one file: `text` is its current content, `lines` its results (context lines are
+ * ignored), `replacements` the server's for this file when the spec is a regex template.
+ */
+export function planFile(text: string, lines: readonly ResultLine[], spec: ReplaceSpec, replacements?: Replacements): FilePlan {
+    const plan: FilePlan = { edits: [], stale: 0 };
+    const cased = (matched: string, replacement: string) => (spec.preserveCase ? preserveCase(matched, replacement) : replacement);
     let fileLines: string[] | undefined;
     for (const l of lines) {
         if (l.kind !== 'match') continue;
@@ -173,16 +106,12 @@ export function planFile(text: string, lines: readonly ResultLine[], spec: Repla
             const lineText = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
             const start = utf8ToUtf16Offset(lineText, span.column - 1);
             const end = utf8ToUtf16Offset(lineText, span.endColumn - 1);
-            if (end <= start || lineText.slice(start, end) !== span.text) {
+            const replacement = spec.regex ? replacements?.get(replacementKey(l.line, span.column, span.text)) : spec.replace;
+            if (end <= start || lineText.slice(start, end) !== span.text || replacement === undefined) {
                 plan.stale++;
                 continue;
             }
-            const newText = replacementAt(lineText, start, span.text, spec, re);
-            if (newText === undefined) {
-                plan.disagree++;
-                continue;
-            }
-            plan.edits.push({ line: l.line - 1, start, end, newText });
+            plan.edits.push({ line: l.line - 1, start, end, newText: cased(span.text, replacement) });
         }
     }
     return plan;

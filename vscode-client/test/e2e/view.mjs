@@ -5,7 +5,8 @@
 //               (issue 31) each row is centred on its match: the highlight is in sight in the side bar
 //   view_more   a 20,000-match query stops at the first page with "Load more", which loads the next
 //   view_replace  Replace with Preview…: the Refactor Preview shows the edits and nothing changes on
-//               disk until Apply; an open file with unsaved changes is edited in its editor, not on disk
+//               disk until Apply; an open file with unsaved changes is edited in its editor, not on disk;
+//               the $1/${2} template of a (?x) pattern is expanded by the server
 //   view_replace_all  Replace All after one confirmation, with Preserve Case
 //   view_nav    F4 / Shift+F4 open the next / previous result; Up/Down in the query box walk the
 //               search history; collapse all / expand all; copy (row, file, all); context lines;
@@ -268,7 +269,9 @@ export function viewSteps(ctx) {
         await setField(frame, 'include', 'replace');
         await setField(frame, 'replace', 'fetch_$1(${2})');
         if ((await pressed(frame, 'regex')) !== 'true') await frame.locator('#pattern').press('Alt+r');
-        await setField(frame, 'pattern', 'get_(\\w+)\\((\\d+)\\)');
+        // A pattern in the verbose syntax ((?x): blanks ignored), which JavaScript's RegExp cannot read:
+        // the server expands the template with the captures of the regex that found each match.
+        await setField(frame, 'pattern', '(?x) get_ (\\w+) \\( (\\d+) \\)');
         await waitMessage(/4 results in 3 files/);
         await shot('view-replace-ready');
         const before = Object.fromEntries(Object.keys(REPLACE_FILES).map((rel) => [rel, disk(rel)]));

@@ -1,7 +1,7 @@
 import { strict as assert } from 'assert';
 import { describe, it } from 'node:test';
-import { EMPTY_QUERY, HISTORY_SIZE, MAX_LOADED, expandGlob, pushHistory, isCaseInsensitive, searchKey, splitGlobs, splitTypes, viewGrepArgs } from '../../src/view/query';
-import { expandTemplate, jsRegex, planFile, preserveCase, replacementAt } from '../../src/view/replace';
+import { EMPTY_QUERY, HISTORY_SIZE, MAX_LOADED, expandGlob, pushHistory, searchKey, splitGlobs, splitTypes, viewGrepArgs } from '../../src/view/query';
+import { planFile, preserveCase, serverReplacements } from '../../src/view/replace';
 import { fileText, resultsDocument } from '../../src/view/document';
 import { LEFT_CONTEXT, ResultModel, doneLine, highlightRanges, lineLabel, nextMatch, spansOf } from '../../src/view/results';
 
@@ -45,9 +45,6 @@ describe('query -> sleuth/grep arguments', () => {
         assert.deepEqual(plain, { pattern: 'x', fixed_strings: true, word: false, case: 'smart', max_results: 100 });
     });
     it('smart case is insensitive only without uppercase', () => {
-        assert.equal(isCaseInsensitive({ pattern: 'foo', case: 'smart' }), true);
-        assert.equal(isCaseInsensitive({ pattern: 'Foo', case: 'smart' }), false);
-        assert.equal(isCaseInsensitive({ pattern: 'Foo', case: 'insensitive' }), true);
     });
     it('a change of the replace text alone keeps the search', () => {
         assert.equal(searchKey({ ...EMPTY_QUERY, pattern: 'a', replace: 'b' }), searchKey({ ...EMPTY_QUERY, pattern: 'a', replace: 'c' }));
@@ -89,54 +86,58 @@ describe('results grouped by file with highlights', () => {
 });
 
 describe('replacement', () => {
-    it('expands ripgrep templates: $1, ${1}, $name, ${name}, $$, missing groups empty', () => {
-        const g = { numbered: ['ab12', 'ab', '12'], named: { word: 'ab', num: '12' } };
-        assert.equal(expandTemplate('$2-$1', g), '12-ab');
-        assert.equal(expandTemplate('${1}x', g), 'abx');
-        assert.equal(expandTemplate('$1x', g), ''); // ripgrep reads the longest name: group "1x"
-        assert.equal(expandTemplate('${word}/$num', g), 'ab/12');
-        assert.equal(expandTemplate('$$1 costs $', g), '$1 costs $');
-        assert.equal(expandTemplate('$9|$nope|$0', g), '||ab12');
+    const lineOf = 'é→ü get_user(1) get_user(22)';
+    const subsOf = (line: string, texts: string[]) => texts.map((t) => {
+        const at = line.indexOf(t);
+        return { column: bytes(line.slice(0, at)) + 1, end_column: bytes(line.slice(0, at)) + 1 + bytes(t), match_text: t };
     });
-    it('translates Rust named groups and a leading (?i), and honours whole word', () => {
-        const re = jsRegex({ pattern: '(?i)(?P<w>fo+)', wholeWord: false, caseInsensitive: false });
-        re.lastIndex = 0;
-        assert.equal(re.exec('FOO')?.groups?.w, 'FOO');
-        const spec = { pattern: 'a|ab', replace: 'X', regex: true, wholeWord: true, caseInsensitive: false };
-        assert.equal(replacementAt('ab c', 0, 'ab', spec), 'X');
-    });
-    it('a literal replacement takes $ literally', () => {
-        assert.equal(replacementAt('price', 0, 'price', { pattern: 'price', replace: '$1', regex: false, wholeWord: false, caseInsensitive: false }), '$1');
-    });
-    it('plans edits at UTF-16 columns, with captures, from byte columns of the current text', () => {
-        const text = 'é→ü get_user(1) get_user(22)\r\nnothing\n';
-        const line = 'é→ü get_user(1) get_user(22)';
-        const e = { type: 'match', path: 'f', line: 1, text: line, column: 0, end_column: 0, match_text: '' };
-        const subs = ['get_user(1)', 'get_user(22)'].map((t) => {
-            const at = line.indexOf(t);
-            return { column: bytes(line.slice(0, at)) + 1, end_column: bytes(line.slice(0, at)) + 1 + bytes(t), match_text: t };
-        });
+    const matchEvent = (path: string, lineNo: number, line: string, texts: string[], replaced?: string[]) => {
+        const subs = subsOf(line, texts);
+        return { type: 'match', path, line: lineNo, text: line, column: subs[0].column, end_column: subs[0].end_column,
+            match_text: subs[0].match_text, submatches: subs, ...(replaced ? { match_replacements: replaced } : {}) };
+    };
+    it("takes each match's replacement from the server's match_replacements, by path, line and column", () => {
+        const events = [
+            matchEvent('f', 1, lineOf, ['get_user(1)', 'get_user(22)'], ['fetch_user(1)', 'fetch_user(22)']),
+            { type: 'context', path: 'f', line: 2, text: 'nothing' },
+            matchEvent('g', 3, 'x get_user(1)', ['get_user(1)'], ['other(1)']),
+        ];
+        const byPath = serverReplacements(events);
+        assert.deepEqual([...byPath.keys()], ['f', 'g']);
         const m = new ResultModel();
-        m.add([{ ...e, column: subs[0].column, end_column: subs[0].end_column, match_text: subs[0].match_text, submatches: subs }]);
-        const plan = planFile(text, m.files[0].lines, { pattern: 'get_(\\w+)\\((\\d+)\\)', replace: 'fetch_$1(${2})', regex: true, wholeWord: false, caseInsensitive: false });
+        m.add([matchEvent('f', 1, lineOf, ['get_user(1)', 'get_user(22)'])]);
+        const plan = planFile(lineOf + '\r\nnothing\n', m.files[0].lines, { pattern: 'get_(\\w+)\\((\\d+)\\)', replace: 'fetch_$1(${2})', regex: true },
+            byPath.get('f'));
         assert.deepEqual(plan, {
             edits: [
                 { line: 0, start: 4, end: 15, newText: 'fetch_user(1)' },
                 { line: 0, start: 16, end: 28, newText: 'fetch_user(22)' },
             ],
             stale: 0,
-            disagree: 0,
         });
     });
-    it('skips a match whose text moved since the search, and one JavaScript matches differently', () => {
+    it('takes none from a match whose replacements do not pair one to one with its spans', () => {
+        const byPath = serverReplacements([matchEvent('f', 1, lineOf, ['get_user(1)', 'get_user(22)'], ['only one'])]);
+        assert.equal(byPath.size, 0);
+    });
+    it('a literal replacement takes $ literally, with no server expansion', () => {
+        const m = new ResultModel();
+        m.add([event('f', 1, 'price', 'price')]);
+        const plan = planFile('price\n', m.files[0].lines, { pattern: 'price', replace: '$1', regex: false });
+        assert.deepEqual(plan.edits.map((e) => e.newText), ['$1']);
+    });
+    it('skips a match whose text moved since the search, and one the server no longer replaces there', () => {
         const m = new ResultModel();
         m.add([event('f', 1, 'abc foo', 'foo'), event('f', 2, 'foo', 'foo')]);
-        const plan = planFile('abcd foo\nfoo\n', m.files[0].lines, { pattern: 'foo', replace: 'bar', regex: false, wholeWord: false, caseInsensitive: false });
+        const plan = planFile('abcd foo\nfoo\n', m.files[0].lines, { pattern: 'foo', replace: 'bar', regex: false });
         assert.deepEqual([plan.edits.length, plan.stale], [1, 1]);
-        const odd = planFile('abc foo\nfoo\n', m.files[0].lines, { pattern: 'fo', replace: 'x', regex: true, wholeWord: false, caseInsensitive: false });
-        assert.equal(odd.disagree, 2);
+        const fresh = serverReplacements([{ type: 'match', path: 'f', line: 2, text: 'foo', column: 1, end_column: 4, match_text: 'foo', match_replacements: ['x'] }]);
+        const regex = planFile('abc foo\nfoo\n', m.files[0].lines, { pattern: 'fo+', replace: 'x', regex: true }, fresh.get('f'));
+        assert.deepEqual([regex.edits.map((e) => e.newText), regex.stale], [['x'], 1]);
+        assert.equal(planFile('abc foo\nfoo\n', m.files[0].lines, { pattern: 'fo+', replace: 'x', regex: true }).stale, 2);
     });
 });
+
 
 describe('issue 31: centred rows, F4, history, preserve case, copy and the results document', () => {
     it('a row starts at a word shortly before its match, never further than LEFT_CONTEXT', () => {
@@ -179,8 +180,10 @@ describe('issue 31: centred rows, F4, history, preserve case, copy and the resul
         assert.equal(preserveCase('color', 'Shade'), 'shade');
         assert.equal(preserveCase('Color', 'shade'), 'Shade');
         assert.equal(preserveCase('Back-Color', 'fore-shade'), 'Fore-Shade');
-        assert.equal(replacementAt('a Color', 2, 'Color', { pattern: 'color', replace: 'shade', regex: false, wholeWord: false, caseInsensitive: true, preserveCase: true }), 'Shade');
-        assert.equal(replacementAt('a Color', 2, 'Color', { pattern: 'color', replace: 'shade', regex: false, wholeWord: false, caseInsensitive: true }), 'shade');
+        const m = new ResultModel();
+        m.add([event('f', 1, 'a Color', 'Color')]);
+        const cased = (preserve: boolean) => planFile('a Color\n', m.files[0].lines, { pattern: 'color', replace: 'shade', regex: false, preserveCase: preserve }).edits[0].newText;
+        assert.deepEqual([cased(true), cased(false)], ['Shade', 'shade']);
     });
     it('copies rows as "  N: text" under the path, and the document maps its lines to results', () => {
         const m = new ResultModel();
