@@ -18,13 +18,13 @@ from typing import IO, TYPE_CHECKING, Callable, Iterable, Iterator
 from sleuth.engine import foreground
 from sleuth.engine.cancel import CancelToken, NullProgress, ProgressSink
 from sleuth.engine.errors import Cancelled
-from sleuth.engine.index import freshness, store
+from sleuth.engine.index import catalogue_map, freshness, store
 from sleuth.engine.index.build import full_build
 from sleuth.engine.index.builder import index_file, next_row
 from sleuth.engine.index.catalogue import Catalogue
 from sleuth.engine.index.postings import Postings, flat_path
 from sleuth.engine.index.location import current_name
-from sleuth.engine.index.stat_pass import StatPass, stated_paths
+from sleuth.engine.index.stat_pass import NativeStatPass, StatPass, start_stat_pass, stated_now, stated_paths
 from sleuth.engine.index.state import IndexState
 from sleuth.engine.test_gates import CATCH_UP_GATE_ENV, INDEX_GATE_ENV, hold, held
 from sleuth.engine.types import FileEntry, FileError, SkipCounts, WalkOptions
@@ -38,6 +38,7 @@ __all__ = ["Maintenance", "REBUILD_GARBAGE_RATIO", "CATCH_UP_REBUILD_RATIO"]
 REBUILD_GARBAGE_RATIO = 0.5  # rows of replaced versions vs live rows before a background rebuild
 CATCH_UP_REBUILD_RATIO = 0.3  # changed files vs all files on restart before a rebuild beats catching up
 CATCH_UP_BATCH = 2048  # files the catch-up compares between two yields to searches
+MAP_DELAY_S = 10.0  # quiet seconds after applied changes before the catalogue's mapped copy is written again
 
 
 class Maintenance:
@@ -56,7 +57,9 @@ class Maintenance:
         self._thread: threading.Thread | None = None
         self._oracle: IgnoreOracle | None = None  # the index's own path rule, for changed files
         self._hold: IO[bytes] | None = None  # the open generation's readers.lock (store.open_current)
-        self._stat_pass: StatPass | None = None  # the opened store's files' stat, on the other core
+        self._stat_pass: StatPass | NativeStatPass | None = None  # the opened store's files' stat, on the other core
+        self._map_due: float | None = None  # when to write the mapped catalogue again (:mod:`.catalogue_map`)
+        self.catalogue_from = ""  # how the last open read the catalogue: "map" or "rows" (status, tests)
 
     # -- lifecycle ------------------------------------------------------------------------------
     def start(self, progress: ProgressSink = NullProgress, token: CancelToken | None = None) -> None:
@@ -255,7 +258,7 @@ class Maintenance:
         while this process makes its catalogue of them (records on first use:
         :mod:`.lazy_catalogue`) and the posting readers."""
         from sleuth.engine.index.aside import Aside
-        from sleuth.engine.index.lazy_catalogue import lazy_catalogue
+        from sleuth.engine.index.lazy_catalogue import of_columns
 
         with self.state.lock:
             if self._thread is not None:
@@ -268,15 +271,14 @@ class Maintenance:
         try:
             meta = self._identity(catalog)
             if meta is not None:
-                rows = Catalogue.fetch(catalog)
-                paths = Catalogue.paths_of(rows)  # (decoded once, before the fork: the child's and the catalogue's)
+                cols = _stored_columns(gen, catalog)  # (read before the fork: the child's and the catalogue's)
                 workspace, options, token = self.state.workspace, self.state.options, self.state.token
                 db = os.path.join(gen, "catalog.db")
                 gc.disable()  # ~100,000 objects that live as long as the process: no collection walks them
                 try:
-                    check = Aside(lambda: freshness.quick_catch_up_at(db, workspace, options, Catalogue.sizes_of(rows, paths),
-                                                        token))
-                    cat = lazy_catalogue(rows, len(shards), paths)  # (records made as a query touches them)
+                    check = Aside(lambda: freshness.quick_catch_up_at(db, workspace, options, cols.stat_view(), token,
+                                                                      stated_now(cols)))
+                    cat = of_columns(cols, len(shards))  # (records made as a query touches them)
                     postings = self._posting_readers(gen, shards)
                 finally:
                     gc.enable()
@@ -317,7 +319,7 @@ class Maintenance:
         loading all 78,000 records of the Linux tree was most of a restart), every change written
         through to the database as before. False, with nothing left open, when there is no trusted
         store for these roots and options."""
-        from sleuth.engine.index.lazy_catalogue import lazy_catalogue
+        from sleuth.engine.index.lazy_catalogue import of_columns
 
         opened = store.open_current(self.state.base)
         if opened is None:
@@ -329,11 +331,18 @@ class Maintenance:
                 conn.close()
             hold.close()
             return False
-        self._stat_pass = StatPass(os.path.join(gen, "catalog.db")) if checked and self._own_walk else None
+        db, check = os.path.join(gen, "catalog.db"), checked and self._own_walk
         gc.disable()  # ~100,000 objects that live as long as the store: no collection walks them meanwhile
         try:
-            rows = Catalogue.fetch(catalog, self._yield)
-            cat = lazy_catalogue(rows, len(shards))
+            cols = catalogue_map.read(gen, catalog)
+            self._stat_pass = start_stat_pass(db, cols) if check else None  # (on the other core from now on)
+            self.catalogue_from = "map"
+            if cols is None:  # no mapped copy, or not provably current: the rows, and a copy written once ready
+                rows = Catalogue.fetch(catalog, self._yield)
+                cols = catalogue_map.Columns.of_rows(rows, Catalogue.paths_of(rows))
+                self._map_due = time.monotonic()
+                self.catalogue_from = "rows"
+            cat = of_columns(cols, len(shards))
         finally:
             gc.enable()
         self._yield()
@@ -537,9 +546,20 @@ class Maintenance:
                 with self.state.lock:
                     while not (self.state.stopping or self.state.pending or self.state.want_rebuild or self.state.want_rescan):
                         self.state.build_done.set()
-                        self.state.wake.wait()
+                        due = self._map_due
+                        if due is not None and time.monotonic() >= due:
+                            break
+                        self.state.wake.wait(None if due is None else due - time.monotonic())
                     if self.state.stopping:
                         return
+                    quiet = not (self.state.pending or self.state.want_rebuild or self.state.want_rescan)
+                    gen = self.state.gen if quiet else None
+                    if quiet:
+                        self._map_due = None
+                if gen is not None:  # quiet since the last change: the mapped copy made current again
+                    catalogue_map.write(gen, pause=self._yield)
+                    continue
+                with self.state.lock:
                     rebuild, rescan = self.state.want_rebuild, self.state.want_rescan
                     self.state.want_rebuild = self.state.want_rescan = False
                     if rebuild or rescan:
@@ -551,6 +571,8 @@ class Maintenance:
                     self._catch_up()
                 else:
                     self._apply_pending()
+                if not rebuild:
+                    self._map_due = time.monotonic() + MAP_DELAY_S
                 if rebuild or rescan:
                     with self.state.lock:
                         self.state.changes += 1
@@ -568,6 +590,15 @@ class Maintenance:
         finally:
             self.state.open_settled.set()
             self.state.build_done.set()
+
+
+def _stored_columns(gen: str, catalog: sqlite3.Connection) -> catalogue_map.Columns:
+    """The catalogue's columns: mapped when the copy is current, else read from its rows."""
+    cols = catalogue_map.read(gen, catalog)
+    if cols is None:
+        rows = Catalogue.fetch(catalog)
+        cols = catalogue_map.Columns.of_rows(rows, Catalogue.paths_of(rows))
+    return cols
 
 
 def _settle_heap() -> None:
