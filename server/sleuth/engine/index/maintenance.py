@@ -24,7 +24,7 @@ from sleuth.engine.index.builder import index_file, next_row
 from sleuth.engine.index.catalogue import Catalogue
 from sleuth.engine.index.postings import Postings, flat_path
 from sleuth.engine.index.location import current_name
-from sleuth.engine.index.stat_pass import NativeStatPass, StatPass, start_stat_pass, stated_now, stated_paths
+from sleuth.engine.index.stat_pass import NativeStatPass, StatPass, start_stat_pass, stated_now, stated_of_sizes, stated_paths
 from sleuth.engine.index.state import IndexState
 from sleuth.engine.test_gates import CATCH_UP_GATE_ENV, INDEX_GATE_ENV, hold, held
 from sleuth.engine.types import FileEntry, FileError, SkipCounts, WalkOptions
@@ -450,6 +450,8 @@ class Maintenance:
         try:
             sizes = cat.stat_view()  # (from the stored rows: no record made)
             stated, self._stat_pass = stated_paths(self._stat_pass, cat), None
+            if stated is None:  # (a rescan, or no check started: the compiled loop, when there is one)
+                stated = stated_of_sizes(sizes)
             quick = freshness.quick_catch_up(catalog, self.state.workspace, self.state.options, sizes, self.state.token,
                                              stated)
         finally:

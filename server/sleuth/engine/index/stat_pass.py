@@ -18,6 +18,7 @@ interpreter (~20 ms to start, ~0.1 CPU-s to read the rows again) and at C's spee
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import threading
@@ -30,7 +31,8 @@ if TYPE_CHECKING:
     from sleuth.engine.index.catalogue import Catalogue
     from sleuth.engine.index.catalogue_map import Columns
 
-__all__ = ["StatPass", "NativeStatPass", "Differing", "Stated", "stated_paths", "stated_now", "start_stat_pass"]
+__all__ = ["StatPass", "NativeStatPass", "Differing", "Stated", "stated_paths", "stated_now", "stated_of_sizes",
+           "start_stat_pass"]
 
 Stated = tuple[set[str], set[str]]  # (paths no longer regular files, paths changed)
 
@@ -99,6 +101,25 @@ def stated_now(cols: Columns) -> Stated | None:
     except (ValueError, MemoryError, TypeError):
         return None
     paths = cols.paths
+    return {paths[-n - 1] for n in found if n < 0}, {paths[n - 1] for n in found if n > 0}
+
+
+def stated_of_sizes(sizes: dict[str, tuple[int, int, bool]]) -> Stated | None:
+    """The compiled check of a freshness check's ``path -> (size, mtime_ns, indexed)`` (a rescan's: the
+    catalogue as changed since the open), the interpreter lock released meanwhile; None without the loop."""
+    if native.stat_changed is None or not sizes:
+        return None
+    import numpy as np
+
+    paths = list(sizes)
+    columns = np.array(list(sizes.values()), np.int64).reshape(len(paths), 3)
+    try:
+        blob = b"\0".join(map(os.fsencode, paths))
+        firsts = columns[:, 2] - 1  # (indexed: 1 -> 0, not indexed: 0 -> -1, as a first row)
+        found = native.stat_changed(blob, np.ascontiguousarray(columns[:, 0]), np.ascontiguousarray(columns[:, 1]),
+                                    np.ascontiguousarray(firsts), MTIME_SLACK_NS)
+    except (ValueError, MemoryError, TypeError):
+        return None
     return {paths[-n - 1] for n in found if n < 0}, {paths[n - 1] for n in found if n > 0}
 
 
