@@ -35,10 +35,19 @@ class _Records(MutableMapping[K, FileRecord]):
     once and shared by both keys, the record of a position) with the changes since the open on top:
     ``_over`` holds the records put since, ``_hidden`` the stored keys removed or replaced since."""
 
-    def __init__(self, index: dict[K, int], make: Callable[[int], FileRecord]) -> None:
-        self._index, self._make = index, make
+    def __init__(self, index: Callable[[], dict[K, int]], make: Callable[[int], FileRecord]) -> None:
+        self._made_index: dict[K, int] | None = None
+        self._index_of, self._make = index, make
         self._over: dict[K, FileRecord] = {}
         self._hidden: set[K] = set()
+
+    @property
+    def _index(self) -> dict[K, int]:
+        """Made on first use (78,000 keys: ~20 ms that an open need not wait for, and a cold call that
+        asks only for a few records by id never pays for the paths')."""
+        if self._made_index is None:
+            self._made_index = self._index_of()
+        return self._made_index
 
     def __getitem__(self, key: K) -> FileRecord:
         found = self._over.get(key)
@@ -106,8 +115,8 @@ class LazyCatalogue(Catalogue):
         self._made = made
         self._all_paths = paths
         n = len(paths)
-        self._ids: _Records[int] = _Records(dict(zip(ids.tolist(), range(n))), make)
-        self._paths: _Records[str] = _Records(dict(zip(paths, range(n))), make)
+        self._ids: _Records[int] = _Records(lambda: dict(zip(ids.tolist(), range(n))), make)
+        self._paths: _Records[str] = _Records(lambda: dict(zip(paths, range(n))), make)
         self.by_id = self._ids  # type: ignore[assignment]
         self.by_path = self._paths  # type: ignore[assignment]
 
