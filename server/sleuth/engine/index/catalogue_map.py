@@ -29,17 +29,19 @@ import secrets
 import sqlite3
 import struct
 import sys
+import time
 import zlib
 from typing import Callable, Sequence
 
 import numpy as np
 
-__all__ = ["Columns", "FILE_NAME", "columns_of_store", "identity", "read", "write", "seal"]
+__all__ = ["Columns", "Refresh", "FILE_NAME", "columns_of_store", "identity", "open_columns", "read", "write", "seal"]
 
 FILE_NAME = "catalog.map"
 MAGIC = b"SLTHCMAP"
 VERSION = 1
 _HEAD = struct.Struct("<8sII")  # magic, version, length of the JSON header that follows
+REFRESH_DELAY_S = 10.0  # quiet seconds after a server's last applied change before it writes the copy again
 _ALIGN = 8
 Row = tuple[object, ...]
 
@@ -228,6 +230,8 @@ def write(gen: str, pause: Callable[[], None] = lambda: None, conn: sqlite3.Conn
                 db.close()
         if ident is None or cols is None:
             return False
+        if _written_at(os.path.join(gen, FILE_NAME)) == ident:
+            return True  # (the copy is current already: a rescan that found nothing)
         _write_file(os.path.join(gen, FILE_NAME), cols.arrays(), ident)
         return True
     except (sqlite3.Error, OSError, ValueError):
@@ -253,6 +257,17 @@ def _write_file(path: str, arrays: dict[str, np.ndarray], ident: tuple[str, int]
     finally:
         if os.path.exists(tmp):
             os.remove(tmp)
+
+
+def _written_at(path: str) -> tuple[str, int] | None:
+    """The (id, epoch) a copy's header claims (its columns unchecked), or None."""
+    try:
+        with open(path, "rb") as handle:
+            magic, version, length = _HEAD.unpack(handle.read(_HEAD.size))
+            header = json.loads(handle.read(length)) if magic == MAGIC and version == VERSION else None
+    except (OSError, ValueError, struct.error):
+        return None
+    return None if header is None else (header["id"], header["epoch"])
 
 
 def read(gen: str, conn: sqlite3.Connection) -> Columns | None:
@@ -298,3 +313,37 @@ def _columns(view: memoryview, ident: tuple[str, int]) -> Columns | None:
     paths = _decode_paths(arrays["paths"].data, n)
     return Columns(arrays, paths, arrays["paths"])
 
+
+
+def open_columns(gen: str, conn: sqlite3.Connection, pause: Callable[[], None] = lambda: None) -> tuple[Columns, bool]:
+    """The catalogue's columns, and whether they are the mapped copy's (else read from the rows:
+    ``pause`` between batches of them)."""
+    from sleuth.engine.index.catalogue import Catalogue
+
+    cols = read(gen, conn)
+    if cols is not None:
+        return cols, True
+    rows = Catalogue.fetch(conn, pause)
+    return Columns.of_rows(rows, Catalogue.paths_of(rows)), False
+
+
+class Refresh:
+    """When a server writes the mapped copy again: at once after an open that could not use it, else
+    :data:`REFRESH_DELAY_S` after its last applied change (a burst of saves writes it once)."""
+
+    def __init__(self) -> None:
+        self.due: float | None = None
+
+    def soon(self, delay: float = 0.0) -> None:
+        self.due = time.monotonic() + delay
+
+    def wait_s(self) -> float | None:
+        """How long the idle upkeep may sleep (None: until woken), 0 when the copy is due."""
+        return None if self.due is None else max(0.0, self.due - time.monotonic())
+
+    def take(self) -> bool:
+        """Whether the copy is due now (then no longer)."""
+        if self.due is None or self.due > time.monotonic():
+            return False
+        self.due = None
+        return True

@@ -22,6 +22,7 @@ from sleuth.engine.index import catalogue_map, freshness, store
 from sleuth.engine.index.build import full_build
 from sleuth.engine.index.builder import index_file, next_row
 from sleuth.engine.index.catalogue import Catalogue
+from sleuth.engine.index.heap import settle_heap
 from sleuth.engine.index.postings import Postings, flat_path
 from sleuth.engine.index.location import current_name
 from sleuth.engine.index.stat_pass import NativeStatPass, StatPass, start_stat_pass, stated_now, stated_of_sizes, stated_paths
@@ -38,7 +39,6 @@ __all__ = ["Maintenance", "REBUILD_GARBAGE_RATIO", "CATCH_UP_REBUILD_RATIO"]
 REBUILD_GARBAGE_RATIO = 0.5  # rows of replaced versions vs live rows before a background rebuild
 CATCH_UP_REBUILD_RATIO = 0.3  # changed files vs all files on restart before a rebuild beats catching up
 CATCH_UP_BATCH = 2048  # files the catch-up compares between two yields to searches
-MAP_DELAY_S = 10.0  # quiet seconds after applied changes before the catalogue's mapped copy is written again
 
 
 class Maintenance:
@@ -58,7 +58,7 @@ class Maintenance:
         self._oracle: IgnoreOracle | None = None  # the index's own path rule, for changed files
         self._hold: IO[bytes] | None = None  # the open generation's readers.lock (store.open_current)
         self._stat_pass: StatPass | NativeStatPass | None = None  # the opened store's files' stat, on the other core
-        self._map_due: float | None = None  # when to write the mapped catalogue again (:mod:`.catalogue_map`)
+        self._map = catalogue_map.Refresh()  # when to write the catalogue's mapped copy again
         self.catalogue_from = ""  # how the last open read the catalogue: "map" or "rows" (status, tests)
 
     # -- lifecycle ------------------------------------------------------------------------------
@@ -253,10 +253,8 @@ class Maintenance:
         cannot tell what changed (an ignore file edited, a folder unreadable, no stamps): the
         caller then scans, as it would without an index.
 
-        The catalogue's rows are read once, and the stamps' check (a ``stat`` of every file: the
-        other half of the time) compares the same rows in a forked child (:class:`.aside.Aside`)
-        while this process makes its catalogue of them (records on first use:
-        :mod:`.lazy_catalogue`) and the posting readers."""
+        The stamps' check runs in a forked child (:class:`.aside.Aside`) on the same columns (mapped:
+        :mod:`.catalogue_map`) while this process makes its catalogue and posting readers."""
         from sleuth.engine.index.aside import Aside
         from sleuth.engine.index.lazy_catalogue import of_columns
 
@@ -271,7 +269,7 @@ class Maintenance:
         try:
             meta = self._identity(catalog)
             if meta is not None:
-                cols = _stored_columns(gen, catalog)  # (read before the fork: the child's and the catalogue's)
+                cols, _ = catalogue_map.open_columns(gen, catalog)  # (read before the fork: the child's and ours)
                 workspace, options, token = self.state.workspace, self.state.options, self.state.token
                 db = os.path.join(gen, "catalog.db")
                 gc.disable()  # ~100,000 objects that live as long as the process: no collection walks them
@@ -314,11 +312,10 @@ class Maintenance:
 
     def _open(self, checked: bool = False) -> bool:
         """Open the published store to serve and keep it (``checked``: a catch-up follows, its ``stat``
-        pass starts now, :mod:`.stat_pass`): its catalogue's rows read once and indexed,
-        a file's record made when a search or an update first touches it (:mod:`.lazy_catalogue`;
-        loading all 78,000 records of the Linux tree was most of a restart), every change written
-        through to the database as before. False, with nothing left open, when there is no trusted
-        store for these roots and options."""
+        pass starts now, :mod:`.stat_pass`): its catalogue's columns mapped (:mod:`.catalogue_map`; else
+        read from the rows), a file's record made when a search or an update first touches it
+        (:mod:`.lazy_catalogue`), every change written through to the database as before. False, with
+        nothing left open, when there is no trusted store for these roots and options."""
         from sleuth.engine.index.lazy_catalogue import of_columns
 
         opened = store.open_current(self.state.base)
@@ -334,14 +331,11 @@ class Maintenance:
         db, check = os.path.join(gen, "catalog.db"), checked and self._own_walk
         gc.disable()  # ~100,000 objects that live as long as the store: no collection walks them meanwhile
         try:
-            cols = catalogue_map.read(gen, catalog)
+            cols, mapped = catalogue_map.open_columns(gen, catalog, self._yield)
             self._stat_pass = start_stat_pass(db, cols) if check else None  # (on the other core from now on)
-            self.catalogue_from = "map"
-            if cols is None:  # no mapped copy, or not provably current: the rows, and a copy written once ready
-                rows = Catalogue.fetch(catalog, self._yield)
-                cols = catalogue_map.Columns.of_rows(rows, Catalogue.paths_of(rows))
-                self._map_due = time.monotonic()
-                self.catalogue_from = "rows"
+            self.catalogue_from = "map" if mapped else "rows"
+            if not mapped:  # no copy, or not provably current: one is written once the index is ready
+                self._map.soon()
             cat = of_columns(cols, len(shards))
         finally:
             gc.enable()
@@ -542,22 +536,19 @@ class Maintenance:
             else:
                 self.state.open_settled.set()  # a build: no grep waits for it
                 self._full_build(adopt=True)
-            _settle_heap()
+            settle_heap()
             self.state.build_done.set()
             while True:
                 with self.state.lock:
                     while not (self.state.stopping or self.state.pending or self.state.want_rebuild or self.state.want_rescan):
                         self.state.build_done.set()
-                        due = self._map_due
-                        if due is not None and time.monotonic() >= due:
+                        if self._map.wait_s() == 0.0:
                             break
-                        self.state.wake.wait(None if due is None else due - time.monotonic())
+                        self.state.wake.wait(self._map.wait_s())
                     if self.state.stopping:
                         return
                     quiet = not (self.state.pending or self.state.want_rebuild or self.state.want_rescan)
-                    gen = self.state.gen if quiet else None
-                    if quiet:
-                        self._map_due = None
+                    gen = self.state.gen if quiet and self._map.take() else None
                 if gen is not None:  # quiet since the last change: the mapped copy made current again
                     catalogue_map.write(gen, pause=self._yield)
                     continue
@@ -568,13 +559,13 @@ class Maintenance:
                         self.state.changes += 1  # it may find changes nobody notified: before and after
                 if rebuild:
                     self._full_build()
-                    _settle_heap()
+                    settle_heap()
                 elif rescan:
                     self._catch_up()
                 else:
                     self._apply_pending()
                 if not rebuild:
-                    self._map_due = time.monotonic() + MAP_DELAY_S
+                    self._map.soon(catalogue_map.REFRESH_DELAY_S)
                 if rebuild or rescan:
                     with self.state.lock:
                         self.state.changes += 1
@@ -592,29 +583,6 @@ class Maintenance:
         finally:
             self.state.open_settled.set()
             self.state.build_done.set()
-
-
-def _stored_columns(gen: str, catalog: sqlite3.Connection) -> catalogue_map.Columns:
-    """The catalogue's columns: mapped when the copy is current, else read from its rows."""
-    cols = catalogue_map.read(gen, catalog)
-    if cols is None:
-        rows = Catalogue.fetch(catalog)
-        cols = catalogue_map.Columns.of_rows(rows, Catalogue.paths_of(rows))
-    return cols
-
-
-def _settle_heap() -> None:
-    """Collect once, then move every object alive into the collector's permanent generation.
-
-    The catalogue and its views are ~100,000 container objects that live as long as the store, and
-    every search allocates tens of thousands of short-lived ones: without this each collection of
-    the older generations walks the whole catalogue again. Measured in-process on the Linux tree,
-    30 indexed ``-i PM_RESUME`` searches: the collector's time 153 -> 64 ms. Done after each build or
-    load (``unfreeze`` first, so the collection finds a replaced catalogue's cycles; ~25 ms).
-    """
-    gc.unfreeze()
-    gc.collect()
-    gc.freeze()
 
 
 def _describe(exc: BaseException) -> str:
