@@ -1,6 +1,8 @@
-"""The one compiled part: the index build's n-gram and pair-sort loops (README, "Why these dependencies").
+"""The compiled parts: the index build's n-gram and pair-sort loops, and the open's stat of every file
+(README, "Why these dependencies").
 
-Optional: where it cannot be compiled the install goes on and the build takes the numpy path.
+Optional: where they cannot be compiled the install goes on and the numpy path (the build) or a second
+interpreter (the stat) runs instead. The stat loop is POSIX (``lstat``): left out on Windows.
 ``SLEUTH_PURE_WHEEL=1`` leaves it out, so the wheel stays ``py3-none-any``: the VS Code packages carry
 one Sleuth wheel for every platform and Python (``vscode-client/scripts/bundle-wheels.mjs`` sets it)."""
 
@@ -11,4 +13,7 @@ from setuptools import Extension, setup
 GRAMS = Extension("sleuth.engine.index._grams", ["server/sleuth/engine/index/_grams.c"], extra_compile_args=["-O3"],
                   optional=True)
 
-setup(ext_modules=[] if os.environ.get("SLEUTH_PURE_WHEEL") else [GRAMS])
+STATS = Extension("sleuth.engine.index._stats", ["server/sleuth/engine/index/_stats.c"], extra_compile_args=["-O2"],
+                  optional=True)
+
+setup(ext_modules=[] if os.environ.get("SLEUTH_PURE_WHEEL") else [GRAMS] + ([STATS] if os.name == "posix" else []))

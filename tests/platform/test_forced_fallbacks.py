@@ -277,3 +277,29 @@ def test_without_the_compiled_loops_the_build_writes_the_same_store(tmp_path: pa
         return out
 
     assert build("no-compiled-grams") == build("")
+
+
+def test_without_the_compiled_stat_loop_a_restart_still_finds_what_changed(tmp_path: pathlib.Path) -> None:
+    """``no-compiled-stats``: a server opening its store states its files in a second interpreter
+    (:class:`sleuth.engine.index.stat_pass.StatPass`) and finds the same changes."""
+    import subprocess
+    import sys
+
+    root = tmp_path / "ws"
+    root.mkdir()
+    for n in range(20):
+        (root / f"f{n}.txt").write_text(f"NEEDLE {n}\n")
+    program = ("import os, sys; from sleuth.engine.index import IndexService, native\n"
+               "from sleuth.engine.workspace import Workspace\n"
+               "s = IndexService(Workspace([sys.argv[1]]), cache_dir=sys.argv[2]); s.start()\n"
+               "assert s.wait_ready(120) and s.wait_idle(60)\n"
+               "cat = s.state.cat; at = lambda n: os.path.join(sys.argv[1], n)\n"
+               "print(native.stat_changed is None, s.upkeep.catalogue_from, at('f4.txt') in cat, cat.by_path[at('f3.txt')].size)\n"
+               "s.stop()")
+    env = dict(os.environ, **{platform.FORCE_ENV: "no-compiled-stats"})
+    args = [sys.executable, "-c", program, str(root), str(tmp_path / "cache")]
+    subprocess.run(args, env=env, check=True, capture_output=True)
+    (root / "f3.txt").write_text("NEEDLE 3, longer now\n")
+    os.remove(root / "f4.txt")
+    out = subprocess.run(args, env=env, check=True, capture_output=True, text=True).stdout.split()
+    assert out == ["True", "map", "False", str(len("NEEDLE 3, longer now\n"))]

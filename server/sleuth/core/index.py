@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from sleuth.commands.config import Settings
+from sleuth.engine import foreground
 from sleuth.engine.cancel import CancelToken, NullProgress, ProgressSink
 from sleuth.engine.workspace import Workspace
 
@@ -175,6 +176,7 @@ class IndexKeeper:
                     return
             if self.service is not service:
                 return
+            foreground.yield_to_searches(lambda: self.service is not service)  # (its walk holds the interpreter lock)
             watcher.start()
             if watcher.state == "failed":
                 logger.warning("cannot watch the folders (%s); the index catches up by rescans", watcher.error)

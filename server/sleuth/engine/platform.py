@@ -42,6 +42,7 @@ FALLBACKS = {
     "casefold-paths": "paths compare without case (macOS's and Windows's default file systems)",
     "no-locks": "index-store locks are not taken (neither fcntl nor msvcrt)",
     "no-compiled-grams": "the index build finds a chunk's n-grams with numpy (the optional C loop not compiled)",
+    "no-compiled-stats": "an opened store's files are stated by a second interpreter (the optional C loop not compiled)",
 }
 
 

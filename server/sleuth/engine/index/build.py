@@ -24,7 +24,7 @@ from typing import Any, Callable, Sequence
 
 from sleuth.engine.cancel import CancelToken, ProgressSink
 from sleuth.engine.errors import Cancelled
-from sleuth.engine.index import store
+from sleuth.engine.index import catalogue_map, store
 from sleuth.engine.index.catalogue import Catalogue, FileRecord
 from sleuth.engine.types import FileEntry
 from sleuth.engine.words import plural
@@ -137,6 +137,7 @@ def full_build(base: str, entries: Sequence[FileEntry], token: CancelToken, prog
                 raise IndexBuildError(f"index worker exited with {proc.returncode}")
         if before_complete is not None:
             before_complete(catalog)
+        catalogue_map.write(build, conn=catalog)  # (the mapped copy a process opens in milliseconds)
         store.mark_complete(catalog, built_at=str(time.time()), seconds=f"{time.monotonic() - started:.2f}",
                             **meta)
         catalog.execute("COMMIT")

@@ -252,13 +252,13 @@ def quick_catch_up(conn: sqlite3.Connection, workspace: Workspace, options: Walk
 
 
 def quick_catch_up_at(db: str, workspace: Workspace, options: WalkOptions, sizes: dict[str, tuple[int, int, bool]],
-                      token: CancelToken) -> QuickCatchUp | None:
+                      token: CancelToken, stated: tuple[set[str], set[str]] | None = None) -> QuickCatchUp | None:
     """:func:`quick_catch_up` on a read-only connection of its own to the catalogue ``db`` (it may
     run in a forked child, which must not use its parent's: :mod:`sleuth.engine.index.aside`)."""
     from sleuth.engine.index.store import connect_read_only
 
     conn = connect_read_only(db)
     try:
-        return quick_catch_up(conn, workspace, options, sizes, token)
+        return quick_catch_up(conn, workspace, options, sizes, token, stated)
     finally:
         conn.close()

@@ -21,9 +21,10 @@ from typing import Callable, Iterator, MutableMapping, TypeVar
 import numpy as np
 
 from sleuth.engine.index.catalogue import Catalogue, FileRecord
-from sleuth.engine.index.rowmap import RowMap
+from sleuth.engine.index.catalogue_map import Columns
+from sleuth.engine.index.rowmap import RowMap, ranges_of
 
-__all__ = ["lazy_catalogue", "LazyCatalogue"]
+__all__ = ["lazy_catalogue", "of_columns", "LazyCatalogue"]
 
 K = TypeVar("K")
 Row = tuple[object, ...]
@@ -34,10 +35,19 @@ class _Records(MutableMapping[K, FileRecord]):
     once and shared by both keys, the record of a position) with the changes since the open on top:
     ``_over`` holds the records put since, ``_hidden`` the stored keys removed or replaced since."""
 
-    def __init__(self, index: dict[K, int], make: Callable[[int], FileRecord]) -> None:
-        self._index, self._make = index, make
+    def __init__(self, index: Callable[[], dict[K, int]], make: Callable[[int], FileRecord]) -> None:
+        self._made_index: dict[K, int] | None = None
+        self._index_of, self._make = index, make
         self._over: dict[K, FileRecord] = {}
         self._hidden: set[K] = set()
+
+    @property
+    def _index(self) -> dict[K, int]:
+        """Made on first use (78,000 keys: ~20 ms that an open need not wait for, and a cold call that
+        asks only for a few records by id never pays for the paths')."""
+        if self._made_index is None:
+            self._made_index = self._index_of()
+        return self._made_index
 
     def __getitem__(self, key: K) -> FileRecord:
         found = self._over.get(key)
@@ -82,28 +92,31 @@ class _Records(MutableMapping[K, FileRecord]):
 
 
 class LazyCatalogue(Catalogue):
-    """A :class:`Catalogue` over fetched rows (see the module docstring): what :func:`lazy_catalogue` makes."""
+    """A :class:`Catalogue` over stored columns (see the module docstring): what :func:`lazy_catalogue` makes."""
 
-    def __init__(self, shards: int, rows: list[Row], paths: list[str]) -> None:
+    def __init__(self, shards: int, cols: Columns) -> None:
         super().__init__(shards)
-        self._rows = rows
+        self._cols = cols
         made: dict[int, FileRecord] = {}
+        paths = cols.paths
+        ids, sizes, mtimes, shard_of, firsts = cols.ids, cols.sizes, cols.mtimes, cols.shards, cols.firsts
+        wide, plain = cols.wide, cols.plain
 
         def make(at: int) -> FileRecord:
             rec = made.get(at)
             if rec is None:
-                fid, _, display, size, mtime_ns, shard, first_row, offsets, wide, lines, plain = rows[at]
-                offs = tuple(map(int, offsets.split(","))) if offsets else ()  # type: ignore[union-attr]
-                counts = tuple(map(int, lines.split(","))) if lines else ()  # type: ignore[union-attr]
-                rec = made[at] = FileRecord(size, mtime_ns, first_row, offs, None, bool(wide), counts,  # type: ignore[arg-type]
-                                            bool(plain), id=fid, path=paths[at], display=display, shard=shard)  # type: ignore[arg-type]
+                offs, counts = cols.chunk_offsets(at)
+                rec = made[at] = FileRecord(int(sizes[at]), int(mtimes[at]), int(firsts[at]), offs, None, bool(wide[at]),
+                                            counts, bool(plain[at]), id=int(ids[at]), path=paths[at],
+                                            display=cols.display(at), shard=int(shard_of[at]))
             return rec
 
         self._make = make
         self._made = made
         self._all_paths = paths
-        self._ids: _Records[int] = _Records(dict(zip((r[0] for r in rows), range(len(rows)))), make)  # type: ignore[misc]
-        self._paths: _Records[str] = _Records(dict(zip(paths, range(len(rows)))), make)
+        n = len(paths)
+        self._ids: _Records[int] = _Records(lambda: dict(zip(ids.tolist(), range(n))), make)
+        self._paths: _Records[str] = _Records(lambda: dict(zip(paths, range(n))), make)
         self.by_id = self._ids  # type: ignore[assignment]
         self.by_path = self._paths  # type: ignore[assignment]
 
@@ -116,8 +129,8 @@ class LazyCatalogue(Catalogue):
         return len(self._made)
 
     def stat_view(self) -> dict[str, tuple[int, int, bool]]:
-        """From the stored rows and the overlay: no record is made for it."""
-        view = Catalogue.sizes_of(self._rows, self._all_paths)
+        """From the stored columns and the overlay: no record is made for it."""
+        view = self._cols.stat_view()
         for path in self._paths._hidden:
             del view[path]
         view.update((path, (r.size, r.mtime_ns, r.indexed)) for path, r in self._paths.changed())
@@ -128,17 +141,15 @@ def lazy_catalogue(rows: list[Row], shards: int, paths: list[str] | None = None)
     """The catalogue of ``rows`` (:meth:`Catalogue.fetch`'s; ``paths``: their decoded paths, when the
     caller has them), answering as :meth:`Catalogue.from_rows`'s would, with its records made on
     first use and its row maps made at once from the columns."""
-    if paths is None:
-        paths = Catalogue.paths_of(rows)
-    cat = LazyCatalogue(shards, rows, paths)
-    n = len(rows)
-    columns: list[tuple[object, ...]] = list(zip(*rows)) if n else [()] * len(Catalogue.COLUMNS.split(","))
-    fids = np.array(columns[0], np.int64)
-    sizes = np.array(columns[3], np.int64)
-    shard_of = np.array(columns[5], np.int64)
-    firsts = np.array(columns[6], np.int64)
-    chunks = np.array([o.count(",") + 2 if o else 1 for o in columns[7]], np.int64)  # type: ignore[attr-defined]
-    wide = np.array(columns[8], np.bool_)
+    return of_columns(Columns.of_rows(rows, Catalogue.paths_of(rows) if paths is None else paths), shards)
+
+
+def of_columns(cols: Columns, shards: int) -> LazyCatalogue:
+    """The catalogue of stored columns (read from the rows, or mapped: :mod:`.catalogue_map`)."""
+    cat = LazyCatalogue(shards, cols)
+    n = len(cols)
+    fids, sizes, shard_of, firsts, wide = cols.ids, cols.sizes, cols.shards, cols.firsts, cols.wide
+    chunks = np.diff(cols.bounds) + 1
     indexed = firsts >= 0
     cat.live_rows = int(chunks[indexed].sum())
     cat.next_id = int(fids.max()) + 1 if n else 1
@@ -146,22 +157,9 @@ def lazy_catalogue(rows: list[Row], shards: int, paths: list[str] | None = None)
     cat.wide_ids = set(fids[wide].tolist())
     cat.shard_bytes = [int(sizes[shard_of == s].sum()) for s in range(shards)]
     cat._largest = int(sizes.max()) if n else 0
-    offsets, lines = columns[7], columns[9]
     for s in range(shards):
         mine = np.flatnonzero((shard_of == s) & indexed)
-        chunked = mine[chunks[mine] > 1].tolist()
-        cat._row_maps[s] = RowMap.of_columns(fids[mine], firsts[mine], chunks[mine],
-                                             _flat([offsets[at] for at in chunked]),  # type: ignore[misc]
-                                             _flat([_lines_before(offsets[at], lines[at]) for at in chunked]))  # type: ignore[arg-type]
+        chunked = mine[chunks[mine] > 1]
+        flat = ranges_of(cols.bounds[chunked], chunks[chunked] - 1)
+        cat._row_maps[s] = RowMap.of_columns(fids[mine], firsts[mine], chunks[mine], cols.offsets[flat], cols.lines[flat])
     return cat
-
-
-def _flat(texts: list[str]) -> np.ndarray:
-    """The stored comma-separated numbers of several files, as one array (one split, not one per file)."""
-    return np.fromiter(map(int, ",".join(texts).split(",")), np.int64) if texts else np.zeros(0, np.int64)
-
-
-def _lines_before(offsets: str, lines: str) -> str:
-    """A chunked file's stored newline counts, or zeros when they do not match its offsets (a store
-    written before they were kept): what :meth:`RowMap.of` takes for such a record."""
-    return lines if lines and lines.count(",") == offsets.count(",") else ",".join("0" * (offsets.count(",") + 1))

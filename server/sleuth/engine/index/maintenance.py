@@ -18,13 +18,13 @@ from typing import IO, TYPE_CHECKING, Callable, Iterable, Iterator
 from sleuth.engine import foreground, heap
 from sleuth.engine.cancel import CancelToken, NullProgress, ProgressSink
 from sleuth.engine.errors import Cancelled
-from sleuth.engine.index import freshness, store
+from sleuth.engine.index import catalogue_map, freshness, store
 from sleuth.engine.index.build import full_build
 from sleuth.engine.index.builder import index_file, next_row
 from sleuth.engine.index.catalogue import Catalogue
 from sleuth.engine.index.postings import Postings, flat_path
 from sleuth.engine.index.location import current_name
-from sleuth.engine.index.stat_pass import StatPass, stated_paths
+from sleuth.engine.index.stat_pass import NativeStatPass, StatPass, start_stat_pass, stated_now, stated_of_sizes, stated_paths
 from sleuth.engine.index.state import IndexState
 from sleuth.engine.test_gates import CATCH_UP_GATE_ENV, INDEX_GATE_ENV, hold, held
 from sleuth.engine.types import FileEntry, FileError, SkipCounts, WalkOptions
@@ -56,7 +56,9 @@ class Maintenance:
         self._thread: threading.Thread | None = None
         self._oracle: IgnoreOracle | None = None  # the index's own path rule, for changed files
         self._hold: IO[bytes] | None = None  # the open generation's readers.lock (store.open_current)
-        self._stat_pass: StatPass | None = None  # the opened store's files' stat, on the other core
+        self._stat_pass: StatPass | NativeStatPass | None = None  # the opened store's files' stat, on the other core
+        self._map = catalogue_map.Refresh()  # when to write the catalogue's mapped copy again
+        self.catalogue_from = ""  # how the last open read the catalogue: "map" or "rows" (status, tests)
 
     # -- lifecycle ------------------------------------------------------------------------------
     def start(self, progress: ProgressSink = NullProgress, token: CancelToken | None = None) -> None:
@@ -250,12 +252,10 @@ class Maintenance:
         cannot tell what changed (an ignore file edited, a folder unreadable, no stamps): the
         caller then scans, as it would without an index.
 
-        The catalogue's rows are read once, and the stamps' check (a ``stat`` of every file: the
-        other half of the time) compares the same rows in a forked child (:class:`.aside.Aside`)
-        while this process makes its catalogue of them (records on first use:
-        :mod:`.lazy_catalogue`) and the posting readers."""
+        The stamps' check runs in a forked child (:class:`.aside.Aside`) on the same columns (mapped:
+        :mod:`.catalogue_map`) while this process makes its catalogue and posting readers."""
         from sleuth.engine.index.aside import Aside
-        from sleuth.engine.index.lazy_catalogue import lazy_catalogue
+        from sleuth.engine.index.lazy_catalogue import of_columns
 
         with self.state.lock:
             if self._thread is not None:
@@ -268,15 +268,14 @@ class Maintenance:
         try:
             meta = self._identity(catalog)
             if meta is not None:
-                rows = Catalogue.fetch(catalog)
-                paths = Catalogue.paths_of(rows)  # (decoded once, before the fork: the child's and the catalogue's)
+                cols, _ = catalogue_map.open_columns(gen, catalog)  # (read before the fork: the child's and ours)
                 workspace, options, token = self.state.workspace, self.state.options, self.state.token
                 db = os.path.join(gen, "catalog.db")
                 gc.disable()  # ~100,000 objects that live as long as the process: no collection walks them
                 try:
-                    check = Aside(lambda: freshness.quick_catch_up_at(db, workspace, options, Catalogue.sizes_of(rows, paths),
-                                                        token))
-                    cat = lazy_catalogue(rows, len(shards), paths)  # (records made as a query touches them)
+                    check = Aside(lambda: freshness.quick_catch_up_at(db, workspace, options, cols.stat_view(), token,
+                                                                      stated_now(cols)))
+                    cat = of_columns(cols, len(shards))  # (records made as a query touches them)
                     postings = self._posting_readers(gen, shards)
                 finally:
                     gc.enable()
@@ -312,12 +311,11 @@ class Maintenance:
 
     def _open(self, checked: bool = False) -> bool:
         """Open the published store to serve and keep it (``checked``: a catch-up follows, its ``stat``
-        pass starts now, :mod:`.stat_pass`): its catalogue's rows read once and indexed,
-        a file's record made when a search or an update first touches it (:mod:`.lazy_catalogue`;
-        loading all 78,000 records of the Linux tree was most of a restart), every change written
-        through to the database as before. False, with nothing left open, when there is no trusted
-        store for these roots and options."""
-        from sleuth.engine.index.lazy_catalogue import lazy_catalogue
+        pass starts now, :mod:`.stat_pass`): its catalogue's columns mapped (:mod:`.catalogue_map`; else
+        read from the rows), a file's record made when a search or an update first touches it
+        (:mod:`.lazy_catalogue`), every change written through to the database as before. False, with
+        nothing left open, when there is no trusted store for these roots and options."""
+        from sleuth.engine.index.lazy_catalogue import of_columns
 
         opened = store.open_current(self.state.base)
         if opened is None:
@@ -329,11 +327,15 @@ class Maintenance:
                 conn.close()
             hold.close()
             return False
-        self._stat_pass = StatPass(os.path.join(gen, "catalog.db")) if checked and self._own_walk else None
+        db, check = os.path.join(gen, "catalog.db"), checked and self._own_walk
         gc.disable()  # ~100,000 objects that live as long as the store: no collection walks them meanwhile
         try:
-            rows = Catalogue.fetch(catalog, self._yield)
-            cat = lazy_catalogue(rows, len(shards))
+            cols, mapped = catalogue_map.open_columns(gen, catalog, self._yield)
+            self._stat_pass = start_stat_pass(db, cols) if check else None  # (on the other core from now on)
+            self.catalogue_from = "map" if mapped else "rows"
+            if not mapped:  # no copy, or not provably current: one is written once the index is ready
+                self._map.soon()
+            cat = of_columns(cols, len(shards))
         finally:
             gc.enable()
         self._yield()
@@ -441,6 +443,8 @@ class Maintenance:
         try:
             sizes = cat.stat_view()  # (from the stored rows: no record made)
             stated, self._stat_pass = stated_paths(self._stat_pass, cat), None
+            if stated is None:  # (a rescan, or no check started: the compiled loop, when there is one)
+                stated = stated_of_sizes(sizes)
             quick = freshness.quick_catch_up(catalog, self.state.workspace, self.state.options, sizes, self.state.token,
                                              stated)
         finally:
@@ -537,9 +541,17 @@ class Maintenance:
                 with self.state.lock:
                     while not (self.state.stopping or self.state.pending or self.state.want_rebuild or self.state.want_rescan):
                         self.state.build_done.set()
-                        self.state.wake.wait()
+                        if self._map.wait_s() == 0.0:
+                            break
+                        self.state.wake.wait(self._map.wait_s())
                     if self.state.stopping:
                         return
+                    quiet = not (self.state.pending or self.state.want_rebuild or self.state.want_rescan)
+                    gen = self.state.gen if quiet and self._map.take() else None
+                if gen is not None:  # quiet since the last change: the mapped copy made current again
+                    catalogue_map.write(gen, pause=self._yield)
+                    continue
+                with self.state.lock:
                     rebuild, rescan = self.state.want_rebuild, self.state.want_rescan
                     self.state.want_rebuild = self.state.want_rescan = False
                     if rebuild or rescan:
@@ -551,6 +563,8 @@ class Maintenance:
                     self._catch_up()
                 else:
                     self._apply_pending()
+                if not rebuild:
+                    self._map.soon(catalogue_map.REFRESH_DELAY_S)
                 if rebuild or rescan:
                     with self.state.lock:
                         self.state.changes += 1

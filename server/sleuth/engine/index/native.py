@@ -1,11 +1,13 @@
-"""The index build's optional compiled loops (``_grams.c``, built by ``setup.py``), or None for each.
+"""The index's optional compiled loops (``_grams.c``, ``_stats.c``, built by ``setup.py``), or None for each.
 
 Why compiled: ``bench/build_profile.py`` put a quarter of a build worker's CPU in numpy's per-chunk
 sort that drops repeated n-grams, and a sixth in sorting each segment's 64-bit pairs. A bitmap and
 two counting passes do the same work ~7x and ~6x faster; a copy per run moves the merged segments'
 lists (:mod:`.merge`). Optional: where the extension was not
 compiled (no compiler at install, a source copy), or ``SLEUTH_FORCE_FALLBACKS=no-compiled-grams``,
-the numpy paths run and give the same numbers (``tests/engine/index/test_native.py``).
+the numpy paths run and give the same numbers (``tests/engine/index/test_native.py``). ``_stats.c``
+states an opened store's files with the interpreter lock released (:mod:`.stat_pass`; without it, or with
+``no-compiled-stats``, a second interpreter does).
 """
 
 from __future__ import annotations
@@ -15,11 +17,13 @@ from typing import Callable
 
 from sleuth.engine.platform import forced
 
-__all__ = ["chunk_codes", "sort_pairs", "gather_runs"]
+__all__ = ["chunk_codes", "sort_pairs", "gather_runs", "stat_changed"]
 
 chunk_codes: Callable[[bytes, int, int], bytes] | None = None  # distinct n-gram numbers, first-seen order
 sort_pairs: Callable[[memoryview], bool] | None = None  # in-place sort of keys whose rows ascend
 gather_runs: Callable[[object, object, object], bytearray] | None = None  # byte runs of a buffer, joined
+# (NUL-joined paths, sizes, mtimes, first rows, slack) -> -(i + 1) gone, i + 1 changed; the GIL released (_stats.c)
+stat_changed: Callable[[object, object, object, object, int], list[int]] | None = None
 
 if not forced("no-compiled-grams"):
     try:  # by name: an extension module has no source for tests/test_layers.py to see as a module of its own
@@ -30,3 +34,11 @@ if not forced("no-compiled-grams"):
         chunk_codes = _grams.chunk_codes
         sort_pairs = _grams.sort_pairs
         gather_runs = _grams.gather_runs
+
+if not forced("no-compiled-stats"):
+    try:
+        _stats = importlib.import_module("sleuth.engine.index._stats")
+    except ImportError:  # pragma: no cover - not POSIX, or no compiler at install
+        pass
+    else:
+        stat_changed = _stats.stat_changed

@@ -24,7 +24,7 @@ from sleuth.engine.pieces import Pieces, pack, unpack
 if TYPE_CHECKING:
     from sleuth.engine.index.catalogue import FileRecord
 
-__all__ = ["RowMap", "RowHits", "SpanColumns", "PieceTable", "gather", "join", "files_and_spans"]
+__all__ = ["RowMap", "RowHits", "ranges_of", "SpanColumns", "PieceTable", "gather", "join", "files_and_spans"]
 
 
 class RowMap:
@@ -207,7 +207,7 @@ class PieceTable:
                  start: np.ndarray, end: np.ndarray, before: np.ndarray) -> None:
         """Columns in any order of ``positions`` (distinct); ranges flat in that order."""
         order = np.argsort(positions, kind="stable")
-        take = _ranges_of(np.cumsum(count)[order] - count[order], count[order])
+        take = ranges_of(np.cumsum(count)[order] - count[order], count[order])
         count = count[order]
         self.positions = positions[order].astype(np.int64)
         self.size, self.mtime_ns, self.count = size[order].astype(np.int64), mtime_ns[order].astype(np.int64), count
@@ -236,7 +236,7 @@ class PieceTable:
         inside = where < len(kept_at)
         inside[inside] = kept_at[where[inside]] == self.positions[inside]
         rows = np.flatnonzero(inside)
-        take = _ranges_of(self.first[rows], self.count[rows])
+        take = ranges_of(self.first[rows], self.count[rows])
         return PieceTable(where[rows], self.size[rows], self.mtime_ns[rows], self.count[rows],
                           self.start[take], self.end[take], self.before[take])
 
@@ -246,7 +246,7 @@ class PieceTable:
                           self.mtime_ns, self.count, self.start, self.end, self.before)
 
 
-def _ranges_of(first: np.ndarray, count: np.ndarray) -> np.ndarray:
+def ranges_of(first: np.ndarray, count: np.ndarray) -> np.ndarray:
     """Indexes into flat range columns of the groups starting at ``first`` with ``count`` ranges each,
     group after group: one gather instead of a slice per group."""
     return np.repeat(first - (np.cumsum(count) - count), count) + np.arange(int(count.sum()))
