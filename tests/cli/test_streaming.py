@@ -92,6 +92,25 @@ def test_closing_the_pipe_stops_the_run_quietly(tmp_path: Path) -> None:
     assert proc.returncode == 0 and err == b""
 
 
+def test_the_run_ends_when_its_reader_goes_even_with_nothing_more_to_write(tmp_path: Path) -> None:
+    """``| head -1`` when the next match is far away: the reader closes the pipe and the run ends at
+    once, quietly, though it writes nothing more (the search is held at the gate until the end of
+    the test: only noticing the closed pipe, not a failed write, can end it; sleuth.cli.reader_gone)."""
+    ws = _tree(tmp_path / "ws")
+    gate = tmp_path / "search-gate"
+    gate.write_text("held\n")
+    proc = _start(ws, gate, "streamword", ".", "missing")
+    try:
+        assert _first_line(proc).startswith(b"./d0/f0000.txt:")
+        assert proc.stdout is not None and proc.stderr is not None
+        proc.stdout.close()  # head -1 is done; the gate stays
+        proc.wait(timeout=HANG_S)  # (before reading stderr: a held run never closes it)
+        err = proc.stderr.read()
+    finally:
+        proc.kill()
+    assert proc.returncode == 0 and err == b""
+
+
 def test_quiet_stops_at_the_first_match(tmp_path: Path) -> None:
     """``-q``: the first match decides (status 0); the paths after it are not searched, as in rg."""
     ws = write_tree(tmp_path / "ws", {"a/x.txt": "needle\n"})
