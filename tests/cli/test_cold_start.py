@@ -23,14 +23,15 @@ from tests.conftest import HANG_S, SLEUTH, write_tree
 # lsprotocol), the index (numpy, SQLite), the worker pool and threads (multiprocessing,
 # concurrent.futures), the session the long-lived doors keep, logging, the settings schema (only a
 # settings file needs it), YAML (no settings file here), the decompressors (no compressed file),
-# argparse (the flags are read from the flag table: sleuth.cli.grep_flags.read_flags), and
+# argparse (the flags are read from the flag table: sleuth.cli.grep_flags.read_flags),
 # dataclasses with the inspect module it imports (the types on the path are sleuth.engine.values
-# Records: each dataclass cost ~0.3-1 ms to build, and dataclasses + inspect ~5 ms to import).
+# Records: each dataclass cost ~0.3-1 ms to build, and dataclasses + inspect ~5 ms to import), and
+# signal (its Python layer builds three enums at import; Ctrl-C is wired through _signal).
 HEAVY = ("asyncio", "ssl", "pydantic", "mcp", "pygls", "lsprotocol", "numpy", "sqlite3", "yaml", "multiprocessing",
          "concurrent.futures", "logging", "subprocess", "gzip", "sleuth.core.session", "sleuth.core.index",
          "sleuth.engine.index.service", "sleuth.engine.grep.pool", "sleuth.commands.settings_schema",
          "sleuth.commands.settings_trust", "sleuth.lsp", "sleuth.mcp", "argparse", "gettext", "sleuth.cli.parsers",
-         "dataclasses", "inspect")
+         "dataclasses", "inspect", "signal")
 
 _HARNESS = """
 import json, sys, runpy
