@@ -18,6 +18,7 @@ from typing import Any
 
 from sleuth.cli import ONE_SHOT_GC_THRESHOLD
 from sleuth.engine.grep.loop import POOL_START_FILES
+from sleuth.engine.platform import pool_start_method
 from tests.conftest import HANG_S, SLEUTH, write_tree
 
 # Modules a plain cold grep must not import: the servers' stacks (asyncio, ssl, pydantic, mcp, pygls,
@@ -52,6 +53,7 @@ dataclasses = sorted(f"{name}.{attr}" for name, module in list(sys.modules.items
                      if isinstance(value, type) and value.__module__ == name and "__dataclass_fields__" in vars(value))
 with open(out, "w") as handle:
     json.dump({"status": status, "modules": sorted(sys.modules), "pool": bool(pool and pool.running()),
+               "pool_method": getattr(pool, "_METHOD", None),
                "opened": opened, "dataclasses": dataclasses, "gc_threshold": __import__("gc").get_threshold()[0]},
               handle)
 """
@@ -92,6 +94,9 @@ def test_a_small_deep_tree_is_searched_without_the_pool_a_big_one_starts_it(tmp_
     report = _cold_call(big, tmp_path / "big.json", "grep", "-c", "needle", "--no-server")
     assert report["status"] == 0 and len(report["stdout"].splitlines()) == 5 * each
     assert report["pool"]
+    # started as a single-threaded process starts it (fork, where there is one), though standard
+    # output is a pipe here and its reader is watched (sleuth.cli.reader_gone: not a counted thread)
+    assert report["pool_method"] == pool_start_method(1)
 
 
 def test_a_cold_call_reads_each_settings_file_once(tmp_path: pathlib.Path) -> None:

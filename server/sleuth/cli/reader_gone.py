@@ -30,8 +30,8 @@ def watch_reader(fd: int, on_gone: Callable[[], None]) -> bool:
             return False
     except OSError:
         return False
+    import _thread
     import select
-    import threading
 
     if not hasattr(select, "poll"):
         return False
@@ -43,5 +43,10 @@ def watch_reader(fd: int, on_gone: Callable[[], None]) -> bool:
             pass
         on_gone()
 
-    threading.Thread(target=wait, name="sleuth-reader-gone", daemon=True).start()
+    # A bare thread, not a threading.Thread: threading counts its threads, and a one-shot grep starts
+    # its worker pool by fork only in a process that has one (sleuth.engine.platform.pool_start_method;
+    # with a second thread the pool came from a fork server: slower to start, its workers not waited
+    # for at exit). This thread only waits in poll() and takes no lock, so a fork leaves it behind
+    # safely; like a daemon thread, it does not keep the process alive.
+    _thread.start_new_thread(wait, ())
     return True
