@@ -6,7 +6,8 @@ Usage (run it alone; the figures are medians of whole processes, alternating, in
     python bench/cold_start.py --pool-sizes [--runs 7]
 
 The folder defaults to this checkout's ``server/`` (about 160 files, the issue's case). Each round runs
-``python -I -c pass`` (the floor any Python tool pays), ``rg -n PAT`` and the installed
+``python -I -c pass`` (the floor any Python tool pays, the issue's bar), ``python -c pass`` (the start
+the installed script pays: its shebang has no ``-I``), ``rg -n PAT`` and the installed
 ``sleuth grep -n PAT --no-server`` (no warm server: what a script, a CI job or an assistant that shells
 out pays on every call), and reads each one's wall time and CPU time (user + system, from the
 children's rusage). Prints medians and the ratios the issue sets its bar in (sleuth / python -I, at
@@ -104,6 +105,9 @@ def main() -> None:
         if os.environ.get("PYTHONDONTWRITEBYTECODE") else ""
     commands = {
         "python -I -c pass": [sys.executable, "-I", "-c", "pass"],
+        # What the installed script's own start pays before main: its shebang runs the interpreter
+        # without -I, so with the user's site folder and PYTHON* variables (the bar is set against -I)
+        "python -c pass": [sys.executable, "-c", "pass"],
         "rg -n": [RG, "-n", args.pattern],
         "sleuth grep -n --no-server": [SLEUTH, "grep", "-n", args.pattern, "--no-server"],
     }

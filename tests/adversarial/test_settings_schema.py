@@ -51,7 +51,7 @@ def _guarded_unchanged(settings: Settings) -> bool:
 def test_the_schema_covers_every_field_with_a_type_and_a_rule() -> None:
     from sleuth.commands.settings_schema import SCHEMA, TRUST, Trust
 
-    assert set(SCHEMA) == set(TRUST) == set(Settings.__dataclass_fields__)
+    assert set(SCHEMA) == set(TRUST) == set(Settings.field_names)
     assert {k for k, key in SCHEMA.items() if key.rule.trust is Trust.PERSON} == {
         "log_file", "index_path", "backend", "redaction", "rate_limit_enabled"}
 

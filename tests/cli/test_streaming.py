@@ -16,6 +16,8 @@ import subprocess
 import threading
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import HANG_S, SLEUTH, run_sleuth, write_tree
 
 FILES = 600  # several parts, and the pool (more than the in-process limit)
@@ -72,21 +74,24 @@ def test_the_first_line_is_out_while_the_search_is_held(tmp_path: Path) -> None:
     assert rest.endswith(b"<stdin>:streamword in\n")
 
 
-def test_closing_the_pipe_stops_the_run_quietly(tmp_path: Path) -> None:
+@pytest.mark.parametrize("release", [True, False], ids=["released", "held"])
+def test_closing_the_pipe_stops_the_run_quietly(tmp_path: Path, release: bool) -> None:
     """``sleuth grep PAT tree missing | head -1``: once the reader is gone the search is cancelled
-    (its pool too) and the run ends with status 0 and nothing on stderr; it never reaches ``missing``."""
+    (its pool too) and the run ends with status 0 and nothing on stderr; it never reaches ``missing``.
+    ``held``: the next match is far away, the run writes nothing more (the search stays held at the
+    gate): only noticing the closed pipe, not a failed write, can end it (sleuth.cli.reader_gone)."""
     ws = _tree(tmp_path / "ws")
     gate = tmp_path / "search-gate"
     gate.write_text("held\n")
     proc = _start(ws, gate, "streamword", ".", "missing")
     try:
         assert _first_line(proc).startswith(b"./d0/f0000.txt:")
-        assert proc.stdout is not None
+        assert proc.stdout is not None and proc.stderr is not None
         proc.stdout.close()  # head -1 is done
-        gate.unlink()
-        assert proc.stderr is not None
+        if release:
+            gate.unlink()
+        proc.wait(timeout=HANG_S)  # (before reading stderr: a run still held never closes it)
         err = proc.stderr.read()
-        proc.wait(timeout=HANG_S)
     finally:
         proc.kill()
     assert proc.returncode == 0 and err == b""

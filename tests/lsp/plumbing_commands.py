@@ -9,7 +9,6 @@ returns what the command saw (arguments, settings, open buffers, folders).
 
 from __future__ import annotations
 
-import dataclasses
 
 import threading
 import time
@@ -75,7 +74,7 @@ def echo(args: dict[str, Any], ctx: CommandContext) -> dict[str, Any]:
         "args": args,
         "folders": [r.path for r in ctx.workspace.roots],
         "names": [r.name for r in ctx.workspace.roots],
-        "settings": dataclasses.asdict(ctx.settings),  # every setting: the trust tests check the guarded ones
+        "settings": ctx.settings.to_dict(),  # every setting: the trust tests check the guarded ones
         "buffers": dict(ctx.services.open_buffers or {}),
         "resolved": [t.path for t in ctx.workspace.resolve(args["path"])] if "path" in args else None,
     }

@@ -8,7 +8,6 @@ exactly one field, and together the settings must reach every field.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -69,9 +68,9 @@ def test_every_server_field_is_reachable_from_exactly_one_setting() -> None:
     for key, spec in _server_settings().items():
         merged, problems = merge_settings(Settings(), _nested(key, _changed(spec)), "package.json")
         assert problems == [], f"sleuth.{key}: {problems}"
-        changed = [f.name for f in dataclasses.fields(Settings) if getattr(merged, f.name) != getattr(Settings(), f.name)]
+        changed = [name for name in Settings.field_names if getattr(merged, name) != getattr(Settings(), name)]
         assert len(changed) == 1, f"sleuth.{key} changed {changed}"
         assert changed[0] not in reached, f"sleuth.{key} and sleuth.{reached.get(changed[0])} both set {changed[0]}"
         reached[changed[0]] = key
-    missing = {f.name for f in dataclasses.fields(Settings)} - reached.keys() - NOT_EXPOSED
+    missing = set(Settings.field_names) - reached.keys() - NOT_EXPOSED
     assert not missing, f"server settings without a sleuth.* VS Code setting: {sorted(missing)}"

@@ -79,13 +79,17 @@ def main(argv: list[str] | None = None) -> int:
     Called without ``argv`` (the console script, ``python -m sleuth``), a running server's fork
     server may run the call instead (:func:`sleuth.cli.fork_client.run`)."""
     if argv is None:
+        if _first_word(sys.argv[1:]) not in LONG_LIVED:
+            from sleuth.engine import heap
+
+            heap.tune(heap.ONE_SHOT_THRESHOLD)
         from sleuth.cli.fork_client import leave, run
 
         forked = run(sys.argv)
         if forked is not None:
             leave(forked)
         argv = sys.argv[1:]
-    first = next((a for a in argv if not a.startswith("-")), None)
+    first = _first_word(argv)
     only = first if first in SUBCOMMANDS else None
     namespace = None
     split = None
@@ -132,6 +136,14 @@ def main(argv: list[str] | None = None) -> int:
         _discard_stdout()
         sys.stderr.write(f"sleuth: {exc.strerror} (os error {exc.errno})\n")
         return 2
+
+
+LONG_LIVED = ("serve", "mcp")  # the servers keep Python's collector as it is
+
+
+def _first_word(argv: list[str]) -> str | None:
+    """The subcommand's place on the command line: its first word that is not a flag."""
+    return next((a for a in argv if not a.startswith("-")), None)
 
 
 def _discard_stdout() -> None:

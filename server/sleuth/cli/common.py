@@ -7,8 +7,8 @@ result object. Ctrl-C cancels the token; the command stops at its next poll.
 
 from __future__ import annotations
 
+import _signal  # (signal's Python layer builds three enums at import, ~1 ms of a cold call: issue 30)
 import os
-import signal
 import sys
 import time
 from typing import TYPE_CHECKING, Any, Callable
@@ -135,8 +135,8 @@ def run_in_core(name: str, args: dict[str, Any], ctx: CommandContext) -> dict[st
 def run_command(name: str, args: dict[str, Any], ctx: CommandContext, as_json: bool,
                 render: Callable[[dict[str, Any]], int]) -> int:
     """:func:`run_in_core` with Ctrl-C wired to the token; render the result or report the error."""
-    previous = signal.getsignal(signal.SIGINT)
-    signal.signal(signal.SIGINT, lambda *_: ctx.token.cancel())
+    previous = _signal.getsignal(_signal.SIGINT)
+    _signal.signal(_signal.SIGINT, lambda *_: ctx.token.cancel())
     try:
         result = run_in_core(name, args, ctx)
     except SleuthError as error:
@@ -146,7 +146,7 @@ def run_command(name: str, args: dict[str, Any], ctx: CommandContext, as_json: b
             return 130
         return report_error(error, as_json)
     finally:
-        signal.signal(signal.SIGINT, previous)
+        _signal.signal(_signal.SIGINT, previous)
     if isinstance(ctx.progress, ProgressBar):
         ctx.progress.clear()
     return render(result)

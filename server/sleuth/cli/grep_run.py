@@ -312,6 +312,8 @@ class _Run:
         self.failures = 0
         self.stopped = False  # the sink wanted no more: the searches left are not run
         self.write_error: OSError | None = None  # standard output failed while streaming (raised at the end)
+        self.gone = False  # standard output's reader went away (seen by the watcher, before any write failed)
+        self._watching = False  # whether the reader's watcher was started
         # rg searches standard input when no path is given and it is a file, a pipe or a socket
         self.paths: list[str | None] = list(ns.paths) or [
             STDIN_PATH if stdin_is_readable() and "-" not in ns.file else None]  # -f- took the input already
@@ -376,7 +378,7 @@ class _Run:
         """Items (a partial batch, or what a result still holds; ``typed``: the search's events
         themselves) through the sink, and out at once; a sink that wants no more, or standard output
         that fails, cancels ``token``'s search."""
-        if decoder.stopped:
+        if decoder.stopped or self.gone:
             return
         try:
             if self._made and isinstance(self._made[0].progress, ProgressBar):
@@ -390,10 +392,29 @@ class _Run:
             token.cancel()
 
     def streaming(self, decoder: Decoder) -> Any:
-        """The cold context, with its partial batches going to ``decoder``."""
+        """The cold context, with its partial batches going to ``decoder``; the search is cancelled as
+        soon as standard output's reader goes away (:mod:`sleuth.cli.reader_gone`), not at the next
+        match's write, which may be many files later."""
         ctx = self.indexed()
         ctx.partial = _Stream(lambda batch, typed: self.feed(decoder, batch, ctx.token, typed))
+        if not self._watching and not self.ns.quiet:  # (-q writes nothing: its reader's absence is no news)
+            self._watching = True
+            from sleuth.cli.reader_gone import watch_reader
+
+            watch_reader(1, lambda: self.reader_gone(ctx.token))
         return ctx
+
+    def reader_gone(self, token: Any) -> None:
+        """Standard output's pipe lost its reader (called from the watcher's thread): the write that
+        would fail is reported as if it had (a broken pipe ends quietly, status 0, as rg), and the
+        search stops at its next poll."""
+        import errno
+        import os
+
+        if self.write_error is None:
+            self.write_error = BrokenPipeError(errno.EPIPE, os.strerror(errno.EPIPE))
+        self.gone = True
+        token.cancel()
 
     def search(self, name: str, args: dict[str, Any], into: list[dict[str, Any]], as_json: bool = False,
                decoder: Decoder | None = None) -> bool:
@@ -423,8 +444,8 @@ class _Run:
             finally:
                 if self._made:
                     self._made[0].partial = None
-        if decoder is not None and decoder.stopped:
-            self.stopped = True  # (cancelled by the sink: not a failure)
+        if decoder is not None and (decoder.stopped or self.gone):
+            self.stopped = True  # (cancelled by the sink, or its reader went away: not a failure)
             return True
         if code == EXIT_FOUND:
             return True

@@ -6,12 +6,12 @@ request (index, rate limiter, metrics, open buffers) hang off :class:`Services`,
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol, runtime_checkable
 
 from sleuth.commands.config import Settings
 from sleuth.engine.cancel import CancelToken, NullProgress, ProgressSink
 from sleuth.engine.events import GrepEvent
+from sleuth.engine.values import Record
 from sleuth.engine.workspace import Workspace
 
 if TYPE_CHECKING:  # the service brings numpy and SQLite, which a cold CLI command never loads
@@ -36,14 +36,19 @@ class EventStream(Protocol):
     def events(self, batch: list[GrepEvent]) -> None: ...
 
 
-@dataclass
-class Services:
-    """Long-lived collaborators; any may be None where a transport has no use for it (the CLI has no buffers)."""
+class Services(Record):
+    """Long-lived collaborators; any may be None where a transport has no use for it (the CLI has no
+    buffers). ``open_buffers``: absolute path -> unsaved text; ``index``: when enabled; ``metrics``: a
+    Metrics registry, None for the process-wide one."""
 
-    open_buffers: Mapping[str, str] | None = None  # absolute path -> unsaved text
-    index: IndexService | None = None  # when enabled
-    rate_limiter: RateLimiter | None = None
-    metrics: Metrics | None = None  # a Metrics registry; None: the process-wide one
+    __slots__ = ("open_buffers", "index", "rate_limiter", "metrics")
+
+    def __init__(self, open_buffers: Mapping[str, str] | None = None, index: IndexService | None = None,
+                 rate_limiter: RateLimiter | None = None, metrics: Metrics | None = None) -> None:
+        self.open_buffers = open_buffers
+        self.index = index
+        self.rate_limiter = rate_limiter
+        self.metrics = metrics
 
     @property
     def metrics_registry(self) -> Metrics:
@@ -55,13 +60,18 @@ class Services:
         return DEFAULT
 
 
-@dataclass
-class CommandContext:
-    """One invocation's world."""
+class CommandContext(Record):
+    """One invocation's world (a :class:`~sleuth.engine.values.Record`, not a dataclass: a cold CLI
+    call builds no dataclass, issue 30; copies are made with ``replace``)."""
 
-    workspace: Workspace
-    settings: Settings = field(default_factory=Settings)
-    token: CancelToken = field(default_factory=CancelToken)
-    progress: ProgressSink = NullProgress
-    partial: PartialSink | None = None
-    services: Services = field(default_factory=Services)
+    __slots__ = ("workspace", "settings", "token", "progress", "partial", "services")
+
+    def __init__(self, workspace: Workspace, settings: Settings | None = None, token: CancelToken | None = None,
+                 progress: ProgressSink = NullProgress, partial: PartialSink | None = None,
+                 services: Services | None = None) -> None:
+        self.workspace = workspace
+        self.settings = Settings() if settings is None else settings
+        self.token = CancelToken() if token is None else token
+        self.progress = progress
+        self.partial = partial
+        self.services = Services() if services is None else services

@@ -138,15 +138,15 @@ _MINIMUM: dict[str, float] = {
 _MAXIMUM: dict[str, float] = {"fuzzy_threshold": 1.0}
 
 
-def _key(field: dataclasses.Field[object]) -> Key:
-    text = str(field.type)
-    kind: type = (dict if field.name == "rate_limit_per_tool" else tuple if text.startswith("tuple") else
+def _key(name: str) -> Key:
+    text = str(Settings.__annotations__[name])  # (a string: the module reads its annotations lazily)
+    kind: type = (dict if name == "rate_limit_per_tool" else tuple if text.startswith("tuple") else
                   bool if text == "bool" else float if text == "float" else int if text.startswith("int") else str)
-    return Key(field.name, kind, "None" in text, _MINIMUM.get(field.name, 0), _MAXIMUM.get(field.name),
-               _CHOICES.get(field.name, ()), TRUST[field.name])
+    return Key(name, kind, "None" in text, _MINIMUM.get(name, 0), _MAXIMUM.get(name), _CHOICES.get(name, ()),
+               TRUST[name])
 
 
-SCHEMA: dict[str, Key] = {f.name: _key(f) for f in dataclasses.fields(Settings)}
+SCHEMA: dict[str, Key] = {name: _key(name) for name in Settings.field_names}
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,6 @@ index store (the store location decides what the index holds and where its lock 
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import logging
 import os
@@ -52,7 +51,7 @@ _INDEX_POLL_S = 0.25
 def settings_json(settings: Settings) -> dict[str, Any]:
     """Every field of ``settings``, JSON-shaped (tuples become lists): what a guest sends."""
 
-    return json.loads(json.dumps(dataclasses.asdict(settings)))
+    return json.loads(json.dumps(settings.to_dict()))
 
 
 def settings_from_json(raw: object) -> Settings | None:
@@ -60,7 +59,7 @@ def settings_from_json(raw: object) -> Settings | None:
 
     if not isinstance(raw, dict):
         return None
-    names = {f.name for f in dataclasses.fields(Settings)}
+    names = set(Settings.field_names)
     if set(raw) != names:
         return None  # another version's settings: the guest keeps its own engine
     try:
@@ -142,7 +141,7 @@ def door_context(request: Mapping[str, Any], settings: Settings, services: Servi
         buffers = None
     return CommandContext(workspace=workspace, settings=settings, token=token, progress=sink.progress,
                           partial=sink if request.get("stream") is True else None,
-                          services=dataclasses.replace(services, open_buffers=buffers))
+                          services=services.replace(open_buffers=buffers))
 
 
 def wait_for_index(request: Mapping[str, Any], services: Services, token: CancelToken) -> None:

@@ -25,7 +25,6 @@ warm door) and owns only what the calls need: the worker pools, the activity cou
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import threading
 import time
@@ -133,7 +132,7 @@ class InvocationPolicy:
     def context(self, invocation: Invocation) -> CommandContext:
         """The command's world for ``invocation``: this moment's sandbox, settings and services."""
         services = self.services if invocation.buffers is None else \
-            dataclasses.replace(self.services, open_buffers=invocation.buffers)
+            self.services.replace(open_buffers=invocation.buffers)
         return CommandContext(workspace=self.workspace, settings=self.settings, token=invocation.token,
                               progress=self._progress_sink(invocation), partial=invocation.partial,
                               services=services)

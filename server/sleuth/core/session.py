@@ -12,7 +12,6 @@ and services from here.
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import os
 import threading
@@ -280,12 +279,12 @@ class Session(InvocationPolicy):
             if skip is not None:
                 skip.restart()
             if guest is None:  # this door's own engine: it hosts, or it took over (its index is new: not ctx's)
-                here = dataclasses.replace(ctx, partial=ctx.partial if first else skip, services=dataclasses.replace(
-                    self.services, open_buffers=ctx.services.open_buffers))
+                here = ctx.replace(partial=ctx.partial if first else skip,
+                                   services=self.services.replace(open_buffers=ctx.services.open_buffers))
                 return local(args, here)
             first = False
             try:
-                result = guest.call(name, args, dataclasses.replace(ctx, partial=skip), self._door_request(),
+                result = guest.call(name, args, ctx.replace(partial=skip), self._door_request(),
                                     self.index_wait_s)
                 if name in INDEX_COMMANDS:
                     result["engine"] = {**result.get("engine", {}), "pid": guest.host_pid, "role": "guest"}

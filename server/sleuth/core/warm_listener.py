@@ -6,7 +6,6 @@ listener needs (logging, threads, the commands).
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import logging
 import os
@@ -294,7 +293,7 @@ class WarmListener:
         threading.Thread(target=_cancel_on_hangup, args=(conn, token), name="sleuth-warm-hangup",
                          daemon=True).start()
         ctx = CommandContext(workspace=workspace, settings=cli_settings(settings), token=token,
-                             services=dataclasses.replace(services, open_buffers=None))
+                             services=services.replace(open_buffers=None))
         if request.get("stream") is True and command == "sleuth.grep":
             ctx.partial = _Batches(conn, token)
         try:

@@ -12,63 +12,75 @@ as an item (:func:`to_items` a batch), :func:`from_item` the one place that read
 (:class:`Begin` before a file's first line, :class:`End` after its last) for a sink. A printer then
 reads attributes, never a ``"type"`` key.
 
-Slotted dataclasses, an item without optional keys built directly: replaying 100,000 items through
+Slotted :class:`~sleuth.engine.values.Record` classes (slotted dataclasses before: six of them cost
+a cold ``sleuth grep`` ~3 ms to build at import, and ``dataclasses`` itself pulls in ``inspect``),
+an item without optional keys built directly: replaying 100,000 items through
 the standard printer takes what the old printer over the dicts took (``bench/print_events.py``:
 new/old 1.00, medians of 9, same run).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
 from operator import attrgetter
 from typing import Any, Callable, Iterable, Protocol, Union
+
+from sleuth.engine.values import Record
 
 __all__ = ["Begin", "Submatch", "Match", "Context", "End", "Summary", "Event", "LineEvent", "GrepEvent", "Sink",
            "Decoder", "to_item", "to_items", "from_item", "to_rows", "from_rows"]
 
 
-@dataclass(slots=True)
-class Begin:
+class Begin(Record):
     """A file's first event: ``path`` as it is displayed."""
 
-    path: str
+    __slots__ = ("path",)
+
+    def __init__(self, path: str) -> None:
+        self.path = path
 
 
-@dataclass(slots=True)
-class Submatch:
+class Submatch(Record):
     """One match in a line: 1-based byte columns (``end_column`` exclusive) and its text."""
 
-    column: int
-    end_column: int
-    match_text: str
+    __slots__ = ("column", "end_column", "match_text")
 
-    def __reduce__(self) -> tuple[Any, ...]:
-        return Submatch, (self.column, self.end_column, self.match_text)  # (see to_rows)
+    def __init__(self, column: int, end_column: int, match_text: str) -> None:
+        self.column = column
+        self.end_column = end_column
+        self.match_text = match_text
 
 
-@dataclass(slots=True)
-class Match:
+class Match(Record):
     """A matching line (with ``-o`` one match). ``column``/``end_column``/``match_text``: the first
     match; ``submatches``: every match when there are several; ``replacement``: the line (or match)
     replaced (``-r``), ``match_replacements``: each match replaced, in order (rg 15's ``--json``); ``cr``: the line ended in CRLF; ``offset``/``bytes_searched``: rg's byte counts
     (``byte_offsets``); ``binary_*``: where a binary file's NUL is (see :mod:`sleuth.engine.search`)."""
 
-    path: str
-    line: int
-    text: str
-    column: int = 1
-    end_column: int = 1
-    match_text: str = ""
-    submatches: list[Submatch] | None = None
-    score: float | None = None
-    replacement: str | None = None
-    cr: bool = False
-    offset: int | None = None
-    bytes_searched: int | None = None
-    binary_offset: int | None = None
-    binary_stopped: bool = False
-    binary_after: int | None = None
-    match_replacements: list[str] | None = None
+    __slots__ = ("path", "line", "text", "column", "end_column", "match_text", "submatches", "score", "replacement",
+                 "cr", "offset", "bytes_searched", "binary_offset", "binary_stopped", "binary_after",
+                 "match_replacements")
+
+    def __init__(self, path: str, line: int, text: str, column: int = 1, end_column: int = 1, match_text: str = "",
+                 submatches: list[Submatch] | None = None, score: float | None = None,
+                 replacement: str | None = None, cr: bool = False, offset: int | None = None,
+                 bytes_searched: int | None = None, binary_offset: int | None = None, binary_stopped: bool = False,
+                 binary_after: int | None = None, match_replacements: list[str] | None = None) -> None:
+        self.path = path
+        self.line = line
+        self.text = text
+        self.column = column
+        self.end_column = end_column
+        self.match_text = match_text
+        self.submatches = submatches
+        self.score = score
+        self.replacement = replacement
+        self.cr = cr
+        self.offset = offset
+        self.bytes_searched = bytes_searched
+        self.binary_offset = binary_offset
+        self.binary_stopped = binary_stopped
+        self.binary_after = binary_after
+        self.match_replacements = match_replacements
 
     def spans(self) -> list[tuple[int, int]]:
         """0-based byte spans of the matches in the line (an inverted match's line: one empty span at 0)."""
@@ -82,41 +94,52 @@ class Match:
         return len(self.submatches) if self.submatches else 1
 
 
-@dataclass(slots=True)
-class Context:
-    """A context line (``-A``/``-B``/``-C``, ``--passthru``)."""
+class Context(Record):
+    """A context line (``-A``/``-B``/``-C``, ``--passthru``). ``binary_after``: an after-context line
+    can be a file's last event."""
 
-    path: str
-    line: int
-    text: str
-    cr: bool = False
-    offset: int | None = None
-    bytes_searched: int | None = None
-    binary_offset: int | None = None
-    binary_stopped: bool = False
-    binary_after: int | None = None  # (a file's last event: an after-context line can be it)
+    __slots__ = ("path", "line", "text", "cr", "offset", "bytes_searched", "binary_offset", "binary_stopped",
+                 "binary_after")
+
+    def __init__(self, path: str, line: int, text: str, cr: bool = False, offset: int | None = None,
+                 bytes_searched: int | None = None, binary_offset: int | None = None, binary_stopped: bool = False,
+                 binary_after: int | None = None) -> None:
+        self.path = path
+        self.line = line
+        self.text = text
+        self.cr = cr
+        self.offset = offset
+        self.bytes_searched = bytes_searched
+        self.binary_offset = binary_offset
+        self.binary_stopped = binary_stopped
+        self.binary_after = binary_after
 
 
-@dataclass(slots=True)
-class End:
+class End(Record):
     """A file's last event. ``count``: its matching lines (matches with ``-o``) when the search counted
     them (``output: count``), else None; ``matched``: whether the file matched (a whole-file item of
     ``files_with_matches``/``count``, or a match among its lines, which came before)."""
 
-    path: str
-    count: int | None = None
-    matched: bool = False
+    __slots__ = ("path", "count", "matched")
+
+    def __init__(self, path: str, count: int | None = None, matched: bool = False) -> None:
+        self.path = path
+        self.count = count
+        self.matched = matched
 
 
-@dataclass(slots=True)
-class Summary:
+class Summary(Record):
     """The end of a search, over every path argument: what the result objects said."""
 
-    files_scanned: int = 0
-    files_matched: int = 0
-    elapsed_ms: float = 0.0
-    truncated: bool = False
-    errors: list[dict[str, str]] | None = None
+    __slots__ = ("files_scanned", "files_matched", "elapsed_ms", "truncated", "errors")
+
+    def __init__(self, files_scanned: int = 0, files_matched: int = 0, elapsed_ms: float = 0.0,
+                 truncated: bool = False, errors: list[dict[str, str]] | None = None) -> None:
+        self.files_scanned = files_scanned
+        self.files_matched = files_matched
+        self.elapsed_ms = elapsed_ms
+        self.truncated = truncated
+        self.errors = errors
 
 
 Event = Union[Begin, Match, Context, End, Summary]
@@ -162,9 +185,9 @@ def from_item(item: dict[str, Any], path: str | None = None) -> Match | Context:
 _MATCH_ROW = attrgetter(*Match.__slots__)  # type: ignore[attr-defined]
 _CONTEXT_ROW = attrgetter(*Context.__slots__)  # type: ignore[attr-defined]
 _MATCH_PLAIN, _CONTEXT_PLAIN = 6, 3  # path, line, text, column, end_column, match_text / path, line, text
-_MATCH_TAIL = tuple(f.default for f in fields(Match)[_MATCH_PLAIN:])
-_CONTEXT_TAIL = tuple(f.default for f in fields(Context)[_CONTEXT_PLAIN:])
-_MATCH_SIZES = (_MATCH_PLAIN, len(fields(Match)))
+_MATCH_TAIL = _MATCH_ROW(Match("", 0, ""))[_MATCH_PLAIN:]  # a plain event's optional fields: their defaults
+_CONTEXT_TAIL = _CONTEXT_ROW(Context("", 0, ""))[_CONTEXT_PLAIN:]
+_MATCH_SIZES = (_MATCH_PLAIN, len(Match.__slots__))
 
 
 def to_rows(events: Iterable[LineEvent]) -> list[tuple[Any, ...]]:

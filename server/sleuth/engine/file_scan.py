@@ -7,7 +7,6 @@ reasons: this one for system calls and memory, that one for rg's semantics of a 
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import threading
 import time
@@ -18,7 +17,7 @@ from sleuth.engine.errors import describe_os_error
 from sleuth.engine.match.base import Matcher
 from sleuth.engine.search import BINARY, TOO_LARGE, FileResult, search_data
 from sleuth.engine.types import SearchOptions
-from sleuth.engine.values import Record
+from sleuth.engine.values import Record, replace
 
 __all__ = ["read_file", "search_path", "search_files", "FolderOpener", "BatchStats"]
 
@@ -64,7 +63,7 @@ def search_path(path: str, display: str, matcher: Matcher, options: SearchOption
     if data is None:
         return FileResult(display, skipped=TOO_LARGE)
     if text is not None and options.encoding is not None:
-        options = dataclasses.replace(options, encoding=None)  # an open buffer is text already: never re-decoded
+        options = replace(options, encoding=None)  # an open buffer is text already: never re-decoded
     return search_data(data, display, matcher, options)
 
 

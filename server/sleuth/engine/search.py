@@ -12,8 +12,6 @@ file, or the scan's hot loop over many) is :mod:`sleuth.engine.file_scan`'s job.
 
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass, field
 from typing import Any, Iterator
 
 from sleuth.engine.decode import BINARY_BLOCK, transcode
@@ -22,6 +20,7 @@ from sleuth.engine.events import Context, LineEvent, Match, Submatch, from_rows,
 from sleuth.engine.match.base import Matcher, Span
 from sleuth.engine.replace import Replacer, replacer_for
 from sleuth.engine.types import Replacement, SearchOptions
+from sleuth.engine.values import Record, replace
 
 __all__ = ["FileResult", "first_lines", "add_byte_offsets", "search_buffer", "search_data", "BINARY", "TOO_LARGE",
            "ELLIPSIS"]
@@ -31,18 +30,22 @@ TOO_LARGE = "too_large"
 ELLIPSIS = "…"
 
 
-@dataclass(slots=True)
-class FileResult:
+class FileResult(Record):
     """One file's outcome. ``events``: typed events (:mod:`sleuth.engine.events`) in final order
     (context before match on a line); the doors' wire forms are made from them in one place
-    (:func:`~sleuth.engine.events.to_item`, the CLI's printers)."""
+    (:func:`~sleuth.engine.events.to_item`, the CLI's printers). ``skipped``: BINARY or TOO_LARGE when
+    passed over; ``matches``: with -o, the matches, which rg -c -o counts instead of lines."""
 
-    display: str
-    events: list[LineEvent] = field(default_factory=list)
-    matched_lines: int = 0
-    skipped: str | None = None  # BINARY or TOO_LARGE when passed over
-    error: str | None = None
-    matches: int | None = None  # with -o: the matches, which rg -c -o counts instead of lines
+    __slots__ = ("display", "events", "matched_lines", "skipped", "error", "matches")
+
+    def __init__(self, display: str, events: list[LineEvent] | None = None, matched_lines: int = 0,
+                 skipped: str | None = None, error: str | None = None, matches: int | None = None) -> None:
+        self.display = display
+        self.events: list[LineEvent] = [] if events is None else events
+        self.matched_lines = matched_lines
+        self.skipped = skipped
+        self.error = error
+        self.matches = matches
 
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickled with its events as rows (:func:`~sleuth.engine.events.to_rows`): a pool worker's
@@ -189,7 +192,7 @@ def search_buffer(data: bytes, matcher: Matcher, options: SearchOptions, display
         if options.invert and run < len(matches) and matches[run][0] == matches[run - 1][0] + 2:
             run = _first_run(matches, run)
         del matches[run:]
-        options = dataclasses.replace(options, after=min(options.after, 1))
+        options = replace(options, after=min(options.after, 1))
         end = data.find(b"\n", matches[-1][2] + 1)
         stopped_at = len(data) if end < 0 else end + 1
     result.matched_lines = len(matches)
@@ -339,8 +342,8 @@ def _replaced_regions(data: bytes, events: list[LineEvent], matcher: Matcher,
         replaced = replacer.line(data, lo, hi, inside, (0, len(data)))
         pieces = replaced[:-1].split(b"\n") if replaced.endswith(b"\n") else replaced.split(b"\n") if replaced else []
         for k, piece in enumerate(pieces):  # (a region replaced by nothing shows no line, as in rg)
-            out.append(dataclasses.replace(run[min(k, len(run) - 1)], line=run[0].line + k,
-                                           replacement=_line_text(piece), cr=piece.endswith(b"\r")))
+            out.append(run[min(k, len(run) - 1)].replace(line=run[0].line + k, replacement=_line_text(piece),
+                                                         cr=piece.endswith(b"\r")))
         i = j
     return out
 
@@ -358,8 +361,8 @@ def _replaced_matches(data: bytes, first: Match, lo: int, spans: list[Span], rep
             body = rep[:-1] if rep.endswith(b"\n") else rep
             for k, piece in enumerate(body.split(b"\n")):
                 text = _line_text(piece)
-                out.append(dataclasses.replace(  # (each line shows the match's column)
-                    first, line=first.line + lines + k, column=size + 1, end_column=size + len(piece) + 1,
+                out.append(first.replace(  # (each line shows the match's column)
+                    line=first.line + lines + k, column=size + 1, end_column=size + len(piece) + 1,
                     text=text, match_text=text, replacement=text, cr=piece.endswith(b"\r")))
         lines += rep.count(b"\n")
         size += len(rep)
@@ -458,7 +461,7 @@ def _searched_mapped(data: bytes, display: str, matcher: Matcher, options: Searc
     if not result.matched_lines:
         return result
     events = result.events if options.output == "content" else _searched(
-        data, display, matcher, dataclasses.replace(options, output="content", before=0, after=0, max_columns=None,
+        data, display, matcher, replace(options, output="content", before=0, after=0, max_columns=None,
                                                     replace=None, byte_offsets=False)).events
     hit = _first_on_a_nul_line(data, events, nul)
     if hit is None:

@@ -6,13 +6,11 @@ Positions are 1-based; ``column``/``end_column`` are byte offsets in the UTF-8 l
 and seed 001 (FR-LS-04b) count them, ``end_column`` exclusive.
 
 The option objects are :class:`~sleuth.engine.values.Value` classes (frozen dataclasses before:
-five of them cost a cold ``sleuth grep`` ~3 ms to build at import, issue 30); ``SearchOptions`` is
-still a dataclass (``dataclasses.replace`` is called on it where it is searched).
+six of them cost a cold ``sleuth grep`` ~3 ms to build at import, issue 30).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal, NamedTuple
 
 from sleuth.engine.values import Record, Value, fill
@@ -161,28 +159,59 @@ class Replacement(Value):
         fill(self, "match", match)
 
 
-@dataclass(frozen=True, slots=True)
-class SearchOptions:
+class SearchOptions(Value):
     """How matches become events and where collection stops. ``only_matching``: one match event per
-    match (rg ``-o``), its text the match; ``replace``: each match event carries ``replacement``."""
+    match (rg ``-o``), its text the match; ``replace``: each match event carries ``replacement``
+    (a field of that name: copies are made with :func:`sleuth.engine.values.replace`).
+    ``search_zip``: rg -z, gzip, bzip2, xz and lzma files (by name) are searched decompressed;
+    ``encoding``: rg -E, None sniffs a UTF-16 BOM (auto), "none" searches raw bytes, else a codec;
+    ``byte_offsets``: rg --json's absolute_offset and bytes_searched (see
+    sleuth.engine.search.add_byte_offsets); ``memory_map``: rg --mmap's binary detection (see
+    sleuth.engine.search.search_data); ``stop_on_nonmatch``: rg --stop-on-nonmatch, a file's
+    reading ends at the first line that does not match after one that did."""
 
-    invert: bool = False
-    before: int = 0
-    after: int = 0
-    max_results: int = 200
-    max_matches_per_file: int | None = None
-    max_columns: int | None = 500
-    output: OutputMode = "content"
-    sort: SortMode = "path"
-    only_matching: bool = False
-    replace: Replacement | None = None
-    binary: BinaryMode = "quit"
-    search_zip: bool = False  # rg -z: gzip, bzip2, xz and lzma files (by name) are searched decompressed
-    encoding: str | None = None  # rg -E: None sniffs a UTF-16 BOM (auto); "none" searches raw bytes; else a codec
-    byte_offsets: bool = False  # rg --json's absolute_offset and bytes_searched: see sleuth.engine.search.add_byte_offsets
-    memory_map: bool = False  # rg --mmap's binary detection: see sleuth.engine.search.search_data
-    stop_on_nonmatch: bool = False  # rg --stop-on-nonmatch: a file's reading ends at the first line that does not
-    # match after one that did
+    __slots__ = ("invert", "before", "after", "max_results", "max_matches_per_file", "max_columns", "output", "sort",
+                 "only_matching", "replace", "binary", "search_zip", "encoding", "byte_offsets", "memory_map",
+                 "stop_on_nonmatch")
+    invert: bool
+    before: int
+    after: int
+    max_results: int
+    max_matches_per_file: int | None
+    max_columns: int | None
+    output: OutputMode
+    sort: SortMode
+    only_matching: bool
+    replace: Replacement | None  # type: ignore[assignment]  # (shadows Record.replace: see above)
+    binary: BinaryMode
+    search_zip: bool
+    encoding: str | None
+    byte_offsets: bool
+    memory_map: bool
+    stop_on_nonmatch: bool
+
+    def __init__(self, invert: bool = False, before: int = 0, after: int = 0, max_results: int = 200,
+                 max_matches_per_file: int | None = None, max_columns: int | None = 500,
+                 output: OutputMode = "content", sort: SortMode = "path", only_matching: bool = False,
+                 replace: Replacement | None = None, binary: BinaryMode = "quit", search_zip: bool = False,
+                 encoding: str | None = None, byte_offsets: bool = False, memory_map: bool = False,
+                 stop_on_nonmatch: bool = False) -> None:
+        fill(self, "invert", invert)
+        fill(self, "before", before)
+        fill(self, "after", after)
+        fill(self, "max_results", max_results)
+        fill(self, "max_matches_per_file", max_matches_per_file)
+        fill(self, "max_columns", max_columns)
+        fill(self, "output", output)
+        fill(self, "sort", sort)
+        fill(self, "only_matching", only_matching)
+        fill(self, "replace", replace)
+        fill(self, "binary", binary)
+        fill(self, "search_zip", search_zip)
+        fill(self, "encoding", encoding)
+        fill(self, "byte_offsets", byte_offsets)
+        fill(self, "memory_map", memory_map)
+        fill(self, "stop_on_nonmatch", stop_on_nonmatch)
 
 
 class FileEntry(NamedTuple):

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
-__all__ = ["Record", "Value", "fill"]
+__all__ = ["Record", "Value", "fill", "replace"]
 
 _R = TypeVar("_R", bound="Record")
 
@@ -33,7 +33,8 @@ class Record:
 
     def __init_subclass__(cls) -> None:
         super().__init_subclass__()
-        cls.field_names = cls.__base__.field_names + cls.__dict__.get("__slots__", ())  # type: ignore[attr-defined]
+        if "field_names" not in cls.__dict__:  # (a class may name its fields itself: Settings, by its annotations)
+            cls.field_names = cls.__base__.field_names + cls.__dict__.get("__slots__", ())  # type: ignore[attr-defined]
 
     def fields(self) -> tuple[Any, ...]:
         return tuple(getattr(self, name) for name in self.field_names)
@@ -51,9 +52,15 @@ class Record:
 
     def replace(self: _R, **changes: Any) -> _R:
         """A copy with ``changes`` (``dataclasses.replace``)."""
-        values = {name: getattr(self, name) for name in self.field_names}
-        values.update(changes)
-        return type(self)(**values)
+        return replace(self, **changes)
+
+
+def replace(record: _R, **changes: Any) -> _R:
+    """A copy of ``record`` with ``changes``: :meth:`Record.replace` for a class with a field of that
+    name (:class:`~sleuth.engine.types.SearchOptions` has ``replace``, rg's ``-r``)."""
+    values = {name: getattr(record, name) for name in record.field_names}
+    values.update(changes)
+    return type(record)(**values)
 
 
 class Value(Record):

@@ -8,7 +8,6 @@ and raises :class:`BadArgs` naming the argument, so each profile can word it the
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 from typing import Any, Mapping
@@ -110,7 +109,7 @@ def native(command: str, args: dict[str, Any], ctx: CommandContext) -> dict[str,
     native command must not hand its items to a partial-result sink of the caller's.
     """
     if ctx.partial is not None:
-        ctx = dataclasses.replace(ctx, partial=None)
+        ctx = ctx.replace(partial=None)
     return get_command(command)(args, ctx)
 
 

@@ -7,14 +7,13 @@ the shape of any other grep's.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from sleuth.engine.cancel import CancelToken
 from sleuth.engine.collect import Collector
 from sleuth.engine.grep.request import GrepOutcome, GrepRequest
 from sleuth.engine.grep.unit_search import matcher_for
 from sleuth.engine.search import search_data
 from sleuth.engine.types import FileError, SkipCounts
+from sleuth.engine.values import replace
 
 __all__ = ["grep_buffer", "STDIN_DISPLAY"]
 
