@@ -51,14 +51,8 @@ DIFFERENCES: dict[str, str] = {
     "regression::r2480#2": "rg pastes a lone -e pattern into a group unparsed, so ')(' becomes the valid '(?:)()'; "
                            "Sleuth reports the syntax error",
     "feature::no_unicode": "--no-unicode is accepted, but Sleuth's regex is always Unicode-aware",
-    "json::r1095_crlf_empty_match": "a line's text in the result has no line terminator (events say \"cr\" when "
-                                    "it was CRLF): an empty match after the CR is not placed as rg places it",
     "feature::f1078_max_columns_preview2": "-r with --max-columns-preview: the preview counts the matches of the "
                                            "line as found, not of the replaced line",
-    # compared without times, byte counts and offsets (_comparable): Sleuth's result has no byte offsets
-    "regression::r1866": "-U --vimgrep: a match that spans lines is reported on each of its lines (the result "
-                         "has one event per line), rg reports it once",
-    "multiline::vimgrep": "-U --vimgrep: a match that spans lines is reported on each of its lines",
     # not yet
     "regression::r1446_respect_excludes_in_worktree": "a worktree's relative 'gitdir:' is read from the folder of "
                                                       "its .git file, as git reads it; rg reads it from its cwd, "

@@ -50,6 +50,8 @@ class Standard:
         self.printed_any = False
         self.skipping = False  # the rest of this file is stood for by its binary line
         self.warn: str | None = None  # a stopped binary file's warning, printed at its end
+        self.match_column = 1  # the column shown for the line a match over several lines began on
+        self.held_by: tuple[str, int] | None = None  # the line that match's block goes on to
 
     def event(self, event: Event) -> bool:
         kind = type(event)
@@ -87,6 +89,8 @@ class Standard:
 
     def line(self, event: Match | Context) -> None:
         o, write = self.o, self.write
+        if o.vimgrep and type(event) is Match and not event.match_count():  # type: ignore[union-attr]
+            return  # rg's --vimgrep shows a match once, on its first line: this line holds no other
         path = event.path
         shown = paint(o, "path", path)
         if path != self.current:
@@ -108,7 +112,7 @@ class Standard:
         spans = event.spans() if is_match else []  # type: ignore[union-attr]
         if o.only_matching and is_match and spans:  # -o: the text is the match, its column the match's
             spans = [(0, len(line_bytes(text)))]
-        rows = [spans] if not o.vimgrep or not spans else [[s] for s in spans]
+        rows = [spans] if not o.vimgrep or not spans else [[s] for s in spans[event.continued:]]  # type: ignore[union-attr]
         for row in rows:
             prefix = ""
             if o.with_path and (not o.heading or o.vimgrep):
@@ -117,6 +121,11 @@ class Standard:
                 prefix += paint(o, "line", str(event.line)) + sep
             if o.column and is_match and row:
                 column = event.column if o.only_matching else row[0][0] + 1  # type: ignore[union-attr]
+                if not o.vimgrep and not o.only_matching:  # rg: the lines of a match show its first line's
+                    if self.held_by == (path, event.line):  # (rg's one block of lines with the line before)
+                        column = self.match_column
+                    self.match_column = column
+                    self.held_by = (path, event.line + 1) if event.runs_over else None  # type: ignore[union-attr]
                 prefix += paint(o, "column", str(column)) + sep
             if o.byte_offset:  # -b: the event's offset is its line's; -o and --vimgrep give the match's
                 at = (event.offset or 0) + ((event.column - 1 if o.only_matching  # type: ignore[union-attr]

@@ -51,7 +51,14 @@ class Match:
     """A matching line (with ``-o`` one match). ``column``/``end_column``/``match_text``: the first
     match; ``submatches``: every match when there are several; ``replacement``: the line (or match)
     replaced (``-r``), ``match_replacements``: each match replaced, in order (rg 15's ``--json``); ``cr``: the line ended in CRLF; ``offset``/``bytes_searched``: rg's byte counts
-    (``byte_offsets``); ``binary_*``: where a binary file's NUL is (see :mod:`sleuth.engine.search`)."""
+    (``byte_offsets``); ``binary_*``: where a binary file's NUL is (see :mod:`sleuth.engine.search`).
+
+    A match over several lines (``multiline``) is one event per line, its span clipped to each line, so
+    that a line-based client (an editor, a model) sees every line it covers. Two marks say where a
+    match was clipped, for the printers that show a match once (rg's ``--vimgrep``, ``--json``,
+    ``--count-matches``): ``continued``, the line's first span is the rest of a match begun on an
+    earlier line (it is not a match of its own); ``runs_over``, its last span goes on past the line's
+    end (over its terminator at least)."""
 
     path: str
     line: int
@@ -69,6 +76,8 @@ class Match:
     binary_stopped: bool = False
     binary_after: int | None = None
     match_replacements: list[str] | None = None
+    continued: bool = False
+    runs_over: bool = False
 
     def spans(self) -> list[tuple[int, int]]:
         """0-based byte spans of the matches in the line (an inverted match's line: one empty span at 0)."""
@@ -78,8 +87,9 @@ class Match:
         return [(self.column - 1, self.end_column - 1)]
 
     def match_count(self) -> int:
-        """How many matches rg counts for this event (``--count-matches``, ``--stats``)."""
-        return len(self.submatches) if self.submatches else 1
+        """How many matches rg counts for this event (``--count-matches``, ``--stats``): a match
+        continued from the line before was counted there."""
+        return (len(self.submatches) if self.submatches else 1) - self.continued
 
 
 @dataclass(slots=True)
@@ -154,7 +164,8 @@ def from_item(item: dict[str, Any], path: str | None = None) -> Match | Context:
                  get("match_text", ""),
                  [Submatch(s["column"], s["end_column"], s.get("match_text", "")) for s in subs] if subs else None,
                  get("score"), get("replacement"), bool(get("cr")), get("offset"), get("bytes_searched"),
-                 get("binary_offset"), bool(get("binary_stopped")), get("binary_after"), get("match_replacements"))
+                 get("binary_offset"), bool(get("binary_stopped")), get("binary_after"), get("match_replacements"),
+                 bool(get("continued")), bool(get("runs_over")))
 
 
 # Each field of a line event at once (in C), in the constructor's order; the fields after the first
@@ -230,7 +241,8 @@ def to_item(event: GrepEvent, output: str = "content") -> dict[str, Any]:
     return item
 
 
-_OPTIONAL = ("offset", "bytes_searched", "binary_offset", "binary_stopped", "binary_after")  # set: in the item
+_OPTIONAL = ("offset", "bytes_searched", "binary_offset", "binary_stopped", "binary_after", "continued",
+             "runs_over")  # set: in the item
 
 
 def to_items(events: Iterable[GrepEvent], output: str = "content") -> list[dict[str, Any]]:

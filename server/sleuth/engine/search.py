@@ -102,12 +102,40 @@ class _Lines:
         return start, (len(self.data) if end < 0 else end)
 
 
-def _matched_lines(data: bytes, matcher: Matcher) -> Iterator[tuple[int, int, int, list[Span]]]:
+class _Clips:
+    """The lines where :func:`_matched_lines` clipped a match that spans lines: ``continued``, whose
+    first span is the rest of a match begun on an earlier line; ``runs_over``, whose last span goes on
+    past the line's end. They become the events' marks (:class:`~sleuth.engine.events.Match`), so a
+    printer can show such a match once, as rg does."""
+
+    __slots__ = ("continued", "runs_over")
+
+    def __init__(self) -> None:
+        self.continued: set[int] = set()
+        self.runs_over: set[int] = set()
+
+    def mark(self, events: list[LineEvent]) -> None:
+        """Set the marks on the events of the clipped lines (with ``-o``, a line's first or last event)."""
+        continued, runs_over = self.continued, self.runs_over
+        last = len(events) - 1
+        for i, event in enumerate(events):
+            if type(event) is not Match:
+                continue
+            number = event.line
+            if number in continued and (i == 0 or events[i - 1].line != number):
+                event.continued = True
+            if number in runs_over and (i == last or events[i + 1].line != number):
+                event.runs_over = True
+
+
+def _matched_lines(data: bytes, matcher: Matcher,
+                   clips: _Clips | None = None) -> Iterator[tuple[int, int, int, list[Span]]]:
     """(line number, line start, line end, spans in that line) for every line with a match.
 
     A match spanning several lines (multiline mode) marks each line it touches, as ``rg -n`` prints them;
-    its span is clipped to each line. A matcher that finds matches line by line anyway hands the lines
-    over (:meth:`~sleuth.engine.match.base.Matcher.matched_lines`, ripgrep's candidate-line fast path).
+    its span is clipped to each line, and ``clips`` (when given) records where. A matcher that finds
+    matches line by line anyway hands the lines over (:meth:`~sleuth.engine.match.base.Matcher.matched_lines`,
+    ripgrep's candidate-line fast path).
     """
     lines = _Lines(data)
     found = matcher.matched_lines(data)
@@ -130,6 +158,8 @@ def _matched_lines(data: bytes, matcher: Matcher) -> Iterator[tuple[int, int, in
                 if current is not None:
                     yield current
                 current = (number, lo, hi, [clip])
+            if end > hi and clips is not None and hi < len(data):
+                clips.runs_over.add(number)  # (the match holds this line's terminator)
             if end <= hi + 1 or hi >= len(data):
                 break
             # Continue the match onto the next line.
@@ -138,6 +168,8 @@ def _matched_lines(data: bytes, matcher: Matcher) -> Iterator[tuple[int, int, in
             hi = len(data) if hi < 0 else hi
             number = lines.number(lo)
             start = lo
+            if clips is not None:
+                clips.continued.add(number)
     if current is not None:
         yield current
 
@@ -166,6 +198,7 @@ def search_buffer(data: bytes, matcher: Matcher, options: SearchOptions, display
         return result
     cap = options.max_matches_per_file
     matches: list[tuple[int, int, int, list[Span]]] = []
+    clips: _Clips | None = None
     if options.invert:
         hit = {number for number, _lo, _hi, _spans in _matched_lines(data, matcher)} if matcher.may_match(data) else set()
         for number, lo, hi in _all_lines(data):
@@ -174,7 +207,8 @@ def search_buffer(data: bytes, matcher: Matcher, options: SearchOptions, display
                 if cap is not None and len(matches) >= cap:
                     break
     else:
-        for item in _matched_lines(data, matcher):
+        clips = _Clips()
+        for item in _matched_lines(data, matcher, clips):
             matches.append(item)
             if cap is not None and len(matches) >= cap:
                 break
@@ -200,6 +234,8 @@ def search_buffer(data: bytes, matcher: Matcher, options: SearchOptions, display
     result.events = _events(data, matches, options, display)
     if options.replace is not None and options.replace.match.multiline and not options.invert:
         result.events = _replaced_regions(data, result.events, matcher, options.replace, options.only_matching)
+    elif clips is not None and (clips.continued or clips.runs_over):
+        clips.mark(result.events)
     if options.byte_offsets:
         capped = cap is not None and len(matches) >= cap
         searched = min(matches[-1][2] + 1, len(data)) if capped else len(data)
