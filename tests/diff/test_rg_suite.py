@@ -35,7 +35,7 @@ pytestmark = [pytest.mark.rg, needs_rg]
 
 # Flags that the engine change of issue 19 (h-rgeng) brings; a case that uses one waits for it.
 PENDING_FLAGS: frozenset[str] = frozenset({
-    "--null-data", "--pre", "--pre-glob",  # not built: the searcher assumes \n line ends; no preprocessors
+    "--null-data",  # not built: the searcher assumes \n line ends
 })
 _SHORT_WITH_VALUE = set("efgtABCmMjrEdTh")  # short flags whose value may follow in the same word
 

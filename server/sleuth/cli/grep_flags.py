@@ -262,6 +262,11 @@ FLAGS: tuple[Flag, ...] = (
     Flag(("--type-clear",), "forget a file type's globs", "append", options={"default": [], "metavar": "NAME"},
          group=OUTPUT),
     _switch(("--type-list",), "list the file types and their globs", group=OUTPUT),
+    _value(("--pre",), "search what COMMAND FILE prints instead of FILE (a program you name here: never read from "
+           "settings or a server's callers)", no=("--no-pre",), no_help="no preprocessor (the default)",
+           options={"metavar": "COMMAND", "default": None}, group=OUTPUT),
+    Flag(("--pre-glob",), "only files matching GLOB go through --pre", "append",
+         options={"default": [], "metavar": "GLOB"}, group=OUTPUT),
     _switch(("--multiline-dotall",), "with -U, '.' matches line ends too", ("--no-multiline-dotall",),
             dest="multiline_dotall", options={"default": False}, group=OUTPUT),
     Flag(("--iglob",), "-g, case-insensitively", "append", options={"default": [], "metavar": "GLOB"}, group=OUTPUT),

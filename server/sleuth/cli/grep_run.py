@@ -294,6 +294,8 @@ class _Run:
                  colours: Colours | None) -> None:
         self.ns, self.to_args, self.colours = ns, to_args, colours
         self.mode = _mode(ns)
+        if ns.pre:
+            ns.no_server = True  # --pre runs a program: in this process only (sleuth.cli.grep_pre)
         ns.output = {"with": "files_with_matches", "quiet": "content" if ns.stats or ns.json else "files_with_matches",
                      "without": "files_with_matches", "count": "count"}.get(self.mode, "content")
         ns.engine_max_columns = ns.max_columns if ns.result_json else 0  # rg's -M is the printer's
@@ -413,6 +415,8 @@ class _Run:
 
         if args.get("path") == STDIN_PATH:  # standard input is searched here, never by a server
             code = search_stdin(args, self.cold, as_json, take)
+        elif name == "sleuth.grep" and self.ns.pre:  # a program per file: here, never by a server
+            code = self.preprocessed(args, take, decoder)
         else:
             plain = self.indexed if name == "sleuth.grep" else self.cold  # (a listing reads no file)
             cold = plain if decoder is None else (lambda: self.streaming(decoder))
@@ -430,6 +434,24 @@ class _Run:
             return True
         self.failures += 1  # reported by run_search; rg goes on with the other paths
         return False
+
+    def preprocessed(self, args: dict[str, Any], take: Callable[[dict[str, Any]], int],
+                     decoder: Decoder | None) -> int:
+        """``--pre``: the files of this path argument, each searched as what the command prints
+        (:mod:`sleuth.cli.grep_pre`); a file that fails is reported and the others searched, as rg."""
+        from sleuth.cli.grep_pre import preprocessed
+
+        listed: list[dict[str, Any]] = []
+        if not self.search("sleuth.files", _files_args(self.ns, args.get("path")), listed):
+            return EXIT_ERROR
+        show = decoder.display if decoder is not None and decoder.display is not None else (lambda p: p)
+        failed = preprocessed(self.ns.pre, self.ns.pre_glob, listed[0]["items"], self.workspace, show, args,
+                              self.cold(), take)
+        for message in failed:
+            if not self.ns.no_messages:
+                sys.stderr.write(f"sleuth: {message}\n")
+        self.failures += len(failed)
+        return EXIT_FOUND
 
     def run(self) -> int:
         ns, mode = self.ns, self.mode

@@ -19,7 +19,7 @@ from sleuth.engine.cancel import CancelToken
 from sleuth.engine.collect import EventBatches
 from sleuth.engine.errors import BadArgs
 from sleuth.engine.events import Context, GrepEvent, to_items
-from sleuth.engine.grep import GrepOutcome, GrepRequest, grep_buffer, prepare, run_grep
+from sleuth.engine.grep import STDIN_DISPLAY, GrepOutcome, GrepRequest, grep_buffer, prepare, run_grep
 from sleuth.engine.index.candidates import CandidateList
 from sleuth.engine.workspace import Target
 from sleuth.engine.types import BinaryMode, MatchOptions, Replacement, SearchOptions, WalkOptions
@@ -267,14 +267,15 @@ def run(raw: Any, ctx: CommandContext) -> dict[str, Any]:
     return result
 
 
-def run_buffer(raw: Any, data: bytes, ctx: CommandContext) -> dict[str, Any]:
+def run_buffer(raw: Any, data: bytes, ctx: CommandContext, display: str = STDIN_DISPLAY) -> dict[str, Any]:
     """``sleuth.grep`` over ``data`` (standard input) instead of files: the same arguments and result;
-    ``path`` must not be given. Not a transport command: the CLI calls it for ``-`` or piped input."""
+    ``path`` must not be given. Not a transport command: the CLI calls it for ``-`` or piped input,
+    and for a file's preprocessed text (``--pre``; ``display``: the file's path)."""
     started = time.perf_counter()
     args = parse_args("sleuth.grep", raw, GREP_ARGS, ctx.settings)
     if args["path"] is not None:
         raise BadArgs("sleuth.grep: standard input is searched without a path.", argument="path")
     request = build_request(args, ctx)
     token: CancelToken = ctx.token.with_deadline(args["timeout_ms"] or None)
-    outcome = prepare(request, token) or grep_buffer(request, data, token)
+    outcome = prepare(request, token) or grep_buffer(request, data, token, display)
     return shape(outcome, args["output"], (time.perf_counter() - started) * 1000, False)
