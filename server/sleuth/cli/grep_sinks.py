@@ -97,12 +97,12 @@ class Standard:
             if self.printed_any and o.heading and o.with_path:
                 write("\n")
             if self.printed_any and o.context and o.context_separator is not None and not (o.heading and o.with_path):
-                write(o.context_separator + "\n")
+                write(o.context_separator + ("\r\n" if o.crlf else "\n"))
             if o.heading and o.with_path and not o.vimgrep:
                 write(shown + ("\0" if o.null else "\n"))
             self.current, self.last_line = path, 0
         elif self.last_line and event.line > self.last_line + 1 and o.context and o.context_separator is not None:
-            write(o.context_separator + "\n")
+            write(o.context_separator + ("\r\n" if o.crlf else "\n"))
         self.printed_any = True
         is_match = type(event) is Match
         replaced = is_match and event.replacement is not None  # type: ignore[union-attr]
@@ -134,7 +134,8 @@ class Standard:
             shown_body = body(o, text, is_match, replaced, row if o.vimgrep else spans)
             # a line's own CRLF; with --crlf rg ends the lines it rebuilds (-o, colour) with CRLF too
             # (a line with -r keeps its own terminator: rg 15, its bug 3100)
-            crlf = event.cr or (o.crlf and is_match and (o.only_matching or o.colours is not None))
+            crlf = event.cr or (o.crlf and (event.unterminated  # (rg ends a last line that has no end so)
+                                            or is_match and (o.only_matching or o.colours is not None)))
             write(prefix + shown_body + ("\r\n" if crlf else "\n"))
 
 
@@ -214,14 +215,18 @@ class Counts:
         self.listed = listed  # None: print as files end
         self.counts: dict[str, int] = {}
         self.n = 0
+        self.quit = False  # the open file is binary and its search stopped at the NUL
 
     def event(self, event: Event) -> bool:
         kind = type(event)
         if kind is Match:
             self.n += event.match_count()  # type: ignore[union-attr]
+            self.quit = self.quit or event.binary_stopped  # type: ignore[union-attr]
         elif kind is End:
             count = self.n if self.matches else event.count  # type: ignore[union-attr]
-            self.n = 0
+            if self.quit:
+                count = 0  # rg prints no count for a binary file its search quit on (-c drops it in the engine)
+            self.n, self.quit = 0, False
             if count:
                 if self.listed is None:
                     self.print(event.path, count)  # type: ignore[union-attr]

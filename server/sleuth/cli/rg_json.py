@@ -35,13 +35,11 @@ def _data(text: str) -> dict[str, str]:
 
 
 def _terminator(event: Match | Context) -> bytes:
-    """The line's end as the file has it: ``\\r\\n`` (``cr``) or ``\\n``; none for a last line without
-    one, which the file's last event shows (its line ends where the search did, ``bytes_searched``)."""
-    newline = b"\r\n" if event.cr else b"\n"
-    if event.bytes_searched is not None and event.offset is not None and \
-            event.offset + len(line_bytes(event.text)) + len(newline) - 1 == event.bytes_searched:
-        return newline[:-1]
-    return newline
+    """The line's end as the file has it: ``\\r\\n`` (``cr``) or ``\\n``; none after a last line that
+    has none (``unterminated``; a lone ``\\r`` there stays)."""
+    if event.unterminated:
+        return b"\r" if event.cr else b""
+    return b"\r\n" if event.cr else b"\n"
 
 
 def _elapsed(seconds: float) -> dict[str, Any]:

@@ -58,7 +58,8 @@ class Match:
     match was clipped, for the printers that show a match once (rg's ``--vimgrep``, ``--json``,
     ``--count-matches``): ``continued``, the line's first span is the rest of a match begun on an
     earlier line (it is not a match of its own); ``runs_over``, its last span goes on past the line's
-    end (over its terminator at least)."""
+    end (over its terminator at least). ``unterminated``: the file's last line, with no line
+    terminator after it (rg's printer ends it with ``\\r\\n`` under ``--crlf``, its JSON with nothing)."""
 
     path: str
     line: int
@@ -78,6 +79,7 @@ class Match:
     match_replacements: list[str] | None = None
     continued: bool = False
     runs_over: bool = False
+    unterminated: bool = False
 
     def spans(self) -> list[tuple[int, int]]:
         """0-based byte spans of the matches in the line (an inverted match's line: one empty span at 0)."""
@@ -105,6 +107,7 @@ class Context:
     binary_offset: int | None = None
     binary_stopped: bool = False
     binary_after: int | None = None  # (a file's last event: an after-context line can be it)
+    unterminated: bool = False
 
 
 @dataclass(slots=True)
@@ -155,7 +158,8 @@ def from_item(item: dict[str, Any], path: str | None = None) -> Match | Context:
             return Context(path, item["line"], item["text"])
         get = item.get
         return Context(path, item["line"], item["text"], bool(get("cr")), get("offset"),
-                       get("bytes_searched"), get("binary_offset"), bool(get("binary_stopped")), get("binary_after"))
+                       get("bytes_searched"), get("binary_offset"), bool(get("binary_stopped")), get("binary_after"),
+                       bool(get("unterminated")))
     if len(item) == 7:  # type, path, line, column, end_column, text, match_text
         return Match(path, item["line"], item["text"], item["column"], item["end_column"], item["match_text"])
     get = item.get
@@ -165,7 +169,7 @@ def from_item(item: dict[str, Any], path: str | None = None) -> Match | Context:
                  [Submatch(s["column"], s["end_column"], s.get("match_text", "")) for s in subs] if subs else None,
                  get("score"), get("replacement"), bool(get("cr")), get("offset"), get("bytes_searched"),
                  get("binary_offset"), bool(get("binary_stopped")), get("binary_after"), get("match_replacements"),
-                 bool(get("continued")), bool(get("runs_over")))
+                 bool(get("continued")), bool(get("runs_over")), bool(get("unterminated")))
 
 
 # Each field of a line event at once (in C), in the constructor's order; the fields after the first
@@ -242,7 +246,7 @@ def to_item(event: GrepEvent, output: str = "content") -> dict[str, Any]:
 
 
 _OPTIONAL = ("offset", "bytes_searched", "binary_offset", "binary_stopped", "binary_after", "continued",
-             "runs_over")  # set: in the item
+             "runs_over", "unterminated")  # set: in the item
 
 
 def to_items(events: Iterable[GrepEvent], output: str = "content") -> list[dict[str, Any]]:

@@ -283,6 +283,8 @@ def _match_event(data: bytes, display: str, number: int, lo: int, hi: int, spans
             event.replacement = text
     if line.endswith(b"\r") or data[hi:hi + 2] == b"\r\n":
         event.cr = True
+    if hi == len(data):
+        event.unterminated = True  # the last line, no terminator after it
     return event
 
 
@@ -433,7 +435,7 @@ def _context_event(data: bytes, starts: list[int], number: int, display: str,
     hi = len(data) if hi < 0 else hi
     text, _cut_flag = _cut(data[lo:hi], 0, 0, max_columns)
     # cr: the line ended in CRLF (the text keeps no terminator, a printer may want it back)
-    return Context(display, number, text, data[lo:hi].endswith(b"\r"))
+    return Context(display, number, text, data[lo:hi].endswith(b"\r"), unterminated=hi == len(data))
 
 
 def search_data(data: bytes, display: str, matcher: Matcher, options: SearchOptions,
@@ -455,11 +457,14 @@ def search_data(data: bytes, display: str, matcher: Matcher, options: SearchOpti
         return _searched_mapped(decoded, display, matcher, options, nul)
     block = nul - nul % BINARY_BLOCK
     if options.binary == "quit":
-        if block == 0 or options.output == "count":  # rg -c drops a file its search quit on
+        if block == 0:
             return FileResult(display, skipped=BINARY)
         result = _searched(decoded[:decoded.rfind(b"\n", 0, block) + 1], display, matcher, options)
-        if not result.matched_lines and not result.error:
-            return FileResult(display, skipped=BINARY)
+        cap = options.max_matches_per_file
+        if cap is not None and result.matched_lines >= cap:
+            return result  # (-m) the search ended at its cap, before the NUL: rg never sees it, says nothing
+        if (not result.matched_lines and not result.error) or options.output == "count":
+            return FileResult(display, skipped=BINARY)  # (rg -c drops a file its search quit on)
         _searched_up_to(result, nul)
         for event in result.events:
             event.binary_offset = nul
