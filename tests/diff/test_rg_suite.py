@@ -42,7 +42,6 @@ _SHORT_WITH_VALUE = set("efgtABCmMjrEdTh")  # short flags whose value may follow
 # Cases that wait for a change for a reason their flags do not show.
 PENDING_CASES: dict[str, str] = {}
 
-_NOT_YET = "not implemented yet in sleuth grep: "
 # name -> why Sleuth differs from rg there on purpose, or what it does not do yet.
 DIFFERENCES: dict[str, str] = {
     # deliberate
@@ -61,7 +60,6 @@ DIFFERENCES: dict[str, str] = {
     # new in rg 15.x
     "regression::r3179_global_gitignore_cwd": "the sandbox: the folder searched and the --ignore-file are above the "
                                               "cwd (an absolute path outside it is refused)",
-    "regression::r2944_incorrect_bytes_searched": _NOT_YET + "--stats' byte counts (bytes printed, bytes searched)",
 }
 
 

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from sleuth.cli.common import (EXIT_ERROR, EXIT_FOUND, EXIT_NONE, ProgressBar, cli_path, cli_settings, cli_workspace,
                                make_context, print_json, run_search, workspace_settings)
 from sleuth.cli.grep_print import Colours, PrintOptions, print_paths
+from sleuth.cli.grep_stats import Counted, print_stats
 from sleuth.cli.grep_stdin import STDIN_PATH, search_stdin, stdin_is_readable
 from sleuth.cli.grep_sinks import Counts, Paths, Quiet, Reversed, Standard, Tally, Tee, Without
 from sleuth.cli.grep_flags import files_args
@@ -45,6 +46,8 @@ def merge_results(results: list[dict[str, Any]]) -> dict[str, Any]:
     merged["matches"] = [m for r in results for m in r["matches"]]
     for key in ("count", "files_scanned", "files_matched", "elapsed_ms"):
         merged[key] = sum(r[key] for r in results)
+    if all("bytes_searched" in r for r in results):
+        merged["bytes_searched"] = sum(r["bytes_searched"] for r in results)
     for key in ("truncated", "timed_out"):
         merged[key] = any(r[key] for r in results)
     # The first path's reason only if it was cut; a later path's when only that one was.
@@ -203,11 +206,19 @@ def run_grep_cli(ns: argparse.Namespace, to_args: Callable[[argparse.Namespace, 
         colours = _prepare(ns)
         if (not ns.regexp and not ns.files and not ns.invert_match) or ns.max_count == 0:
             return EXIT_NONE  # -f with an empty file (no pattern matches nothing), -m0: as rg
-        run = _Run(ns, to_args, colours)
+        # rg counts the bytes its standard printer writes; its summary printers (-c, -l...) count none
+        counted = Counted(sys.stdout) if ns.stats and not ns.json and _mode(ns) == "content" else None
+        if counted is not None:
+            sys.stdout = counted  # type: ignore[assignment]  # (the printers write to sys.stdout)
         try:
-            return run.run()
+            run = _Run(ns, to_args, colours)
+            try:
+                return run.run()
+            finally:
+                run.close()
         finally:
-            run.close()
+            if counted is not None:
+                sys.stdout = counted.stream
     except UsageError as exc:
         sys.stderr.write(f"sleuth grep: {exc}\n")
         return EXIT_ERROR
@@ -540,7 +551,7 @@ class _Run:
                                  errors=result["errors"] if result else None))
         found = printer.printed > 0 if isinstance(printer, Without) else self.tally.files_matched > 0
         if ns.stats and result is not None and not ns.json:
-            _print_stats(result, self.tally)  # (with -q too, as rg)
+            print_stats(result, self.tally)  # (with -q too, as rg)
         return found, result["errors"] if result else []
 
     def any_file(self) -> bool:
@@ -582,12 +593,3 @@ def _files_args(ns: argparse.Namespace, path: str | None) -> dict[str, Any]:
         globs.insert(0, "**")
     args: dict[str, Any] = {"patterns": globs or None, "path": path, "sort": ns.engine_sort, **files_args(ns)}
     return {k: v for k, v in args.items() if v is not None}
-
-
-def _print_stats(result: dict[str, Any], tally: Tally) -> None:
-    """rg's ``--stats`` block (Sleuth knows no byte counts of what it read: that line is left out)."""
-    matches, lines = tally.matches, tally.lines
-    seconds = result["elapsed_ms"] / 1000
-    sys.stdout.write(f"\n{matches} matches\n{lines} matched lines\n{result['files_matched']} files contained matches\n"
-                     f"{result['files_scanned']} files searched\n{seconds:.6f} seconds spent searching\n"
-                     f"{seconds:.6f} seconds\n")

@@ -90,7 +90,8 @@ GREP_ARGS: dict[str, Arg] = {
     "crlf": Arg("bool", "Treat CRLF as a line end (rg --crlf): $ matches before \\r\\n and . never matches \\r.",
                 default=False),
     "byte_offsets": Arg("bool", "Byte counts as rg --json gives them: each match and context event's 'offset' (its "
-                        "line's first byte in the file), and on a file's last event 'bytes_searched'.",
+                        "line's first byte in the file), on a file's last event 'bytes_searched', and the "
+                        "result's 'bytes_searched' (rg --stats).",
                         default=False),
     "stop_on_nonmatch": Arg("bool", "Stop reading a file at the first line that does not match after one that "
                             "did (rg --stop-on-nonmatch; for sorted files).", default=False),
@@ -211,10 +212,12 @@ def _candidates(request: GrepRequest, ctx: CommandContext, token: CancelToken,
 
 
 def shape(outcome: GrepOutcome, output: str, elapsed_ms: float, streamed: bool,
-          files_in_workspace: int | None = None) -> dict[str, Any]:
+          files_in_workspace: int | None = None, byte_offsets: bool = False) -> dict[str, Any]:
     """The docs/SPEC.md §4 result object; ``files_in_workspace`` (the index's file count, None before it is
-    built) puts ``files_scanned`` in proportion: with the index, only its candidates are read."""
-    return {
+    built) puts ``files_scanned`` in proportion: with the index, only its candidates are read.
+    ``byte_offsets`` (rg's byte counts asked for): with ``bytes_searched``, the bytes the files searched
+    held as rg's ``--stats`` counts them (with the index, those of the files it read)."""
+    result = {
         "matches": to_items(_unsent(outcome, streamed), output),
         "count": outcome.match_events,
         "truncated": outcome.truncated,
@@ -227,6 +230,9 @@ def shape(outcome: GrepOutcome, output: str, elapsed_ms: float, streamed: bool,
         "errors": [e.to_dict() for e in outcome.errors],
         "elapsed_ms": round(elapsed_ms, 1),
     }
+    if byte_offsets and outcome.bytes_searched is not None:
+        result["bytes_searched"] = outcome.bytes_searched
+    return result
 
 
 def _unsent(outcome: GrepOutcome, streamed: bool) -> list[GrepEvent]:
@@ -257,7 +263,7 @@ def run(raw: Any, ctx: CommandContext) -> dict[str, Any]:
                                                   entries=_candidates(request, ctx, token, buffers))
     index = ctx.services.index
     result = shape(outcome, output, (time.perf_counter() - started) * 1000, ctx.partial is not None,
-                   index.file_count() if index is not None else None)
+                   index.file_count() if index is not None else None, args["byte_offsets"])
     if args["max_output_bytes"]:
         fitted = fit_to_budget(result, "matches", args["max_output_bytes"])
         if fitted is not result:  # the match events among the items kept
@@ -278,4 +284,4 @@ def run_buffer(raw: Any, data: bytes, ctx: CommandContext, display: str = STDIN_
     request = build_request(args, ctx)
     token: CancelToken = ctx.token.with_deadline(args["timeout_ms"] or None)
     outcome = prepare(request, token) or grep_buffer(request, data, token, display)
-    return shape(outcome, args["output"], (time.perf_counter() - started) * 1000, False)
+    return shape(outcome, args["output"], (time.perf_counter() - started) * 1000, False, None, args["byte_offsets"])

@@ -43,17 +43,18 @@ class FileResult:
     skipped: str | None = None  # BINARY or TOO_LARGE when passed over
     error: str | None = None
     matches: int | None = None  # with -o: the matches, which rg -c -o counts instead of lines
+    searched: int | None = None  # bytes searched as rg counts them (--stats): all, or up to where it stopped
 
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickled with its events as rows (:func:`~sleuth.engine.events.to_rows`): a pool worker's
         results cross to the collecting process at the cost their items had."""
         return _restored, (self.display, to_rows(self.events), self.matched_lines, self.skipped, self.error,
-                           self.matches)
+                           self.matches, self.searched)
 
 
 def _restored(display: str, rows: list[tuple[Any, ...]], matched_lines: int, skipped: str | None,
-              error: str | None, matches: int | None) -> FileResult:
-    return FileResult(display, from_rows(rows), matched_lines, skipped, error, matches)
+              error: str | None, matches: int | None, searched: int | None) -> FileResult:
+    return FileResult(display, from_rows(rows), matched_lines, skipped, error, matches, searched)
 
 
 def _line_text(line: bytes) -> str:
@@ -193,7 +194,7 @@ def search_buffer(data: bytes, matcher: Matcher, options: SearchOptions, display
     ``checked``: the caller has just seen ``may_match(data)`` say yes, so it is not asked again (a
     second prefilter pass over every file that may match: ~9 ms of worker CPU over the 909 files of
     an indexed ``[A-Z]+_RESUME`` on the Linux tree)."""
-    result = FileResult(display)
+    result = FileResult(display, searched=len(data))
     if not options.invert and not checked and not matcher.may_match(data):
         return result
     cap = options.max_matches_per_file
@@ -227,6 +228,10 @@ def search_buffer(data: bytes, matcher: Matcher, options: SearchOptions, display
         end = data.find(b"\n", matches[-1][2] + 1)
         stopped_at = len(data) if end < 0 else end + 1
     result.matched_lines = len(matches)
+    if cap is not None and len(matches) >= cap:  # rg reads no further than the end of the last line it counts
+        result.searched = min(matches[-1][2] + 1, len(data))
+    if stopped_at is not None:
+        result.searched = min(result.searched or 0, stopped_at)
     if options.only_matching:
         result.matches = sum(len(spans) for _n, _lo, _hi, spans in matches)
     if options.output != "content":
@@ -237,9 +242,7 @@ def search_buffer(data: bytes, matcher: Matcher, options: SearchOptions, display
     elif clips is not None and (clips.continued or clips.runs_over):
         clips.mark(result.events)
     if options.byte_offsets:
-        capped = cap is not None and len(matches) >= cap
-        searched = min(matches[-1][2] + 1, len(data)) if capped else len(data)
-        add_byte_offsets(data, result.events, searched if stopped_at is None else min(searched, stopped_at))
+        add_byte_offsets(data, result.events, result.searched or 0)
     return result
 
 
@@ -458,13 +461,14 @@ def search_data(data: bytes, display: str, matcher: Matcher, options: SearchOpti
     block = nul - nul % BINARY_BLOCK
     if options.binary == "quit":
         if block == 0:
-            return FileResult(display, skipped=BINARY)
-        result = _searched(decoded[:decoded.rfind(b"\n", 0, block) + 1], display, matcher, options)
+            return FileResult(display, skipped=BINARY, searched=0)
+        head = decoded.rfind(b"\n", 0, block) + 1
+        result = _searched(decoded[:head], display, matcher, options)
         cap = options.max_matches_per_file
         if cap is not None and result.matched_lines >= cap:
             return result  # (-m) the search ended at its cap, before the NUL: rg never sees it, says nothing
         if (not result.matched_lines and not result.error) or options.output == "count":
-            return FileResult(display, skipped=BINARY)  # (rg -c drops a file its search quit on)
+            return FileResult(display, skipped=BINARY, searched=head)  # (rg -c drops a file its search quit on)
         _searched_up_to(result, nul)
         for event in result.events:
             event.binary_offset = nul
@@ -508,6 +512,7 @@ def _searched_mapped(data: bytes, display: str, matcher: Matcher, options: Searc
     if options.binary != "quit":
         for event in result.events[k:]:
             event.binary_offset = at
+        _searched_up_to(result, at)  # (rg's count stops at the NUL it saw)
         return result
     before = events[:k]
     matched = len({e.line for e in before if isinstance(e, Match)})
@@ -544,6 +549,8 @@ def _first_on_a_nul_line(data: bytes, events: list[LineEvent], nul: int) -> tupl
 
 def _searched_up_to(result: FileResult, nul: int) -> None:
     """A binary file's ``bytes_searched`` as rg 14.1 counts it: no further than its first NUL."""
+    if result.searched is not None:
+        result.searched = min(result.searched, nul)
     last = result.events[-1] if result.events else None
     if last is not None and last.bytes_searched is not None:
         last.bytes_searched = min(last.bytes_searched, nul)
