@@ -50,8 +50,6 @@ DIFFERENCES: dict[str, str] = {
     "regression::r2480#2": "rg pastes a lone -e pattern into a group unparsed, so ')(' becomes the valid '(?:)()'; "
                            "Sleuth reports the syntax error",
     "feature::no_unicode": "--no-unicode is accepted, but Sleuth's regex is always Unicode-aware",
-    "feature::f1078_max_columns_preview2": "-r with --max-columns-preview: the preview counts the matches of the "
-                                           "line as found, not of the replaced line",
     # not yet
     "regression::r1446_respect_excludes_in_worktree": "a worktree's relative 'gitdir:' is read from the folder of "
                                                       "its .git file, as git reads it; rg reads it from its cwd, "

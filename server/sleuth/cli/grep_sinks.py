@@ -21,7 +21,7 @@ from __future__ import annotations
 import sys
 from typing import Callable
 
-from sleuth.cli.grep_print import PrintOptions, body, line_bytes, paint
+from sleuth.cli.grep_print import PrintOptions, body, line_bytes, paint, replaced_spans
 from sleuth.engine.events import Begin, Context, End, Event, Match, Sink, Summary
 
 __all__ = ["Standard", "Paths", "Without", "Counts", "Quiet", "Tally", "Tee", "Reversed", "binary_notice"]
@@ -112,7 +112,11 @@ class Standard:
         spans = event.spans() if is_match else []  # type: ignore[union-attr]
         if o.only_matching and is_match and spans:  # -o: the text is the match, its column the match's
             spans = [(0, len(line_bytes(text)))]
-        rows = [spans] if not o.vimgrep or not spans else [[s] for s in spans[event.continued:]]  # type: ignore[union-attr]
+        shown_spans = spans
+        if replaced and o.preview and not o.only_matching and event.match_replacements:  # type: ignore[union-attr]
+            shown_spans = replaced_spans(spans, event.match_replacements)  # type: ignore[union-attr]
+        rows = [spans] if not o.vimgrep or not spans \
+            else [[s] for s in spans[event.continued:]]  # type: ignore[union-attr]  # (a match's rest: shown)
         for row in rows:
             prefix = ""
             if o.with_path and (not o.heading or o.vimgrep):
@@ -131,7 +135,7 @@ class Standard:
                 at = (event.offset or 0) + ((event.column - 1 if o.only_matching  # type: ignore[union-attr]
                                              else row[0][0] if o.vimgrep else 0) if is_match and row else 0)
                 prefix += str(at) + sep
-            shown_body = body(o, text, is_match, replaced, row if o.vimgrep else spans)
+            shown_body = body(o, text, is_match, replaced, row if o.vimgrep else shown_spans)
             # a line's own CRLF; with --crlf rg ends the lines it rebuilds (-o, colour) with CRLF too
             # (a line with -r keeps its own terminator: rg 15, its bug 3100)
             crlf = event.cr or (o.crlf and (event.unterminated  # (rg ends a last line that has no end so)
