@@ -30,6 +30,7 @@ FILES: dict[str, bytes] = {
     "ends_on_newline": b"ab foo\nzz\n\nfoo\nq\n",
     "empty_after_cr": b"test\r\n\n",
     "many": b"one start\nmiddle\n\nend two\n\n\nstart end\n\nlast start\n\nend",
+    "adjacent": b"one start\nmiddle\nend two\n\nstart end\n\nlast start\nend",  # matches that only touch
 }
 
 CASES: list[tuple[str, str]] = [
@@ -40,9 +41,14 @@ CASES: list[tuple[str, str]] = [
     ("empty_after_cr", "\\n"),
     ("many", "start\\s+\\w+|two"),
     ("many", "t[^x]*?e"),
+    ("adjacent", "start\\s+\\w+|two"),  # rg joins the lines of adjacent matches into one block...
+    ("adjacent", "t[^x]*?e"),
+    ("adjacent", "\\w+d\\n?"),
+    ("adjacent", "end"),  # ...only when the pattern can match a line end
 ]
 
-FLAGS: list[list[str]] = [["--json"], ["--vimgrep"], ["--count-matches"], ["-n", "--column"], ["--json", "-C1"]]
+FLAGS: list[list[str]] = [["--json"], ["--vimgrep"], ["--count-matches"], ["-c"], ["-c", "-o"], ["-n", "--column"],
+                          ["--json", "-C1"]]
 
 
 def _run(cwd: Path, command: list[str]) -> tuple[int, bytes]:
@@ -81,12 +87,13 @@ def test_stats_count_a_match_over_lines_once(corpus: Path) -> None:
 
 
 TEXT = st.lists(st.sampled_from(["a", "b", " ", "x", "\n", "\r\n"]), min_size=1, max_size=40).map("".join)
-PATTERNS = ["a\\s+b", "a\\nb", "b\\n+a", "a[^x]*?b", "a\\r?\\n|x"]
+PATTERNS = ["a\\s+b", "a\\nb", "b\\n+a", "a[^x]*?b", "a\\r?\\n|x", "ab?", "b\\s?"]
 
 
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(text=TEXT, pattern=st.sampled_from(PATTERNS), flags=st.sampled_from([["--vimgrep"], ["--count-matches"]]))
-def test_property_vimgrep_and_match_counts_equal_rgs(text: str, pattern: str, flags: list[str]) -> None:
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=TEXT, pattern=st.sampled_from(PATTERNS),
+       flags=st.sampled_from([["--vimgrep"], ["--count-matches"], ["-c"], ["--json"], ["-n", "--column"]]))
+def test_property_a_multiline_search_prints_as_rgs(text: str, pattern: str, flags: list[str]) -> None:
     with tempfile.TemporaryDirectory() as folder:
         cwd = Path(folder)
         (cwd / "f").write_bytes(text.encode())

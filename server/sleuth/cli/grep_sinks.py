@@ -126,7 +126,7 @@ class Standard:
             if o.column and is_match and row:
                 column = event.column if o.only_matching else row[0][0] + 1  # type: ignore[union-attr]
                 if not o.vimgrep and not o.only_matching:  # rg: the lines of a match show its first line's
-                    if self.held_by == (path, event.line):  # (rg's one block of lines with the line before)
+                    if event.joined or self.held_by == (path, event.line):  # type: ignore[union-attr]  # (one block)
                         column = self.match_column
                     self.match_column = column
                     self.held_by = (path, event.line + 1) if event.runs_over else None  # type: ignore[union-attr]

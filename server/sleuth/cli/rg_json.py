@@ -53,9 +53,10 @@ def _emit(kind: str, data: dict[str, Any]) -> None:
 
 class Json:
     """rg's JSON printer: the messages of each file as it is searched, then the summary; ``quiet``
-    (``-q``): the summary alone; ``inverted`` (``-v``): a match line has no submatches, as in rg."""
+    (``-q``): the summary alone; ``inverted`` (``-v``): a match line has no submatches, as in rg;
+    ``multiline`` (``-U``): a match line waits for the next event, which may join its record."""
 
-    def __init__(self, quiet: bool = False, inverted: bool = False) -> None:
+    def __init__(self, quiet: bool = False, inverted: bool = False, multiline: bool = False) -> None:
         self.emit = (lambda kind, data: None) if quiet else _emit
         self.inverted = inverted
         self.totals = {"bytes_searched": 0, "bytes_printed": 0, "matched_lines": 0, "matches": 0,
@@ -63,17 +64,19 @@ class Json:
         self._path: dict[str, str] = {}
         self._lines = self._matches = self._searched = 0
         self._binary: int | None = None
-        self._held: list[Match] = []  # the lines of a match that runs over their ends, until its last
+        self._held: list[Match] = []  # the lines of one record (rg's block of a multi-line search) so far
+        self.multiline = multiline  # (-U) a match line may join the next: held until that one shows
 
     def event(self, event: Event) -> bool:
         kind = type(event)
-        if kind is Match:
-            if self._held and not (self._held[-1].runs_over and event.line == self._held[-1].line + 1):  # type: ignore[union-attr]
+        if kind is Match:  # held until the next event shows whether it joins them (rg's one record)
+            if self._held and not event.joined and not (  # type: ignore[union-attr]
+                    self._held[-1].runs_over and event.line == self._held[-1].line + 1):  # type: ignore[union-attr]
                 self.line(self._held)
                 self._held = []
             self._held.append(event)  # type: ignore[arg-type]
-            if not event.runs_over:  # type: ignore[union-attr]
-                self.line(self._held)
+            if not self.multiline and not event.runs_over:  # type: ignore[union-attr]
+                self.line(self._held)  # (no line joins it: out at once)
                 self._held = []
             return True
         if self._held:
@@ -145,6 +148,9 @@ class Json:
             self.line(self._held)
             self._held = []
         seconds = summary.elapsed_ms / 1000
+        if summary.bytes_searched is not None:  # every file searched, as rg counts them (not only those printed)
+            self.totals["bytes_searched"] = summary.bytes_searched
+            self.totals["searches"] = summary.files_scanned
         message = {"data": {"elapsed_total": _elapsed(seconds), "stats": {"elapsed": _elapsed(seconds), **self.totals}},
                    "type": "summary"}
         sys.stdout.write(json.dumps(message, separators=(",", ":"), sort_keys=True) + "\n")  # rg's is sorted

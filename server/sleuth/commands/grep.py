@@ -156,8 +156,15 @@ def build_request(args: dict[str, Any], ctx: CommandContext) -> GrepRequest:
                            only_matching=args["only_matching"], replace=replace,
                            binary=_binary_mode(args["binary"], targets), encoding=codec_for(args["encoding"]),
                            search_zip=args["search_zip"], byte_offsets=args["byte_offsets"],
-                           memory_map=args["memory_map"], stop_on_nonmatch=args["stop_on_nonmatch"])
+                           memory_map=args["memory_map"], stop_on_nonmatch=args["stop_on_nonmatch"],
+                           spans_lines=args["multiline"] and _spans_lines(match))
     return GrepRequest(tuple(targets), walk, match, search)
+
+
+def _spans_lines(match: MatchOptions) -> bool:
+    from sleuth.engine.match.line_ends import spans_lines  # (only a -U search asks)
+
+    return spans_lines(match)
 
 
 # WHATWG's labels where Python's codec of the same name differs (rg takes the WHATWG Encoding

@@ -58,7 +58,8 @@ class Match:
     match was clipped, for the printers that show a match once (rg's ``--vimgrep``, ``--json``,
     ``--count-matches``): ``continued``, the line's first span is the rest of a match begun on an
     earlier line (it is not a match of its own); ``runs_over``, its last span goes on past the line's
-    end (over its terminator at least). ``unterminated``: the file's last line, with no line
+    end (over its terminator at least); ``joined``, rg's multi-line search holds the line in one block
+    with the match line before it (it continues a match, or only follows one). ``unterminated``: the file's last line, with no line
     terminator after it (rg's printer ends it with ``\\r\\n`` under ``--crlf``, its JSON with nothing)."""
 
     path: str
@@ -80,6 +81,7 @@ class Match:
     continued: bool = False
     runs_over: bool = False
     unterminated: bool = False
+    joined: bool = False
 
     def spans(self) -> list[tuple[int, int]]:
         """0-based byte spans of the matches in the line (an inverted match's line: one empty span at 0)."""
@@ -130,6 +132,7 @@ class Summary:
     elapsed_ms: float = 0.0
     truncated: bool = False
     errors: list[dict[str, str]] | None = None
+    bytes_searched: int | None = None  # (when the search counted them: rg's --stats, --json's summary)
 
 
 Event = Union[Begin, Match, Context, End, Summary]
@@ -169,7 +172,7 @@ def from_item(item: dict[str, Any], path: str | None = None) -> Match | Context:
                  [Submatch(s["column"], s["end_column"], s.get("match_text", "")) for s in subs] if subs else None,
                  get("score"), get("replacement"), bool(get("cr")), get("offset"), get("bytes_searched"),
                  get("binary_offset"), bool(get("binary_stopped")), get("binary_after"), get("match_replacements"),
-                 bool(get("continued")), bool(get("runs_over")), bool(get("unterminated")))
+                 bool(get("continued")), bool(get("runs_over")), bool(get("unterminated")), bool(get("joined")))
 
 
 # Each field of a line event at once (in C), in the constructor's order; the fields after the first
@@ -246,7 +249,7 @@ def to_item(event: GrepEvent, output: str = "content") -> dict[str, Any]:
 
 
 _OPTIONAL = ("offset", "bytes_searched", "binary_offset", "binary_stopped", "binary_after", "continued",
-             "runs_over", "unterminated")  # set: in the item
+             "runs_over", "unterminated", "joined")  # set: in the item
 
 
 def to_items(events: Iterable[GrepEvent], output: str = "content") -> list[dict[str, Any]]:

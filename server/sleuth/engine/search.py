@@ -232,8 +232,9 @@ def search_buffer(data: bytes, matcher: Matcher, options: SearchOptions, display
         result.searched = min(matches[-1][2] + 1, len(data))
     if stopped_at is not None:
         result.searched = min(result.searched or 0, stopped_at)
-    if options.only_matching:
-        result.matches = sum(len(spans) for _n, _lo, _hi, spans in matches)
+    if options.only_matching or (options.spans_lines and clips is not None):  # rg -U -c counts those matches
+        continued = clips.continued if clips is not None else ()  # (a match's rest is no match of its own)
+        result.matches = sum(len(spans) - (n in continued) for n, _lo, _hi, spans in matches)
     if options.output != "content":
         return result
     result.events = _events(data, matches, options, display)
@@ -241,9 +242,21 @@ def search_buffer(data: bytes, matcher: Matcher, options: SearchOptions, display
         result.events = _replaced_regions(data, result.events, matcher, options.replace, options.only_matching)
     elif clips is not None and (clips.continued or clips.runs_over):
         clips.mark(result.events)
+    if options.spans_lines and not options.invert and options.replace is None:
+        _join(result.events)
     if options.byte_offsets:
         add_byte_offsets(data, result.events, result.searched or 0)
     return result
+
+
+def _join(events: list[LineEvent]) -> None:
+    """rg's multi-line search sinks the lines of matches that follow one another as one block: mark
+    each match line that follows a match line (``joined``)."""
+    before: LineEvent | None = None
+    for event in events:
+        if type(event) is Match and type(before) is Match and event.line == before.line + 1:
+            event.joined = True
+        before = event
 
 
 def add_byte_offsets(data: bytes, events: list[LineEvent], searched: int) -> None:
@@ -456,7 +469,7 @@ def search_data(data: bytes, display: str, matcher: Matcher, options: SearchOpti
     nul = decoded.find(b"\x00") if options.binary != "text" else -1
     if nul < 0:
         return _searched(decoded, display, matcher, options, checked and decoded is data)
-    if options.memory_map and nul >= BINARY_BLOCK and decoded is data:
+    if (options.memory_map or options.spans_lines) and nul >= BINARY_BLOCK and decoded is data:  # read whole
         return _searched_mapped(decoded, display, matcher, options, nul)
     block = nul - nul % BINARY_BLOCK
     if options.binary == "quit":

@@ -183,6 +183,8 @@ class SearchOptions:
     memory_map: bool = False  # rg --mmap's binary detection: see sleuth.engine.search.search_data
     stop_on_nonmatch: bool = False  # rg --stop-on-nonmatch: a file's reading ends at the first line that does not
     # match after one that did
+    spans_lines: bool = False  # rg's multi-line search (multiline, and a pattern can match \n): see
+    # sleuth.engine.match.line_ends
 
 
 class FileEntry(NamedTuple):
