@@ -56,11 +56,17 @@ def _run(cwd: Path, command: list[str]) -> tuple[int, bytes]:
     return proc.returncode, proc.stdout
 
 
+def _records(out: bytes) -> bytes:
+    """``--json``'s records without the summary (rg counts every file searched there, Sleuth the files
+    with output) and without times."""
+    return _json_lines(b"\n".join(line for line in out.splitlines() if b'"type":"summary"' not in line))
+
+
 def _both(cwd: Path, argv: list[str]) -> tuple[tuple[int, bytes], tuple[int, bytes]]:
     rg = _run(cwd, [RG, "--no-config", *argv])
     have = _run(cwd, [SLEUTH, "grep", "--no-server", *argv])
-    if "--json" in argv:
-        return (rg[0], _json_lines(rg[1])), (have[0], _json_lines(have[1]))
+    if "--json" in argv:  # (the summary's totals count the files with output: README, --json)
+        return (rg[0], _records(rg[1])), (have[0], _records(have[1]))
     return rg, have
 
 

@@ -549,8 +549,7 @@ class _Run:
                                  files_matched=result["files_matched"] if result else 0,
                                  elapsed_ms=result["elapsed_ms"] if result else 0.0,
                                  truncated=bool(result and result["truncated"]),
-                                 errors=result["errors"] if result else None,
-                                 bytes_searched=result.get("bytes_searched") if result else None))
+                                 errors=result["errors"] if result else None))
         found = printer.printed > 0 if isinstance(printer, Without) else self.tally.files_matched > 0
         if ns.stats and result is not None and not ns.json:
             print_stats(result, self.tally)  # (with -q too, as rg)

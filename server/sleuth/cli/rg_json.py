@@ -148,9 +148,6 @@ class Json:
             self.line(self._held)
             self._held = []
         seconds = summary.elapsed_ms / 1000
-        if summary.bytes_searched is not None:  # every file searched, as rg counts them (not only those printed)
-            self.totals["bytes_searched"] = summary.bytes_searched
-            self.totals["searches"] = summary.files_scanned
         message = {"data": {"elapsed_total": _elapsed(seconds), "stats": {"elapsed": _elapsed(seconds), **self.totals}},
                    "type": "summary"}
         sys.stdout.write(json.dumps(message, separators=(",", ":"), sort_keys=True) + "\n")  # rg's is sorted

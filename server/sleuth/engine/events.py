@@ -132,7 +132,6 @@ class Summary:
     elapsed_ms: float = 0.0
     truncated: bool = False
     errors: list[dict[str, str]] | None = None
-    bytes_searched: int | None = None  # (when the search counted them: rg's --stats, --json's summary)
 
 
 Event = Union[Begin, Match, Context, End, Summary]
