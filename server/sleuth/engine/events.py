@@ -59,8 +59,9 @@ class Match:
     ``--count-matches``): ``continued``, the line's first span is the rest of a match begun on an
     earlier line (it is not a match of its own); ``runs_over``, its last span goes on past the line's
     end (over its terminator at least); ``joined``, rg's multi-line search holds the line in one block
-    with the match line before it (it continues a match, or only follows one). ``unterminated``: the file's last line, with no line
-    terminator after it (rg's printer ends it with ``\\r\\n`` under ``--crlf``, its JSON with nothing)."""
+    with the match line before it (it continues a match, or only follows one). ``unterminated`` (with
+    ``byte_offsets``): the file's last line, with no line terminator after it (rg's printer ends it
+    with ``\\r\\n`` under ``--crlf``, its JSON with nothing)."""
 
     path: str
     line: int

@@ -267,8 +267,11 @@ def add_byte_offsets(data: bytes, events: list[LineEvent], searched: int) -> Non
     ``delta``) place lines by the offset. The result keeps them only when asked: an assistant's
     result has no use for them."""
     starts = _line_starts(data)
+    last = len(starts) if data and not data.endswith(b"\n") else 0  # a last line without its terminator
     for event in events:
         event.offset = starts[event.line - 1] if event.line <= len(starts) else len(data)
+        if event.line == last:
+            event.unterminated = True
     if events:
         events[-1].bytes_searched = searched
 
@@ -299,8 +302,6 @@ def _match_event(data: bytes, display: str, number: int, lo: int, hi: int, spans
             event.replacement = text
     if line.endswith(b"\r") or data[hi:hi + 2] == b"\r\n":
         event.cr = True
-    if hi == len(data):
-        event.unterminated = True  # the last line, no terminator after it
     return event
 
 
@@ -451,7 +452,7 @@ def _context_event(data: bytes, starts: list[int], number: int, display: str,
     hi = len(data) if hi < 0 else hi
     text, _cut_flag = _cut(data[lo:hi], 0, 0, max_columns)
     # cr: the line ended in CRLF (the text keeps no terminator, a printer may want it back)
-    return Context(display, number, text, data[lo:hi].endswith(b"\r"), unterminated=hi == len(data))
+    return Context(display, number, text, data[lo:hi].endswith(b"\r"))
 
 
 def search_data(data: bytes, display: str, matcher: Matcher, options: SearchOptions,
