@@ -428,7 +428,7 @@ async def test_forked_output_is_the_cold_output(server: tuple[Session, pathlib.P
         assert (hot.returncode, hot.stdout, hot.stderr) == (cold.returncode, cold.stdout, cold.stderr), argv
     # What the client cannot fork: it declines before connecting, and the CLI runs in its own process.
     for argv in (["grep", "user", "--no-server"], ["files", "--root", str(root), "*.py"], ["index", "status"],
-                 ["--version"]):
+                 ["--version"], ["grep", "--pre", "cat", "user"]):  # --pre: a program run by the caller only
         assert (await asyncio.to_thread(forked, root, *argv)).returncode == 99, argv
 
 

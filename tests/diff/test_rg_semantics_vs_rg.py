@@ -102,6 +102,9 @@ ONLY_MATCHING = [
 
 REPLACE = [
     ["-r", "X", "foo", "a.txt"],
+    # --max-columns-preview counts the replacements past the cut in the replaced line (rg's f1078)
+    ["-M", "8", "--max-columns-preview", "-r", "LONGER", "-n", "foo", "a.txt", "m.txt"],
+    ["-M", "12", "--max-columns-preview", "-r", "", "-n", "foo|bar", "a.txt", "m.txt"],
     ["-r", "X$0Y", "foo", "a.txt"],
     ["-r", "[$0]", "-n", "foo", "a.txt", "m.txt"],
     ["-r", "$2:$1", "user=(\\w+) id=(\\d+)", "caps.txt"],

@@ -35,14 +35,13 @@ pytestmark = [pytest.mark.rg, needs_rg]
 
 # Flags that the engine change of issue 19 (h-rgeng) brings; a case that uses one waits for it.
 PENDING_FLAGS: frozenset[str] = frozenset({
-    "--null-data", "--pre", "--pre-glob",  # not built: the searcher assumes \n line ends; no preprocessors
+    "--null-data",  # not built: the searcher assumes \n line ends
 })
 _SHORT_WITH_VALUE = set("efgtABCmMjrEdTh")  # short flags whose value may follow in the same word
 
 # Cases that wait for a change for a reason their flags do not show.
 PENDING_CASES: dict[str, str] = {}
 
-_NOT_YET = "not implemented yet in sleuth grep: "
 # name -> why Sleuth differs from rg there on purpose, or what it does not do yet.
 DIFFERENCES: dict[str, str] = {
     # deliberate
@@ -51,14 +50,6 @@ DIFFERENCES: dict[str, str] = {
     "regression::r2480#2": "rg pastes a lone -e pattern into a group unparsed, so ')(' becomes the valid '(?:)()'; "
                            "Sleuth reports the syntax error",
     "feature::no_unicode": "--no-unicode is accepted, but Sleuth's regex is always Unicode-aware",
-    "json::r1095_crlf_empty_match": "a line's text in the result has no line terminator (events say \"cr\" when "
-                                    "it was CRLF): an empty match after the CR is not placed as rg places it",
-    "feature::f1078_max_columns_preview2": "-r with --max-columns-preview: the preview counts the matches of the "
-                                           "line as found, not of the replaced line",
-    # compared without times, byte counts and offsets (_comparable): Sleuth's result has no byte offsets
-    "regression::r1866": "-U --vimgrep: a match that spans lines is reported on each of its lines (the result "
-                         "has one event per line), rg reports it once",
-    "multiline::vimgrep": "-U --vimgrep: a match that spans lines is reported on each of its lines",
     # not yet
     "regression::r1446_respect_excludes_in_worktree": "a worktree's relative 'gitdir:' is read from the folder of "
                                                       "its .git file, as git reads it; rg reads it from its cwd, "
@@ -67,7 +58,6 @@ DIFFERENCES: dict[str, str] = {
     # new in rg 15.x
     "regression::r3179_global_gitignore_cwd": "the sandbox: the folder searched and the --ignore-file are above the "
                                               "cwd (an absolute path outside it is refused)",
-    "regression::r2944_incorrect_bytes_searched": _NOT_YET + "--stats' byte counts (bytes printed, bytes searched)",
 }
 
 

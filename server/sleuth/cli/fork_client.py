@@ -4,7 +4,8 @@
 the fork server of a running Sleuth server for the current folder, forwards Ctrl-C (and SIGTERM,
 SIGHUP) to the child that runs it, and returns the child's exit status. It returns None, having
 changed nothing, whenever the call must run here: ``--no-server`` or ``SLEUTH_NO_SERVER=1``, not a
-search subcommand, ``--root`` given (the fork server is keyed by the current folder), no fork
+search subcommand, ``--root`` given (the fork server is keyed by the current folder), ``--pre`` (a
+program the caller runs), no fork
 server for this folder, a peer or folder not this user's, another installation of Sleuth, a closed
 standard stream, or a refusal.
 
@@ -47,6 +48,8 @@ def run(argv: list[str]) -> int | None:
     first = next((a for a in args if not a.startswith("-")), None)
     if first not in FORK_COMMANDS or any(a == "--root" or a.startswith("--root=") for a in args):
         return None
+    if any(a == "--pre" or a.startswith("--pre=") for a in args):
+        return None  # a preprocessor is a program the caller runs, in its own process (sleuth.cli.grep_pre)
     try:
         cwd = os.getcwd()
         streams = _streams()

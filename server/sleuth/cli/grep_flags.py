@@ -220,7 +220,8 @@ FLAGS: tuple[Flag, ...] = (
     _switch(("-b", "--byte-offset"), "print each line's byte offset in its file (with -o, each match's)",
             ("--no-byte-offset",), no_help="no byte offsets (the default)", dest="byte_offset",
             options={"default": False}, request="byte_offsets",
-            convert=lambda v, ns: ns.json or v or None, group=OUTPUT),  # rg --json's byte counts too
+            convert=lambda v, ns: ns.json or ns.stats or ns.crlf or v or None,  # --json's, --stats' counts; --crlf:
+            group=OUTPUT),  # a last line's missing terminator (Match.unterminated)
     _switch(("--stats",), "print search statistics at the end", group=OUTPUT),
     _switch(("--max-columns-preview",), "with -M, print the start of a long line instead of omitting it",
             ("--no-max-columns-preview",), dest="max_columns_preview", options={"default": False}, group=OUTPUT),
@@ -262,6 +263,11 @@ FLAGS: tuple[Flag, ...] = (
     Flag(("--type-clear",), "forget a file type's globs", "append", options={"default": [], "metavar": "NAME"},
          group=OUTPUT),
     _switch(("--type-list",), "list the file types and their globs", group=OUTPUT),
+    _value(("--pre",), "search what COMMAND FILE prints instead of FILE (a program you name here: never read from "
+           "settings or a server's callers)", no=("--no-pre",), no_help="no preprocessor (the default)",
+           options={"metavar": "COMMAND", "default": None}, group=OUTPUT),
+    Flag(("--pre-glob",), "only files matching GLOB go through --pre", "append",
+         options={"default": [], "metavar": "GLOB"}, group=OUTPUT),
     _switch(("--multiline-dotall",), "with -U, '.' matches line ends too", ("--no-multiline-dotall",),
             dest="multiline_dotall", options={"default": False}, group=OUTPUT),
     Flag(("--iglob",), "-g, case-insensitively", "append", options={"default": [], "metavar": "GLOB"}, group=OUTPUT),

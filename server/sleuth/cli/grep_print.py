@@ -11,7 +11,7 @@ from typing import Callable
 
 from sleuth.engine.values import Record
 
-__all__ = ["PrintOptions", "Colours", "print_paths", "body", "paint", "line_bytes"]
+__all__ = ["PrintOptions", "Colours", "print_paths", "body", "paint", "line_bytes", "replaced_spans"]
 
 _COLOUR_CODES = {"black": 0, "red": 1, "green": 2, "yellow": 3, "blue": 4, "magenta": 5, "cyan": 6, "white": 7}
 
@@ -130,7 +130,8 @@ def _trimmed(text: str) -> tuple[str, int]:
 
 def body(o: PrintOptions, text: str, is_match: bool, replaced: bool, spans: list[tuple[int, int]]) -> str:
     """The line as rg shows it: trimmed, highlighted, or replaced by the long-line notice. ``text``:
-    the line (its replacement when ``replaced``); ``spans``: its matches' 0-based byte spans."""
+    the line (its replacement when ``replaced``); ``spans``: its matches' 0-based byte spans (in the
+    replaced line when ``replaced``: :func:`replaced_spans`)."""
     cut = 0
     if o.trim:
         text, cut = _trimmed(text)
@@ -139,6 +140,9 @@ def body(o: PrintOptions, text: str, is_match: bool, replaced: bool, spans: list
         spans = _shifted(spans, cut)
         if o.preview:
             head = raw[:o.max_columns].decode("utf-8", "surrogateescape")
+            if replaced and is_match and o.colours is None and not o.vimgrep:  # the replacements past the cut
+                left = sum(1 for a, _ in spans if a >= o.max_columns)
+                return f"{head} [... {left} more match{'' if left == 1 else 'es'}]"
             if (o.colours is not None or o.vimgrep or o.only_matching) and is_match:
                 left = sum(1 for a, _ in spans if a >= o.max_columns)
                 painted = _highlight(o, head, [(a, min(b, o.max_columns)) for a, b in spans if a < o.max_columns])
@@ -159,6 +163,16 @@ def _shifted(spans: list[tuple[int, int]], cut: int) -> list[tuple[int, int]]:
     :func:`body` reads them: a plain line (no colour, no column limit) needs none, and making them for
     every line was ~11% of printing a warm answer's 2,161 lines."""
     return [(max(a - cut, 0), max(b - cut, 0)) for a, b in spans]
+
+
+def replaced_spans(spans: list[tuple[int, int]], replacements: list[str]) -> list[tuple[int, int]]:
+    """Where each match's replacement lies in the replaced line (``-r``: each match replaced in turn)."""
+    out, shift = [], 0
+    for (a, b), replacement in zip(spans, replacements):
+        size = len(line_bytes(replacement))
+        out.append((a + shift, a + shift + size))
+        shift += size - (b - a)
+    return out
 
 
 def _highlight(o: PrintOptions, text: str, spans: list[tuple[int, int]]) -> str:

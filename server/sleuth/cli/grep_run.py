@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from sleuth.cli.common import (EXIT_ERROR, EXIT_FOUND, EXIT_NONE, ProgressBar, cli_path, cli_settings, cli_workspace,
                                make_context, print_json, run_search, workspace_settings)
 from sleuth.cli.grep_print import Colours, PrintOptions, print_paths
+from sleuth.cli.grep_stats import Counted, print_stats
 from sleuth.cli.grep_stdin import STDIN_PATH, search_stdin, stdin_is_readable
 from sleuth.cli.grep_sinks import Counts, Paths, Quiet, Reversed, Standard, Tally, Tee, Without
 from sleuth.cli.grep_flags import files_args
@@ -45,6 +46,8 @@ def merge_results(results: list[dict[str, Any]]) -> dict[str, Any]:
     merged["matches"] = [m for r in results for m in r["matches"]]
     for key in ("count", "files_scanned", "files_matched", "elapsed_ms"):
         merged[key] = sum(r[key] for r in results)
+    if all("bytes_searched" in r for r in results):
+        merged["bytes_searched"] = sum(r["bytes_searched"] for r in results)
     for key in ("truncated", "timed_out"):
         merged[key] = any(r[key] for r in results)
     # The first path's reason only if it was cut; a later path's when only that one was.
@@ -203,11 +206,19 @@ def run_grep_cli(ns: argparse.Namespace, to_args: Callable[[argparse.Namespace, 
         colours = _prepare(ns)
         if (not ns.regexp and not ns.files and not ns.invert_match) or ns.max_count == 0:
             return EXIT_NONE  # -f with an empty file (no pattern matches nothing), -m0: as rg
-        run = _Run(ns, to_args, colours)
+        # rg counts the bytes its standard printer writes; its summary printers (-c, -l...) count none
+        counted = Counted(sys.stdout) if ns.stats and not ns.json and _mode(ns) == "content" else None
+        if counted is not None:
+            sys.stdout = counted  # type: ignore[assignment]  # (the printers write to sys.stdout)
         try:
-            return run.run()
+            run = _Run(ns, to_args, colours)
+            try:
+                return run.run()
+            finally:
+                run.close()
         finally:
-            run.close()
+            if counted is not None:
+                sys.stdout = counted.stream
     except UsageError as exc:
         sys.stderr.write(f"sleuth grep: {exc}\n")
         return EXIT_ERROR
@@ -294,6 +305,8 @@ class _Run:
                  colours: Colours | None) -> None:
         self.ns, self.to_args, self.colours = ns, to_args, colours
         self.mode = _mode(ns)
+        if ns.pre:
+            ns.no_server = True  # --pre runs a program: in this process only (sleuth.cli.grep_pre)
         ns.output = {"with": "files_with_matches", "quiet": "content" if ns.stats or ns.json else "files_with_matches",
                      "without": "files_with_matches", "count": "count"}.get(self.mode, "content")
         ns.engine_max_columns = ns.max_columns if ns.result_json else 0  # rg's -M is the printer's
@@ -330,7 +343,8 @@ class _Run:
         if ns.json:
             from sleuth.cli.rg_json import Json
 
-            return Json(quiet=bool(ns.quiet), inverted=ns.invert_match)  # -q: the summary alone
+            return Json(quiet=bool(ns.quiet), inverted=ns.invert_match,  # -q: the summary alone
+                        multiline=bool(ns.multiline))
         if mode == "with":
             return Paths(options)
         if mode == "without":  # (with -q: nothing printed, found when such a file exists, as rg 15)
@@ -434,6 +448,8 @@ class _Run:
 
         if args.get("path") == STDIN_PATH:  # standard input is searched here, never by a server
             code = search_stdin(args, self.cold, as_json, take)
+        elif name == "sleuth.grep" and self.ns.pre:  # a program per file: here, never by a server
+            code = self.preprocessed(args, take, decoder)
         else:
             plain = self.indexed if name == "sleuth.grep" else self.cold  # (a listing reads no file)
             cold = plain if decoder is None else (lambda: self.streaming(decoder))
@@ -451,6 +467,24 @@ class _Run:
             return True
         self.failures += 1  # reported by run_search; rg goes on with the other paths
         return False
+
+    def preprocessed(self, args: dict[str, Any], take: Callable[[dict[str, Any]], int],
+                     decoder: Decoder | None) -> int:
+        """``--pre``: the files of this path argument, each searched as what the command prints
+        (:mod:`sleuth.cli.grep_pre`); a file that fails is reported and the others searched, as rg."""
+        from sleuth.cli.grep_pre import preprocessed
+
+        listed: list[dict[str, Any]] = []
+        if not self.search("sleuth.files", _files_args(self.ns, args.get("path")), listed):
+            return EXIT_ERROR
+        show = decoder.display if decoder is not None and decoder.display is not None else (lambda p: p)
+        failed = preprocessed(self.ns.pre, self.ns.pre_glob, listed[0]["items"], self.workspace, show, args,
+                              self.cold(), take)
+        for message in failed:
+            if not self.ns.no_messages:
+                sys.stderr.write(f"sleuth: {message}\n")
+        self.failures += len(failed)
+        return EXIT_FOUND
 
     def run(self) -> int:
         ns, mode = self.ns, self.mode
@@ -539,7 +573,7 @@ class _Run:
                                  errors=result["errors"] if result else None))
         found = printer.printed > 0 if isinstance(printer, Without) else self.tally.files_matched > 0
         if ns.stats and result is not None and not ns.json:
-            _print_stats(result, self.tally)  # (with -q too, as rg)
+            print_stats(result, self.tally)  # (with -q too, as rg)
         return found, result["errors"] if result else []
 
     def any_file(self) -> bool:
@@ -581,12 +615,3 @@ def _files_args(ns: argparse.Namespace, path: str | None) -> dict[str, Any]:
         globs.insert(0, "**")
     args: dict[str, Any] = {"patterns": globs or None, "path": path, "sort": ns.engine_sort, **files_args(ns)}
     return {k: v for k, v in args.items() if v is not None}
-
-
-def _print_stats(result: dict[str, Any], tally: Tally) -> None:
-    """rg's ``--stats`` block (Sleuth knows no byte counts of what it read: that line is left out)."""
-    matches, lines = tally.matches, tally.lines
-    seconds = result["elapsed_ms"] / 1000
-    sys.stdout.write(f"\n{matches} matches\n{lines} matched lines\n{result['files_matched']} files contained matches\n"
-                     f"{result['files_scanned']} files searched\n{seconds:.6f} seconds spent searching\n"
-                     f"{seconds:.6f} seconds\n")

@@ -21,7 +21,7 @@ from __future__ import annotations
 import sys
 from typing import Callable
 
-from sleuth.cli.grep_print import PrintOptions, body, line_bytes, paint
+from sleuth.cli.grep_print import PrintOptions, body, line_bytes, paint, replaced_spans
 from sleuth.engine.events import Begin, Context, End, Event, Match, Sink, Summary
 
 __all__ = ["Standard", "Paths", "Without", "Counts", "Quiet", "Tally", "Tee", "Reversed", "binary_notice"]
@@ -55,6 +55,8 @@ class Standard:
         o = options
         self.spans_read = bool(o.only_matching or o.vimgrep or o.column or o.byte_offset or o.colours is not None
                                or o.max_columns)
+        self.match_column = 1  # the column shown for the line a match over several lines began on
+        self.held_by: tuple[str, int] | None = None  # the line that match's block goes on to
 
     def event(self, event: Event) -> bool:
         kind = type(event)
@@ -92,18 +94,20 @@ class Standard:
 
     def line(self, event: Match | Context) -> None:
         o, write = self.o, self.write
+        if o.vimgrep and type(event) is Match and not event.match_count():  # type: ignore[union-attr]
+            return  # rg's --vimgrep shows a match once, on its first line: this line holds no other
         path = event.path
         shown = paint(o, "path", path)
         if path != self.current:
             if self.printed_any and o.heading and o.with_path:
                 write("\n")
             if self.printed_any and o.context and o.context_separator is not None and not (o.heading and o.with_path):
-                write(o.context_separator + "\n")
+                write(o.context_separator + ("\r\n" if o.crlf else "\n"))
             if o.heading and o.with_path and not o.vimgrep:
                 write(shown + ("\0" if o.null else "\n"))
             self.current, self.last_line = path, 0
         elif self.last_line and event.line > self.last_line + 1 and o.context and o.context_separator is not None:
-            write(o.context_separator + "\n")
+            write(o.context_separator + ("\r\n" if o.crlf else "\n"))
         self.printed_any = True
         is_match = type(event) is Match
         replaced = is_match and event.replacement is not None  # type: ignore[union-attr]
@@ -113,7 +117,11 @@ class Standard:
         spans = event.spans() if is_match and self.spans_read else []  # type: ignore[union-attr]
         if o.only_matching and is_match and spans:  # -o: the text is the match, its column the match's
             spans = [(0, len(line_bytes(text)))]
-        rows = [spans] if not o.vimgrep or not spans else [[s] for s in spans]
+        shown_spans = spans
+        if replaced and o.preview and not o.only_matching and event.match_replacements:  # type: ignore[union-attr]
+            shown_spans = replaced_spans(spans, event.match_replacements)  # type: ignore[union-attr]
+        rows = [spans] if not o.vimgrep or not spans \
+            else [[s] for s in spans[event.continued:]]  # type: ignore[union-attr]  # (a match's rest: shown)
         for row in rows:
             prefix = ""
             if o.with_path and (not o.heading or o.vimgrep):
@@ -122,15 +130,21 @@ class Standard:
                 prefix += paint(o, "line", str(event.line)) + sep
             if o.column and is_match and row:
                 column = event.column if o.only_matching else row[0][0] + 1  # type: ignore[union-attr]
+                if not o.vimgrep and not o.only_matching:  # rg: the lines of a match show its first line's
+                    if event.joined or self.held_by == (path, event.line):  # type: ignore[union-attr]  # (one block)
+                        column = self.match_column
+                    self.match_column = column
+                    self.held_by = (path, event.line + 1) if event.runs_over else None  # type: ignore[union-attr]
                 prefix += paint(o, "column", str(column)) + sep
             if o.byte_offset:  # -b: the event's offset is its line's; -o and --vimgrep give the match's
                 at = (event.offset or 0) + ((event.column - 1 if o.only_matching  # type: ignore[union-attr]
                                              else row[0][0] if o.vimgrep else 0) if is_match and row else 0)
                 prefix += str(at) + sep
-            shown_body = body(o, text, is_match, replaced, row if o.vimgrep else spans)
+            shown_body = body(o, text, is_match, replaced, row if o.vimgrep else shown_spans)
             # a line's own CRLF; with --crlf rg ends the lines it rebuilds (-o, colour) with CRLF too
             # (a line with -r keeps its own terminator: rg 15, its bug 3100)
-            crlf = event.cr or (o.crlf and is_match and (o.only_matching or o.colours is not None))
+            crlf = event.cr or (o.crlf and (event.unterminated  # (rg ends a last line that has no end so)
+                                            or is_match and (o.only_matching or o.colours is not None)))
             write(prefix + shown_body + ("\r\n" if crlf else "\n"))
 
 
@@ -210,14 +224,18 @@ class Counts:
         self.listed = listed  # None: print as files end
         self.counts: dict[str, int] = {}
         self.n = 0
+        self.quit = False  # the open file is binary and its search stopped at the NUL
 
     def event(self, event: Event) -> bool:
         kind = type(event)
         if kind is Match:
             self.n += event.match_count()  # type: ignore[union-attr]
+            self.quit = self.quit or event.binary_stopped  # type: ignore[union-attr]
         elif kind is End:
             count = self.n if self.matches else event.count  # type: ignore[union-attr]
-            self.n = 0
+            if self.quit:
+                count = 0  # rg prints no count for a binary file its search quit on (-c drops it in the engine)
+            self.n, self.quit = 0, False
             if count:
                 if self.listed is None:
                     self.print(event.path, count)  # type: ignore[union-attr]

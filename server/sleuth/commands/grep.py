@@ -19,7 +19,7 @@ from sleuth.engine.cancel import CancelToken
 from sleuth.engine.collect import EventBatches
 from sleuth.engine.errors import BadArgs
 from sleuth.engine.events import Context, GrepEvent, to_items
-from sleuth.engine.grep import GrepOutcome, GrepRequest, grep_buffer, prepare, run_grep
+from sleuth.engine.grep import STDIN_DISPLAY, GrepOutcome, GrepRequest, grep_buffer, prepare, run_grep
 from sleuth.engine.index.candidates import CandidateList
 from sleuth.engine.workspace import Target
 from sleuth.engine.types import BinaryMode, MatchOptions, Replacement, SearchOptions, WalkOptions
@@ -90,7 +90,8 @@ GREP_ARGS: dict[str, Arg] = {
     "crlf": Arg("bool", "Treat CRLF as a line end (rg --crlf): $ matches before \\r\\n and . never matches \\r.",
                 default=False),
     "byte_offsets": Arg("bool", "Byte counts as rg --json gives them: each match and context event's 'offset' (its "
-                        "line's first byte in the file), and on a file's last event 'bytes_searched'.",
+                        "line's first byte in the file), on a file's last event 'bytes_searched', and the "
+                        "result's 'bytes_searched' (rg --stats).",
                         default=False),
     "stop_on_nonmatch": Arg("bool", "Stop reading a file at the first line that does not match after one that "
                             "did (rg --stop-on-nonmatch; for sorted files).", default=False),
@@ -155,8 +156,15 @@ def build_request(args: dict[str, Any], ctx: CommandContext) -> GrepRequest:
                            only_matching=args["only_matching"], replace=replace,
                            binary=_binary_mode(args["binary"], targets), encoding=codec_for(args["encoding"]),
                            search_zip=args["search_zip"], byte_offsets=args["byte_offsets"],
-                           memory_map=args["memory_map"], stop_on_nonmatch=args["stop_on_nonmatch"])
+                           memory_map=args["memory_map"], stop_on_nonmatch=args["stop_on_nonmatch"],
+                           spans_lines=args["multiline"] and _spans_lines(match))
     return GrepRequest(tuple(targets), walk, match, search)
+
+
+def _spans_lines(match: MatchOptions) -> bool:
+    from sleuth.engine.match.line_ends import spans_lines  # (only a -U search asks)
+
+    return spans_lines(match)
 
 
 # WHATWG's labels where Python's codec of the same name differs (rg takes the WHATWG Encoding
@@ -211,10 +219,12 @@ def _candidates(request: GrepRequest, ctx: CommandContext, token: CancelToken,
 
 
 def shape(outcome: GrepOutcome, output: str, elapsed_ms: float, streamed: bool,
-          files_in_workspace: int | None = None) -> dict[str, Any]:
+          files_in_workspace: int | None = None, byte_offsets: bool = False) -> dict[str, Any]:
     """The docs/SPEC.md §4 result object; ``files_in_workspace`` (the index's file count, None before it is
-    built) puts ``files_scanned`` in proportion: with the index, only its candidates are read."""
-    return {
+    built) puts ``files_scanned`` in proportion: with the index, only its candidates are read.
+    ``byte_offsets`` (rg's byte counts asked for): with ``bytes_searched``, the bytes the files searched
+    held as rg's ``--stats`` counts them (with the index, those of the files it read)."""
+    result = {
         "matches": to_items(_unsent(outcome, streamed), output),
         "count": outcome.match_events,
         "truncated": outcome.truncated,
@@ -227,6 +237,9 @@ def shape(outcome: GrepOutcome, output: str, elapsed_ms: float, streamed: bool,
         "errors": [e.to_dict() for e in outcome.errors],
         "elapsed_ms": round(elapsed_ms, 1),
     }
+    if byte_offsets and outcome.bytes_searched is not None:
+        result["bytes_searched"] = outcome.bytes_searched
+    return result
 
 
 def _unsent(outcome: GrepOutcome, streamed: bool) -> list[GrepEvent]:
@@ -257,7 +270,7 @@ def run(raw: Any, ctx: CommandContext) -> dict[str, Any]:
                                                   entries=_candidates(request, ctx, token, buffers))
     index = ctx.services.index
     result = shape(outcome, output, (time.perf_counter() - started) * 1000, ctx.partial is not None,
-                   index.file_count() if index is not None else None)
+                   index.file_count() if index is not None else None, args["byte_offsets"])
     if args["max_output_bytes"]:
         fitted = fit_to_budget(result, "matches", args["max_output_bytes"])
         if fitted is not result:  # the match events among the items kept
@@ -267,14 +280,15 @@ def run(raw: Any, ctx: CommandContext) -> dict[str, Any]:
     return result
 
 
-def run_buffer(raw: Any, data: bytes, ctx: CommandContext) -> dict[str, Any]:
+def run_buffer(raw: Any, data: bytes, ctx: CommandContext, display: str = STDIN_DISPLAY) -> dict[str, Any]:
     """``sleuth.grep`` over ``data`` (standard input) instead of files: the same arguments and result;
-    ``path`` must not be given. Not a transport command: the CLI calls it for ``-`` or piped input."""
+    ``path`` must not be given. Not a transport command: the CLI calls it for ``-`` or piped input,
+    and for a file's preprocessed text (``--pre``; ``display``: the file's path)."""
     started = time.perf_counter()
     args = parse_args("sleuth.grep", raw, GREP_ARGS, ctx.settings)
     if args["path"] is not None:
         raise BadArgs("sleuth.grep: standard input is searched without a path.", argument="path")
     request = build_request(args, ctx)
     token: CancelToken = ctx.token.with_deadline(args["timeout_ms"] or None)
-    outcome = prepare(request, token) or grep_buffer(request, data, token)
-    return shape(outcome, args["output"], (time.perf_counter() - started) * 1000, False)
+    outcome = prepare(request, token) or grep_buffer(request, data, token, display)
+    return shape(outcome, args["output"], (time.perf_counter() - started) * 1000, False, None, args["byte_offsets"])

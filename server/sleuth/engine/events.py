@@ -54,17 +54,29 @@ class Match(Record):
     """A matching line (with ``-o`` one match). ``column``/``end_column``/``match_text``: the first
     match; ``submatches``: every match when there are several; ``replacement``: the line (or match)
     replaced (``-r``), ``match_replacements``: each match replaced, in order (rg 15's ``--json``); ``cr``: the line ended in CRLF; ``offset``/``bytes_searched``: rg's byte counts
-    (``byte_offsets``); ``binary_*``: where a binary file's NUL is (see :mod:`sleuth.engine.search`)."""
+    (``byte_offsets``); ``binary_*``: where a binary file's NUL is (see :mod:`sleuth.engine.search`).
+
+    A match over several lines (``multiline``) is one event per line, its span clipped to each line, so
+    that a line-based client (an editor, a model) sees every line it covers. Two marks say where a
+    match was clipped, for the printers that show a match once (rg's ``--vimgrep``, ``--json``,
+    ``--count-matches``): ``continued``, the line's first span is the rest of a match begun on an
+    earlier line (it is not a match of its own); ``runs_over``, its last span goes on past the line's
+    end (over its terminator at least); ``joined``, rg's multi-line search holds the line in one block
+    with the match line before it (it continues a match, or only follows one). ``unterminated`` (with
+    ``byte_offsets``): the file's last line, with no line terminator after it (rg's printer ends it
+    with ``\\r\\n`` under ``--crlf``, its JSON with nothing)."""
 
     __slots__ = ("path", "line", "text", "column", "end_column", "match_text", "submatches", "score", "replacement",
                  "cr", "offset", "bytes_searched", "binary_offset", "binary_stopped", "binary_after",
-                 "match_replacements")
+                 "match_replacements", "continued", "runs_over", "unterminated", "joined")
 
     def __init__(self, path: str, line: int, text: str, column: int = 1, end_column: int = 1, match_text: str = "",
                  submatches: list[Submatch] | None = None, score: float | None = None,
                  replacement: str | None = None, cr: bool = False, offset: int | None = None,
                  bytes_searched: int | None = None, binary_offset: int | None = None, binary_stopped: bool = False,
-                 binary_after: int | None = None, match_replacements: list[str] | None = None) -> None:
+                 binary_after: int | None = None, match_replacements: list[str] | None = None,
+                 continued: bool = False, runs_over: bool = False, unterminated: bool = False,
+                 joined: bool = False) -> None:
         self.path = path
         self.line = line
         self.text = text
@@ -81,6 +93,10 @@ class Match(Record):
         self.binary_stopped = binary_stopped
         self.binary_after = binary_after
         self.match_replacements = match_replacements
+        self.continued = continued
+        self.runs_over = runs_over
+        self.unterminated = unterminated
+        self.joined = joined
 
     def spans(self) -> list[tuple[int, int]]:
         """0-based byte spans of the matches in the line (an inverted match's line: one empty span at 0)."""
@@ -90,8 +106,9 @@ class Match(Record):
         return [(self.column - 1, self.end_column - 1)]
 
     def match_count(self) -> int:
-        """How many matches rg counts for this event (``--count-matches``, ``--stats``)."""
-        return len(self.submatches) if self.submatches else 1
+        """How many matches rg counts for this event (``--count-matches``, ``--stats``): a match
+        continued from the line before was counted there."""
+        return (len(self.submatches) if self.submatches else 1) - self.continued
 
 
 class Context(Record):
@@ -99,11 +116,11 @@ class Context(Record):
     can be a file's last event."""
 
     __slots__ = ("path", "line", "text", "cr", "offset", "bytes_searched", "binary_offset", "binary_stopped",
-                 "binary_after")
+                 "binary_after", "unterminated")
 
     def __init__(self, path: str, line: int, text: str, cr: bool = False, offset: int | None = None,
                  bytes_searched: int | None = None, binary_offset: int | None = None, binary_stopped: bool = False,
-                 binary_after: int | None = None) -> None:
+                 binary_after: int | None = None, unterminated: bool = False) -> None:
         self.path = path
         self.line = line
         self.text = text
@@ -112,7 +129,8 @@ class Context(Record):
         self.bytes_searched = bytes_searched
         self.binary_offset = binary_offset
         self.binary_stopped = binary_stopped
-        self.binary_after = binary_after
+        self.binary_after = binary_after  # (a file's last event: an after-context line can be it)
+        self.unterminated = unterminated
 
 
 class End(Record):
@@ -168,7 +186,8 @@ def from_item(item: dict[str, Any], path: str | None = None) -> Match | Context:
             return Context(path, item["line"], item["text"])
         get = item.get
         return Context(path, item["line"], item["text"], bool(get("cr")), get("offset"),
-                       get("bytes_searched"), get("binary_offset"), bool(get("binary_stopped")), get("binary_after"))
+                       get("bytes_searched"), get("binary_offset"), bool(get("binary_stopped")), get("binary_after"),
+                       bool(get("unterminated")))
     if len(item) == 7:  # type, path, line, column, end_column, text, match_text
         return Match(path, item["line"], item["text"], item["column"], item["end_column"], item["match_text"])
     get = item.get
@@ -177,7 +196,8 @@ def from_item(item: dict[str, Any], path: str | None = None) -> Match | Context:
                  get("match_text", ""),
                  [Submatch(s["column"], s["end_column"], s.get("match_text", "")) for s in subs] if subs else None,
                  get("score"), get("replacement"), bool(get("cr")), get("offset"), get("bytes_searched"),
-                 get("binary_offset"), bool(get("binary_stopped")), get("binary_after"), get("match_replacements"))
+                 get("binary_offset"), bool(get("binary_stopped")), get("binary_after"), get("match_replacements"),
+                 bool(get("continued")), bool(get("runs_over")), bool(get("unterminated")), bool(get("joined")))
 
 
 # Each field of a line event at once (in C), in the constructor's order; the fields after the first
@@ -253,7 +273,8 @@ def to_item(event: GrepEvent, output: str = "content") -> dict[str, Any]:
     return item
 
 
-_OPTIONAL = ("offset", "bytes_searched", "binary_offset", "binary_stopped", "binary_after")  # set: in the item
+_OPTIONAL = ("offset", "bytes_searched", "binary_offset", "binary_stopped", "binary_after", "continued",
+             "runs_over", "unterminated", "joined")  # set: in the item
 
 
 def to_items(events: Iterable[GrepEvent], output: str = "content") -> list[dict[str, Any]]:

@@ -12,6 +12,7 @@ import threading
 import time
 from typing import Callable, Iterable
 
+from sleuth.engine.decode import BINARY_BLOCK
 from sleuth.engine.decompress import DecompressError, compressed_kind, decompress
 from sleuth.engine.errors import describe_os_error
 from sleuth.engine.match.base import Matcher
@@ -106,14 +107,15 @@ class FolderOpener:
 
 
 class BatchStats(Record):
-    """Counters of a :func:`search_files` batch."""
+    """Counters of a :func:`search_files` batch; ``searched``: bytes searched, as rg's ``--stats`` counts them."""
 
-    __slots__ = ("scanned", "binary", "too_large")
+    __slots__ = ("scanned", "binary", "too_large", "searched")
 
-    def __init__(self, scanned: int = 0, binary: int = 0, too_large: int = 0) -> None:
+    def __init__(self, scanned: int = 0, binary: int = 0, too_large: int = 0, searched: int = 0) -> None:
         self.scanned = scanned
         self.binary = binary
         self.too_large = too_large
+        self.searched = searched
 
 
 _UTF16_FIRST = (0xFE, 0xFF)  # first byte of a UTF-16 BOM: such files must be transcoded before matching
@@ -147,6 +149,13 @@ def _big_buffer(size: int) -> tuple[bytearray, memoryview]:
     return held
 
 
+def _read_before_quitting(held: bytes | bytearray, nul: int) -> int:
+    """The bytes rg searches of a binary file it quits on (``--stats``): the lines before the 64 KiB
+    block that holds its first NUL (:func:`sleuth.engine.search.search_data`'s model of rg's reads)."""
+    block = nul - nul % BINARY_BLOCK
+    return held.rfind(b"\n", 0, block) + 1 if block else 0
+
+
 def search_files(files: Iterable[tuple[str, str, str | None]], matcher: Matcher,
                  options: SearchOptions, max_size: int | None, should_stop: Callable[[], bool],
                  results: list[FileResult], stats: BatchStats) -> bool:
@@ -169,6 +178,7 @@ def search_files(files: Iterable[tuple[str, str, str | None]], matcher: Matcher,
     may_match = matcher.may_match
     invert = options.invert
     counts_binary = options.binary != "text"
+    quits = options.binary == "quit"
     zipped = options.search_zip
     transcoding = options.encoding not in (None, "none")  # the prefilter cannot judge the raw bytes then
     fstat, read, readv, pread, preadv, close = os.fstat, os.read, os.readv, os.pread, os.preadv, os.close
@@ -220,11 +230,14 @@ def search_files(files: Iterable[tuple[str, str, str | None]], matcher: Matcher,
                     result = search_data(bytes(data), display, matcher, options)
                 elif not may_match(data):
                     # No match possible (dropping a UTF-8 BOM cannot create one); only binary-ness is left to count.
-                    if counts_binary and held.find(b"\x00", 0, length) >= 0:
+                    nul = held.find(b"\x00", 0, length) if counts_binary else -1
+                    if nul >= 0:
                         stats.binary += 1
+                    stats.searched += length if nul < 0 or not quits else _read_before_quitting(held, nul)
                     continue
                 else:
                     result = search_data(bytes(data), display, matcher, options, checked=True)
+            stats.searched += result.searched or 0
             if result.skipped == BINARY:
                 stats.binary += 1
             elif result.skipped == TOO_LARGE:

@@ -135,10 +135,12 @@ def search_pieces(path: str, display: str, pieces: Pieces, matcher: Matcher,
                 result.events = first_lines(result.events, cap)  # with -o a line may hold several events
                 result.matched_lines = cap
                 break
-        if options.byte_offsets and result.events:  # as the whole file's search counts it (a plain file)
+        result.searched = pieces.size  # as the whole file's search counts it (a plain file)
+        if options.byte_offsets and result.events:
             capped = cap is not None and result.matched_lines >= cap
             last = result.events[-1]
-            last.bytes_searched = _line_end(fd, last.offset or 0, pieces.size) if capped else pieces.size
+            last.bytes_searched = result.searched = _line_end(fd, last.offset or 0, pieces.size) if capped \
+                else pieces.size
         return result
     except OSError:
         return None

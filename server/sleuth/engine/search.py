@@ -36,27 +36,29 @@ class FileResult(Record):
     (:func:`~sleuth.engine.events.to_item`, the CLI's printers). ``skipped``: BINARY or TOO_LARGE when
     passed over; ``matches``: with -o, the matches, which rg -c -o counts instead of lines."""
 
-    __slots__ = ("display", "events", "matched_lines", "skipped", "error", "matches")
+    __slots__ = ("display", "events", "matched_lines", "skipped", "error", "matches", "searched")
 
     def __init__(self, display: str, events: list[LineEvent] | None = None, matched_lines: int = 0,
-                 skipped: str | None = None, error: str | None = None, matches: int | None = None) -> None:
+                 skipped: str | None = None, error: str | None = None, matches: int | None = None,
+                 searched: int | None = None) -> None:
         self.display = display
         self.events: list[LineEvent] = [] if events is None else events
         self.matched_lines = matched_lines
         self.skipped = skipped
         self.error = error
-        self.matches = matches
+        self.matches = matches  # with -o: the matches, which rg -c -o counts instead of lines
+        self.searched = searched  # bytes searched as rg counts them (--stats): all, or up to where it stopped
 
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickled with its events as rows (:func:`~sleuth.engine.events.to_rows`): a pool worker's
         results cross to the collecting process at the cost their items had."""
         return _restored, (self.display, to_rows(self.events), self.matched_lines, self.skipped, self.error,
-                           self.matches)
+                           self.matches, self.searched)
 
 
 def _restored(display: str, rows: list[tuple[Any, ...]], matched_lines: int, skipped: str | None,
-              error: str | None, matches: int | None) -> FileResult:
-    return FileResult(display, from_rows(rows), matched_lines, skipped, error, matches)
+              error: str | None, matches: int | None, searched: int | None) -> FileResult:
+    return FileResult(display, from_rows(rows), matched_lines, skipped, error, matches, searched)
 
 
 def _line_text(line: bytes) -> str:
@@ -105,12 +107,40 @@ class _Lines:
         return start, (len(self.data) if end < 0 else end)
 
 
-def _matched_lines(data: bytes, matcher: Matcher) -> Iterator[tuple[int, int, int, list[Span]]]:
+class _Clips:
+    """The lines where :func:`_matched_lines` clipped a match that spans lines: ``continued``, whose
+    first span is the rest of a match begun on an earlier line; ``runs_over``, whose last span goes on
+    past the line's end. They become the events' marks (:class:`~sleuth.engine.events.Match`), so a
+    printer can show such a match once, as rg does."""
+
+    __slots__ = ("continued", "runs_over")
+
+    def __init__(self) -> None:
+        self.continued: set[int] = set()
+        self.runs_over: set[int] = set()
+
+    def mark(self, events: list[LineEvent]) -> None:
+        """Set the marks on the events of the clipped lines (with ``-o``, a line's first or last event)."""
+        continued, runs_over = self.continued, self.runs_over
+        last = len(events) - 1
+        for i, event in enumerate(events):
+            if type(event) is not Match:
+                continue
+            number = event.line
+            if number in continued and (i == 0 or events[i - 1].line != number):
+                event.continued = True
+            if number in runs_over and (i == last or events[i + 1].line != number):
+                event.runs_over = True
+
+
+def _matched_lines(data: bytes, matcher: Matcher,
+                   clips: _Clips | None = None) -> Iterator[tuple[int, int, int, list[Span]]]:
     """(line number, line start, line end, spans in that line) for every line with a match.
 
     A match spanning several lines (multiline mode) marks each line it touches, as ``rg -n`` prints them;
-    its span is clipped to each line. A matcher that finds matches line by line anyway hands the lines
-    over (:meth:`~sleuth.engine.match.base.Matcher.matched_lines`, ripgrep's candidate-line fast path).
+    its span is clipped to each line, and ``clips`` (when given) records where. A matcher that finds
+    matches line by line anyway hands the lines over (:meth:`~sleuth.engine.match.base.Matcher.matched_lines`,
+    ripgrep's candidate-line fast path).
     """
     lines = _Lines(data)
     found = matcher.matched_lines(data)
@@ -133,6 +163,8 @@ def _matched_lines(data: bytes, matcher: Matcher) -> Iterator[tuple[int, int, in
                 if current is not None:
                     yield current
                 current = (number, lo, hi, [clip])
+            if end > hi and clips is not None and hi < len(data):
+                clips.runs_over.add(number)  # (the match holds this line's terminator)
             if end <= hi + 1 or hi >= len(data):
                 break
             # Continue the match onto the next line.
@@ -141,6 +173,8 @@ def _matched_lines(data: bytes, matcher: Matcher) -> Iterator[tuple[int, int, in
             hi = len(data) if hi < 0 else hi
             number = lines.number(lo)
             start = lo
+            if clips is not None:
+                clips.continued.add(number)
     if current is not None:
         yield current
 
@@ -164,11 +198,12 @@ def search_buffer(data: bytes, matcher: Matcher, options: SearchOptions, display
     ``checked``: the caller has just seen ``may_match(data)`` say yes, so it is not asked again (a
     second prefilter pass over every file that may match: ~9 ms of worker CPU over the 909 files of
     an indexed ``[A-Z]+_RESUME`` on the Linux tree)."""
-    result = FileResult(display)
+    result = FileResult(display, searched=len(data))
     if not options.invert and not checked and not matcher.may_match(data):
         return result
     cap = options.max_matches_per_file
     matches: list[tuple[int, int, int, list[Span]]] = []
+    clips: _Clips | None = None
     if options.invert:
         hit = {number for number, _lo, _hi, _spans in _matched_lines(data, matcher)} if matcher.may_match(data) else set()
         for number, lo, hi in _all_lines(data):
@@ -177,7 +212,8 @@ def search_buffer(data: bytes, matcher: Matcher, options: SearchOptions, display
                 if cap is not None and len(matches) >= cap:
                     break
     else:
-        for item in _matched_lines(data, matcher):
+        clips = _Clips()
+        for item in _matched_lines(data, matcher, clips):
             matches.append(item)
             if cap is not None and len(matches) >= cap:
                 break
@@ -196,18 +232,35 @@ def search_buffer(data: bytes, matcher: Matcher, options: SearchOptions, display
         end = data.find(b"\n", matches[-1][2] + 1)
         stopped_at = len(data) if end < 0 else end + 1
     result.matched_lines = len(matches)
-    if options.only_matching:
-        result.matches = sum(len(spans) for _n, _lo, _hi, spans in matches)
+    if cap is not None and len(matches) >= cap:  # rg reads no further than the end of the last line it counts
+        result.searched = min(matches[-1][2] + 1, len(data))
+    if stopped_at is not None:
+        result.searched = min(result.searched or 0, stopped_at)
+    if options.only_matching or (options.spans_lines and clips is not None):  # rg -U -c counts those matches
+        continued = clips.continued if clips is not None else ()  # (a match's rest is no match of its own)
+        result.matches = sum(len(spans) - (n in continued) for n, _lo, _hi, spans in matches)
     if options.output != "content":
         return result
     result.events = _events(data, matches, options, display)
     if options.replace is not None and options.replace.match.multiline and not options.invert:
         result.events = _replaced_regions(data, result.events, matcher, options.replace, options.only_matching)
+    elif clips is not None and (clips.continued or clips.runs_over):
+        clips.mark(result.events)
+    if options.spans_lines and not options.invert and options.replace is None:
+        _join(result.events)
     if options.byte_offsets:
-        capped = cap is not None and len(matches) >= cap
-        searched = min(matches[-1][2] + 1, len(data)) if capped else len(data)
-        add_byte_offsets(data, result.events, searched if stopped_at is None else min(searched, stopped_at))
+        add_byte_offsets(data, result.events, result.searched or 0)
     return result
+
+
+def _join(events: list[LineEvent]) -> None:
+    """rg's multi-line search sinks the lines of matches that follow one another as one block: mark
+    each match line that follows a match line (``joined``)."""
+    before: LineEvent | None = None
+    for event in events:
+        if type(event) is Match and type(before) is Match and event.line == before.line + 1:
+            event.joined = True
+        before = event
 
 
 def add_byte_offsets(data: bytes, events: list[LineEvent], searched: int) -> None:
@@ -218,8 +271,11 @@ def add_byte_offsets(data: bytes, events: list[LineEvent], searched: int) -> Non
     ``delta``) place lines by the offset. The result keeps them only when asked: an assistant's
     result has no use for them."""
     starts = _line_starts(data)
+    last = len(starts) if data and not data.endswith(b"\n") else 0  # a last line without its terminator
     for event in events:
         event.offset = starts[event.line - 1] if event.line <= len(starts) else len(data)
+        if event.line == last:
+            event.unterminated = True
     if events:
         events[-1].bytes_searched = searched
 
@@ -418,15 +474,19 @@ def search_data(data: bytes, display: str, matcher: Matcher, options: SearchOpti
     nul = decoded.find(b"\x00") if options.binary != "text" else -1
     if nul < 0:
         return _searched(decoded, display, matcher, options, checked and decoded is data)
-    if options.memory_map and nul >= BINARY_BLOCK and decoded is data:
+    if (options.memory_map or options.spans_lines) and nul >= BINARY_BLOCK and decoded is data:  # read whole
         return _searched_mapped(decoded, display, matcher, options, nul)
     block = nul - nul % BINARY_BLOCK
     if options.binary == "quit":
-        if block == 0 or options.output == "count":  # rg -c drops a file its search quit on
-            return FileResult(display, skipped=BINARY)
-        result = _searched(decoded[:decoded.rfind(b"\n", 0, block) + 1], display, matcher, options)
-        if not result.matched_lines and not result.error:
-            return FileResult(display, skipped=BINARY)
+        if block == 0:
+            return FileResult(display, skipped=BINARY, searched=0)
+        head = decoded.rfind(b"\n", 0, block) + 1
+        result = _searched(decoded[:head], display, matcher, options)
+        cap = options.max_matches_per_file
+        if cap is not None and result.matched_lines >= cap:
+            return result  # (-m) the search ended at its cap, before the NUL: rg never sees it, says nothing
+        if (not result.matched_lines and not result.error) or options.output == "count":
+            return FileResult(display, skipped=BINARY, searched=head)  # (rg -c drops a file its search quit on)
         _searched_up_to(result, nul)
         for event in result.events:
             event.binary_offset = nul
@@ -470,6 +530,7 @@ def _searched_mapped(data: bytes, display: str, matcher: Matcher, options: Searc
     if options.binary != "quit":
         for event in result.events[k:]:
             event.binary_offset = at
+        _searched_up_to(result, at)  # (rg's count stops at the NUL it saw)
         return result
     before = events[:k]
     matched = len({e.line for e in before if isinstance(e, Match)})
@@ -506,6 +567,8 @@ def _first_on_a_nul_line(data: bytes, events: list[LineEvent], nul: int) -> tupl
 
 def _searched_up_to(result: FileResult, nul: int) -> None:
     """A binary file's ``bytes_searched`` as rg 14.1 counts it: no further than its first NUL."""
+    if result.searched is not None:
+        result.searched = min(result.searched, nul)
     last = result.events[-1] if result.events else None
     if last is not None and last.bytes_searched is not None:
         last.bytes_searched = min(last.bytes_searched, nul)

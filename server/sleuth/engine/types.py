@@ -172,7 +172,7 @@ class SearchOptions(Value):
 
     __slots__ = ("invert", "before", "after", "max_results", "max_matches_per_file", "max_columns", "output", "sort",
                  "only_matching", "replace", "binary", "search_zip", "encoding", "byte_offsets", "memory_map",
-                 "stop_on_nonmatch")
+                 "stop_on_nonmatch", "spans_lines")
     invert: bool
     before: int
     after: int
@@ -189,13 +189,15 @@ class SearchOptions(Value):
     byte_offsets: bool
     memory_map: bool
     stop_on_nonmatch: bool
+    spans_lines: bool  # rg's multi-line search (multiline, and a pattern can match \n): see
+    # sleuth.engine.match.line_ends
 
     def __init__(self, invert: bool = False, before: int = 0, after: int = 0, max_results: int = 200,
                  max_matches_per_file: int | None = None, max_columns: int | None = 500,
                  output: OutputMode = "content", sort: SortMode = "path", only_matching: bool = False,
                  replace: Replacement | None = None, binary: BinaryMode = "quit", search_zip: bool = False,
                  encoding: str | None = None, byte_offsets: bool = False, memory_map: bool = False,
-                 stop_on_nonmatch: bool = False) -> None:
+                 stop_on_nonmatch: bool = False, spans_lines: bool = False) -> None:
         fill(self, "invert", invert)
         fill(self, "before", before)
         fill(self, "after", after)
@@ -212,6 +214,7 @@ class SearchOptions(Value):
         fill(self, "byte_offsets", byte_offsets)
         fill(self, "memory_map", memory_map)
         fill(self, "stop_on_nonmatch", stop_on_nonmatch)
+        fill(self, "spans_lines", spans_lines)
 
 
 class FileEntry(NamedTuple):

@@ -39,4 +39,4 @@ def grep_buffer(request: GrepRequest, data: bytes, token: CancelToken, display: 
     return GrepOutcome(items=collector.items, truncated=collector.truncated,
                        truncated_reason=collector.truncated_reason, timed_out=False, files_scanned=1,
                        files_matched=collector.files_matched, match_events=collector.match_events, streamed=0,
-                       skipped=skipped, errors=errors)
+                       skipped=skipped, errors=errors, bytes_searched=result.searched or 0)

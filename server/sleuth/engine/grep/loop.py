@@ -74,6 +74,7 @@ class _Gather:
         self.progress = progress
         self.total = total
         self.scanned = 0  # files of the parts taken
+        self.searched = 0  # their bytes searched
         self.seen = 0  # files of every part received, taken or waiting (progress)
         self.skipped = SkipCounts()
         self.errors: list[FileError] = []
@@ -88,6 +89,7 @@ class _Gather:
         if self.token is not None and self.token.cancelled:
             return False
         self.scanned += part.scanned
+        self.searched += part.searched
         self.errors.extend(file_errors(part.results))
         going = True
         for result in part.results:
@@ -388,4 +390,5 @@ def _finish(gather: _Gather, token: CancelToken, scope: tuple[Any, ...]) -> Grep
         streamed=collector.streamed,
         skipped=gather.skipped,
         errors=sorted(gather.errors, key=lambda e: e.path),
+        bytes_searched=gather.searched,
     )

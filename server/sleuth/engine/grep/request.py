@@ -33,11 +33,11 @@ class GrepOutcome(Record):
     which the commands layer writes as the result object's items)."""
 
     __slots__ = ("items", "truncated", "truncated_reason", "timed_out", "files_scanned", "files_matched",
-                 "match_events", "streamed", "skipped", "errors")
+                 "match_events", "streamed", "skipped", "errors", "bytes_searched")
 
     def __init__(self, items: list[GrepEvent], truncated: bool, truncated_reason: str | None, timed_out: bool,
                  files_scanned: int, files_matched: int, match_events: int, streamed: int, skipped: SkipCounts,
-                 errors: list[FileError] | None = None) -> None:
+                 errors: list[FileError] | None = None, bytes_searched: int | None = None) -> None:
         self.items = items
         self.truncated = truncated
         self.truncated_reason = truncated_reason
@@ -48,3 +48,4 @@ class GrepOutcome(Record):
         self.streamed = streamed
         self.skipped = skipped
         self.errors: list[FileError] = [] if errors is None else errors
+        self.bytes_searched = bytes_searched  # (asked with byte_offsets) rg --stats' count

@@ -37,13 +37,15 @@ COUNT_INTERVAL_S = 0.1  # a count of files searched goes out at least this often
 
 
 class Part(Record):
-    """Results a running unit found since its last part, and how many files it searched meanwhile."""
+    """Results a running unit found since its last part, and how many files (``searched``: bytes) it
+    searched meanwhile."""
 
-    __slots__ = ("results", "scanned")
+    __slots__ = ("results", "scanned", "searched")
 
-    def __init__(self, results: list[FileResult], scanned: int) -> None:
+    def __init__(self, results: list[FileResult], scanned: int, searched: int = 0) -> None:
         self.results = results
         self.scanned = scanned
+        self.searched = searched
 
 
 class UnitResult(Part):
@@ -53,9 +55,9 @@ class UnitResult(Part):
 
     __slots__ = ("skipped", "errors", "parts", "complete")
 
-    def __init__(self, results: list[FileResult], scanned: int, skipped: SkipCounts | None = None,
+    def __init__(self, results: list[FileResult], scanned: int, searched: int = 0, skipped: SkipCounts | None = None,
                  errors: list[FileError] | None = None, parts: int = 0, complete: bool = True) -> None:
-        super().__init__(results, scanned)
+        super().__init__(results, scanned, searched)  # (the fields' order: Record pickles them so)
         self.skipped = SkipCounts() if skipped is None else skipped
         self.errors: list[FileError] = [] if errors is None else errors
         self.parts = parts
@@ -75,6 +77,7 @@ class Publisher:
         self.parts = 0
         self.enough = False  # the receiver said it wants nothing more
         self._published = 0  # files searched that parts already counted
+        self._published_bytes = 0  # and their bytes
         self._results_due = 0.0  # the first results go out at once
         self._count_due = time.monotonic() + COUNT_INTERVAL_S
 
@@ -86,9 +89,11 @@ class Publisher:
             self._publish(now)
 
     def _publish(self, now: float) -> None:
-        part = Part(self.results[:], self.stats.scanned - self._published)
+        part = Part(self.results[:], self.stats.scanned - self._published,
+                    self.stats.searched - self._published_bytes)
         self.results.clear()
         self._published = self.stats.scanned
+        self._published_bytes = self.stats.searched
         self._results_due = now + RESULT_INTERVAL_S
         self._count_due = now + COUNT_INTERVAL_S
         self.parts += 1
@@ -99,8 +104,8 @@ class Publisher:
         """The last part: what was not published yet, plus the unit's totals."""
         skipped.binary += self.stats.binary
         skipped.too_large += self.stats.too_large
-        return UnitResult(self.results, self.stats.scanned - self._published, skipped, errors, self.parts,
-                          complete)
+        return UnitResult(self.results, self.stats.scanned - self._published,
+                          self.stats.searched - self._published_bytes, skipped, errors, self.parts, complete)
 
 
 class UnitToken(CancelToken):
@@ -178,6 +183,7 @@ def _with_pieces(files: Iterable[FileItem], matcher: Matcher, search: SearchOpti
                 result = search_pieces(path, display, pieces, matcher, search, opener)
                 if result is not None:
                     publisher.stats.scanned += 1
+                    publisher.stats.searched += result.searched or 0
                     if result.matched_lines or result.error:
                         publisher.results.append(result)
                     continue

@@ -1,0 +1,67 @@
+"""``sleuth grep --stats``: the bytes searched and printed as rg 15.2 counts them (issue 30,
+``regression::r2944_incorrect_bytes_searched``). Sleuth printed neither line before.
+
+rg counts a file whole, up to the end of the line its ``-m`` cap stopped at, and a binary file up to
+where it stopped (the lines before the 64 KiB block holding the NUL it quits at; a named file up to
+the NUL of a printed line), and the bytes its standard printer wrote (its ``-c``/``-l`` printers
+count none).
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import SLEUTH, write_tree
+from tests.diff.rg import RG, needs_rg
+
+pytestmark = [pytest.mark.rg, needs_rg]
+
+FILES: dict[str, str | bytes] = {
+    "haystack": "foo1\nfoo2\nfoo3\nfoo4\nfoo5\n",
+    "a.c": "int x;\nif (foo) return;\nbar foo\n\nlast foo",
+    "crlf.c": b"first\r\nfoo crlf\r\n",
+    "bin/late.dat": b"foo before\n" + b"x" * 70000 + b"\nfoo\x00after\n",
+    "bin/early.dat": b"foo\x00\n",
+    "sub/none.txt": "nothing here\n",
+}
+
+CASES: list[list[str]] = [
+    ["-m2", "foo", "."],
+    ["-m2", "foo", "haystack"],
+    ["foo"],
+    ["zzz"],
+    ["-m1", "foo"],
+    ["foo", "bin"],
+    ["zzz", "bin"],
+    ["foo", "bin/late.dat"],
+    ["zzz", "bin/late.dat"],
+    ["-c", "foo"],
+    ["-l", "foo"],
+    ["-v", "foo", "a.c"],
+]
+
+
+def _bytes_lines(out: bytes) -> list[bytes]:
+    return [line for line in out.splitlines() if re.fullmatch(rb"\d+ bytes (searched|printed)", line)]
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = write_tree(tmp_path_factory.mktemp("stats"), FILES)
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    return root
+
+
+@pytest.mark.parametrize("argv", CASES, ids=" ".join)
+def test_stats_count_bytes_as_rg_does(corpus: Path, argv: list[str]) -> None:
+    def run(command: list[str]) -> list[bytes]:
+        proc = subprocess.run([*command, "--stats", "--sort", "path", *argv], cwd=corpus, capture_output=True,
+                              stdin=subprocess.DEVNULL, timeout=120)
+        return _bytes_lines(proc.stdout)
+
+    want = run([RG, "--no-config"])
+    assert len(want) == 2 and run([SLEUTH, "grep", "--no-server"]) == want
