@@ -17,7 +17,7 @@ from sleuth.commands.args import parse_args
 from sleuth.commands.context import CommandContext
 from sleuth.commands.grep import GREP_ARGS, build_request
 from sleuth.engine.cancel import CancelToken
-from sleuth.engine.grep import run_grep
+from sleuth.engine.grep import GrepRequest, run_grep
 from sleuth.engine.grep.unit_search import Part, Publisher, UnitToken, search_unit
 from sleuth.engine.grep.units import LIST_UNIT_FILES, Unit, units
 from sleuth.engine.types import FileEntry
@@ -40,7 +40,7 @@ def _tree(root: pathlib.Path, files: int = FILES) -> tuple[CommandContext, list[
     return context(root), entries
 
 
-def _args(ctx: CommandContext, **args: object):  # -> GrepRequest
+def _args(ctx: CommandContext, **args: object) -> GrepRequest:
     return build_request(parse_args("sleuth.grep", {"pattern": "needle", **args}, GREP_ARGS, ctx.settings), ctx)
 
 
@@ -57,18 +57,33 @@ def test_a_unit_past_the_cap_stops_reading(tmp_path: pathlib.Path, output: str, 
     assert searched == files_needed  # one file past what the cap could take, not the unit's 600
 
 
-@pytest.mark.parametrize("output", ["content", "files_with_matches", "count"])
-def test_capped_answers_are_the_first_items_in_order(tmp_path: pathlib.Path, output: str) -> None:
+@pytest.mark.parametrize("args", [{"output": "content"}, {"output": "files_with_matches"}, {"output": "count"},
+                                  {"context": 1}, {"only_matching": True}, {"invert": True},
+                                  {"max_matches_per_file": 2}, {"pattern": "needle|hay", "after": 2}])
+def test_capped_answers_are_the_first_items_in_order(tmp_path: pathlib.Path, args: dict[str, object]) -> None:
     ctx, entries = _tree(tmp_path / "ws", 1500)
-    whole = run_grep(ctx.workspace, _args(ctx, max_results=20_000, output=output), CancelToken(), entries=entries)
+    whole = run_grep(ctx.workspace, _args(ctx, max_results=20_000, **args), CancelToken(), entries=entries)
     assert not whole.truncated
-    for cap in (1, 7, 100, 1000, len(whole.items) - 1):
-        capped = run_grep(ctx.workspace, _args(ctx, max_results=cap, output=output), CancelToken(), entries=entries)
+    for cap in (1, 2, 7, 100, 1000, len(whole.items) - 1):
+        capped = run_grep(ctx.workspace, _args(ctx, max_results=cap, **args), CancelToken(), entries=entries)
         assert capped.items == whole.items[:cap]
         assert capped.truncated and capped.truncated_reason == "max_results"
-    exact = run_grep(ctx.workspace, _args(ctx, max_results=len(whole.items), output=output), CancelToken(),
+    exact = run_grep(ctx.workspace, _args(ctx, max_results=len(whole.items), **args), CancelToken(),
                      entries=entries)
     assert exact.items == whole.items and not exact.truncated
+
+
+def test_a_file_makes_no_more_events_than_the_cap_can_take(tmp_path: pathlib.Path) -> None:
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "big.txt").write_text("needle\n" * 5000)
+    ctx = context(root)
+    parts: list[Part] = []
+    publisher = Publisher(lambda part: parts.append(part) is None)
+    last = search_unit(Unit(str(root / "big.txt"), "big.txt", 1), ctx.workspace, _args(ctx, max_results=10),
+                       UnitToken(lambda: False, None, publisher))
+    found = [r for part in [*parts, last] for r in part.results]
+    assert [len(r.events or ()) for r in found] == [11]  # the file's first 11 matches, not its 5,000
 
 
 def test_a_list_starts_with_small_units(tmp_path: pathlib.Path) -> None:

@@ -12,6 +12,7 @@ sent twice: a published result leaves the unit's list.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import time
 from typing import Callable, Iterable, Iterator
@@ -211,6 +212,18 @@ def _with_pieces(files: Iterable[FileItem], matcher: Matcher, search: SearchOpti
         opener.close()
 
 
+def _per_file_cap(search: SearchOptions) -> SearchOptions:
+    """``search`` with at most ``max_results + 1`` matching lines a file in content mode: a file's
+    first that many lines, with their context, already fill the answer and show it truncated, and
+    their events are the answer's first ones in the same order; the rest of a big file's matches
+    were made only to be dropped (``CREDITS``: 1,342 events for a page of 100). Count mode needs
+    every match of a file; the file list, one a file."""
+    most = search.max_results + 1
+    if search.output != "content" or (search.max_matches_per_file is not None and search.max_matches_per_file <= most):
+        return search
+    return dataclasses.replace(search, max_matches_per_file=most)
+
+
 def search_unit(unit: Unit, workspace: Workspace, request: GrepRequest, token: UnitToken,
                 search_id: int | None = None) -> UnitResult:
     """Search ``unit`` in order; results go to ``token.publisher`` (which must be set) as found. The
@@ -227,7 +240,7 @@ def _search_unit(unit: Unit, workspace: Workspace, request: GrepRequest, token: 
     assert publisher is not None
     publisher.limit(request.search)
     cap = request.walk.max_file_size_bytes
-    match, search = request.match, request.search
+    match, search = request.match, _per_file_cap(request.search)
     matcher = matcher_for(match)
     # Pieces serve line-mode searches without context or invert (their matches never leave a piece).
     ranged = unpack(unit.pieces) if unit.pieces and not (search.invert or search.before or search.after) else {}
