@@ -26,9 +26,11 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from cold_grep import rg_binary  # noqa: E402
 
-# (name, grep arguments, rg flags): ~20,000 matches each, capped as a client caps them.
+# (name, grep arguments, rg flags): ~20,000 matches each, capped as a client caps them; and an
+# assistant's page of 100 (issue 29: a capped search stops when its cap is reached).
 QUERIES = [
     ("no_literal_2w", {"pattern": r"\w{5}\s+\w{5}", "max_results": 20000}, []),
+    ("no_literal_2w_page", {"pattern": r"\w{5}\s+\w{5}", "max_results": 100}, []),
     ("word_C2", {"pattern": "EXPORT_SYMBOL_GPL", "context": 2, "max_results": 20000}, ["-C2"]),
     ("literal_many", {"pattern": "EXPORT_SYMBOL_GPL", "max_results": 20000}, []),
 ]

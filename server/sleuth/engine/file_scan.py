@@ -170,7 +170,8 @@ def search_files(files: Iterable[tuple[str, str, str | None]], matcher: Matcher,
     :func:`_big_buffer`). (A fresh ``bytes`` per file cost a third of the
     reading's CPU on the Linux tree, allocating and first-touching memory; the ``fstat`` another
     ~10%, more than the read that finds the end.) Files are opened by a :class:`FolderOpener`.
-    ``should_stop`` is polled every 16 files, and after a file the matcher ran on once
+    ``should_stop`` is polled every 16 files, after each file with results (its matches may fill a
+    capped answer), and after a file the matcher ran on once
     ``POLL_INTERVAL_S`` passed since the last such poll: the caller publishes results there
     (:mod:`sleuth.engine.grep.unit_search`), and 16 files of a slow pattern took 300 ms. Items are ``(path, display, open-buffer text or None)``;
     an index's candidate pieces are searched before, by :func:`sleuth.engine.pieces.search_pieces`.
@@ -244,8 +245,8 @@ def search_files(files: Iterable[tuple[str, str, str | None]], matcher: Matcher,
                 stats.too_large += 1
             elif result.matched_lines or result.error:
                 results.append(result)
-                if result.error and should_stop():  # a file that used up the search's time: stop now,
-                    return False  # not 15 files later with an error ("took too long") for each
+                if should_stop():  # a file that used up the search's time, or whose matches filled a capped
+                    return False  # answer: stop now, not 15 files later (an error "took too long" for each)
             now = monotonic()  # a file the matcher ran on can take long (a back-reference: ~10 ms)
             if now >= next_poll:
                 next_poll = now + POLL_INTERVAL_S

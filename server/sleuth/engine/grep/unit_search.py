@@ -12,6 +12,7 @@ sent twice: a published result leaves the unit's list.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import time
 from typing import Callable, Iterable, Iterator
@@ -68,30 +69,55 @@ Send = Callable[[Part], bool]  # hands a part on; False: the search wants nothin
 
 
 class Publisher:
-    """Cuts a running unit's results into :class:`Part` s, by time."""
+    """Cuts a running unit's results into :class:`Part` s, by time, and (once told the search's cap,
+    :meth:`limit`) ends the unit once it alone found more items than that: however many the units before it gave the
+    collector, this one fills the answer and shows it truncated, so none of its later files (nor any
+    later unit's) can be in the answer. The collector counts an item per event, or per matching file
+    with ``output`` ``files_with_matches``/``count`` (:class:`~sleuth.engine.collect.Collector`)."""
 
     def __init__(self, send: Send) -> None:
         self.send = send
         self.results: list[FileResult] = []  # found and not yet published (the searchers append here)
         self.stats = BatchStats()
         self.parts = 0
-        self.enough = False  # the receiver said it wants nothing more
+        self.enough = False  # the receiver said it wants nothing more, or this unit alone passed the cap
+        self._room: int | None = None  # items this unit may still find before it is over the cap
+        self._per_file = False
+        self._counted = 0  # results (of the unpublished) already taken off the room
+
+    def limit(self, search: SearchOptions) -> None:
+        """Count this unit's items against ``search.max_results`` (units reach the collector in order)."""
+        self._room = search.max_results
+        self._per_file = search.output != "content"
         self._published = 0  # files searched that parts already counted
         self._published_bytes = 0  # and their bytes
         self._results_due = 0.0  # the first results go out at once
         self._count_due = time.monotonic() + COUNT_INTERVAL_S
 
     def poll(self) -> None:
+        if self._room is not None and self._counted < len(self.results):
+            self._count()
         now = time.monotonic()
         if self.results and now >= self._results_due:
             self._publish(now)
         elif now >= self._count_due and self.stats.scanned > self._published:
             self._publish(now)
 
+    def _count(self) -> None:
+        """Take the results found since the last poll off the room; past the cap, the unit is over."""
+        assert self._room is not None
+        for result in itertools.islice(self.results, self._counted, None):
+            if result.matched_lines:
+                self._room -= 1 if self._per_file else len(result.events or ())
+        self._counted = len(self.results)
+        if self._room < 0:
+            self.enough = True
+
     def _publish(self, now: float) -> None:
         part = Part(self.results[:], self.stats.scanned - self._published,
                     self.stats.searched - self._published_bytes)
         self.results.clear()
+        self._counted = 0
         self._published = self.stats.scanned
         self._published_bytes = self.stats.searched
         self._results_due = now + RESULT_INTERVAL_S
@@ -192,6 +218,18 @@ def _with_pieces(files: Iterable[FileItem], matcher: Matcher, search: SearchOpti
         opener.close()
 
 
+def _per_file_cap(search: SearchOptions) -> SearchOptions:
+    """``search`` with at most ``max_results + 1`` matching lines a file in content mode: a file's
+    first that many lines, with their context, already fill the answer and show it truncated, and
+    their events are the answer's first ones in the same order; the rest of a big file's matches
+    were made only to be dropped (``CREDITS``: 1,342 events for a page of 100). Count mode needs
+    every match of a file; the file list, one a file."""
+    most = search.max_results + 1
+    if search.output != "content" or (search.max_matches_per_file is not None and search.max_matches_per_file <= most):
+        return search
+    return dataclasses.replace(search, max_matches_per_file=most)
+
+
 def search_unit(unit: Unit, workspace: Workspace, request: GrepRequest, token: UnitToken,
                 search_id: int | None = None) -> UnitResult:
     """Search ``unit`` in order; results go to ``token.publisher`` (which must be set) as found. The
@@ -206,8 +244,9 @@ def _search_unit(unit: Unit, workspace: Workspace, request: GrepRequest, token: 
                  search_id: int | None) -> UnitResult:
     publisher = token.publisher
     assert publisher is not None
+    publisher.limit(request.search)
     cap = request.walk.max_file_size_bytes
-    match, search = request.match, request.search
+    match, search = request.match, _per_file_cap(request.search)
     matcher = matcher_for(match)
     # Pieces serve line-mode searches without context or invert (their matches never leave a piece).
     ranged = unpack(unit.pieces) if unit.pieces and not (search.invert or search.before or search.after) else {}

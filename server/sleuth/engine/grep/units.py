@@ -88,21 +88,26 @@ def units(items: Iterable[FileEntry | Subtree], buffers: Mapping[str, str] | Non
 def _list_units(items: list[FileEntry], most: int, token: CancelToken, table: PieceTable | None,
                 buffers: Mapping[str, str] | None) -> Iterator[Unit]:
     """A known list of files (the catalogue, index candidates): cuts found on running sizes, each unit
-    built by one comprehension; ``table``: the index's pieces of some of the files, by position."""
+    built by one comprehension; ``table``: the index's pieces of some of the files, by position.
+
+    The first units are small and double up to ``most`` (48, 96, 192 ... files): a capped answer comes
+    from the list's first files, and in one unit of 2,048 a single worker searched them all while the
+    others searched units past the cap (``\\w{5}\\s+\\w{5}`` capped at 20,000 events: 636 files, one
+    worker). Six more units cost a full scan ~3 ms of shipping."""
     sizes = [e.size for e in items]
     if sizes and min(sizes) < 0:
         sizes = [max(size, 0) for size in sizes]
     ends = list(itertools.accumulate(sizes))
-    start = 0
+    start, ramp = 0, LIST_UNIT_FILES[0]
     while start < len(items):
-        stop = min(len(items), start + most, bisect.bisect_left(ends, (ends[start - 1] if start else 0) + CHUNK_BYTES,
+        stop = min(len(items), start + min(most, ramp), bisect.bisect_left(ends, (ends[start - 1] if start else 0) + CHUNK_BYTES,
                                                                  start) + 1)
         part = items[start:stop]
         pieces = table.blob(start, stop) if table is not None else b""
         texts = {i: buffers[e.path] for i, e in enumerate(part) if e.path in buffers} if buffers else None
         yield Unit("\0".join([e.path for e in part]), "\0".join([e.display for e in part]), len(part), pieces,
                    texts or None)
-        start = stop
+        start, ramp = stop, ramp * 2
         if token.should_stop():
             return
 
