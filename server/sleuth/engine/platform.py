@@ -42,6 +42,7 @@ FALLBACKS = {
     "casefold-paths": "paths compare without case (macOS's and Windows's default file systems)",
     "no-locks": "index-store locks are not taken (neither fcntl nor msvcrt)",
     "no-compiled-grams": "the index build finds a chunk's n-grams with numpy (the optional C loop not compiled)",
+    "no-compiled-defs": "the definition scan runs the regex in Python (the optional C scanner not compiled)",
 }
 
 

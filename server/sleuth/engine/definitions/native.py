@@ -1,0 +1,45 @@
+"""The definition scan's optional compiled loop (``_scan.c``, built by ``setup.py``), or None for each.
+
+Why compiled: ``bench/build_profile.py`` put 58% of a build worker's CPU in the symbols stage, most of it
+the definition regex tried line by line and the Python work around each of its 4.5 million matches in the
+Linux tree (a match object, a decode, a key, a tuple, a line count), then the stored form's keys and text. ``_scan.c`` resolves the same ten
+alternatives as the regex does (first that matches, same captured name) and does that work per match in
+C. Optional: where the extension was not compiled (no compiler, the pure wheel), or
+``SLEUTH_FORCE_FALLBACKS=no-compiled-defs``, the regex path runs and gives the same symbols and keys
+(``tests/engine/symbols/test_compiled_scan.py``).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Callable
+
+from sleuth.engine.platform import forced
+
+__all__ = ["sites", "found", "place", "name_keys", "pack_text"]
+
+Found = tuple[int, int, str, int, str]  # (name offset, name end, name, SymbolKind, container) in the file's bytes
+
+#: ``sites(b"\n" + data)``: ``(line start, name start, name end, kind index)`` per accepted definition line
+sites: Callable[[bytes], list[tuple[int, int, int, int]]] | None = None
+#: ``found(b"\n" + data, keys, kinds, type_kinds)``: the C family's tuples, each name's key added to ``keys``
+#: (``kinds`` None: the keys only)
+found: Callable[[bytes, set[str], tuple[int, ...] | None, tuple[int, ...] | None], list[Found]] | None = None
+#: ``place(data, sorted found, Symbol)``: the symbols (name, kind, container, 0-based line, UTF-16 columns)
+place: Callable[[bytes, list[Found], type], list[tuple[str, int, str, int, int, int]]] | None = None
+#: ``name_keys(symbols, fast_key)``: ``{name: fast_key(name)}`` for each distinct name
+name_keys: Callable[[list, Callable[[str], str]], dict[str, str]] | None = None
+#: ``pack_text(symbols, keys)``: what :func:`sleuth.engine.definitions.pack.pack` compresses
+pack_text: Callable[[list, dict[str, str]], bytes] | None = None
+
+if not forced("no-compiled-defs"):
+    try:  # by name: an extension module has no source for tests/test_layers.py to see as a module of its own
+        _scan = importlib.import_module("sleuth.engine.definitions._scan")
+    except ImportError:  # pragma: no cover - a platform without the compiled part
+        pass
+    else:
+        sites = _scan.sites
+        found = _scan.found
+        place = _scan.place
+        name_keys = _scan.name_keys
+        pack_text = _scan.pack_text
