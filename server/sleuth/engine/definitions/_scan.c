@@ -437,8 +437,20 @@ static PyObject *found(PyObject *self, PyObject *args) {
         Py_DECREF(key);
         if (!want) continue;
         long kind = site.kind == TYPE ? type_kind_of[site.word] : kind_of[site.kind];
-        PyObject *item = Py_BuildValue("(nnNlO)", site.name - 1, site.end - 1,
-                                       PyUnicode_FromStringAndSize((const char *)b + site.name, size), kind, empty);
+        PyObject *item = PyTuple_New(5);
+        if (item != NULL) {  /* (a NULL member is left to PyTuple's dealloc, which skips it) */
+            PyTuple_SET_ITEM(item, 0, PyLong_FromSsize_t(site.name - 1));
+            PyTuple_SET_ITEM(item, 1, PyLong_FromSsize_t(site.end - 1));
+            PyTuple_SET_ITEM(item, 2, PyUnicode_FromStringAndSize((const char *)b + site.name, size));
+            PyTuple_SET_ITEM(item, 3, PyLong_FromLong(kind));
+            Py_INCREF(empty);
+            PyTuple_SET_ITEM(item, 4, empty);
+            for (int k = 0; k < 4; k++)
+                if (PyTuple_GET_ITEM(item, k) == NULL) {
+                    Py_CLEAR(item);
+                    break;
+                }
+        }
         if (item == NULL || PyList_Append(out, item) < 0) Py_CLEAR(out);
         Py_XDECREF(item);
     }
@@ -487,9 +499,15 @@ static PyObject *place(PyObject *self, PyObject *args) {
     PyObject *out = PyList_New(count);
     for (pos i = 0; out != NULL && i < count; i++) {
         PyObject *item = PyList_GET_ITEM(items, i);
-        pos start, end;
-        PyObject *name, *kind, *container;
-        if (!PyArg_ParseTuple(item, "nnUOU", &start, &end, &name, &kind, &container)) {
+        if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 5) {
+            PyErr_SetString(PyExc_TypeError, "found: (start, end, name, kind, container) tuples");
+            Py_CLEAR(out);
+            break;
+        }
+        pos start = PyLong_AsSsize_t(PyTuple_GET_ITEM(item, 0)), end = PyLong_AsSsize_t(PyTuple_GET_ITEM(item, 1));
+        PyObject *name = PyTuple_GET_ITEM(item, 2), *kind = PyTuple_GET_ITEM(item, 3);
+        PyObject *container = PyTuple_GET_ITEM(item, 4);
+        if (PyErr_Occurred()) {
             Py_CLEAR(out);
             break;
         }
