@@ -127,6 +127,9 @@ _EXAMPLES = [
     b"DEFINE_MUTEX(lock);\nstatic DECLARE_BITMAP(map, 64);\n#  define  MAX(a, b) ((a) > (b))\nint if = 1;\n",
     b"char *p \xff= 1;\r\nint x[4] = {0};\r\nstatic int debug_level;\r\nstruct s;\nint f(a)\n  int a;\n{\n",
     b"\xc3\xa9t\xc3\xa9 int caf\xc3\xa9 = 1;\nint \xf0\x9f\x98\x80x, y = 2;\n\tint z; // \xe2\x82\n",
+    b"struct widget {\n\tint w_flags;\n\tint (*probe)(void);\n\tunion {\n\t\tint raw;\n\t} u;\n};\n\nenum state {\n"
+    b"\tON = 1,\n\tOFF\n};\ntypedef struct {\n\tint a;\n} anon_t;\nstatic const struct __packed foo {\n\tu8 b;\n};\n"
+    b"extern struct s x;\nconst int c = 1;\nstatic int\nsplit_func(int a)\n{\n}\n",
 ]
 
 

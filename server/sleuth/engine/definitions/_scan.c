@@ -554,6 +554,34 @@ static PyObject *place(PyObject *self, PyObject *args) {
     return out;
 }
 
+/* block_lines(buffer) -> the offsets of the "\n"s whose line starts with typedef, static, const, extern,
+   struct, union or enum: every place extract._BLOCK can match (it is led by "\n" and optional
+   "typedef"/"static"/"const"/"extern" words before the aggregate's word), so trying it at these alone
+   finds what its search over the whole buffer finds */
+static PyObject *block_lines(PyObject *self, PyObject *args) {
+    Py_buffer view;
+    if (!PyArg_ParseTuple(args, "y*", &view)) return NULL;
+    static const char *const LEADS[] = {"typedef", "static", "const", "extern", "struct", "union", "enum", NULL};
+    const uint8_t *b = view.buf;
+    pos len = view.len;
+    PyObject *out = PyList_New(0);
+    for (const uint8_t *nl = len ? memchr(b, '\n', (size_t)len) : NULL; out != NULL && nl != NULL;) {
+        pos start = nl - b + 1;
+        const uint8_t *next = start < len ? memchr(b + start, '\n', (size_t)(len - start)) : NULL;
+        pos n = (next ? next - b : len) - start;
+        int lead = 0;
+        for (int k = 0; !lead && LEADS[k]; k++) lead = at(b + start, n, 0, LEADS[k], (pos)strlen(LEADS[k]));
+        if (lead) {
+            PyObject *offset = PyLong_FromSsize_t(start - 1);
+            if (offset == NULL || PyList_Append(out, offset) < 0) Py_CLEAR(out);
+            Py_XDECREF(offset);
+        }
+        nl = next;
+    }
+    PyBuffer_Release(&view);
+    return out;
+}
+
 /* name_keys(symbols, fast_key) -> {name: key} for each distinct name (pack.fast_key): an ASCII name's key
    is the name without "_", lowercased, when that leaves letters and digits; any other name asks fast_key */
 static PyObject *name_keys(PyObject *self, PyObject *args) {
@@ -681,6 +709,7 @@ static PyMethodDef methods[] = {
     {"found", found, METH_VARARGS,
      "found(buffer, keys, kinds, type_kinds) -> the C family's (start, end, name, kind, '') tuples; keys filled."},
     {"place", place, METH_VARARGS, "place(data, found, Symbol) -> the symbols with lines and UTF-16 columns."},
+    {"block_lines", block_lines, METH_VARARGS, "block_lines(buffer) -> where a top-level aggregate can start."},
     {"name_keys", name_keys, METH_VARARGS, "name_keys(symbols, fast_key) -> {name: key} of each distinct name."},
     {"pack_text", pack_text, METH_VARARGS, "pack_text(symbols, keys) -> the packed symbols' text, uncompressed."},
     {NULL, NULL, 0, NULL},

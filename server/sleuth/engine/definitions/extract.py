@@ -251,8 +251,9 @@ def _ascii_symbols(data: bytes, found: list[tuple[int, int, str, int, str]]) -> 
 def _c_members(buffer: bytes) -> Iterator[tuple[int, int, str, int, str]]:
     """Members of top-level structs and unions, and enumerators, with their aggregate as container."""
     pos = 0
+    leads = iter(native.block_lines(buffer)) if native.block_lines is not None else None
     while True:
-        m = _BLOCK.search(buffer, pos)
+        m = _BLOCK.search(buffer, pos) if leads is None else _next_block(buffer, pos, leads)
         if m is None:
             return
         body_start = m.end() - 1  # the newline that ends the opening line: member patterns start at one
@@ -276,6 +277,18 @@ def _c_members(buffer: bytes) -> Iterator[tuple[int, int, str, int, str]]:
             if name in NOT_NAMES:
                 continue
             yield f.start(group) - 1, f.end(group) - 1, name.decode("utf-8", "replace"), SymbolKind.FIELD, container
+
+
+def _next_block(buffer: bytes, pos: int, leads: Iterator[int]) -> re.Match[bytes] | None:
+    """``_BLOCK.search(buffer, pos)``, tried only at ``leads`` (ascending: the lines it can start on, from
+    :mod:`.native`; those before ``pos`` are passed over): the search tried the pattern at every line
+    of every C file, 18% of the symbols' regex time."""
+    for lead in leads:
+        if lead >= pos:
+            m = _BLOCK.match(buffer, lead)
+            if m is not None:
+                return m
+    return None
 
 
 # -- other languages: line rules, containers by indentation ----------------------------------------------------

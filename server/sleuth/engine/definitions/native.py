@@ -16,7 +16,7 @@ from typing import Callable
 
 from sleuth.engine.platform import forced
 
-__all__ = ["sites", "found", "place", "name_keys", "pack_text"]
+__all__ = ["sites", "found", "place", "block_lines", "name_keys", "pack_text"]
 
 Found = tuple[int, int, str, int, str]  # (name offset, name end, name, SymbolKind, container) in the file's bytes
 
@@ -27,6 +27,8 @@ sites: Callable[[bytes], list[tuple[int, int, int, int]]] | None = None
 found: Callable[[bytes, set[str], tuple[int, ...] | None, tuple[int, ...] | None], list[Found]] | None = None
 #: ``place(data, sorted found, Symbol)``: the symbols (name, kind, container, 0-based line, UTF-16 columns)
 place: Callable[[bytes, list[Found], type], list[tuple[str, int, str, int, int, int]]] | None = None
+#: ``block_lines(b"\n" + data)``: the "\n"s before lines led by typedef/static/const/extern/struct/union/enum
+block_lines: Callable[[bytes], list[int]] | None = None
 #: ``name_keys(symbols, fast_key)``: ``{name: fast_key(name)}`` for each distinct name
 name_keys: Callable[[list, Callable[[str], str]], dict[str, str]] | None = None
 #: ``pack_text(symbols, keys)``: what :func:`sleuth.engine.definitions.pack.pack` compresses
@@ -41,5 +43,6 @@ if not forced("no-compiled-defs"):
         sites = _scan.sites
         found = _scan.found
         place = _scan.place
+        block_lines = _scan.block_lines
         name_keys = _scan.name_keys
         pack_text = _scan.pack_text
