@@ -316,8 +316,8 @@ def test_without_the_compiled_scan_the_build_writes_the_same_symbol_tables(tmp_p
         out: list[object] = []
         for s in range(2):
             with sqlite3.connect(os.path.join(gen, f"shard-{s}.db")) as conn:
-                tables = [t for (t,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
-                          if t.startswith(("defs", "symkeys", "symbols"))]
+                tables = [t for (t,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'"
+                                                     " ORDER BY name") if t.startswith(("defs", "symkeys", "symbols"))]
                 assert {"defs_data", "symkeys_data", "symbols"} <= set(tables)
                 out.extend((t, conn.execute(f"SELECT * FROM {t} ORDER BY 1").fetchall()) for t in tables)
         return out

@@ -39,7 +39,8 @@ _token = st.one_of(st.sampled_from(_WORDS), st.sampled_from(_PUNCT), st.sampled_
 
 _b = st.sampled_from(["", " ", "\t", "  "])  # blanks, maybe none
 _b1 = st.sampled_from([" ", "\t", " \t"])  # blanks, at least one
-_name = st.one_of(st.sampled_from(["foo", "Bar_baz", "x1", "9z", "_", "if", "sizeof", "fooextends", "Awhere", "défini"]),
+_name = st.one_of(st.sampled_from(["foo", "Bar_baz", "x1", "9z", "_", "if", "sizeof", "fooextends", "Awhere",
+                                   "défini"]),
                   st.text(alphabet="abcXYZ_019", min_size=1, max_size=6))
 _type = st.sampled_from(["int", "unsigned long", "struct s", "const char", "enum e", "u8", "void", "struct s *",
                          "static int", "extern int", "return", "typedef int", "A::B", "std::vector<int>", "T&"])

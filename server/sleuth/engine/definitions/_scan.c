@@ -180,7 +180,8 @@ static int type_follows(const uint8_t *s, pos n, pos t) {
     return word_at(s, n, t, "extends", 7) || word_at(s, n, t, "implements", 10) || word_at(s, n, t, "where", 5);
 }
 
-/* (?=[a-z])(?:MODIFIER[ \t]+)*(?:TYPE_WORD[ \t]+(?P<type>\w+)(?=...)|FUNC_WORD[ \t]+(?:\([^)\n]*\)[ \t]*)?(?P<func>\w+)) */
+/* (?=[a-z])(?:MODIFIER[ \t]+)*
+   (?:TYPE_WORD[ \t]+(?P<type>\w+)(?=...)|FUNC_WORD[ \t]+(?:\([^)\n]*\)[ \t]*)?(?P<func>\w+)) */
 static int keyword(const uint8_t *s, pos n, pos i, Site *out) {
     if (i >= n || s[i] < 'a' || s[i] > 'z') return 0;
     for (pos next; (next = modifier(s, n, i)) >= 0;) i = next;
@@ -209,10 +210,11 @@ static int keyword(const uint8_t *s, pos n, pos i, Site *out) {
     return 1;
 }
 
-/* the column-0 alternatives' shared lazy part: [A-Za-z_] then the fewest bytes of ``prefix`` before a
-   separator in ``seps`` and a name: returns the name's start for the j-th try, walking j upward */
+/* the column-0 alternatives' lazy prefixes: [\w \t\*,:&<>] (cfunc's, wide) or [\w \t\*] (var's, gvar's);
+   each is widened a byte at a time while the name after a separator fails */
 static inline int in_prefix(uint8_t c, int wide) {
-    return is_word(c) || is_blank(c) || c == '*' || (wide && (c == ',' || c == ':' || c == '&' || c == '<' || c == '>'));
+    return is_word(c) || is_blank(c) || c == '*' ||
+           (wide && (c == ',' || c == ':' || c == '&' || c == '<' || c == '>'));
 }
 
 /* (?!extern\b)[A-Za-z_][\w \t\*,:&<>]*?[ \t\*&](?P<cfunc>\w+)[ \t]*\((?![^\n]*;[ \t]*$) */
@@ -694,7 +696,8 @@ static PyObject *pack_text(PyObject *self, PyObject *args) {
                  put_number(&buf, &used, &room, PyTuple_GET_ITEM(sym, 1)) || put(&buf, &used, &room, "\t", 1) ||
                  put_number(&buf, &used, &room, PyTuple_GET_ITEM(sym, 3)) || put(&buf, &used, &room, "\t", 1) ||
                  put_number(&buf, &used, &room, PyTuple_GET_ITEM(sym, 4)) || put(&buf, &used, &room, "\t", 1) ||
-                 (end != col + PyUnicode_GET_LENGTH(name) && put_number(&buf, &used, &room, PyTuple_GET_ITEM(sym, 5))) ||
+                 (end != col + PyUnicode_GET_LENGTH(name) &&
+                  put_number(&buf, &used, &room, PyTuple_GET_ITEM(sym, 5))) ||
                  put(&buf, &used, &room, "\t", 1) || put_text(&buf, &used, &room, PyTuple_GET_ITEM(sym, 2)) ||
                  put(&buf, &used, &room, "\n", 1);
     }

@@ -217,7 +217,8 @@ def _c_symbols(data: bytes, cpp: bool = False, keys: set[str] | None = None) -> 
 
 def _c_found(buffer: bytes, keys: set[str] | None) -> list[tuple[int, int, str, int, str]]:
     """(name offset, name end, name, kind, container) of each definition line in ``buffer`` (``b"\\n" + data``),
-    offsets in ``data``; ``keys`` (when given) receives each name's key. The regex path of :mod:`.native`'s ``found``."""
+    offsets in ``data``; ``keys`` (when given) receives each name's key. The regex path of
+    :mod:`.native`'s ``found``."""
     found: list[tuple[int, int, str, int, str]] = []
     for m, group, raw in definition_matches(buffer):
         if keys is not None:
