@@ -203,7 +203,7 @@ def _c_symbols(data: bytes, cpp: bool = False, keys: set[str] | None = None) -> 
                               m.group("scope").decode("utf-8", "replace")))
     found.sort()
     if native.place is not None:
-        return native.place(data, found, Symbol)  # type: ignore[return-value]  # Symbol tuples, made in C
+        return native.place(data, found, Symbol)  # the Symbol tuples made in C
     if data.isascii():
         return _ascii_symbols(data, found)
     lines = _Lines(data)

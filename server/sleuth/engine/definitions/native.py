@@ -12,10 +12,12 @@ C. Optional: where the extension was not compiled (no compiler, the pure wheel),
 
 from __future__ import annotations
 
-import importlib
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
-from sleuth.engine.platform import forced
+from sleuth.engine.platform import compiled_module
+
+if TYPE_CHECKING:
+    from sleuth.engine.definitions.extract import Symbol
 
 __all__ = ["sites", "found", "place", "block_lines", "name_keys", "pack_text"]
 
@@ -27,23 +29,19 @@ sites: Callable[[bytes], list[tuple[int, int, int, int]]] | None = None
 #: (``kinds`` None: the keys only)
 found: Callable[[bytes, set[str], tuple[int, ...] | None, tuple[int, ...] | None], list[Found]] | None = None
 #: ``place(data, sorted found, Symbol)``: the symbols (name, kind, container, 0-based line, UTF-16 columns)
-place: Callable[[bytes, list[Found], type], list[tuple[str, int, str, int, int, int]]] | None = None
+place: Callable[[bytes, list[Found], type[Symbol]], list[Symbol]] | None = None
 #: ``block_lines(b"\n" + data)``: the "\n"s before lines led by typedef/static/const/extern/struct/union/enum
 block_lines: Callable[[bytes], list[int]] | None = None
 #: ``name_keys(symbols, fast_key)``: ``{name: fast_key(name)}`` for each distinct name
-name_keys: Callable[[list, Callable[[str], str]], dict[str, str]] | None = None
+name_keys: Callable[[list[Symbol], Callable[[str], str]], dict[str, str]] | None = None
 #: ``pack_text(symbols, keys)``: what :func:`sleuth.engine.definitions.pack.pack` compresses
-pack_text: Callable[[list, dict[str, str]], bytes] | None = None
+pack_text: Callable[[list[Symbol], dict[str, str]], bytes] | None = None
 
-if not forced("no-compiled-defs"):
-    try:  # by name: an extension module has no source for tests/test_layers.py to see as a module of its own
-        _scan = importlib.import_module("sleuth.engine.definitions._scan")
-    except ImportError:  # pragma: no cover - a platform without the compiled part
-        pass
-    else:
-        sites = _scan.sites
-        found = _scan.found
-        place = _scan.place
-        block_lines = _scan.block_lines
-        name_keys = _scan.name_keys
-        pack_text = _scan.pack_text
+_scan = compiled_module("sleuth.engine.definitions._scan", "no-compiled-defs")
+if _scan is not None:
+    sites = _scan.sites
+    found = _scan.found
+    place = _scan.place
+    block_lines = _scan.block_lines
+    name_keys = _scan.name_keys
+    pack_text = _scan.pack_text

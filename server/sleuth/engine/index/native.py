@@ -10,10 +10,9 @@ the numpy paths run and give the same numbers (``tests/engine/index/test_native.
 
 from __future__ import annotations
 
-import importlib
 from typing import Callable
 
-from sleuth.engine.platform import forced
+from sleuth.engine.platform import compiled_module
 
 __all__ = ["chunk_codes", "sort_pairs", "gather_runs"]
 
@@ -21,12 +20,8 @@ chunk_codes: Callable[[bytes, int, int], bytes] | None = None  # distinct n-gram
 sort_pairs: Callable[[memoryview], bool] | None = None  # in-place sort of keys whose rows ascend
 gather_runs: Callable[[object, object, object], bytearray] | None = None  # byte runs of a buffer, joined
 
-if not forced("no-compiled-grams"):
-    try:  # by name: an extension module has no source for tests/test_layers.py to see as a module of its own
-        _grams = importlib.import_module("sleuth.engine.index._grams")
-    except ImportError:  # pragma: no cover - a platform without the compiled part
-        pass
-    else:
-        chunk_codes = _grams.chunk_codes
-        sort_pairs = _grams.sort_pairs
-        gather_runs = _grams.gather_runs
+_grams = compiled_module("sleuth.engine.index._grams", "no-compiled-grams")
+if _grams is not None:
+    chunk_codes = _grams.chunk_codes
+    sort_pairs = _grams.sort_pairs
+    gather_runs = _grams.gather_runs
