@@ -498,6 +498,8 @@ static PyObject *place(PyObject *self, PyObject *args) {
     }
     const uint8_t *b = view.buf;
     pos len = view.len, count = PyList_GET_SIZE(items), line = 0, previous = 0, line_start = 0;
+    int ascii = 1;  /* an ASCII file's columns are byte counts (most files: one look, as extract.py does) */
+    for (pos k = 0; k < len && ascii; k++) ascii = b[k] < 0x80;
     PyObject *out = PyList_New(count);
     for (pos i = 0; out != NULL && i < count; i++) {
         PyObject *item = PyList_GET_ITEM(items, i);
@@ -518,15 +520,17 @@ static PyObject *place(PyObject *self, PyObject *args) {
             Py_CLEAR(out);
             break;
         }
-        for (const uint8_t *nl; (nl = memchr(b + previous, '\n', (size_t)(start - previous))) != NULL;) {
-            line++;
-            previous = nl - b + 1;
-            line_start = previous;
+        pos newlines = 0;
+        for (pos k = previous; k < start; k++) newlines += b[k] == '\n';  /* (vectorised by the compiler) */
+        if (newlines) {
+            line += newlines;
+            line_start = start;
+            while (b[line_start - 1] != '\n') line_start--;
         }
         previous = start;
         int error = 0;
-        pos col = utf16_units(b + line_start, start - line_start, &error);
-        pos end_col = col + utf16_units(b + start, end - start, &error);
+        pos col = ascii ? start - line_start : utf16_units(b + line_start, start - line_start, &error);
+        pos end_col = ascii ? end - line_start : col + utf16_units(b + start, end - start, &error);
         if (error) {
             Py_CLEAR(out);
             break;
@@ -572,7 +576,9 @@ static PyObject *block_lines(PyObject *self, PyObject *args) {
         const uint8_t *next = start < len ? memchr(b + start, '\n', (size_t)(len - start)) : NULL;
         pos n = (next ? next - b : len) - start;
         int lead = 0;
-        for (int k = 0; !lead && LEADS[k]; k++) lead = at(b + start, n, 0, LEADS[k], (pos)strlen(LEADS[k]));
+        uint8_t c = n ? b[start] : 0;  /* the first byte first: most lines start with none of t, s, c, e, u */
+        if (c == 't' || c == 's' || c == 'c' || c == 'e' || c == 'u')
+            for (int k = 0; !lead && LEADS[k]; k++) lead = at(b + start, n, 0, LEADS[k], (pos)strlen(LEADS[k]));
         if (lead) {
             PyObject *offset = PyLong_FromSsize_t(start - 1);
             if (offset == NULL || PyList_Append(out, offset) < 0) Py_CLEAR(out);
