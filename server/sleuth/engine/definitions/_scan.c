@@ -390,14 +390,20 @@ static PyObject *sites(PyObject *self, PyObject *args) {
 
 /* the key of an ASCII name: without "_", lowercased */
 static PyObject *ascii_key(const uint8_t *name, pos size) {
-    char key[256];
-    char *k = size <= (pos)sizeof key ? key : PyMem_Malloc((size_t)size);
-    if (k == NULL) return PyErr_NoMemory();
     pos m = 0;
+    for (pos i = 0; i < size; i++) m += name[i] != '_';
+    PyObject *out = PyUnicode_New(m, 127);  /* written in place: no UTF-8 decoding of known ASCII */
+    if (out == NULL) return NULL;
+    Py_UCS1 *k = PyUnicode_1BYTE_DATA(out);
     for (pos i = 0; i < size; i++)
-        if (name[i] != '_') k[m++] = (char)((name[i] >= 'A' && name[i] <= 'Z') ? name[i] + 32 : name[i]);
-    PyObject *out = PyUnicode_FromStringAndSize(k, m);
-    if (k != key) PyMem_Free(k);
+        if (name[i] != '_') *k++ = (Py_UCS1)((name[i] >= 'A' && name[i] <= 'Z') ? name[i] + 32 : name[i]);
+    return out;
+}
+
+/* a str of ASCII bytes (a \w+ name), made without UTF-8 decoding */
+static PyObject *ascii_str(const uint8_t *text, pos size) {
+    PyObject *out = PyUnicode_New(size, 127);
+    if (out != NULL) memcpy(PyUnicode_1BYTE_DATA(out), text, (size_t)size);
     return out;
 }
 
@@ -443,7 +449,7 @@ static PyObject *found(PyObject *self, PyObject *args) {
         if (item != NULL) {  /* (a NULL member is left to PyTuple's dealloc, which skips it) */
             PyTuple_SET_ITEM(item, 0, PyLong_FromSsize_t(site.name - 1));
             PyTuple_SET_ITEM(item, 1, PyLong_FromSsize_t(site.end - 1));
-            PyTuple_SET_ITEM(item, 2, PyUnicode_FromStringAndSize((const char *)b + site.name, size));
+            PyTuple_SET_ITEM(item, 2, ascii_str(b + site.name, size));
             PyTuple_SET_ITEM(item, 3, PyLong_FromLong(kind));
             Py_INCREF(empty);
             PyTuple_SET_ITEM(item, 4, empty);
