@@ -3,11 +3,10 @@
 Why compiled: ``bench/build_profile.py`` put 58% of a build worker's CPU in the symbols stage, most of it
 the definition regex tried line by line and the Python work around each of its 4.5 million matches in the
 Linux tree (a match object, a decode, a key, a tuple, a line count), then the stored form's keys and text.
-``_scan.c`` resolves the same ten
-alternatives as the regex does (first that matches, same captured name) and does that work per match in
-C. Optional: where the extension was not compiled (no compiler, the pure wheel), or
-``SLEUTH_FORCE_FALLBACKS=no-compiled-defs``, the regex path runs and gives the same symbols and keys
-(``tests/engine/symbols/test_compiled_scan.py``).
+``_scan.c`` resolves the same ten alternatives as the regex does (the first that matches, the same
+captured name) and does that work per match in C. Optional: where the extension was not compiled (no
+compiler, the pure wheel), or with ``SLEUTH_FORCE_FALLBACKS=no-compiled-defs``, the regex path runs and
+gives the same symbols, keys and stored bytes (``tests/engine/symbols/test_compiled_scan.py``).
 """
 
 from __future__ import annotations
