@@ -14,9 +14,9 @@ The files are every ``--every``-th file of the index's own walk of the corpus, i
   ``read`` (open, fstat, read), ``ngrams`` (a chunk's distinct trigrams and underscore grams),
   ``postings add`` / ``postings encode`` / ``postings merge`` (collecting the pairs; sorting and writing
   segments; merging them into one),
-  ``symbols`` (the definition regex and the C blocks' members, the keys, packing), ``sqlite ...`` (each
-  kind of statement: defs, symkeys and symbols rows, segment directories, the optimizes, the vacuum) and ``other`` (the rest: chunk cutting, the
-  batch JSON, the loop). The stages are timed by wrapping the functions the worker calls, not by
+  ``symbols`` (the definition scan, compiled or regex, and the C blocks' members, the keys, packing),
+  ``sqlite ...`` (each kind of statement: defs, symkeys and symbols rows, segment directories, the
+  optimizes, the vacuum) and ``other`` (the rest: chunk cutting, the batch JSON, the loop). The stages are timed by wrapping the functions the worker calls, not by
   copying its body, so what is timed is what runs.
 - ``build``: :func:`sleuth.engine.index.build.full_build` (its worker processes, the catalogue in the
   calling process) over the same files in a child process, ``--runs`` times: wall time, CPU (the child

@@ -303,3 +303,51 @@ def test_without_the_compiled_stat_loop_a_restart_still_finds_what_changed(tmp_p
     os.remove(root / "f4.txt")
     out = subprocess.run(args, env=env, check=True, capture_output=True, text=True).stdout.split()
     assert out == ["True", "map", "False", str(len("NEEDLE 3, longer now\n"))]
+
+
+def test_without_the_compiled_scan_the_build_writes_the_same_symbol_tables(tmp_path: pathlib.Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """``no-compiled-defs``: the build workers find definitions with the regex in Python, and write the very
+    same ``defs``, ``symkeys`` and ``symbols`` tables (FTS5's own rows included) as with ``_scan.c``."""
+    import sqlite3
+
+    from sleuth.engine.cancel import CancelToken
+    from sleuth.engine.definitions import native
+    from sleuth.engine.index.build import full_build
+    from sleuth.engine.types import FileEntry
+
+    if native.found is None:
+        pytest.skip("the compiled scan is not built here: the regex is what runs anyway")
+    root = tmp_path / "ws"
+    root.mkdir()
+    sources = {
+        "c": "#define PM_RESUME_{n} {n}\nstatic int pm_runtime_{n}(void)\n{{\n\treturn {n};\n}}\n"
+             "struct widget_{n} {{\n\tint w_flags;\n\tint (*w_probe)(void);\n}};\ntypedef u32 caf\u00e9_{n}_t;\n"
+             "enum e_{n} {{\n\tE_ON_{n},\n}};\nstatic DEFINE_MUTEX(lock_{n});\r\nint x_{n}[4] = {{0}};\n",
+        "cpp": "int Widget{n}::probe(int a)\n{{\n}}\nclass W{n} : public B {{\n}};\n",
+        "py": "class Widget{n}:\n    def probe(self):\n        pass\nMAX_{n} = 1\n",
+        "txt": "def foo_{n}\n",
+    }
+    entries = []
+    for n in range(40):
+        ext = sorted(sources)[n % len(sources)]
+        path = root / f"f{n}.{ext}"
+        path.write_bytes((sources[ext].format(n=n) * (n * 60 + 1) + "K\u212a \u017f\x00_x_\n").encode() + b"\xff\n")
+        entries.append(FileEntry(str(path), path.name, path.stat().st_size, path.stat().st_mtime))
+
+    def build(force: str) -> list[object]:
+        monkeypatch.setenv(platform.FORCE_ENV, force)  # the workers are new processes: they read it at import
+        gen = full_build(str(tmp_path / f"store-{force or 'compiled'}"), entries, CancelToken(), lambda *a: None,
+                         None, {}).gen
+        out: list[object] = []
+        for s in range(2):
+            with sqlite3.connect(os.path.join(gen, f"shard-{s}.db")) as conn:
+                tables = [t for (t,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'"
+                                                     " ORDER BY name") if t.startswith(("defs", "symkeys", "symbols"))]
+                assert {"defs_data", "symkeys_data", "symbols"} <= set(tables)
+                out.extend((t, conn.execute(f"SELECT * FROM {t} ORDER BY 1").fetchall()) for t in tables)
+        return out
+
+    stored = build("")
+    assert any(t == "symbols" and rows for t, rows in stored)  # the big files' blobs are there to compare
+    assert build("no-compiled-defs") == stored

@@ -23,9 +23,10 @@ import sys
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (the fork client's budget)
 if TYPE_CHECKING:
+    from types import ModuleType
     from typing import IO, Literal
 
-__all__ = ["FALLBACKS", "FORCE_ENV", "forced", "peer_uid", "warm_door", "fork_server_available",
+__all__ = ["FALLBACKS", "FORCE_ENV", "forced", "compiled_module", "peer_uid", "warm_door", "fork_server_available",
            "pool_start_method", "lock_file", "locks_exclude", "paths_fold_case", "path_key", "observer_kind",
            "hyperscan_allowed", "signal_receiver", "cache_base", "make_observer",
            "overflow_signal_available", "owned_privately", "fork_aside"]
@@ -43,6 +44,7 @@ FALLBACKS = {
     "no-locks": "index-store locks are not taken (neither fcntl nor msvcrt)",
     "no-compiled-grams": "the index build finds a chunk's n-grams with numpy (the optional C loop not compiled)",
     "no-compiled-stats": "an opened store's files are stated by a second interpreter (the optional C loop not compiled)",
+    "no-compiled-defs": "the definition scan runs the regex in Python (the optional C scanner not compiled)",
 }
 
 
@@ -53,6 +55,19 @@ def forced(name: str) -> bool:
         return False
     names = {n.strip() for n in value.split(",")}
     return name in names or "all" in names
+
+
+def compiled_module(name: str, fallback: str) -> ModuleType | None:
+    """The optional compiled extension module ``name`` (``setup.py`` builds it where a C compiler exists),
+    or None where it was not built or the fallback ``fallback`` (one of :data:`FALLBACKS`) is forced: the
+    callers then take their pure-Python path, which gives the same results."""
+    if forced(fallback):
+        return None
+    try:  # by name: an extension module has no source for tests/test_layers.py to see as a module of its own
+        __import__(name)
+    except ImportError:  # a platform or a wheel without the compiled part
+        return None
+    return sys.modules[name]
 
 
 # -- peer credentials ----------------------------------------------------------------------------

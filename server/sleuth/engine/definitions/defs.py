@@ -23,6 +23,8 @@ from __future__ import annotations
 import re
 from typing import Iterator
 
+from sleuth.engine.definitions import native
+
 __all__ = ["DEFINITION", "NOT_NAMES", "definition_matches", "definitions", "definition_keys", "identifier_key",
            "split_identifier", "definition_name", "is_prototype"]
 
@@ -114,7 +116,11 @@ def definitions(data: bytes) -> Iterator[tuple[str, int, str]]:
 def definition_keys(data: bytes) -> set[str]:
     """``{identifier_key(name) for name, _, _ in definitions(data)}``, as the index build needs it: the
     build's second cost after trigrams (4.5 million definitions in the Linux tree). A name is ``\\w+``
-    bytes, so its key is the name without ``_``, lowercased."""
+    bytes, so its key is the name without ``_``, lowercased. Compiled where it can be (:mod:`.native`)."""
+    if native.found is not None:
+        keys: set[str] = set()
+        native.found(b"\n" + data, keys, None, None)
+        return keys
     return {name.replace(b"_", b"").lower().decode("utf-8", "replace")
             for _, _, name in definition_matches(b"\n" + data)}
 

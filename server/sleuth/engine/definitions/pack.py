@@ -12,9 +12,10 @@ from __future__ import annotations
 import zlib
 from typing import Iterable
 
+from sleuth.engine.definitions import native
 from sleuth.engine.definitions.extract import Symbol, symbol_key
 
-__all__ = ["pack", "unpack", "fast_key", "STORED_MIN_BYTES"]
+__all__ = ["pack", "unpack", "fast_key", "name_keys", "STORED_MIN_BYTES"]
 
 STORED_MIN_BYTES = 64 << 10  # smaller files are extracted again at query time (~25 ns a byte)
 
@@ -25,11 +26,21 @@ def fast_key(name: str) -> str:
     return key if key.isalnum() and key.isascii() else symbol_key(name)
 
 
+def name_keys(symbols: list[Symbol]) -> dict[str, str]:
+    """``{name: fast_key(name)}`` for each distinct name of ``symbols`` (compiled where it can be: the build
+    asks it of every file)."""
+    if native.name_keys is not None:
+        return native.name_keys(symbols, fast_key)
+    return {name: fast_key(name) for name in {s.name for s in symbols}}
+
+
 def pack(symbols: list[Symbol], keys: dict[str, str] | None = None) -> bytes:
     """``key\tname\tkind\tline\tcol\tend\tcontainer`` lines, zlib; the end column only when it is not
     ``col + len(name)``. The key leads, so a lookup finds its lines with ``str.find``: a big generated
     header holds tens of thousands of names, and parsing them all for one costs tens of milliseconds.
     ``keys``: each name's :func:`fast_key`, when the caller has them already (the build does)."""
+    if native.pack_text is not None:  # the same text, formatted in C
+        return zlib.compress(native.pack_text(symbols, keys if keys is not None else name_keys(symbols)), 6)
     out = ["\n"]
     key_of = keys.__getitem__ if keys is not None else fast_key
     for name, kind, container, line, col, end_col in symbols:

@@ -12,10 +12,9 @@ states an opened store's files with the interpreter lock released (:mod:`.stat_p
 
 from __future__ import annotations
 
-import importlib
 from typing import Callable
 
-from sleuth.engine.platform import forced
+from sleuth.engine.platform import compiled_module
 
 __all__ = ["chunk_codes", "sort_pairs", "gather_runs", "stat_changed"]
 
@@ -25,20 +24,12 @@ gather_runs: Callable[[object, object, object], bytearray] | None = None  # byte
 # (NUL-joined paths, sizes, mtimes, first rows, slack) -> -(i + 1) gone, i + 1 changed; the GIL released (_stats.c)
 stat_changed: Callable[[object, object, object, object, int], list[int]] | None = None
 
-if not forced("no-compiled-grams"):
-    try:  # by name: an extension module has no source for tests/test_layers.py to see as a module of its own
-        _grams = importlib.import_module("sleuth.engine.index._grams")
-    except ImportError:  # pragma: no cover - a platform without the compiled part
-        pass
-    else:
-        chunk_codes = _grams.chunk_codes
-        sort_pairs = _grams.sort_pairs
-        gather_runs = _grams.gather_runs
+_grams = compiled_module("sleuth.engine.index._grams", "no-compiled-grams")
+if _grams is not None:
+    chunk_codes = _grams.chunk_codes
+    sort_pairs = _grams.sort_pairs
+    gather_runs = _grams.gather_runs
 
-if not forced("no-compiled-stats"):
-    try:
-        _stats = importlib.import_module("sleuth.engine.index._stats")
-    except ImportError:  # pragma: no cover - not POSIX, or no compiler at install
-        pass
-    else:
-        stat_changed = _stats.stat_changed
+_stats = compiled_module("sleuth.engine.index._stats", "no-compiled-stats")  # POSIX only
+if _stats is not None:
+    stat_changed = _stats.stat_changed

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Callable, Sequence
 
 from sleuth.engine.decode import transcoded
 from sleuth.engine.definitions.extract import Symbol, extract
-from sleuth.engine.definitions.pack import STORED_MIN_BYTES, fast_key, pack, unpack
+from sleuth.engine.definitions.pack import STORED_MIN_BYTES, fast_key, name_keys, pack, unpack
 
 if TYPE_CHECKING:
     from sleuth.engine.index.catalogue import Catalogue
@@ -58,7 +58,7 @@ def write(conn: sqlite3.Connection, row: int, symbols: list[Symbol], definition_
     are its ``defs`` keys, already stored. The caller owns the transaction."""
     if not symbols:
         return
-    keyed = {name: fast_key(name) for name in {s.name for s in symbols}}  # once per name, for both uses
+    keyed = name_keys(symbols)  # once per name, for both uses
     extra = set(keyed.values()) - definition_keys
     extra.discard("")
     if extra:
