@@ -1,5 +1,5 @@
-"""What ``sleuth grep`` does with an rg command line: the patterns (``-e``, ``-f``, ``-x``), the file
-types, the modes (``--files``, ``-l``, ``--files-without-match``, ``-c``, ``--count-matches``, ``-q``,
+"""What ``sleuth grep`` does with an rg command line (its patterns and file types read by
+:mod:`sleuth.cli.grep_inputs`): the modes (``--files``, ``-l``, ``--files-without-match``, ``-c``, ``--count-matches``, ``-q``,
 ``--json``), one ``sleuth.grep`` per path argument (a path that fails is reported and the others
 are still searched, as rg does), and the printing.
 
@@ -13,13 +13,13 @@ pool and all; a write error is then reported as rg does (a broken pipe: quietly,
 
 from __future__ import annotations
 
-import re
 import sys
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, Callable
 
 from sleuth.cli.common import (EXIT_ERROR, EXIT_FOUND, EXIT_NONE, ProgressBar, cli_path, cli_settings, cli_workspace,
                                make_context, print_json, run_search, workspace_settings)
+from sleuth.cli.grep_inputs import UsageError, caseless, patterns_of, print_type_list, read_types
 from sleuth.cli.grep_print import Colours, PrintOptions, print_paths
 from sleuth.cli.grep_stats import Counted, print_stats
 from sleuth.cli.grep_stdin import STDIN_PATH, search_stdin, stdin_is_readable
@@ -32,10 +32,6 @@ if TYPE_CHECKING:  # (a namespace argparse made, or sleuth.cli.grep_flags.read_f
     import argparse
 
 __all__ = ["run_grep_cli", "merge_results"]
-
-
-class UsageError(Exception):
-    """A command line rg refuses: reported on stderr, exit 2."""
 
 
 def merge_results(results: list[dict[str, Any]]) -> dict[str, Any]:
@@ -55,109 +51,6 @@ def merge_results(results: list[dict[str, Any]]) -> dict[str, Any]:
     merged["errors"] = [e for r in results for e in r["errors"]]
     merged["skipped"] = {k: sum(r["skipped"][k] for r in results) for k in results[0]["skipped"]}
     return merged
-
-
-def _read_pattern_file(name: str) -> list[str]:
-    """``-f FILE``: one pattern a line (rg drops the line ends; an empty line matches every line)."""
-    try:
-        data = sys.stdin.read() if name == "-" else open(name, "rb").read().decode("utf-8", "surrogateescape")
-    except OSError as exc:
-        raise UsageError(f"{name}: {exc.strerror}") from None
-    lines = data.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    return [line[:-1] if line.endswith("\r") else line for line in lines]
-
-
-def _patterns(ns: argparse.Namespace) -> list[str]:
-    patterns = list(ns.regexp)
-    for name in ns.file:
-        patterns.extend(_read_pattern_file(name))
-    if not ns.regexp and not ns.file:
-        if ns.pattern is None:
-            raise UsageError("no pattern given\n  hint: sleuth grep PATTERN [PATH...] (or -e PATTERN)")
-        patterns = [ns.pattern]
-    elif ns.pattern is not None:
-        ns.paths.insert(0, ns.pattern)  # with -e/-f, the first positional is a path (as in rg)
-        ns.pattern = None
-    if not patterns and ns.invert_match:
-        patterns = [r"[^\s\S]"]  # -v with no pattern (-f of an empty file) matches every line: rg 15
-    for p in patterns:
-        if "\0" in p:
-            raise UsageError("a pattern may not contain a NUL byte")
-    if ns.line_regexp or any(not p.strip() for p in patterns):
-        # sleuth.grep refuses a blank pattern (an assistant's slip); rg searches for it: an empty one
-        # matches every line, a space finds spaces. As a regex group it is not blank (-F: escaped).
-        from sleuth.engine.match.syntax import escape
-
-        patterns = [escape(p) if ns.fixed_strings else p for p in patterns]
-        patterns = [f"^(?:{p})$" if ns.line_regexp else (f"(?:{p})" if not p.strip() else p) for p in patterns]
-        ns.fixed_strings = False
-    if ns.multiline and ns.multiline_dotall and not ns.fixed_strings:
-        patterns = [f"(?s:{p})" for p in patterns]
-    return patterns
-
-
-def _types(ns: argparse.Namespace) -> None:
-    """rg's ``-t``/``-T``/``--type-add``/``--type-clear``: names checked, ``all`` expanded; the engine
-    takes type names and ``.ext`` forms, and a ``-T`` type's globs become exclude globs."""
-    from sleuth.engine.filetypes import TYPES
-
-    table: dict[str, list[str]] = {k: list(v) for k, v in TYPES.items()}
-    for name in ns.type_clear:
-        table.pop(name, None)
-    for spec in ns.type_add:
-        name, sep, rest = spec.partition(":")
-        if not sep or not name:
-            raise UsageError(f"invalid definition {spec!r}: use NAME:GLOB")
-        if rest.startswith("include:"):
-            for other in rest[len("include:"):].split(","):
-                if other not in table:
-                    raise UsageError(f"unrecognized file type: {other}")
-                table.setdefault(name, []).extend(table[other])
-        else:
-            table.setdefault(name, []).append(rest)
-
-    def globs(name: str) -> list[str]:
-        if name == "all":
-            return [g for v in table.values() for g in v]
-        if name not in table:
-            raise UsageError(f"unrecognized file type: {name}")
-        return table[name]
-
-    selected: list[str] = []
-    extra_globs: list[str] = []
-    for name in ns.type:
-        if name == "all" and "all" not in table:
-            selected.extend(n for n in TYPES if table.get(n) == list(TYPES[n]))
-            continue
-        if name in TYPES and table.get(name) == list(TYPES[name]):
-            selected.append(name)
-            continue
-        for glob in globs(name):
-            if re.fullmatch(r"\*\.[A-Za-z0-9_+\-.]+", glob):
-                selected.append(glob[1:])
-            else:
-                extra_globs.append(glob)
-    if extra_globs:
-        ns.glob = list(ns.glob) + extra_globs
-    ns.type = selected
-    ns.exclude_type_globs = [g for name in ns.type_not for g in globs(name)]
-
-
-def _caseless(glob: str) -> str:
-    """``--iglob``: the glob with each letter as a class of both cases (``*.html`` → ``*.[hH][tT][mM][lL]``)."""
-    from sleuth.engine.ignore_rules import caseless_glob
-
-    return caseless_glob(glob)
-
-
-def _print_type_list() -> int:
-    from sleuth.engine.filetypes import TYPES
-
-    for name in sorted(TYPES):
-        sys.stdout.write(f"{name}: {', '.join(TYPES[name])}\n")
-    return EXIT_FOUND
 
 
 def _display(workspace: Any, where: str | None, typed: str, separator: str | None) -> Callable[[str], str]:
@@ -202,7 +95,7 @@ def run_grep_cli(ns: argparse.Namespace, to_args: Callable[[argparse.Namespace, 
     """Run ``sleuth grep``; ``to_args`` turns the prepared namespace and one path into ``sleuth.grep`` arguments."""
     try:
         if ns.type_list:
-            return _print_type_list()
+            return print_type_list()
         colours = _prepare(ns)
         if (not ns.regexp and not ns.files and not ns.invert_match) or ns.max_count == 0:
             return EXIT_NONE  # -f with an empty file (no pattern matches nothing), -m0: as rg
@@ -239,8 +132,8 @@ def _prepare(ns: argparse.Namespace) -> Colours | None:
     if ns.files and ns.pattern is not None and not ns.regexp and not ns.file:
         ns.paths.insert(0, ns.pattern)  # --files takes no pattern: every positional is a path
         ns.pattern = None
-    ns.regexp = _patterns(ns) if not ns.files else []
-    _types(ns)
+    ns.regexp = patterns_of(ns) if not ns.files else []
+    read_types(ns)
     if ns.pretty:
         ns.color, ns.heading = "always", True
         ns.line_number = True if ns.line_number is None else ns.line_number
@@ -259,8 +152,8 @@ def _prepare(ns: argparse.Namespace) -> Colours | None:
             parse_hyperlink_format(ns.hyperlink_format)
         except ValueError as exc:
             raise UsageError(f"error parsing flag --hyperlink-format: invalid hyperlink format: {exc}") from None
-    ns.glob = ([_caseless(g) for g in ns.glob] if ns.glob_case_insensitive else list(ns.glob)) + [
-        _caseless(g) for g in ns.iglob]
+    ns.glob = ([caseless(g) for g in ns.glob] if ns.glob_case_insensitive else list(ns.glob)) + [
+        caseless(g) for g in ns.iglob]
     try:
         colours: Colours | None = Colours(ns.colors)  # checked even when not used, as rg does
     except ValueError as exc:

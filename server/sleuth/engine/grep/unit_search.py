@@ -12,7 +12,6 @@ sent twice: a published result leaves the unit's list.
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import time
 from typing import Callable, Iterable, Iterator
@@ -26,7 +25,7 @@ from sleuth.engine.match.base import Matcher
 from sleuth.engine.file_scan import BatchStats, FolderOpener, search_files
 from sleuth.engine.search import FileResult
 from sleuth.engine.types import FileError, MatchOptions, SearchOptions, SkipCounts, WalkOptions
-from sleuth.engine.values import Record
+from sleuth.engine.values import Record, replace as copy_with
 from sleuth.engine.walk import walk
 from sleuth.engine.workspace import Workspace
 
@@ -227,7 +226,7 @@ def _per_file_cap(search: SearchOptions) -> SearchOptions:
     most = search.max_results + 1
     if search.output != "content" or (search.max_matches_per_file is not None and search.max_matches_per_file <= most):
         return search
-    return dataclasses.replace(search, max_matches_per_file=most)
+    return copy_with(search, max_matches_per_file=most)
 
 
 def search_unit(unit: Unit, workspace: Workspace, request: GrepRequest, token: UnitToken,
