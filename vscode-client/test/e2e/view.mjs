@@ -54,14 +54,32 @@ export function viewSteps(ctx) {
     const { log, shot, report, runCommand, WAIT } = ctx;
     const page = () => ctx.page();
 
-    /** The webview frame holding `selector` (a webview: an iframe inside an iframe). */
+    /** Every frame holding `selector`, with whether it is shown (a hidden one belongs to a webview no longer on screen). */
+    async function framesWith(selector) {
+        const found = [];
+        for (const f of page().frames()) {
+            if (f.isDetached()) continue;
+            const el = await f.$(selector).catch(() => null);
+            if (el) found.push({ frame: f, visible: await el.isVisible().catch(() => false) });
+        }
+        return found;
+    }
+
+    /**
+     * The webview frame holding `selector` (a webview: an iframe inside an iframe), the one on screen:
+     * a frame left over from an earlier webview still holds the same ids, and typing or clicking there
+     * reaches nobody (the messages of a disposed webview are dropped), so the one shown is preferred.
+     */
     async function frameWith(selector, what) {
         const deadline = Date.now() + WAIT;
         for (;;) {
-            for (const f of page().frames()) {
-                if (await f.$(selector).catch(() => null)) return f;
-            }
-            if (Date.now() > deadline) throw new Error(`the Sleuth ${what} did not appear`);
+            const found = await framesWith(selector);
+            const shown = found.filter((x) => x.visible);
+            if (found.length > 1) log(`${found.length} frames hold the ${what} (${shown.length} shown): the one shown is used`);
+            if (shown.length) return shown[shown.length - 1].frame;
+            // The view may be hidden on purpose (VS Code's own search in front): then the only one there is.
+            if (found.length === 1) return found[0].frame;
+            if (Date.now() > deadline) throw new Error(`the Sleuth ${what} did not appear (${found.length} hidden frames hold it)`);
             await page().waitForTimeout(200);
         }
     }
@@ -191,7 +209,12 @@ export function viewSteps(ctx) {
         await waitMessage(/1 result in 1 file/);
         const status = page().locator('[id="status.editor.selection"]');
         const openedAtMatch = async (how) => {
-            await page().locator('.tab.active', { hasText: 'main.py' }).first().waitFor({ timeout: WAIT });
+            await page().locator('.tab.active', { hasText: 'main.py' }).first().waitFor({ timeout: WAIT }).catch(async (e) => {
+                // What to look at when a row's click opened nothing: which frames hold the list, and what they show.
+                const lists = await framesWith('#list');
+                const seen = await Promise.all(lists.map(async (x) => `${x.visible ? 'shown' : 'hidden'} "${await x.frame.locator('#message').innerText().catch(() => '?')}"`));
+                throw new Error(`${how} opened no main.py tab (frames holding the results: ${seen.join('; ') || 'none'}): ${e.message.split('\n')[0]}`);
+            });
             await page().waitForFunction((sel) => /\(20 selected\)/.test(document.querySelector(sel)?.textContent ?? ''), '[id="status.editor.selection"]', { timeout: WAIT })
                 .catch(async () => { throw new Error(`${how} did not select the match: "${await status.innerText().catch(() => '?')}"`); });
             const where = await status.innerText();
