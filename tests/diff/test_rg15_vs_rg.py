@@ -213,3 +213,32 @@ def test_highlight_colours_the_rest_of_a_matching_line(tmp_path: Path, argv: lis
     """rg 15's ``highlight`` colour type, and its list of styles (with ``italic``) in a bad spec's message."""
     _tree(tmp_path, {"hl": "aa hit bb hit cc\nzz\n"})
     _same(tmp_path, ["--color", "always", *argv, "hit", "hl"])
+
+
+@pytest.mark.parametrize("argv", [
+    ["-l", "-c"], ["-c", "-l"], ["-lc"], ["-cl"], ["-l", "--count-matches"], ["--count-matches", "-l"],
+    ["--files-without-match", "-l"], ["-l", "--files-without-match"], ["--files-without-match", "-c"],
+    ["-c", "--count-matches"], ["--count-matches", "-c"], ["--json", "-c"], ["--json", "-l"],
+    ["-l", "-c", "--no-config"],  # (a flag that is no mode between: the last mode still wins)
+], ids=" ".join)
+def test_the_last_search_mode_wins_as_in_rg_15(tmp_path: Path, argv: list[str]) -> None:
+    """rg 15's ``-l``, ``-c``, ``--count-matches``, ``--files-without-match`` and ``--json`` replace each
+    other, the last one given winning; Sleuth let ``-l`` win whatever the order."""
+    _tree(tmp_path, {"a.txt": "foo bar\nbaz foo\n", "b.txt": "foo foo\n", "c.txt": "nothing\n"})
+    _same(tmp_path, ["--sort", "path", *argv, "foo"])
+
+
+@pytest.mark.parametrize("mode", ["-c", "-l", "--count-matches", "--files-without-match"])
+def test_json_after_a_mode_prints_the_matches(tmp_path: Path, mode: str) -> None:
+    """``-c --json`` is rg's JSON of every match (Sleuth printed begin/end records without the matches)."""
+    import json
+
+    _tree(tmp_path, {"a.txt": "foo bar\nbaz foo\n", "b.txt": "foo foo\n", "c.txt": "nothing\n"})
+
+    def records(out: bytes) -> list[tuple[str, str, int | None]]:
+        rows = [json.loads(line) for line in out.splitlines()]
+        return [(r["type"], r["data"].get("path", {}).get("text", ""), r["data"].get("line_number"))
+                for r in rows if r["type"] != "summary"]
+
+    want, got = _rg(tmp_path, ["--sort", "path", mode, "--json", "foo"]), _sleuth(tmp_path, ["--sort", "path", mode, "--json", "foo"])
+    assert got[0] == want[0] and records(got[1]) == records(want[1])
