@@ -242,3 +242,18 @@ def test_json_after_a_mode_prints_the_matches(tmp_path: Path, mode: str) -> None
 
     want, got = _rg(tmp_path, ["--sort", "path", mode, "--json", "foo"]), _sleuth(tmp_path, ["--sort", "path", mode, "--json", "foo"])
     assert got[0] == want[0] and records(got[1]) == records(want[1])
+
+
+@pytest.mark.parametrize("argv", [["--json", "foo("], ["--json", "foo(", "a.txt", "b.txt"], ["-c", "foo(", "a.txt", "b.txt"],
+                                  ["--stats", "foo("], ["--json", "foo", "missing"]], ids=" ".join)
+def test_a_refused_pattern_is_said_once_and_prints_nothing(tmp_path: Path, argv: list[str]) -> None:
+    """A bad regex stops rg before any output: no ``--json`` summary (Sleuth printed one), one message
+    however many paths (Sleuth said it once a path). A missing path is not that: the rest still runs."""
+    _tree(tmp_path, {"a.txt": "foo bar\n", "b.txt": "foo\n"})
+    want, got = _rg(tmp_path, argv), _sleuth(tmp_path, argv)
+    assert got[0] == want[0]
+    if want[1]:  # (the summary of the missing path's run: its timings differ)
+        assert got[1].count(b'"type":"summary"') == want[1].count(b'"type":"summary"') == 1
+    else:
+        assert got[1] == b""
+    assert got[2].count(b"sleuth: ") == want[2].count(b"rg: ") == 1

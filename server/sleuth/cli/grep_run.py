@@ -220,6 +220,7 @@ class _Run:
         self.listings: list[dict[str, Any]] = []
         self.failures = 0
         self.stopped = False  # the sink wanted no more: the searches left are not run
+        self.refused = False  # the arguments were refused (a bad pattern): rg stops before any output
         self.write_error: OSError | None = None  # standard output failed while streaming (raised at the end)
         self.gone = False  # standard output's reader went away (seen by the watcher, before any write failed)
         self._watching = False  # whether the reader's watcher was started
@@ -352,7 +353,8 @@ class _Run:
             warm = None if decoder is None else (lambda batch: self.feed(decoder, batch) or not decoder.stopped)
             try:
                 code = run_search(name, args, self.workspace, cold, as_json, take, no_server=self.ns.no_server,
-                                  settings=None if self.ns.no_server else self.settings(), partial=warm)
+                                  settings=None if self.ns.no_server else self.settings(), partial=warm,
+                                  seen=self.seen)
             finally:
                 if self._made:
                     self._made[0].partial = None
@@ -363,6 +365,12 @@ class _Run:
             return True
         self.failures += 1  # reported by run_search; rg goes on with the other paths
         return False
+
+    def seen(self, error: SleuthError) -> None:
+        """A search failed: a refused argument (a bad regex or glob) is the same for every path, so, as rg,
+        it is said once and nothing else runs or prints (``--json`` printed a summary after it)."""
+        if error.code == "bad_args":
+            self.refused = self.stopped = True
 
     def preprocessed(self, args: dict[str, Any], take: Callable[[dict[str, Any]], int],
                      decoder: Decoder | None) -> int:
@@ -400,6 +408,8 @@ class _Run:
                     item["path"] = show(item["path"])
         if self.write_error is not None:
             raise self.write_error  # (sleuth.cli.main: a broken pipe ends quietly, as rg)
+        if self.refused:
+            return EXIT_ERROR
         found, errors = self.finish()
         if ns.quiet and found:  # (with --files-without-match: a file without a match was found, as rg 15)
             return EXIT_FOUND
