@@ -36,11 +36,11 @@ class FileResult(Record):
     (:func:`~sleuth.engine.events.to_item`, the CLI's printers). ``skipped``: BINARY or TOO_LARGE when
     passed over; ``matches``: with -o, the matches, which rg -c -o counts instead of lines."""
 
-    __slots__ = ("display", "events", "matched_lines", "skipped", "error", "matches", "searched")
+    __slots__ = ("display", "events", "matched_lines", "skipped", "error", "matches", "searched", "capped")
 
     def __init__(self, display: str, events: list[LineEvent] | None = None, matched_lines: int = 0,
                  skipped: str | None = None, error: str | None = None, matches: int | None = None,
-                 searched: int | None = None) -> None:
+                 searched: int | None = None, capped: bool = False) -> None:
         self.display = display
         self.events: list[LineEvent] = [] if events is None else events
         self.matched_lines = matched_lines
@@ -48,17 +48,18 @@ class FileResult(Record):
         self.error = error
         self.matches = matches  # with -o: the matches, which rg -c -o counts instead of lines
         self.searched = searched  # bytes searched as rg counts them (--stats): all, or up to where it stopped
+        self.capped = capped  # the search stopped at -m (max_matches_per_file)
 
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickled with its events as rows (:func:`~sleuth.engine.events.to_rows`): a pool worker's
         results cross to the collecting process at the cost their items had."""
         return _restored, (self.display, to_rows(self.events), self.matched_lines, self.skipped, self.error,
-                           self.matches, self.searched)
+                           self.matches, self.searched, self.capped)
 
 
 def _restored(display: str, rows: list[tuple[Any, ...]], matched_lines: int, skipped: str | None,
-              error: str | None, matches: int | None, searched: int | None) -> FileResult:
-    return FileResult(display, from_rows(rows), matched_lines, skipped, error, matches, searched)
+              error: str | None, matches: int | None, searched: int | None, capped: bool = False) -> FileResult:
+    return FileResult(display, from_rows(rows), matched_lines, skipped, error, matches, searched, capped)
 
 
 def _line_text(line: bytes) -> str:
@@ -179,6 +180,18 @@ def _matched_lines(data: bytes, matcher: Matcher,
         yield current
 
 
+def _cap_bound(data: bytes, matcher: Matcher, cap: int) -> tuple[bool, int | None]:
+    """Whether ``data`` holds ``cap`` matches, and where the first match past them starts (None: none)."""
+    seen = 0
+    for span in matcher.find_iter(data):
+        if span.start == span.end == len(data) and data.endswith(b"\n"):
+            continue  # (as _matched_lines: an empty match after the final newline is not a line)
+        if seen == cap:
+            return True, span.start
+        seen += 1
+    return seen >= cap, None
+
+
 def _all_lines(data: bytes) -> Iterator[tuple[int, int, int]]:
     """(number, start, end) of every line; a final newline does not open an extra empty line."""
     number, pos, size = 1, 0, len(data)
@@ -211,6 +224,18 @@ def search_buffer(data: bytes, matcher: Matcher, options: SearchOptions, display
                 matches.append((number, lo, hi, []))
                 if cap is not None and len(matches) >= cap:
                     break
+    elif options.spans_lines and cap is not None:
+        # rg's -m counts matches, not lines: with -U the last counted match is printed whole (its further
+        # lines too), and the part of a line from the first match past the cap on is no match
+        clips = _Clips()
+        result.capped, bound = _cap_bound(data, matcher, cap)
+        for item in _matched_lines(data, matcher, clips):
+            if bound is not None and item[3][-1].start >= bound:
+                kept = [clip for clip in item[3] if clip.start < bound]
+                if not kept:
+                    break
+                item = (item[0], item[1], item[2], kept)
+            matches.append(item)
     else:
         clips = _Clips()
         for item in _matched_lines(data, matcher, clips):
@@ -232,7 +257,10 @@ def search_buffer(data: bytes, matcher: Matcher, options: SearchOptions, display
         end = data.find(b"\n", matches[-1][2] + 1)
         stopped_at = len(data) if end < 0 else end + 1
     result.matched_lines = len(matches)
-    if cap is not None and len(matches) >= cap:  # rg reads no further than the end of the last line it counts
+    if not options.spans_lines or options.invert:
+        result.capped = cap is not None and len(matches) >= cap
+    if result.capped and not options.spans_lines:  # rg reads no further than the end of the last line it counts
+        # (with -U it has read the whole file)
         result.searched = min(matches[-1][2] + 1, len(data))
     if stopped_at is not None:
         result.searched = min(result.searched or 0, stopped_at)
@@ -482,8 +510,7 @@ def search_data(data: bytes, display: str, matcher: Matcher, options: SearchOpti
             return FileResult(display, skipped=BINARY, searched=0)
         head = decoded.rfind(b"\n", 0, block) + 1
         result = _searched(decoded[:head], display, matcher, options)
-        cap = options.max_matches_per_file
-        if cap is not None and result.matched_lines >= cap:
+        if result.capped:
             return result  # (-m) the search ended at its cap, before the NUL: rg never sees it, says nothing
         if (not result.matched_lines and not result.error) or options.output == "count":
             return FileResult(display, skipped=BINARY, searched=head)  # (rg -c drops a file its search quit on)
