@@ -125,3 +125,13 @@ def test_max_count_counts_matches_and_prints_the_last_whole(tmp_path: Path, name
     (tmp_path / name).write_bytes(CAPPED[name])
     want, have = _both(tmp_path, ["-U", *flags, pattern, name])
     assert want[0] == 0 and have == want
+
+
+@pytest.mark.parametrize("flags", [["-o"], ["-o", "-n"], ["-o", "-r", "X"], ["-o", "--json"]], ids=" ".join)
+@pytest.mark.parametrize("pattern", ["foo\\s+bar", "o\\s+b", "\\n", "\\n\\n", "o\\n*"])
+def test_only_matching_prints_no_empty_piece_of_a_match(tmp_path: Path, pattern: str, flags: list[str]) -> None:
+    """``-U -o``: a blank line inside a match, or a match's line end alone, is not printed (Sleuth printed
+    an empty line for each)."""
+    (tmp_path / "spread").write_bytes(CAPPED["spread"])
+    want, have = _both(tmp_path, ["-U", *flags, pattern, "spread"])
+    assert want[0] == 0 and have == want

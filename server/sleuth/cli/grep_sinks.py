@@ -96,6 +96,9 @@ class Standard:
         o, write = self.o, self.write
         if o.vimgrep and type(event) is Match and not event.match_count():  # type: ignore[union-attr]
             return  # rg's --vimgrep shows a match once, on its first line: this line holds no other
+        if o.only_matching and type(event) is Match and not event.text \
+                and (event.continued or event.runs_over):  # type: ignore[union-attr]
+            return  # -o -U: an empty piece of a match over lines (a blank line, a line end) is not printed, as rg
         path = event.path
         shown = paint(o, "path", path)
         if path != self.current:
