@@ -257,3 +257,16 @@ def test_a_refused_pattern_is_said_once_and_prints_nothing(tmp_path: Path, argv:
     else:
         assert got[1] == b""
     assert got[2].count(b"sleuth: ") == want[2].count(b"rg: ") == 1
+
+
+@pytest.mark.parametrize("argv", [
+    ["-n", "-m1", "-A1"], ["-n", "-m1", "-A3"], ["-n", "-m2", "-A2"], ["-n", "-m1", "-C1"], ["-n", "-m3", "-B1", "-A1"],
+    ["-m1", "-A2", "-o"], ["-m1", "-A2", "-b"], ["-c", "-m1", "-A2"], ["-c", "-m1", "-C1"], ["--count-matches", "-m1", "-A2"],
+    ["-c", "-m2", "-A5"], ["-n", "-m1", "-A1", "-v"],
+], ids=" ".join)
+def test_a_line_that_matches_in_the_last_after_context_is_a_match(tmp_path: Path, argv: list[str]) -> None:
+    """rg reads the after-context of ``-m``'s last match on: a line there that matches is printed as a
+    match (``2:foo``) and counted by ``-c``, without counting for ``-m`` or widening the context; Sleuth
+    printed it as context (``2-foo``) and ``-c -m1 -A2`` said 1."""
+    _tree(tmp_path, {"q.txt": "foo\nfoo\nx\nfoo\ny\nz\nw\nfoo\nfoo\n"})
+    _same(tmp_path, [*argv, "foo", "q.txt"])

@@ -209,7 +209,10 @@ class _Run:
         if ns.json:
             ns.only_matching = False  # rg's JSON printer prints whole lines with their submatches, -o or not
         if self.mode in ("count", "count_matches", "with", "without", "quiet"):
-            ns.context = ns.before_context = ns.after_context = None
+            # (no context printed; but rg's -c counts the matching lines of -m's last after-context too)
+            after = ns.after_context if ns.after_context is not None else ns.context
+            ns.context = ns.before_context = None
+            ns.after_context = after if ns.max_count is not None and self.mode in ("count", "count_matches") else None
         self.workspace = cli_workspace(ns.root)
         ns.ignore_file = [cli_path(self.workspace, name) for name in ns.ignore_file]  # rg reads them from here too
         self._made: list[Any] = []  # the cold path's context, made once when a search runs here
