@@ -106,3 +106,32 @@ def test_property_a_multiline_search_prints_as_rgs(text: str, pattern: str, flag
         want, have = _both(cwd, ["-U", *flags, pattern, "f"])
         assert have == want, (text, pattern)
 
+
+
+CAPPED: dict[str, bytes] = {
+    "pairs": b"foo\nbar\nfoo\nbar\nfoo\nbar\nx\n",
+    "spread": b"a foo\n\nbar b\nfoo\nbar\n\nfoo\n\n\nbar\n",
+}
+
+
+@pytest.mark.parametrize("flags", [["-m1"], ["-m2"], ["-n", "-m1"], ["-c", "-m2"], ["--count-matches", "-m1"],
+                                   ["--vimgrep", "-m2"], ["--json", "-m1"], ["-b", "-m1"], ["-l", "-m1"]],
+                         ids=" ".join)
+@pytest.mark.parametrize("name,pattern", [("pairs", "foo\\nbar"), ("spread", "foo\\s+bar"), ("spread", "o\\s+b")])
+def test_max_count_counts_matches_and_prints_the_last_whole(tmp_path: Path, name: str, pattern: str,
+                                                            flags: list[str]) -> None:
+    """``-U -m N``: rg counts matches, and the N-th is printed to its last line; Sleuth counted lines
+    (``-m1`` printed a two-line match's first line only, ``-c -m2`` said 1)."""
+    (tmp_path / name).write_bytes(CAPPED[name])
+    want, have = _both(tmp_path, ["-U", *flags, pattern, name])
+    assert want[0] == 0 and have == want
+
+
+@pytest.mark.parametrize("flags", [["-o"], ["-o", "-n"], ["-o", "-r", "X"], ["-o", "--json"]], ids=" ".join)
+@pytest.mark.parametrize("pattern", ["foo\\s+bar", "o\\s+b", "\\n", "\\n\\n", "o\\n*"])
+def test_only_matching_prints_no_empty_piece_of_a_match(tmp_path: Path, pattern: str, flags: list[str]) -> None:
+    """``-U -o``: a blank line inside a match, or a match's line end alone, is not printed (Sleuth printed
+    an empty line for each)."""
+    (tmp_path / "spread").write_bytes(CAPPED["spread"])
+    want, have = _both(tmp_path, ["-U", *flags, pattern, "spread"])
+    assert want[0] == 0 and have == want

@@ -213,3 +213,60 @@ def test_highlight_colours_the_rest_of_a_matching_line(tmp_path: Path, argv: lis
     """rg 15's ``highlight`` colour type, and its list of styles (with ``italic``) in a bad spec's message."""
     _tree(tmp_path, {"hl": "aa hit bb hit cc\nzz\n"})
     _same(tmp_path, ["--color", "always", *argv, "hit", "hl"])
+
+
+@pytest.mark.parametrize("argv", [
+    ["-l", "-c"], ["-c", "-l"], ["-lc"], ["-cl"], ["-l", "--count-matches"], ["--count-matches", "-l"],
+    ["--files-without-match", "-l"], ["-l", "--files-without-match"], ["--files-without-match", "-c"],
+    ["-c", "--count-matches"], ["--count-matches", "-c"], ["--json", "-c"], ["--json", "-l"],
+    ["-l", "-c", "--no-config"],  # (a flag that is no mode between: the last mode still wins)
+], ids=" ".join)
+def test_the_last_search_mode_wins_as_in_rg_15(tmp_path: Path, argv: list[str]) -> None:
+    """rg 15's ``-l``, ``-c``, ``--count-matches``, ``--files-without-match`` and ``--json`` replace each
+    other, the last one given winning; Sleuth let ``-l`` win whatever the order."""
+    _tree(tmp_path, {"a.txt": "foo bar\nbaz foo\n", "b.txt": "foo foo\n", "c.txt": "nothing\n"})
+    _same(tmp_path, ["--sort", "path", *argv, "foo"])
+
+
+@pytest.mark.parametrize("mode", ["-c", "-l", "--count-matches", "--files-without-match"])
+def test_json_after_a_mode_prints_the_matches(tmp_path: Path, mode: str) -> None:
+    """``-c --json`` is rg's JSON of every match (Sleuth printed begin/end records without the matches)."""
+    import json
+
+    _tree(tmp_path, {"a.txt": "foo bar\nbaz foo\n", "b.txt": "foo foo\n", "c.txt": "nothing\n"})
+
+    def records(out: bytes) -> list[tuple[str, str, int | None]]:
+        rows = [json.loads(line) for line in out.splitlines()]
+        return [(r["type"], r["data"].get("path", {}).get("text", ""), r["data"].get("line_number"))
+                for r in rows if r["type"] != "summary"]
+
+    want, got = _rg(tmp_path, ["--sort", "path", mode, "--json", "foo"]), _sleuth(tmp_path, ["--sort", "path", mode, "--json", "foo"])
+    assert got[0] == want[0] and records(got[1]) == records(want[1])
+
+
+@pytest.mark.parametrize("argv", [["--json", "foo("], ["--json", "foo(", "a.txt", "b.txt"], ["-c", "foo(", "a.txt", "b.txt"],
+                                  ["--stats", "foo("], ["--json", "foo", "missing"]], ids=" ".join)
+def test_a_refused_pattern_is_said_once_and_prints_nothing(tmp_path: Path, argv: list[str]) -> None:
+    """A bad regex stops rg before any output: no ``--json`` summary (Sleuth printed one), one message
+    however many paths (Sleuth said it once a path). A missing path is not that: the rest still runs."""
+    _tree(tmp_path, {"a.txt": "foo bar\n", "b.txt": "foo\n"})
+    want, got = _rg(tmp_path, argv), _sleuth(tmp_path, argv)
+    assert got[0] == want[0]
+    if want[1]:  # (the summary of the missing path's run: its timings differ)
+        assert got[1].count(b'"type":"summary"') == want[1].count(b'"type":"summary"') == 1
+    else:
+        assert got[1] == b""
+    assert got[2].count(b"sleuth: ") == want[2].count(b"rg: ") == 1
+
+
+@pytest.mark.parametrize("argv", [
+    ["-n", "-m1", "-A1"], ["-n", "-m1", "-A3"], ["-n", "-m2", "-A2"], ["-n", "-m1", "-C1"], ["-n", "-m3", "-B1", "-A1"],
+    ["-m1", "-A2", "-o"], ["-m1", "-A2", "-b"], ["-c", "-m1", "-A2"], ["-c", "-m1", "-C1"], ["--count-matches", "-m1", "-A2"],
+    ["-c", "-m2", "-A5"], ["-n", "-m1", "-A1", "-v"],
+], ids=" ".join)
+def test_a_line_that_matches_in_the_last_after_context_is_a_match(tmp_path: Path, argv: list[str]) -> None:
+    """rg reads the after-context of ``-m``'s last match on: a line there that matches is printed as a
+    match (``2:foo``) and counted by ``-c``, without counting for ``-m`` or widening the context; Sleuth
+    printed it as context (``2-foo``) and ``-c -m1 -A2`` said 1."""
+    _tree(tmp_path, {"q.txt": "foo\nfoo\nx\nfoo\ny\nz\nw\nfoo\nfoo\n"})
+    _same(tmp_path, [*argv, "foo", "q.txt"])

@@ -27,6 +27,7 @@ FILES: dict[str, str | bytes] = {
     "bin/late.dat": b"foo before\n" + b"x" * 70000 + b"\nfoo\x00after\n",
     "bin/early.dat": b"foo\x00\n",
     "sub/none.txt": "nothing here\n",
+    "twice.txt": "foo foo\nfoo\nno\n",
 }
 
 CASES: list[list[str]] = [
@@ -65,3 +66,24 @@ def test_stats_count_bytes_as_rg_does(corpus: Path, argv: list[str]) -> None:
 
     want = run([RG, "--no-config"])
     assert len(want) == 2 and run([SLEUTH, "grep", "--no-server"]) == want
+
+
+def _count_lines(out: bytes) -> list[bytes]:
+    return [line for line in out.splitlines()
+            if re.fullmatch(rb"\d+ (matches|matched lines|files contained matches|files searched)", line)]
+
+
+@pytest.mark.parametrize("argv", [["-c", "foo"], ["-l", "foo"], ["--files-without-match", "foo"], ["-o", "foo"],
+                                  ["-c", "-o", "foo"], ["--count-matches", "foo"], ["-q", "foo"], ["-c", "-v", "foo"],
+                                  ["-l", "-m1", "foo"], ["-c", "-m1", "foo", "twice.txt"], ["-o", "-w", "foo"]],
+                         ids=" ".join)
+def test_stats_count_every_match_in_every_mode(corpus: Path, argv: list[str]) -> None:
+    """rg's ``-c``, ``-l`` and ``--files-without-match`` keep searching when ``--stats`` asks for the
+    matches (Sleuth printed 0 matches), and ``-o``'s matched lines are lines, not matches."""
+    def run(command: list[str]) -> list[bytes]:
+        proc = subprocess.run([*command, "--stats", *argv], cwd=corpus, capture_output=True,
+                              stdin=subprocess.DEVNULL, timeout=120)
+        return _count_lines(proc.stdout)
+
+    want = run([RG, "--no-config"])
+    assert len(want) == 4 and run([SLEUTH, "grep", "--no-server"]) == want

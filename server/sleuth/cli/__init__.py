@@ -108,7 +108,10 @@ def main(argv: list[str] | None = None) -> int:
         if unknown:  # reported by the subcommand, as rg reports its own (not with the top-level usage)
             (subparser or parser).error("unrecognized arguments: " + " ".join(unknown))
         if split is not None:
+            from sleuth.cli.grep import settle_mode
+
             namespace.regexp = split.patterns
+            settle_mode(namespace, split)
         if not getattr(namespace, "func", None):
             parser.print_help(sys.stderr)
             return 2

@@ -133,8 +133,9 @@ def run_in_core(name: str, args: dict[str, Any], ctx: CommandContext) -> dict[st
 
 
 def run_command(name: str, args: dict[str, Any], ctx: CommandContext, as_json: bool,
-                render: Callable[[dict[str, Any]], int]) -> int:
-    """:func:`run_in_core` with Ctrl-C wired to the token; render the result or report the error."""
+                render: Callable[[dict[str, Any]], int], seen: Callable[[SleuthError], None] | None = None) -> int:
+    """:func:`run_in_core` with Ctrl-C wired to the token; render the result or report the error
+    (``seen`` is told which, before it is reported)."""
     previous = _signal.getsignal(_signal.SIGINT)
     _signal.signal(_signal.SIGINT, lambda *_: ctx.token.cancel())
     try:
@@ -144,6 +145,8 @@ def run_command(name: str, args: dict[str, Any], ctx: CommandContext, as_json: b
             ctx.progress.clear()
         if error.code == "cancelled":
             return 130
+        if seen is not None:
+            seen(error)
         return report_error(error, as_json)
     finally:
         _signal.signal(_signal.SIGINT, previous)
@@ -163,21 +166,22 @@ def add_server_flag(parser: Any) -> None:
 def run_search(name: str, args: dict[str, Any], workspace: Workspace, cold: Callable[[], CommandContext],
                as_json: bool, render: Callable[[dict[str, Any]], int], *, no_server: bool,
                settings: Settings | None = None,
-               partial: Callable[[list[dict[str, Any]]], bool] | None = None) -> int:
+               partial: Callable[[list[dict[str, Any]]], bool] | None = None,
+               seen: Callable[[SleuthError], None] | None = None) -> int:
     """:func:`run_command`, answered by a running server of ``workspace``'s folders when there is one
     (:mod:`sleuth.cli.warm`; the result object is the cold path's, rendered the same way); ``cold``
     makes the context only when the search runs here. ``settings``: the call's
     :func:`workspace_settings`, read once by the caller (else read here, for the server's question).
     ``partial``: the server's streamed batches (the cold path streams through ``cold()``'s own
-    ``partial``)."""
+    ``partial``). ``seen``: told of the error, if any, before it is reported."""
     if not no_server:
         answer = ask_server(name, args, [r.path for r in workspace.roots], settings, partial)
         if answer is not None:
             if answer.error is not None:
-                return report_remote_error(answer.error, as_json)
+                return report_remote_error(answer.error, as_json, seen)
             assert answer.result is not None
             return render(answer.result)
-    return run_command(name, args, cold(), as_json, render)
+    return run_command(name, args, cold(), as_json, render, seen)
 
 
 def cli_workspace(roots: list[str] | None) -> Workspace:
@@ -219,11 +223,13 @@ def ask_server(name: str, args: dict[str, Any], roots: list[str], settings: Sett
     return ask(name, args, roots, settings if settings is not None else workspace_settings(roots), partial)
 
 
-def report_remote_error(error: dict[str, Any], as_json: bool) -> int:
+def report_remote_error(error: dict[str, Any], as_json: bool, seen: Callable[[SleuthError], None] | None = None) -> int:
     """A server's error object, reported as :func:`run_command` reports the same error raised here."""
     if error.get("code") == "cancelled":
         return 130
     rebuilt = SleuthError(str(error.get("message", "")), hint=str(error.get("hint", "")) or None,
                           **{k: v for k, v in error.items() if k not in ("code", "message", "hint")})
     rebuilt.code = str(error.get("code", "internal"))
+    if seen is not None:
+        seen(rebuilt)
     return report_error(rebuilt, as_json)

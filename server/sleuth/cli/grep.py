@@ -14,7 +14,7 @@ from sleuth.cli.rg_argv import SplitArgv, split_argv
 if TYPE_CHECKING:  # argparse is imported only where it reads the command line (sleuth.cli.main's fallback)
     import argparse
 
-__all__ = ["add_parser", "to_args", "read_argv", "read_namespace", "ARGUMENT_DESTS"]
+__all__ = ["add_parser", "to_args", "read_argv", "read_namespace", "settle_mode", "ARGUMENT_DESTS"]
 
 
 def read_argv(argv: list[str]) -> SplitArgv:
@@ -28,7 +28,24 @@ def read_namespace(split: SplitArgv) -> SimpleNamespace | None:
     namespace = read_flags(split.options, split.positionals)
     if namespace is not None:
         namespace.command, namespace.func, namespace.regexp = "grep", _run, split.patterns
+        settle_mode(namespace, split)
     return namespace
+
+
+#: rg 15's search modes: one flag each, and the last one given wins (``-l -c`` counts, ``-c -l`` lists).
+_MODES = {"-l": "files_with_matches", "--files-with-matches": "files_with_matches", "-c": "count", "--count": "count",
+          "--count-matches": "count_matches", "--files-without-match": "files_without_match", "--json": "json"}
+
+
+def settle_mode(ns: Any, split: SplitArgv) -> None:
+    """Keeps only the last search-mode flag of the command line on, as rg 15 does (its modes replace each
+    other; before, ``-l`` beat ``-c`` whatever their order, and ``-c --json`` printed empty JSON records)."""
+    last = None
+    for word in split.options:
+        last = _MODES.get(word.partition("=")[0], last)
+    if last is not None:
+        for dest in set(_MODES.values()):
+            setattr(ns, dest, dest == last)
 
 
 def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:

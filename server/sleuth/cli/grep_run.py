@@ -200,13 +200,19 @@ class _Run:
         self.mode = _mode(ns)
         if ns.pre:
             ns.no_server = True  # --pre runs a program: in this process only (sleuth.cli.grep_pre)
-        ns.output = {"with": "files_with_matches", "quiet": "content" if ns.stats or ns.json else "files_with_matches",
-                     "without": "files_with_matches", "count": "count"}.get(self.mode, "content")
+        # --stats counts every match (rg's -c, -l and -q keep searching for it): the lines come, the mode's printer
+        # makes its counts and paths from them
+        whole = "content" if ns.stats else None
+        ns.output = {"with": whole or "files_with_matches", "quiet": "content" if ns.stats or ns.json else "files_with_matches",
+                     "without": whole or "files_with_matches", "count": whole or "count"}.get(self.mode, "content")
         ns.engine_max_columns = ns.max_columns if ns.result_json else 0  # rg's -M is the printer's
         if ns.json:
             ns.only_matching = False  # rg's JSON printer prints whole lines with their submatches, -o or not
         if self.mode in ("count", "count_matches", "with", "without", "quiet"):
-            ns.context = ns.before_context = ns.after_context = None
+            # (no context printed; but rg's -c counts the matching lines of -m's last after-context too)
+            after = ns.after_context if ns.after_context is not None else ns.context
+            ns.context = ns.before_context = None
+            ns.after_context = after if ns.max_count is not None and self.mode in ("count", "count_matches") else None
         self.workspace = cli_workspace(ns.root)
         ns.ignore_file = [cli_path(self.workspace, name) for name in ns.ignore_file]  # rg reads them from here too
         self._made: list[Any] = []  # the cold path's context, made once when a search runs here
@@ -217,6 +223,7 @@ class _Run:
         self.listings: list[dict[str, Any]] = []
         self.failures = 0
         self.stopped = False  # the sink wanted no more: the searches left are not run
+        self.refused = False  # the arguments were refused (a bad pattern): rg stops before any output
         self.write_error: OSError | None = None  # standard output failed while streaming (raised at the end)
         self.gone = False  # standard output's reader went away (seen by the watcher, before any write failed)
         self._watching = False  # whether the reader's watcher was started
@@ -349,7 +356,8 @@ class _Run:
             warm = None if decoder is None else (lambda batch: self.feed(decoder, batch) or not decoder.stopped)
             try:
                 code = run_search(name, args, self.workspace, cold, as_json, take, no_server=self.ns.no_server,
-                                  settings=None if self.ns.no_server else self.settings(), partial=warm)
+                                  settings=None if self.ns.no_server else self.settings(), partial=warm,
+                                  seen=self.seen)
             finally:
                 if self._made:
                     self._made[0].partial = None
@@ -360,6 +368,12 @@ class _Run:
             return True
         self.failures += 1  # reported by run_search; rg goes on with the other paths
         return False
+
+    def seen(self, error: SleuthError) -> None:
+        """A search failed: a refused argument (a bad regex or glob) is the same for every path, so, as rg,
+        it is said once and nothing else runs or prints (``--json`` printed a summary after it)."""
+        if error.code == "bad_args":
+            self.refused = self.stopped = True
 
     def preprocessed(self, args: dict[str, Any], take: Callable[[dict[str, Any]], int],
                      decoder: Decoder | None) -> int:
@@ -397,6 +411,8 @@ class _Run:
                     item["path"] = show(item["path"])
         if self.write_error is not None:
             raise self.write_error  # (sleuth.cli.main: a broken pipe ends quietly, as rg)
+        if self.refused:
+            return EXIT_ERROR
         found, errors = self.finish()
         if ns.quiet and found:  # (with --files-without-match: a file without a match was found, as rg 15)
             return EXIT_FOUND

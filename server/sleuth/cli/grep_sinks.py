@@ -96,6 +96,9 @@ class Standard:
         o, write = self.o, self.write
         if o.vimgrep and type(event) is Match and not event.match_count():  # type: ignore[union-attr]
             return  # rg's --vimgrep shows a match once, on its first line: this line holds no other
+        if o.only_matching and type(event) is Match and not event.text \
+                and (event.continued or event.runs_over):  # type: ignore[union-attr]
+            return  # -o -U: an empty piece of a match over lines (a blank line, a line end) is not printed, as rg
         path = event.path
         shown = paint(o, "path", path)
         if path != self.current:
@@ -223,19 +226,23 @@ class Counts:
         self.matches = matches
         self.listed = listed  # None: print as files end
         self.counts: dict[str, int] = {}
-        self.n = 0
+        self.n = self.lines = 0
         self.quit = False  # the open file is binary and its search stopped at the NUL
 
     def event(self, event: Event) -> bool:
         kind = type(event)
         if kind is Match:
             self.n += event.match_count()  # type: ignore[union-attr]
+            self.lines += 1
             self.quit = self.quit or event.binary_stopped  # type: ignore[union-attr]
         elif kind is End:
-            count = self.n if self.matches else event.count  # type: ignore[union-attr]
+            count = event.count  # type: ignore[union-attr]
+            if self.matches or count is None:  # counted here (--count-matches; -c's lines when --stats wants them all)
+                count = self.n if self.matches or self.o.only_matching else self.lines
             if self.quit:
                 count = 0  # rg prints no count for a binary file its search quit on (-c drops it in the engine)
-            self.n, self.quit = 0, False
+            self.n = self.lines = 0
+            self.quit = False
             if count:
                 if self.listed is None:
                     self.print(event.path, count)  # type: ignore[union-attr]
@@ -276,10 +283,14 @@ class Tally:
     def __init__(self) -> None:
         self.lines = self.matches = self.files_matched = 0
         self.files = _Files()
+        self.last: tuple[str, int] | None = None  # the line of the last match (``-o`` makes one event a match)
 
     def event(self, event: Event) -> bool:
         if type(event) is Match:
-            self.lines += 1
+            at = (event.path, event.line)  # type: ignore[union-attr]
+            if at != self.last:
+                self.lines += 1
+                self.last = at
             self.matches += event.match_count()  # type: ignore[union-attr]
         if self.files.seen(event):
             self.files_matched += 1

@@ -22,7 +22,7 @@ from sleuth.engine.events import Context, GrepEvent, to_items
 from sleuth.engine.grep import STDIN_DISPLAY, GrepOutcome, GrepRequest, grep_buffer, prepare, run_grep
 from sleuth.engine.index.candidates import CandidateList
 from sleuth.engine.workspace import Target
-from sleuth.engine.types import BinaryMode, MatchOptions, Replacement, SearchOptions, WalkOptions
+from sleuth.engine.types import EVERY_LINE, BinaryMode, MatchOptions, Replacement, SearchOptions, WalkOptions
 
 __all__ = ["GREP_ARGS", "run", "run_buffer", "build_request", "native_only"]
 
@@ -113,9 +113,6 @@ def native_only(args: dict[str, Any]) -> str | None:
     return next((name for name in NATIVE_ONLY if args[name] != GREP_ARGS[name].default), None)
 
 
-_EVERY_LINE = 1 << 62  # --passthru: context that reaches every line of the file
-
-
 def build_request(args: dict[str, Any], ctx: CommandContext) -> GrepRequest:
     """Freeze validated arguments into engine options (the one place flags become behaviour)."""
     settings = ctx.settings
@@ -136,7 +133,7 @@ def build_request(args: dict[str, Any], ctx: CommandContext) -> GrepRequest:
     before = args["before"] if args["before"] is not None else context
     after = args["after"] if args["after"] is not None else context
     if args["passthru"]:
-        before = after = _EVERY_LINE
+        before = after = EVERY_LINE
     targets = ctx.workspace.resolve(args["path"], args["root"])
     walk = WalkOptions(
         hidden=args["hidden"], follow=args["follow"],

@@ -134,6 +134,7 @@ def search_pieces(path: str, display: str, pieces: Pieces, matcher: Matcher,
             if cap is not None and result.matched_lines >= cap:
                 result.events = first_lines(result.events, cap)  # with -o a line may hold several events
                 result.matched_lines = cap
+                result.capped = True
                 break
         result.searched = pieces.size  # as the whole file's search counts it (a plain file)
         if options.byte_offsets and result.events:

@@ -17,9 +17,11 @@ from typing import Any, Iterator
 from sleuth.engine.decode import BINARY_BLOCK, transcode
 from sleuth.engine.errors import SearchTimeout
 from sleuth.engine.events import Context, LineEvent, Match, Submatch, from_rows, to_rows
+from sleuth.engine.line_table import line_starts, line_text
 from sleuth.engine.match.base import Matcher, Span
+from sleuth.engine.multiline_replace import replaced_regions
 from sleuth.engine.replace import Replacer, replacer_for
-from sleuth.engine.types import Replacement, SearchOptions
+from sleuth.engine.types import EVERY_LINE, Replacement, SearchOptions
 from sleuth.engine.values import Record, replace
 
 __all__ = ["FileResult", "first_lines", "add_byte_offsets", "search_buffer", "search_data", "BINARY", "TOO_LARGE",
@@ -36,11 +38,11 @@ class FileResult(Record):
     (:func:`~sleuth.engine.events.to_item`, the CLI's printers). ``skipped``: BINARY or TOO_LARGE when
     passed over; ``matches``: with -o, the matches, which rg -c -o counts instead of lines."""
 
-    __slots__ = ("display", "events", "matched_lines", "skipped", "error", "matches", "searched")
+    __slots__ = ("display", "events", "matched_lines", "skipped", "error", "matches", "searched", "capped")
 
     def __init__(self, display: str, events: list[LineEvent] | None = None, matched_lines: int = 0,
                  skipped: str | None = None, error: str | None = None, matches: int | None = None,
-                 searched: int | None = None) -> None:
+                 searched: int | None = None, capped: bool = False) -> None:
         self.display = display
         self.events: list[LineEvent] = [] if events is None else events
         self.matched_lines = matched_lines
@@ -48,29 +50,24 @@ class FileResult(Record):
         self.error = error
         self.matches = matches  # with -o: the matches, which rg -c -o counts instead of lines
         self.searched = searched  # bytes searched as rg counts them (--stats): all, or up to where it stopped
+        self.capped = capped  # the search stopped at -m (max_matches_per_file)
 
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickled with its events as rows (:func:`~sleuth.engine.events.to_rows`): a pool worker's
         results cross to the collecting process at the cost their items had."""
         return _restored, (self.display, to_rows(self.events), self.matched_lines, self.skipped, self.error,
-                           self.matches, self.searched)
+                           self.matches, self.searched, self.capped)
 
 
 def _restored(display: str, rows: list[tuple[Any, ...]], matched_lines: int, skipped: str | None,
-              error: str | None, matches: int | None, searched: int | None) -> FileResult:
-    return FileResult(display, from_rows(rows), matched_lines, skipped, error, matches, searched)
-
-
-def _line_text(line: bytes) -> str:
-    if line.endswith(b"\r"):
-        line = line[:-1]
-    return line.decode("utf-8", "replace")
+              error: str | None, matches: int | None, searched: int | None, capped: bool = False) -> FileResult:
+    return FileResult(display, from_rows(rows), matched_lines, skipped, error, matches, searched, capped)
 
 
 def _cut(line: bytes, start: int, end: int, max_columns: int | None) -> tuple[str, bool]:
     """The text shown for a line: whole, or a window of ``max_columns`` bytes around the match, marked."""
     if max_columns is None or len(line) <= max_columns or max_columns <= 0:
-        return _line_text(line), False
+        return line_text(line), False
     budget = max(max_columns - (end - start), 0)
     lo = max(0, start - budget // 2)
     hi = min(len(line), max(end, lo + max_columns))
@@ -80,7 +77,7 @@ def _cut(line: bytes, start: int, end: int, max_columns: int | None) -> tuple[st
         lo += 1
     while hi < len(line) and 0x80 <= line[hi] < 0xC0:
         hi -= 1
-    text = _line_text(line[lo:hi])
+    text = line_text(line[lo:hi])
     return (ELLIPSIS if lo > 0 else "") + text + (ELLIPSIS if hi < len(line) else ""), True
 
 
@@ -179,6 +176,18 @@ def _matched_lines(data: bytes, matcher: Matcher,
         yield current
 
 
+def _cap_bound(data: bytes, matcher: Matcher, cap: int) -> tuple[bool, int | None]:
+    """Whether ``data`` holds ``cap`` matches, and where the first match past them starts (None: none)."""
+    seen = 0
+    for span in matcher.find_iter(data):
+        if span.start == span.end == len(data) and data.endswith(b"\n"):
+            continue  # (as _matched_lines: an empty match after the final newline is not a line)
+        if seen == cap:
+            return True, span.start
+        seen += 1
+    return seen >= cap, None
+
+
 def _all_lines(data: bytes) -> Iterator[tuple[int, int, int]]:
     """(number, start, end) of every line; a final newline does not open an extra empty line."""
     number, pos, size = 1, 0, len(data)
@@ -204,6 +213,7 @@ def search_buffer(data: bytes, matcher: Matcher, options: SearchOptions, display
     cap = options.max_matches_per_file
     matches: list[tuple[int, int, int, list[Span]]] = []
     clips: _Clips | None = None
+    context_until: int | None = None  # the last line context may show (-m's last after-context window)
     if options.invert:
         hit = {number for number, _lo, _hi, _spans in _matched_lines(data, matcher)} if matcher.may_match(data) else set()
         for number, lo, hi in _all_lines(data):
@@ -211,12 +221,37 @@ def search_buffer(data: bytes, matcher: Matcher, options: SearchOptions, display
                 matches.append((number, lo, hi, []))
                 if cap is not None and len(matches) >= cap:
                     break
+    elif options.spans_lines and cap is not None:
+        # rg's -m counts matches, not lines: with -U the last counted match is printed whole (its further
+        # lines too), and the part of a line from the first match past the cap on is no match
+        clips = _Clips()
+        result.capped, bound = _cap_bound(data, matcher, cap)
+        for item in _matched_lines(data, matcher, clips):
+            if bound is not None and item[3][-1].start >= bound:
+                kept = [clip for clip in item[3] if clip.start < bound]
+                if not kept:
+                    break
+                item = (item[0], item[1], item[2], kept)
+            matches.append(item)
     else:
         clips = _Clips()
-        for item in _matched_lines(data, matcher, clips):
+        found = _matched_lines(data, matcher, clips)
+        for item in found:
             matches.append(item)
             if cap is not None and len(matches) >= cap:
                 break
+        if matches and cap is not None and len(matches) >= cap and 0 < options.after < EVERY_LINE \
+                and not options.stop_on_nonmatch:
+            # rg reads the last counted match's after-context on: a line there that matches is a match
+            # (printed ``N:``, counted by -c), though it neither counts for -m nor widens the context
+            # (--passthru's lines after -m stay as they are)
+            window = matches[-1][0] + options.after
+            for item in found:
+                if item[0] > window:
+                    break
+                matches.append(item)
+            if len(matches) > cap:
+                context_until = window
     if not matches:
         return result
     stopped_at = None
@@ -232,7 +267,10 @@ def search_buffer(data: bytes, matcher: Matcher, options: SearchOptions, display
         end = data.find(b"\n", matches[-1][2] + 1)
         stopped_at = len(data) if end < 0 else end + 1
     result.matched_lines = len(matches)
-    if cap is not None and len(matches) >= cap:  # rg reads no further than the end of the last line it counts
+    if not options.spans_lines or options.invert:
+        result.capped = cap is not None and len(matches) >= cap
+    if result.capped and not options.spans_lines:  # rg reads no further than the end of the last line it counts
+        # (with -U it has read the whole file)
         result.searched = min(matches[-1][2] + 1, len(data))
     if stopped_at is not None:
         result.searched = min(result.searched or 0, stopped_at)
@@ -241,9 +279,9 @@ def search_buffer(data: bytes, matcher: Matcher, options: SearchOptions, display
         result.matches = sum(len(spans) - (n in continued) for n, _lo, _hi, spans in matches)
     if options.output != "content":
         return result
-    result.events = _events(data, matches, options, display)
+    result.events = _events(data, matches, options, display, context_until)
     if options.replace is not None and options.replace.match.multiline and not options.invert:
-        result.events = _replaced_regions(data, result.events, matcher, options.replace, options.only_matching)
+        result.events = replaced_regions(data, result.events, matcher, options.replace, options.only_matching)
     elif clips is not None and (clips.continued or clips.runs_over):
         clips.mark(result.events)
     if options.spans_lines and not options.invert and options.replace is None:
@@ -270,7 +308,7 @@ def add_byte_offsets(data: bytes, events: list[LineEvent], searched: int) -> Non
     cap, up to the end of the last matching line, where rg stops). Tools that read rg's JSON (editors,
     ``delta``) place lines by the offset. The result keeps them only when asked: an assistant's
     result has no use for them."""
-    starts = _line_starts(data)
+    starts = line_starts(data)
     last = len(starts) if data and not data.endswith(b"\n") else 0  # a last line without its terminator
     for event in events:
         event.offset = starts[event.line - 1] if event.line <= len(starts) else len(data)
@@ -295,7 +333,7 @@ def _match_event(data: bytes, display: str, number: int, lo: int, hi: int, spans
         if first.score is not None:
             event.score = round(max(s.score or 0.0 for s in spans), 4)
         if replacer is not None:
-            event.replacement = _line_text(replacer.line(data, lo, hi, spans, window or (lo, hi)))
+            event.replacement = line_text(replacer.line(data, lo, hi, spans, window or (lo, hi)))
             # each match replaced, in order: rg 15's --json prints them beside the submatches
             event.match_replacements = [replacer.expand(data, s, window or (lo, hi)).decode("utf-8", "replace")
                                         for s in spans]
@@ -329,8 +367,9 @@ def _only_matching_events(data: bytes, display: str, number: int, lo: int, hi: i
 
 
 def _events(data: bytes, matches: list[tuple[int, int, int, list[Span]]], options: SearchOptions,
-            display: str) -> list[LineEvent]:
-    """Match events with their context lines merged the way ripgrep prints them (no line twice)."""
+            display: str, until: int | None = None) -> list[LineEvent]:
+    """Match events with their context lines merged the way ripgrep prints them (no line twice);
+    no context line after line ``until``."""
     max_columns = options.max_columns
     replacer = replacer_for(options.replace) if options.replace is not None else None
     window = (0, len(data)) if replacer is not None and options.replace.match.multiline else None  # type: ignore[union-attr]
@@ -345,7 +384,7 @@ def _events(data: bytes, matches: list[tuple[int, int, int, list[Span]]], option
         if not only and replacer is None:
             return [_match_event(data, display, n, lo, hi, spans, max_columns) for n, lo, hi, spans in matches]
         return [event for n, lo, hi, spans in matches for event in emit(n, lo, hi, spans)]
-    starts = _line_starts(data)
+    starts = line_starts(data)
     total = len(starts)
     is_match = {m[0] for m in matches}
     events: list[LineEvent] = []
@@ -355,75 +394,13 @@ def _events(data: bytes, matches: list[tuple[int, int, int, list[Span]]], option
             events.append(_context_event(data, starts, ctx, display, max_columns))
         events.extend(emit(number, lo, hi, spans))
         emitted = number
-        last = min(total, number + options.after)
+        last = min(total, number + options.after, total if until is None else until)
         for ctx in range(number + 1, last + 1):
             if ctx in is_match:
                 break
             events.append(_context_event(data, starts, ctx, display, max_columns))
             emitted = ctx
     return events
-
-
-def _replaced_regions(data: bytes, events: list[LineEvent], matcher: Matcher,
-                      replacement: Replacement, only_matching: bool = False) -> list[LineEvent]:
-    """``-U -r`` as rg prints it: the matched lines that follow one another (a match across lines
-    makes its lines such a run; rg joins adjacent ones too) are one region, replaced as a whole
-    (a match over a line end is replaced once) and shown as the lines of the replaced text, numbered
-    from the region's first line. Without this, each line of a match was replaced on its own.
-    With ``-o`` each match's replacement is shown, its lines numbered from the region's first line
-    plus the line ends before it in the replaced region, its column its offset there (rg's way)."""
-    replacer = replacer_for(replacement)
-    spans = [s for s in matcher.find_iter(data) if not (s.start == s.end == len(data) and data.endswith(b"\n"))]
-    starts = _line_starts(data)
-    out: list[LineEvent] = []
-    i, n = 0, len(events)
-    while i < n:
-        head = events[i]
-        if not isinstance(head, Match):
-            out.append(head)
-            i += 1
-            continue
-        j = i + 1
-        while j < n and isinstance(events[j], Match) and events[j].line - events[j - 1].line in (0, 1):
-            j += 1
-        run: list[Match] = events[i:j]  # type: ignore[assignment]  # (Match only: checked above)
-        lo = starts[run[0].line - 1]
-        end = data.find(b"\n", starts[run[-1].line - 1])
-        hi = len(data) if end < 0 else end + 1
-        inside = [s for s in spans if lo <= s.start < hi]
-        if only_matching:
-            out.extend(_replaced_matches(data, run[0], lo, inside, replacer))
-            i = j
-            continue
-        replaced = replacer.line(data, lo, hi, inside, (0, len(data)))
-        pieces = replaced[:-1].split(b"\n") if replaced.endswith(b"\n") else replaced.split(b"\n") if replaced else []
-        for k, piece in enumerate(pieces):  # (a region replaced by nothing shows no line, as in rg)
-            out.append(run[min(k, len(run) - 1)].replace(line=run[0].line + k, replacement=_line_text(piece),
-                                                         cr=piece.endswith(b"\r")))
-        i = j
-    return out
-
-
-def _replaced_matches(data: bytes, first: Match, lo: int, spans: list[Span], replacer: Replacer) -> list[Match]:
-    """``-U -o -r``: the events of each match's replacement in the region that starts at ``lo``."""
-    out: list[Match] = []
-    size, pos, lines = 0, lo, 0  # length of the replaced region so far, where the original is, its line ends
-    for span in spans:
-        between = data[pos:span.start]
-        lines += between.count(b"\n")
-        size += len(between)
-        rep = replacer.expand(data, span, (0, len(data)))
-        if rep:
-            body = rep[:-1] if rep.endswith(b"\n") else rep
-            for k, piece in enumerate(body.split(b"\n")):
-                text = _line_text(piece)
-                out.append(first.replace(  # (each line shows the match's column)
-                    line=first.line + lines + k, column=size + 1, end_column=size + len(piece) + 1,
-                    text=text, match_text=text, replacement=text, cr=piece.endswith(b"\r")))
-        lines += rep.count(b"\n")
-        size += len(rep)
-        pos = span.end
-    return out
 
 
 def first_lines(events: list[LineEvent], lines: int) -> list[LineEvent]:
@@ -435,18 +412,6 @@ def first_lines(events: list[LineEvent], lines: int) -> list[LineEvent]:
                 return events[:i]
             seen.add(event.line)
     return events
-
-
-def _line_starts(data: bytes) -> list[int]:
-    starts = [0]
-    find = data.find
-    pos = find(b"\n")
-    while pos >= 0:
-        starts.append(pos + 1)
-        pos = find(b"\n", pos + 1)
-    if starts[-1] == len(data) and len(starts) > 1:
-        starts.pop()  # a final newline does not open an empty last line
-    return starts
 
 
 def _context_event(data: bytes, starts: list[int], number: int, display: str,
@@ -482,8 +447,7 @@ def search_data(data: bytes, display: str, matcher: Matcher, options: SearchOpti
             return FileResult(display, skipped=BINARY, searched=0)
         head = decoded.rfind(b"\n", 0, block) + 1
         result = _searched(decoded[:head], display, matcher, options)
-        cap = options.max_matches_per_file
-        if cap is not None and result.matched_lines >= cap:
+        if result.capped:
             return result  # (-m) the search ended at its cap, before the NUL: rg never sees it, says nothing
         if (not result.matched_lines and not result.error) or options.output == "count":
             return FileResult(display, skipped=BINARY, searched=head)  # (rg -c drops a file its search quit on)

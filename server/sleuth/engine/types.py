@@ -27,6 +27,7 @@ __all__ = [
     "FileEntry",
     "SkipCounts",
     "FileError",
+    "EVERY_LINE",
 ]
 
 CaseMode = Literal["smart", "sensitive", "insensitive"]
@@ -157,6 +158,10 @@ class Replacement(Value):
     def __init__(self, template: str, match: MatchOptions) -> None:
         fill(self, "template", template)
         fill(self, "match", match)
+
+
+EVERY_LINE = 1 << 62
+"""The context of ``--passthru`` (``before``/``after``): it reaches every line of the file."""
 
 
 class SearchOptions(Value):
