@@ -11,9 +11,12 @@ blind would shrink the wrong part. This reads one generation directory (read-onl
   (``n * (2 + ceil(log2(U / n)))`` bits), a bitmap (``U / 8`` bytes), the complement (the rows
   *without* the gram, stored as today's gaps: about ``U - n`` bytes), and the best of them per list.
 
-``U`` is the shard's row count (the largest row any list names, + 1). Usage::
+``U`` is the shard's row count (the largest row any list names, + 1). With ``--per-file`` it also
+decodes every list and counts its distinct *files* (a row is an 8 KiB chunk): what the postings would
+number if a list named files instead of chunks (looser: a file's chunks no longer AND separately).
+Usage::
 
-    python bench/store_parts.py <index dir>/gen-*/ [--corpus ~/.cache/sleuth-bench/linux]
+    python bench/store_parts.py <index dir>/gen-*/ [--corpus ~/.cache/sleuth-bench/linux] [--per-file]
 """
 
 from __future__ import annotations
@@ -82,6 +85,39 @@ def _lists(db: Path) -> tuple[np.ndarray, np.ndarray, int]:
     return np.concatenate(ns) if ns else np.zeros(0, np.int64), np.concatenate(stored) if stored else np.zeros(0, np.int64), universe
 
 
+def _per_file(db: Path, first_rows: np.ndarray) -> tuple[int, int]:
+    """(postings, distinct (gram, file) pairs) of a shard's build segments, decoded in batches."""
+    chunks = files = 0
+    with _open(db) as conn, open(db.with_suffix(".post"), "rb") as handle:
+        if not os.path.getsize(db.with_suffix(".post")):
+            return 0, 0
+        view = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+        for starts, exc_starts, bytes_at, exc_at in conn.execute(
+                "SELECT starts, exc_starts, bytes_at, exc_at FROM segs ORDER BY seg"):
+            s = np.frombuffer(starts, np.uint32).astype(np.int64)
+            x = np.frombuffer(exc_starts, np.uint32).astype(np.int64)
+            gaps = np.frombuffer(view, np.uint8, count=int(s[-1]), offset=bytes_at)
+            exc = np.frombuffer(view, np.uint32, count=int(x[-1]), offset=exc_at)
+            a, lists = 0, len(s) - 1
+            while a < lists:  # lists [a, b) of about 8M postings at a time: bounded memory
+                b = min(max(int(np.searchsorted(s, s[a] + 8_000_000, "right")) - 1, a + 1), lists)
+                v = gaps[s[a]:s[b]].astype(np.int64)
+                v[v == 255] = exc[x[a]:x[b]]
+                total = np.cumsum(v)
+                n = np.diff(s[a:b + 1])
+                at = s[a:b] - s[a]
+                base = np.where(at > 0, total[np.maximum(at - 1, 0)], 0)
+                rows = total - np.repeat(base, n)  # each list's first gap is its absolute first row
+                fid = np.searchsorted(first_rows, rows, "right") - 1
+                new = np.ones(len(fid), np.bool_)
+                new[1:] = fid[1:] != fid[:-1]
+                new[at[n > 0]] = True
+                chunks += len(fid)
+                files += int(new.sum())
+                a = b
+    return chunks, files
+
+
 def _mb(n: float) -> str:
     return f"{n / 1e6:8.1f} MB"
 
@@ -90,6 +126,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("gen", type=Path, help="a generation directory (gen-*) of a store")
     parser.add_argument("--corpus", type=Path, default=Path("~/.cache/sleuth-bench/linux").expanduser())
+    parser.add_argument("--per-file", action="store_true", help="also count the postings if lists named files")
     args = parser.parse_args()
     corpus = _corpus_bytes(args.corpus) if args.corpus.is_dir() else 0
     files = sorted(p for p in args.gen.iterdir() if p.is_file())
@@ -120,6 +157,14 @@ def main() -> None:
             print(f"  [{lo:g}, {min(hi, 1):g}){'':<{max(0, 12 - len(f'[{lo:g}, {min(hi, 1):g})'))}} {int(m.sum()):>9,}"
                   f" {_mb(b)} {100 * b / max(all_bytes, 1):7.1f}% {_mb(ef[m].sum())} {_mb(bitmap[m].sum())}"
                   f" {_mb(complement[m].sum())} {_mb(best[m].sum())}")
+        if args.per_file:
+            shard = int(db.stem.split("-")[1])
+            with _open(args.gen / "catalog.db") as cat:
+                first = np.array(sorted(r for (r,) in cat.execute(
+                    "SELECT first_row FROM files WHERE shard = ? AND first_row >= 0", (shard,))), np.int64)
+            chunks, per_file = _per_file(db, first)
+            print(f"  per file: {per_file:,} (gram, file) pairs for {chunks:,} (gram, chunk) postings"
+                  f" = {per_file / max(chunks, 1):.3f}, {len(first):,} files")
         print(f"  {'all':<14} {len(n):>9,} {_mb(all_bytes)} {100.0:7.1f}% {_mb(ef.sum())} {_mb(bitmap.sum())}"
               f" {_mb(complement.sum())} {_mb(best.sum())}")
 
