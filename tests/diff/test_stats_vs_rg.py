@@ -87,3 +87,17 @@ def test_stats_count_every_match_in_every_mode(corpus: Path, argv: list[str]) ->
 
     want = run([RG, "--no-config"])
     assert len(want) == 4 and run([SLEUTH, "grep", "--no-server"]) == want
+
+
+@pytest.mark.parametrize("argv", [["-l", "foo"], ["-l", "foo", "bin"], ["-c", "foo"]], ids=" ".join)
+def test_stats_list_the_files_rg_lists(corpus: Path, argv: list[str]) -> None:
+    """``-l --stats`` reads every match, so a binary file's search reaches its NUL and quits: rg lists
+    no such file (``bin/late.dat``), and Sleuth printed it."""
+    def run(command: list[str]) -> list[bytes]:
+        proc = subprocess.run([*command, "--stats", "--sort", "path", *argv], cwd=corpus, capture_output=True,
+                              stdin=subprocess.DEVNULL, timeout=120)
+        lines = proc.stdout.split(b"\n")
+        return lines[:lines.index(b"")]  # (the output before the stats block's blank line)
+
+    want = run([RG, "--no-config"])
+    assert run([SLEUTH, "grep", "--no-server"]) == want

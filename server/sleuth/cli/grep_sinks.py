@@ -176,15 +176,23 @@ class _Files:
 
 
 class Paths(_Files):
-    """``-l``: each matching file's path, once the file is done (a NUL after each with ``--null``)."""
+    """``-l``: each matching file's path, once the file is done (a NUL after each with ``--null``).
+    A binary file whose search went on past its match to the NUL and quit there (``--stats`` reads
+    every match) is not printed, as rg's ``-l --stats`` prints none."""
 
     def __init__(self, options: PrintOptions) -> None:
         super().__init__()
         self.o = options
+        self.quit = False  # the open file is binary and its search stopped at the NUL
 
     def event(self, event: Event) -> bool:
-        if self.seen(event):
-            sys.stdout.write(_path_line(self.o, event.path))  # type: ignore[union-attr]
+        if type(event) is Match:
+            self.quit = self.quit or event.binary_stopped  # type: ignore[union-attr]
+        matched = self.seen(event)
+        if matched is not None:
+            if matched and not self.quit:
+                sys.stdout.write(_path_line(self.o, event.path))  # type: ignore[union-attr]
+            self.quit = False
         return True
 
     def finish(self, summary: Summary) -> None:
