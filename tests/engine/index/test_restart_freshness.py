@@ -127,3 +127,42 @@ def test_a_folder_within_the_racy_window_is_listed_again(tmp_path: Path, monkeyp
         assert folder_times == {p: (os.stat(p).st_mtime_ns, os.stat(p).st_ctime_ns) for p in folder_times}
     finally:
         service.stop()
+
+
+def test_the_stated_comparison_answers_as_the_per_file_loop(tmp_path: Path) -> None:
+    """The usual restart (no folder moved, every ``stat`` made on the other core) takes
+    :func:`freshness.changed_by_stated` instead of the per-file loop: the same changed and gone files."""
+    from sleuth.engine.index.stat_pass import stated_of_sizes
+
+    root = tmp_path / "ws"
+    root.mkdir()
+    _tree(root)
+    started_index(root, tmp_path / "cache").stop()
+    service = started_index(root, tmp_path / "cache")
+    try:
+        target = root / "d" / "f" / "g.txt"  # rewritten in place, same size, its folder's times untouched
+        target.write_text("NEEDLE_C\n", encoding="utf-8")
+        os.utime(target, ns=(target.stat().st_atime_ns, target.stat().st_mtime_ns + 10_000_000))
+        with service.state.lock:
+            cat, catalog = service.state.cat, service.state.catalog_db
+            sizes = {p: (r.size, r.mtime_ns, r.indexed) for p, r in cat.by_path.items()}
+            stray = str(root / "new" / "x.txt")  # catalogued in a folder the stamps never saw
+            sizes[stray] = (1, 0, True)
+            stated = stated_of_sizes(sizes)
+            if stated is None:  # (no compiled loop: the same answer made here)
+                stated = ({stray}, {str(target)})
+            by_loop = freshness.quick_catch_up(catalog, service.workspace, service.options, sizes, CancelToken())
+            by_stated = freshness.quick_catch_up(catalog, service.workspace, service.options, sizes, CancelToken(),
+                                                 stated)
+        assert by_loop is not None and by_stated is not None
+        assert sorted(by_stated.changed) == sorted(by_loop.changed) == sorted([str(target), stray])
+        assert by_stated.gone == by_loop.gone == [] and by_stated.relisted == 0
+    finally:
+        service.stop()
+
+
+def test_changed_by_stated_sorts_stated_and_stray_files() -> None:
+    sizes = {"/r/a": (1, 0, True), "/r/b": (1, 0, True), "/r/c": (1, 0, True), "/r/n/d": (1, 0, True)}
+    stamps = {"/r": (0, 0, "")}
+    changed, gone = freshness.changed_by_stated(sizes, stamps, ({"/r/a", "/r/n/d", "/elsewhere"}, {"/r/b"}))
+    assert sorted(changed) == ["/r/b", "/r/n/d"] and gone == ["/r/a"]

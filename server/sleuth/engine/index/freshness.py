@@ -41,7 +41,7 @@ from sleuth.engine.ignore import IGNORE_FILE_NAMES, ancestors, git_exclude_path,
 from sleuth.engine.types import FileEntry, FileError, SkipCounts, WalkOptions
 from sleuth.engine.workspace import Target, Workspace
 
-__all__ = ["FolderStamps", "QuickCatchUp", "RACY_NS", "MTIME_SLACK_NS", "create_table", "save", "quick_catch_up", "quick_catch_up_at"]
+__all__ = ["FolderStamps", "QuickCatchUp", "RACY_NS", "MTIME_SLACK_NS", "create_table", "save", "quick_catch_up", "quick_catch_up_at", "changed_by_stated"]
 
 RACY_NS = 2_000_000_000  # file systems whose clocks tick in seconds (FAT: 2 s) must not look unchanged
 MTIME_SLACK_NS = 2000  # a stored time and a walk's (a float of seconds) may differ by this and still be the same
@@ -214,6 +214,9 @@ def quick_catch_up(conn: sqlite3.Connection, workspace: Workspace, options: Walk
         if errors or token.should_stop():
             return None
     # 3. The catalogued files: by the listing where their folder was listed again, else by a stat.
+    if not listed and not dead and stated is not None:  # (the usual restart: no folder moved, every stat made)
+        changed, gone = changed_by_stated(sizes, stamps, stated)
+        return QuickCatchUp(changed, gone, 0)
     changed: list[str] = []
     gone: list[str] = []
     sep, lstat, is_file = os.sep, os.lstat, stat_mod.S_ISREG  # (78,000 calls: no lookups in the loop)
@@ -249,6 +252,21 @@ def quick_catch_up(conn: sqlite3.Connection, workspace: Workspace, options: Walk
             changed.append(path)
     changed.extend(p for p in seen if p not in sizes)
     return QuickCatchUp(changed, gone, len(listed))
+
+
+def changed_by_stated(sizes: dict[str, tuple[int, int, bool]], stamps: dict[str, tuple[int, int, str]],
+                      stated: tuple[set[str], set[str]]) -> tuple[list[str], list[str]]:
+    """(changed, gone) among the catalogued files ``sizes`` when no stamped folder moved or died and
+    the ``stat`` of every file was made already (``stated``: the paths no longer regular files, the
+    paths that differ): what :func:`quick_catch_up`'s per-file loop answers in that case, in one pass
+    over the paths (a file in a folder the stamps never saw is changed) and then over the few found.
+    On the Linux tree this replaces ~78,000 iterations of four lookups with one comprehension."""
+    sep = os.sep
+    stray = [p for p in sizes if (p.rpartition(sep)[0] or sep) not in stamps]
+    strays = set(stray)
+    gone = [p for p in stated[0] if p in sizes and p not in strays]
+    changed = stray + [p for p in stated[1] if p in sizes and p not in strays and p not in stated[0]]
+    return changed, gone
 
 
 def quick_catch_up_at(db: str, workspace: Workspace, options: WalkOptions, sizes: dict[str, tuple[int, int, bool]],
