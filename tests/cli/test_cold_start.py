@@ -81,6 +81,19 @@ def test_a_plain_cold_grep_imports_none_of_the_heavy_modules(tmp_path: pathlib.P
     assert report["gc_threshold"] == ONE_SHOT_THRESHOLD
 
 
+def test_a_cold_grep_as_people_type_it_loads_no_server_client_when_none_runs(tmp_path: pathlib.Path) -> None:
+    """Without ``--no-server`` (how a person, a script or an assistant types it) and no server for the
+    folder, the call looks for the door's file and runs cold: the door's client and its handshake's
+    modules (``hmac``, ``secrets``, ``logging``, ``dataclasses``: ~20 ms) were loaded by every such call."""
+    root = write_tree(tmp_path / "ws", {"a.py": "def needle():\n    pass\n"})
+    runtime = tmp_path / "run"
+    runtime.mkdir(mode=0o700)
+    report = _cold_call(root, tmp_path / "report.json", "grep", "-n", "needle", env={"XDG_RUNTIME_DIR": str(runtime)})
+    assert report["status"] == 0 and "needle" in report["stdout"]
+    imported = set(report["modules"])
+    assert not [name for name in (*HEAVY, "hmac", "secrets", "sleuth.cli.warm", "sleuth.core.warm") if name in imported]
+
+
 def test_a_small_deep_tree_is_searched_without_the_pool_a_big_one_starts_it(tmp_path: pathlib.Path) -> None:
     """Folders two levels deep used to start the pool whatever the file count; now the number of files
     decides (``POOL_START_FILES``): the files walked up to it are searched here, and the folders the

@@ -218,6 +218,10 @@ def ask_server(name: str, args: dict[str, Any], roots: list[str], settings: Sett
     """The running server's :class:`~sleuth.cli.warm.Answer`, or None (run cold); ``settings``: the
     call's :func:`workspace_settings` when the caller has read them already; ``partial``: the
     server's streamed batches."""
+    from sleuth.core.warm_paths import NO_SERVER_ENV, door_may_exist
+
+    if os.environ.get(NO_SERVER_ENV) == "1" or not door_may_exist(roots):
+        return None  # no server to ask: its client is not even loaded
     from sleuth.cli.warm import ask
 
     return ask(name, args, roots, settings if settings is not None else workspace_settings(roots), partial)
