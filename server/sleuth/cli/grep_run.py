@@ -200,11 +200,12 @@ class _Run:
         self.mode = _mode(ns)
         if ns.pre:
             ns.no_server = True  # --pre runs a program: in this process only (sleuth.cli.grep_pre)
-        # --stats counts every match (rg's -c, -l and -q keep searching for it): the lines come, the mode's printer
-        # makes its counts and paths from them
-        whole = "content" if ns.stats else None
-        ns.output = {"with": whole or "files_with_matches", "quiet": "content" if ns.stats or ns.json else "files_with_matches",
-                     "without": whole or "files_with_matches", "count": whole or "count"}.get(self.mode, "content")
+        # A file's item for the modes that print per file; --stats counts every match (rg's -c, -l and -q keep
+        # searching for it) and -q --json prints its summary from the lines: then the lines come, the mode's
+        # printer makes its counts and paths from them
+        per_file = {"with": "files_with_matches", "without": "files_with_matches", "quiet": "files_with_matches",
+                    "count": "count"}.get(self.mode)
+        ns.output = "content" if per_file is None or ns.stats or (self.mode == "quiet" and ns.json) else per_file
         ns.engine_max_columns = ns.max_columns if ns.result_json else 0  # rg's -M is the printer's
         if ns.json:
             ns.only_matching = False  # rg's JSON printer prints whole lines with their submatches, -o or not

@@ -9,15 +9,13 @@ a whole answer. The caller renders either exactly as the cold path's result.
 from __future__ import annotations
 
 import json
-import os
 import socket
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 from sleuth.core.warm import PROTOCOL, connect, environment, guards
-from sleuth.core.warm_paths import NO_SERVER_ENV
 
-__all__ = ["Answer", "ask", "NO_SERVER_ENV"]
+__all__ = ["Answer", "ask"]
 
 @dataclass(frozen=True)
 class Answer:
@@ -40,9 +38,7 @@ def ask(command: str, args: dict[str, Any], roots: Sequence[str], settings: Any,
     answers whole, which is the same to the caller). Once a batch was taken the call cannot fall
     back to a cold run (its output is out): a connection lost then is an error; ``partial``
     returning False hangs up, which cancels the server's search, and answers ``cancelled``."""
-    if os.environ.get(NO_SERVER_ENV) == "1":
-        return None
-    door = connect(roots)
+    door = connect(roots)  # (SLEUTH_NO_SERVER and a missing door file: sleuth.cli.common.ask_server)
     if door is None:
         return None
     sock, token = door

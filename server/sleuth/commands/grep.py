@@ -148,7 +148,7 @@ def build_request(args: dict[str, Any], ctx: CommandContext) -> GrepRequest:
                          engine="pcre2" if args["engine"] == "pcre2" else "default")
     replace = Replacement(args["replace"], match) if args["replace"] is not None else None
     search = SearchOptions(invert=args["invert"], before=before, after=after, max_results=args["max_results"],
-                           max_matches_per_file=_per_file_cap(args["output"], args["max_matches_per_file"]),
+                           max_matches_per_file=_lines_needed(args["output"], args["max_matches_per_file"]),
                            max_columns=args["max_columns"] or None, output=args["output"], sort=args["sort"],
                            only_matching=args["only_matching"], replace=replace,
                            binary=_binary_mode(args["binary"], targets), encoding=codec_for(args["encoding"]),
@@ -158,7 +158,7 @@ def build_request(args: dict[str, Any], ctx: CommandContext) -> GrepRequest:
     return GrepRequest(tuple(targets), walk, match, search)
 
 
-def _per_file_cap(output: str, asked: int | None) -> int | None:
+def _lines_needed(output: str, asked: int | None) -> int | None:
     """The matching lines a file is searched for: one when only whether it matches is asked (``-l``,
     ``-q``, ``--files-without-match``), so its search stops at its first match, as rg's does."""
     return 1 if output == "files_with_matches" else asked

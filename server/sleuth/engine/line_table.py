@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-__all__ = ["line_starts", "line_text"]
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing here
+if TYPE_CHECKING:
+    from typing import Iterator
+
+    from sleuth.engine.match.base import Matcher, Span
+
+__all__ = ["line_starts", "line_text", "line_spans"]
 
 
 def line_text(line: bytes) -> str:
@@ -23,3 +29,13 @@ def line_starts(data: bytes) -> list[int]:
     if starts[-1] == len(data) and len(starts) > 1:
         starts.pop()  # a final newline does not open an empty last line
     return starts
+
+
+def line_spans(data: bytes, matcher: Matcher) -> Iterator[Span]:
+    """The matcher's matches in ``data`` that fall on a line: an empty match after the final newline
+    opens no line (rg prints none), so it is left out."""
+    end = len(data) if data.endswith(b"\n") else -1
+    for span in matcher.find_iter(data):
+        if span.start == span.end == end:
+            continue
+        yield span

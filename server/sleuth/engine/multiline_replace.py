@@ -4,7 +4,7 @@ calls it once a multi-line search's events are made; the template's expansion is
 from __future__ import annotations
 
 from sleuth.engine.events import LineEvent, Match
-from sleuth.engine.line_table import line_starts, line_text
+from sleuth.engine.line_table import line_spans, line_starts, line_text
 from sleuth.engine.match.base import Matcher, Span
 from sleuth.engine.replace import Replacer, replacer_for
 from sleuth.engine.types import Replacement
@@ -21,7 +21,7 @@ def replaced_regions(data: bytes, events: list[LineEvent], matcher: Matcher,
     With ``-o`` each match's replacement is shown, its lines numbered from the region's first line
     plus the line ends before it in the replaced region, its column its offset there (rg's way)."""
     replacer = replacer_for(replacement)
-    spans = [s for s in matcher.find_iter(data) if not (s.start == s.end == len(data) and data.endswith(b"\n"))]
+    spans = list(line_spans(data, matcher))
     starts = line_starts(data)
     out: list[LineEvent] = []
     i, n = 0, len(events)

@@ -17,7 +17,7 @@ from typing import Any, Iterator
 from sleuth.engine.decode import BINARY_BLOCK, transcode
 from sleuth.engine.errors import SearchTimeout
 from sleuth.engine.events import Context, LineEvent, Match, Submatch, from_rows, to_rows
-from sleuth.engine.line_table import line_starts, line_text
+from sleuth.engine.line_table import line_spans, line_starts, line_text
 from sleuth.engine.match.base import Matcher, Span
 from sleuth.engine.multiline_replace import replaced_regions
 from sleuth.engine.replace import Replacer, replacer_for
@@ -146,10 +146,8 @@ def _matched_lines(data: bytes, matcher: Matcher,
             yield lines.number(lo), lo, hi, spans
         return
     current: tuple[int, int, int, list[Span]] | None = None
-    for span in matcher.find_iter(data):
+    for span in line_spans(data, matcher):
         start, end = span.start, span.end
-        if start == end and start == len(data) and data.endswith(b"\n"):
-            continue  # an empty match after the final newline is not a line
         lo, hi = lines.bounds(start)
         number = lines.number(lo)
         while True:
@@ -179,9 +177,7 @@ def _matched_lines(data: bytes, matcher: Matcher,
 def _cap_bound(data: bytes, matcher: Matcher, cap: int) -> tuple[bool, int | None]:
     """Whether ``data`` holds ``cap`` matches, and where the first match past them starts (None: none)."""
     seen = 0
-    for span in matcher.find_iter(data):
-        if span.start == span.end == len(data) and data.endswith(b"\n"):
-            continue  # (as _matched_lines: an empty match after the final newline is not a line)
+    for span in line_spans(data, matcher):
         if seen == cap:
             return True, span.start
         seen += 1
