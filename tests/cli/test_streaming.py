@@ -97,6 +97,29 @@ def test_closing_the_pipe_stops_the_run_quietly(tmp_path: Path, release: bool) -
     assert proc.returncode == 0 and err == b""
 
 
+@pytest.mark.parametrize("flags", [(), ("--stats",), ("--json",), ("-c",)], ids=["lines", "stats", "json", "count"])
+def test_ctrl_c_ends_the_run_with_130_and_searches_nothing_more(tmp_path: Path, flags: tuple[str, ...]) -> None:
+    """Ctrl-C (SIGINT) during a cold search: the status a shell gives a process SIGINT ended (130, as
+    rg's), not 2 as if a path had failed; the path after the tree is never reached (no message about
+    it) and no summary follows. The search is held at the gate when the signal comes."""
+    import signal
+
+    ws = _tree(tmp_path / "ws")
+    gate = tmp_path / "search-gate"
+    gate.write_text("held\n")
+    proc = _start(ws, gate, *flags, "streamword", ".", "missing")
+    try:
+        assert _first_line(proc)  # (the search is held at the gate after its first batch)
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=HANG_S)
+        assert proc.stdout is not None and proc.stderr is not None
+        out, err = proc.stdout.read(), proc.stderr.read()
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, err
+    assert b"missing" not in err and b"matched lines" not in out and b'"type":"summary"' not in out
+
+
 def test_quiet_stops_at_the_first_match(tmp_path: Path) -> None:
     """``-q``: the first match decides (status 0); the paths after it are not searched, as in rg."""
     ws = write_tree(tmp_path / "ws", {"a/x.txt": "needle\n"})

@@ -29,6 +29,7 @@ __all__ = ["EXIT_FOUND", "EXIT_NONE", "EXIT_ERROR", "cli_settings", "workspace_s
            "report_error", "print_json", "ProgressBar", "parse_size"]
 
 EXIT_FOUND, EXIT_NONE, EXIT_ERROR = 0, 1, 2
+EXIT_INTERRUPTED = 130  # Ctrl-C: the status a shell gives a process SIGINT ended, as rg's
 
 
 _REPORTED: set[str] = set()  # each settings problem is printed once per process
@@ -144,7 +145,7 @@ def run_command(name: str, args: dict[str, Any], ctx: CommandContext, as_json: b
         if isinstance(ctx.progress, ProgressBar):
             ctx.progress.clear()
         if error.code == "cancelled":
-            return 130
+            return EXIT_INTERRUPTED
         if seen is not None:
             seen(error)
         return report_error(error, as_json)
@@ -230,7 +231,7 @@ def ask_server(name: str, args: dict[str, Any], roots: list[str], settings: Sett
 def report_remote_error(error: dict[str, Any], as_json: bool, seen: Callable[[SleuthError], None] | None = None) -> int:
     """A server's error object, reported as :func:`run_command` reports the same error raised here."""
     if error.get("code") == "cancelled":
-        return 130
+        return EXIT_INTERRUPTED
     rebuilt = SleuthError(str(error.get("message", "")), hint=str(error.get("hint", "")) or None,
                           **{k: v for k, v in error.items() if k not in ("code", "message", "hint")})
     rebuilt.code = str(error.get("code", "internal"))

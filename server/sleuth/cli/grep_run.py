@@ -17,7 +17,7 @@ import sys
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, Callable
 
-from sleuth.cli.common import (EXIT_ERROR, EXIT_FOUND, EXIT_NONE, ProgressBar, cli_path, cli_settings, cli_workspace,
+from sleuth.cli.common import (EXIT_ERROR, EXIT_FOUND, EXIT_INTERRUPTED, EXIT_NONE, ProgressBar, cli_path, cli_settings, cli_workspace,
                                make_context, print_json, run_search, workspace_settings)
 from sleuth.cli.grep_inputs import UsageError, caseless, patterns_of, print_type_list, read_types
 from sleuth.cli.grep_print import Colours, PrintOptions, print_paths
@@ -225,6 +225,7 @@ class _Run:
         self.failures = 0
         self.stopped = False  # the sink wanted no more: the searches left are not run
         self.refused = False  # the arguments were refused (a bad pattern): rg stops before any output
+        self.interrupted = False  # Ctrl-C stopped a search: the run ends at once with EXIT_INTERRUPTED
         self.write_error: OSError | None = None  # standard output failed while streaming (raised at the end)
         self.gone = False  # standard output's reader went away (seen by the watcher, before any write failed)
         self._watching = False  # whether the reader's watcher was started
@@ -367,6 +368,9 @@ class _Run:
             return True
         if code == EXIT_FOUND:
             return True
+        if code == EXIT_INTERRUPTED:  # Ctrl-C: nothing more runs or prints, the status is rg's (not a failure's 2)
+            self.interrupted = self.stopped = True
+            return False
         self.failures += 1  # reported by run_search; rg goes on with the other paths
         return False
 
@@ -414,6 +418,8 @@ class _Run:
             raise self.write_error  # (sleuth.cli.main: a broken pipe ends quietly, as rg)
         if self.refused:
             return EXIT_ERROR
+        if self.interrupted:
+            return EXIT_INTERRUPTED
         found, errors = self.finish()
         if ns.quiet and found:  # (with --files-without-match: a file without a match was found, as rg 15)
             return EXIT_FOUND
@@ -439,7 +445,7 @@ class _Run:
         for path in self.paths:
             if not self.search("sleuth.grep", self.to_args(self.ns, self.where(path)), self.results,
                                as_json=True):
-                return EXIT_ERROR
+                return EXIT_INTERRUPTED if self.interrupted else EXIT_ERROR
         result = merge_results(self.results)
         print_json(result)
         if result["errors"]:
