@@ -80,9 +80,15 @@ def test_standard_binary_lines(capsys: pytest.CaptureFixture[str]) -> None:
 def test_paths_without_and_counts(capsys: pytest.CaptureFixture[str]) -> None:
     files = [{"type": "file", "path": "a.py"}, {"type": "file", "path": "b.py"}]
     assert _push(Paths(_opts()), capsys, files[:1], files[1:]) == ["a.py\n", "b.py\n", ""]
+    unmatched = [{"type": "file", "path": "c.py", "matched": False}, {"type": "file", "path": "d.py", "matched": False}]
     without = Without(_opts())
-    without.listed = ["a.py", "b.py", "c.py"]
-    assert _push(without, capsys, files) == ["", "c.py\n"] and without.printed == 1  # needs every file
+    assert _push(without, capsys, unmatched[:1], unmatched[1:]) == ["c.py\n", "d.py\n", ""]  # each as it comes
+    assert without.printed == 2
+    at_end = Without(_opts(), at_end=True)  # (--stats: the events are the counting search's, the list another's)
+    at_end.listed = ["c.py"]
+    assert _push(at_end, capsys, files, unmatched) == ["", "", "c.py\n"] and at_end.printed == 1
+    quiet = Without(_opts(), quiet=True)
+    assert Decoder(quiet).items(unmatched) is False and quiet.printed == 1  # -q: the first one decides
     counts = [{"type": "count", "path": "a.py", "count": 2}]
     assert _push(Counts(_opts(), matches=False), capsys, counts) == ["a.py:2\n", ""]
     assert _push(Counts(_opts(), matches=True), capsys, A, B) == ["", "a.py:2\n", "b.py:1\n"]  # a file once it ends

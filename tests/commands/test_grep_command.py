@@ -99,6 +99,20 @@ def test_output_modes(tree):
     assert {m["count"] for m in counts["matches"]} == {3}
 
 
+def test_files_without_match_lists_the_files_searched_whole_without_one(make_tree):
+    """rg's ``--files-without-match``: a binary file a folder's search quits on is neither with nor without
+    a match; named, the same file is searched whole and listed; the list counts against ``max_results``."""
+    root = make_tree({"hit.txt": "needle\n", "miss.txt": "hay\n", "miss2.txt": "straw\n", "bin.dat": "hay\0\n"})
+    result = grep({"pattern": "needle", "output": "files_without_match"}, context(root))
+    assert result["matches"] == [{"type": "file", "path": "miss.txt", "matched": False},
+                                 {"type": "file", "path": "miss2.txt", "matched": False}]
+    assert (result["count"], result["files_matched"], result["skipped"]["binary"]) == (2, 1, 1)
+    named = grep({"pattern": "needle", "output": "files_without_match", "path": "bin.dat"}, context(root))
+    assert [m["path"] for m in named["matches"]] == ["bin.dat"]
+    capped = grep({"pattern": "needle", "output": "files_without_match", "max_results": 1}, context(root))
+    assert [m["path"] for m in capped["matches"]] == ["miss.txt"] and capped["truncated"]
+
+
 def test_per_file_errors_do_not_fail_the_search(make_tree):
     root = make_tree({"ok.txt": "needle\n", "locked.txt": "needle\n"})
     (root / "locked.txt").chmod(0)

@@ -23,4 +23,6 @@ def test_whole_file_items_of_files_with_matches_and_count() -> None:
     counts = [to_item(End("a.c", 3, True), "count"), to_item(End("b.c", 0, True), "count")]
     assert _text(files) == ["a.c", "b.c"]
     assert _text(counts) == ["a.c: 3", "b.c: 0"]
+    without = [to_item(End("c.c", None, False), "files_without_match")]
+    assert without == [{"type": "file", "path": "c.c", "matched": False}] and _text(without) == ["c.c"]
     assert _text([]) == []

@@ -203,7 +203,7 @@ class _Run:
         # A file's item for the modes that print per file; --stats counts every match (rg's -c, -l and -q keep
         # searching for it) and -q --json prints its summary from the lines: then the lines come, the mode's
         # printer makes its counts and paths from them
-        per_file = {"with": "files_with_matches", "without": "files_with_matches", "quiet": "files_with_matches",
+        per_file = {"with": "files_with_matches", "without": "files_without_match", "quiet": "files_with_matches",
                     "count": "count"}.get(self.mode)
         ns.output = "content" if per_file is None or ns.stats or (self.mode == "quiet" and ns.json) else per_file
         ns.engine_max_columns = ns.max_columns if ns.result_json else 0  # rg's -M is the printer's
@@ -222,6 +222,7 @@ class _Run:
         self.catalogued = False  # a current store's catalogue held files when it answered a search
         self.results: list[dict[str, Any]] = []
         self.listings: list[dict[str, Any]] = []
+        self.unmatched: list[dict[str, Any]] = []  # --files-without-match --stats: those searches' results
         self.failures = 0
         self.stopped = False  # the sink wanted no more: the searches left are not run
         self.refused = False  # the arguments were refused (a bad pattern): rg stops before any output
@@ -250,7 +251,7 @@ class _Run:
         if mode == "with":
             return Paths(options)
         if mode == "without":  # (with -q: nothing printed, found when such a file exists, as rg 15)
-            return Without(options, quiet=bool(ns.quiet))
+            return Without(options, quiet=bool(ns.quiet), at_end=bool(ns.stats))
         if mode in ("count", "count_matches"):
             return Counts(options, matches=mode == "count_matches", listed=[] if ns.include_zero else None)
         if mode == "quiet":
@@ -402,7 +403,8 @@ class _Run:
         ns, mode = self.ns, self.mode
         if ns.result_json:
             return self.run_result_json()
-        listing = mode in ("files", "without") or (mode in ("count", "count_matches") and ns.include_zero)
+        listing = mode == "files" or (mode in ("count", "count_matches") and ns.include_zero)
+        unmatched = mode == "without" and ns.stats  # (the search reads every match: the files without one, apart)
         for path in self.paths:
             if self.stopped:
                 break
@@ -414,6 +416,9 @@ class _Run:
             if listing and path != STDIN_PATH and self.search("sleuth.files", _files_args(ns, where), self.listings):
                 for item in self.listings[-1]["items"]:
                     item["path"] = show(item["path"])
+            if unmatched and self.search("sleuth.grep", dict(self.to_args(ns, where), output="files_without_match"),
+                                         self.unmatched):
+                self.unmatched[-1]["matches"] = [show(item["path"]) for item in self.unmatched[-1]["matches"]]
         if self.write_error is not None:
             raise self.write_error  # (sleuth.cli.main: a broken pipe ends quietly, as rg)
         if self.refused:
@@ -480,14 +485,21 @@ class _Run:
             return bool(paths), [e for listing in self.listings for e in listing["errors"]]
         result = merge_results(self.results) if self.results else None
         printer = self.printer
-        if isinstance(printer, Without) or (isinstance(printer, Counts) and printer.listed is not None):
+        if isinstance(printer, Without):
+            printer.listed = [path for result in self.unmatched for path in result["matches"]]
+        elif isinstance(printer, Counts) and printer.listed is not None:
             printer.listed = listed
         self.sink.finish(Summary(files_scanned=result["files_scanned"] if result else 0,
                                  files_matched=result["files_matched"] if result else 0,
                                  elapsed_ms=result["elapsed_ms"] if result else 0.0,
                                  truncated=bool(result and result["truncated"]),
                                  errors=result["errors"] if result else None))
-        found = printer.printed > 0 if isinstance(printer, Without) else self.tally.files_matched > 0
+        if isinstance(printer, Without):
+            # rg's status counts a binary file its search quit on as a file without a match, though it lists none
+            passed_over = sum(r["skipped"]["binary"] for r in (self.unmatched if ns.stats else self.results))
+            found = printer.printed > 0 or passed_over > 0
+        else:
+            found = self.tally.files_matched > 0
         if ns.stats and result is not None and not ns.json:
             print_stats(result, self.tally)  # (with -q too, as rg)
         return found, result["errors"] if result else []

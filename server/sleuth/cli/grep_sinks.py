@@ -4,7 +4,7 @@ searched, not when the whole search ends.
 
 * :class:`Standard` — rg's standard output (headings, ``-n``, ``--column``, ``-o``, ``--vimgrep``,
   context separators, colours, binary-file lines), byte for byte rg's;
-* :class:`Paths` — ``-l``; :class:`Without` — ``--files-without-match`` (it needs the files listed);
+* :class:`Paths` — ``-l``; :class:`Without` — ``--files-without-match`` (the files the search lists);
 * :class:`Counts` — ``-c`` and ``--count-matches`` (``--include-zero``: with the listed files);
 * :class:`Quiet` — ``-q``: wants nothing after the first match, which stops the search;
 * :class:`~sleuth.cli.rg_json.Json` — ``--json``, rg's JSON Lines;
@@ -199,29 +199,34 @@ class Paths(_Files):
         pass
 
 
-class Without(_Files):
-    """``--files-without-match``: the listed files (``listed``, set before :meth:`finish`) that did not
-    match; ``printed`` counts them (with ``quiet``, ``-q``, they are counted and not printed: rg 15)."""
+class Without:
+    """``--files-without-match``: the files the search lists (``sleuth.grep``'s ``files_without_match``:
+    searched with no match; a binary file a folder's search quits on is neither, as in rg), each as it
+    comes; ``printed`` counts them (with ``quiet``, ``-q``, they are counted and not printed, and the
+    first one ends the search: rg 15). ``at_end``: the events are another search's (``--stats`` reads
+    every match) and the files come as ``listed``, set before :meth:`finish`."""
 
-    def __init__(self, options: PrintOptions, quiet: bool = False) -> None:
-        super().__init__()
+    def __init__(self, options: PrintOptions, quiet: bool = False, at_end: bool = False) -> None:
         self.o = options
         self.quiet = quiet
-        self.have: set[str] = set()
+        self.at_end = at_end
         self.listed: list[str] = []
         self.printed = 0
 
     def event(self, event: Event) -> bool:
-        if self.seen(event):
-            self.have.add(event.path)  # type: ignore[union-attr]
-        return True
+        if self.at_end or type(event) is not End or event.matched:  # type: ignore[union-attr]
+            return True
+        self.list(event.path)  # type: ignore[union-attr]
+        return not self.quiet
+
+    def list(self, path: str) -> None:
+        if not self.quiet:
+            sys.stdout.write(_path_line(self.o, path))
+        self.printed += 1
 
     def finish(self, summary: Summary) -> None:
         for path in self.listed:
-            if path not in self.have:
-                if not self.quiet:
-                    sys.stdout.write(_path_line(self.o, path))
-                self.printed += 1
+            self.list(path)
 
 
 class Counts:

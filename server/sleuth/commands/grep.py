@@ -64,8 +64,10 @@ GREP_ARGS: dict[str, Arg] = {
                                default_from="max_file_size_bytes"),
     "timeout_ms": Arg("int", "Return what was found after this many milliseconds, with timed_out: true.",
                       minimum=1, cap="max_timeout_ms", default_from="timeout_ms"),
-    "output": Arg("str", "content: events; files_with_matches: one item per file; count: matching lines per file.",
-                  choices=("content", "files_with_matches", "count"), default="content"),
+    "output": Arg("str", "content: events; files_with_matches: one item per file; files_without_match: one item per "
+                  "file with no match (rg --files-without-match: a binary file a folder's search stops at is "
+                  "neither); count: matching lines per file.",
+                  choices=("content", "files_with_matches", "files_without_match", "count"), default="content"),
     "sort": Arg("str", "path (default) or modified (newest first).", choices=("path", "modified"), default="path"),
     "use_open_buffers": Arg("bool", "Search open editor buffers as their unsaved text.", default=True),
     "max_columns": Arg("int", "Cut lines longer than this many bytes around the match.", minimum=0,
@@ -161,7 +163,7 @@ def build_request(args: dict[str, Any], ctx: CommandContext) -> GrepRequest:
 def _lines_needed(output: str, asked: int | None) -> int | None:
     """The matching lines a file is searched for: one when only whether it matches is asked (``-l``,
     ``-q``, ``--files-without-match``), so its search stops at its first match, as rg's does."""
-    return 1 if output == "files_with_matches" else asked
+    return 1 if output in ("files_with_matches", "files_without_match") else asked
 
 
 def _spans_lines(match: MatchOptions) -> bool:
@@ -215,9 +217,10 @@ def _candidates(request: GrepRequest, ctx: CommandContext, token: CancelToken,
     candidates whatever the index holds: a guest door's (:mod:`sleuth.core.engine_guest`) are not the index's."""
     index = ctx.services.index
     if index is None or request.search.encoding is not None or request.search.search_zip \
-            or request.match.engine == "pcre2":
+            or request.match.engine == "pcre2" or request.search.output == "files_without_match":
         return None  # the index holds the bytes as auto reads them: another encoding's or a compressed file's
-        # text is not what it indexed; and its literals are read in ripgrep's syntax, not PCRE's
+        # text is not what it indexed; and its literals are read in ripgrep's syntax, not PCRE's. Files
+        # without a match are the ones it rules out, but whether each is binary (then listed by none) takes a read
     return index.candidate_entries(ctx.workspace, request, token, buffers)
 
 

@@ -8,7 +8,8 @@ as soon as they are final, never the observed extra one.
 
 Items are typed events (:mod:`sleuth.engine.events`): a file's :class:`Match` and :class:`Context`
 lines, or with ``output`` ``files_with_matches``/``count`` one :class:`End` per file (its ``count``
-set for ``count``). The commands layer writes them as the result object's items.
+set for ``count``), or with ``files_without_match`` one :class:`End` (``matched`` False) per file that
+had no match. The commands layer writes them as the result object's items.
 """
 
 from __future__ import annotations
@@ -19,9 +20,21 @@ from sleuth.engine.events import Context, End, GrepEvent
 from sleuth.engine.search import FileResult
 from sleuth.engine.types import OutputMode
 
-__all__ = ["Collector", "EventBatches"]
+__all__ = ["Collector", "EventBatches", "item_count"]
 
 EventBatches = Callable[[list[GrepEvent]], None]  # receives the collected events, batch after batch
+
+
+def item_count(result: FileResult, output: OutputMode) -> int:
+    """The items ``result`` gives the answer before any cap: its events (``content``), one for a
+    matching file (``files_with_matches``, ``count``), or one for a file searched whole without a
+    match (``files_without_match``: rg's ``--files-without-match``; a file passed over as binary or
+    too large, or one that could not be read, is neither)."""
+    if output == "files_without_match":
+        return 0 if result.matched_lines or result.error or result.skipped else 1
+    if not result.matched_lines:
+        return 0
+    return len(result.events) if output == "content" else 1
 
 
 class Collector:
@@ -47,11 +60,14 @@ class Collector:
         """Take one file's result; returns False when the caller should stop searching."""
         if self.truncated:
             return False
-        if not result.matched_lines:
+        if result.matched_lines:
+            self.files_matched += 1
+        if not item_count(result, self.output):
             return True
-        self.files_matched += 1
         items: list[GrepEvent]
-        if self.output == "files_with_matches":
+        if self.output == "files_without_match":
+            items = [End(result.display, None, False)]
+        elif self.output == "files_with_matches":
             items = [End(result.display, None, True)]
         elif self.output == "count":
             items = [End(result.display, result.matched_lines if result.matches is None else result.matches, True)]

@@ -235,7 +235,8 @@ def from_rows(rows: Iterable[tuple[Any, ...]]) -> list[LineEvent]:
 def to_item(event: GrepEvent, output: str = "content") -> dict[str, Any]:
     """The result object's item for ``event`` (the one place that writes the item form): the keys
     the engine sets, in its order; optional keys only when set. ``output``: an :class:`End` is a
-    ``file`` item for ``files_with_matches`` and a ``count`` item for ``count``."""
+    ``file`` item for ``files_with_matches`` (``"matched": false`` added for ``files_without_match``)
+    and a ``count`` item for ``count``."""
     kind = type(event)
     if kind is Match:  # the common case first: every field read at once, a plain match's item made directly
         row = _MATCH_ROW(event)
@@ -249,7 +250,8 @@ def to_item(event: GrepEvent, output: str = "content") -> dict[str, Any]:
     if isinstance(event, End):
         if output == "count":
             return {"type": "count", "path": event.path, "count": event.count}
-        return {"type": "file", "path": event.path}
+        return {"type": "file", "path": event.path} if event.matched else {"type": "file", "path": event.path,
+                                                                            "matched": False}
     if isinstance(event, Context):
         item: dict[str, Any] = {"type": "context", "path": event.path, "line": event.line, "text": event.text}
     else:
@@ -324,9 +326,9 @@ class Decoder:
                 if kind == "match":
                     self._matched = True
                 going = event(from_item(item, self._shown))
-            else:  # a whole file in one item: files_with_matches (``file``) or count
+            else:  # a whole file in one item: files_with_matches/files_without_match (``file``) or count
                 self._path = None
-                going = event(End(self._shown, item.get("count") if kind == "count" else None, True))
+                going = event(End(self._shown, item.get("count") if kind == "count" else None, item.get("matched", True)))
             if not going:
                 return self._stop()
         return True
@@ -344,7 +346,7 @@ class Decoder:
                 return False
             if type(found) is End:
                 self._path = None
-                going = event(End(self._shown, found.count, True))
+                going = event(End(self._shown, found.count, found.matched))
             else:
                 if type(found) is Match:
                     self._matched = True

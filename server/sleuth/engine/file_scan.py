@@ -159,7 +159,8 @@ def _read_before_quitting(held: bytes | bytearray, nul: int) -> int:
 def search_files(files: Iterable[tuple[str, str, str | None]], matcher: Matcher,
                  options: SearchOptions, max_size: int | None, should_stop: Callable[[], bool],
                  results: list[FileResult], stats: BatchStats) -> bool:
-    """Search many files, appending to ``results`` only those with matches or errors; False when stopped.
+    """Search many files, appending to ``results`` only those with matches or errors (and, for
+    ``files_without_match``, those without a match that were not passed over); False when stopped.
 
     The hot loop of a scan: most files do not match, so reading and the literal prefilter are
     inlined, and the full :func:`search_path` machinery runs only for files that may match.
@@ -180,6 +181,7 @@ def search_files(files: Iterable[tuple[str, str, str | None]], matcher: Matcher,
     invert = options.invert
     counts_binary = options.binary != "text"
     quits = options.binary == "quit"
+    without = options.output == "files_without_match"  # files with no match are the answer (a result each)
     zipped = options.search_zip
     transcoding = options.encoding not in (None, "none")  # the prefilter cannot judge the raw bytes then
     fstat, read, readv, pread, preadv, close = os.fstat, os.read, os.readv, os.pread, os.preadv, os.close
@@ -235,6 +237,8 @@ def search_files(files: Iterable[tuple[str, str, str | None]], matcher: Matcher,
                     if nul >= 0:
                         stats.binary += 1
                     stats.searched += length if nul < 0 or not quits else _read_before_quitting(held, nul)
+                    if without and (nul < 0 or not quits):  # (a binary file its search quits on is neither)
+                        results.append(FileResult(display, searched=length))
                     continue
                 else:
                     result = search_data(bytes(data), display, matcher, options, checked=True)
@@ -243,7 +247,7 @@ def search_files(files: Iterable[tuple[str, str, str | None]], matcher: Matcher,
                 stats.binary += 1
             elif result.skipped == TOO_LARGE:
                 stats.too_large += 1
-            elif result.matched_lines or result.error:
+            elif result.matched_lines or result.error or without:
                 results.append(result)
                 if should_stop():  # a file that used up the search's time, or whose matches filled a capped
                     return False  # answer: stop now, not 15 files later (an error "took too long" for each)

@@ -31,7 +31,7 @@ __all__ = [
 ]
 
 CaseMode = Literal["smart", "sensitive", "insensitive"]
-OutputMode = Literal["content", "files_with_matches", "count"]
+OutputMode = Literal["content", "files_with_matches", "files_without_match", "count"]
 SortMode = Literal["path", "modified"]
 # rg's binary handling: "quit" stops at the first NUL and drops what follows (rg's recursive default),
 # "convert" searches the whole file and marks it binary (rg's explicit-path default, ``--binary``),

@@ -50,7 +50,7 @@ class _GrepText:
     """The ``grep`` tool's text, one line per result item, as a sink of the search's typed events
     (:mod:`sleuth.engine.events`: the door reads events, never an item's ``"type"``): ``path:line: text``
     for a match (its replacement with ``replace``, as rg prints it), ``path-line- text`` for a context
-    line, the path for a file of ``files_with_matches``, ``path: N`` for one of ``count``."""
+    line, the path for a file of ``files_with_matches`` or ``files_without_match``, ``path: N`` for one of ``count``."""
 
     __slots__ = ("lines", "_shown")
 
@@ -68,7 +68,7 @@ class _GrepText:
             self._shown = True
         elif isinstance(event, Begin):
             self._shown = False
-        elif isinstance(event, End) and event.matched and not self._shown:  # a whole-file item
+        elif isinstance(event, End) and not self._shown:  # a whole-file item (files_without_match: matched False)
             self.lines.append(event.path if event.count is None else f"{event.path}: {event.count}")
         return True
 

@@ -17,6 +17,7 @@ import time
 from typing import Callable, Iterable, Iterator
 
 from sleuth.engine.cancel import CancelToken
+from sleuth.engine.collect import item_count
 from sleuth.engine.grep.request import GrepRequest
 from sleuth.engine.grep.units import Unit
 from sleuth.engine.ignore import Filter
@@ -24,7 +25,7 @@ from sleuth.engine.pieces import Pieces, search_pieces, unpack
 from sleuth.engine.match.base import Matcher
 from sleuth.engine.file_scan import BatchStats, FolderOpener, search_files
 from sleuth.engine.search import FileResult
-from sleuth.engine.types import FileError, MatchOptions, SearchOptions, SkipCounts, WalkOptions
+from sleuth.engine.types import FileError, MatchOptions, OutputMode, SearchOptions, SkipCounts, WalkOptions
 from sleuth.engine.values import Record, replace as copy_with
 from sleuth.engine.walk import walk
 from sleuth.engine.workspace import Workspace
@@ -81,13 +82,13 @@ class Publisher:
         self.parts = 0
         self.enough = False  # the receiver said it wants nothing more, or this unit alone passed the cap
         self._room: int | None = None  # items this unit may still find before it is over the cap
-        self._per_file = False
+        self._output: OutputMode = "content"
         self._counted = 0  # results (of the unpublished) already taken off the room
 
     def limit(self, search: SearchOptions) -> None:
         """Count this unit's items against ``search.max_results`` (units reach the collector in order)."""
         self._room = search.max_results
-        self._per_file = search.output != "content"
+        self._output = search.output
         self._published = 0  # files searched that parts already counted
         self._published_bytes = 0  # and their bytes
         self._results_due = 0.0  # the first results go out at once
@@ -106,8 +107,7 @@ class Publisher:
         """Take the results found since the last poll off the room; past the cap, the unit is over."""
         assert self._room is not None
         for result in itertools.islice(self.results, self._counted, None):
-            if result.matched_lines:
-                self._room -= 1 if self._per_file else len(result.events or ())
+            self._room -= item_count(result, self._output)
         self._counted = len(self.results)
         if self._room < 0:
             self.enough = True
