@@ -5,7 +5,7 @@ the fork server of a running Sleuth server for the current folder, forwards Ctrl
 SIGHUP) to the child that runs it, and returns the child's exit status. It returns None, having
 changed nothing, whenever the call must run here: ``--no-server`` or ``SLEUTH_NO_SERVER=1``, not a
 search subcommand, ``--root`` given (the fork server is keyed by the current folder), ``--pre`` (a
-program the caller runs), no fork
+program the caller runs), a path to this process's own descriptors (a shell's ``<(command)``), no fork
 server for this folder, a peer or folder not this user's, another installation of Sleuth, a closed
 standard stream, or a refusal.
 
@@ -37,6 +37,7 @@ MAGIC = b"sleuth-fork/2"  # 2: the interpreter-mode field; a fork server of 1 re
 FORK_COMMANDS = frozenset(search.name for search in SEARCHES if search.warm)  # the subcommands, as the warm door
 MAX_REQUEST_BYTES = 8 << 20  # argv and environment; a larger call runs in its own process
 _CONNECT_TIMEOUT_S = 1.0
+_OWN_DESCRIPTORS = ("/dev/fd/", "/proc/self/fd/", "/proc/thread-self/fd/")  # paths that name this process's files
 _FORWARDED = tuple(getattr(_signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(_signal, name))
 
 
@@ -50,6 +51,8 @@ def run(argv: list[str]) -> int | None:
         return None
     if any(a == "--pre" or a.startswith("--pre=") for a in args):
         return None  # a preprocessor is a program the caller runs, in its own process (sleuth.cli.grep_pre)
+    if any(a.startswith(_OWN_DESCRIPTORS) for a in args):
+        return None  # a shell's <(command), /dev/fd/63: this process's descriptor, which the child has not
     try:
         cwd = os.getcwd()
         streams = _streams()

@@ -22,7 +22,7 @@ from sleuth.cli.common import (EXIT_ERROR, EXIT_FOUND, EXIT_INTERRUPTED, EXIT_NO
 from sleuth.cli.grep_inputs import UsageError, caseless, patterns_of, print_type_list, read_types
 from sleuth.cli.grep_print import Colours, PrintOptions, print_paths
 from sleuth.cli.grep_stats import Counted, print_stats
-from sleuth.cli.grep_stdin import STDIN_PATH, search_stdin, stdin_is_readable
+from sleuth.cli.grep_stdin import STDIN_PATH, is_stream, read_input, search_input, stdin_is_readable
 from sleuth.cli.grep_sinks import Counts, Paths, Quiet, Reversed, Standard, Tally, Tee, Without
 from sleuth.cli.grep_flags import files_args
 from sleuth.engine.errors import SleuthError
@@ -230,6 +230,8 @@ class _Run:
         self.write_error: OSError | None = None  # standard output failed while streaming (raised at the end)
         self.gone = False  # standard output's reader went away (seen by the watcher, before any write failed)
         self._watching = False  # whether the reader's watcher was started
+        self.stream: str | None = None  # the stream path argument being searched (is_stream), None for stdin
+        self._inputs: dict[str | None, bytes] = {}  # standard input's bytes (key None) and each stream's, once read
         # rg searches standard input when no path is given and it is a file, a pipe or a socket
         self.paths: list[str | None] = list(ns.paths) or [
             STDIN_PATH if stdin_is_readable() and "-" not in ns.file else None]  # -f- took the input already
@@ -259,8 +261,15 @@ class _Run:
         return Standard(options)
 
     def where(self, path: str | None) -> str | None:
-        """The ``path`` argument the commands get for a path argument (or none) typed here."""
-        return cli_path(self.workspace, path, here_by_default=True)
+        """The ``path`` argument the commands get for a path argument (or none) typed here; a stream
+        (:func:`~sleuth.cli.grep_stdin.is_stream`) is searched as standard input is (see :meth:`take_path`)."""
+        return STDIN_PATH if is_stream(path) else cli_path(self.workspace, path, here_by_default=True)
+
+    def take_path(self, path: str | None) -> str | None:
+        """:meth:`where` for the path argument searched next, which ``self.stream`` then names if it is a stream."""
+        where = self.where(path)
+        self.stream = path if where == STDIN_PATH and path != STDIN_PATH else None
+        return where
 
     def settings(self) -> Any:
         """The person's and the repositories' settings (:func:`workspace_settings`), read once per call."""
@@ -349,8 +358,8 @@ class _Run:
                     decoder.end_file()
             return EXIT_FOUND
 
-        if args.get("path") == STDIN_PATH:  # standard input is searched here, never by a server
-            code = search_stdin(args, self.cold, as_json, take)
+        if args.get("path") == STDIN_PATH:  # standard input (or a stream) is searched here, never by a server
+            code = self.search_input(args, as_json, take)
         elif name == "sleuth.grep" and self.ns.pre:  # a program per file: here, never by a server
             code = self.preprocessed(args, take, decoder)
         else:
@@ -374,6 +383,21 @@ class _Run:
             return False
         self.failures += 1  # reported by run_search; rg goes on with the other paths
         return False
+
+    def search_input(self, args: dict[str, Any], as_json: bool, take: Callable[[dict[str, Any]], int]) -> int:
+        """Standard input, or the stream the path argument being searched names (``self.stream``): read once
+        (``--files-without-match --stats`` searches it twice), searched here."""
+        source = self.stream
+        if source not in self._inputs:
+            try:
+                self._inputs[source] = read_input(source)
+            except OSError as exc:
+                from sleuth.engine.errors import describe_os_error
+
+                if not self.ns.no_messages:
+                    sys.stderr.write(f"sleuth: {source}: {describe_os_error(exc)}\n")
+                return EXIT_ERROR
+        return search_input(args, self._inputs[source], source, self.cold, as_json, take)
 
     def seen(self, error: SleuthError) -> None:
         """A search failed: a refused argument (a bad regex or glob) is the same for every path, so, as rg,
@@ -408,12 +432,14 @@ class _Run:
         for path in self.paths:
             if self.stopped:
                 break
-            where = self.where(path)
+            where = self.take_path(path)
             show = _display(self.workspace, where, "" if path is None else path, ns.path_separator)
+            if self.stream is not None:
+                show = _display(self.workspace, None, "", ns.path_separator)  # (the stream's path as typed)
             if mode != "files":
                 if not self.search("sleuth.grep", self.to_args(ns, where), self.results, decoder=Decoder(self.sink, show)):
                     continue
-            if listing and path != STDIN_PATH and self.search("sleuth.files", _files_args(ns, where), self.listings):
+            if listing and where != STDIN_PATH and self.search("sleuth.files", _files_args(ns, where), self.listings):
                 for item in self.listings[-1]["items"]:
                     item["path"] = show(item["path"])
             if unmatched and self.search("sleuth.grep", dict(self.to_args(ns, where), output="files_without_match"),
@@ -448,7 +474,7 @@ class _Run:
     def run_result_json(self) -> int:
         """``--result-json``: the ``sleuth.grep`` result object (merged over the paths), or the first error's."""
         for path in self.paths:
-            if not self.search("sleuth.grep", self.to_args(self.ns, self.where(path)), self.results,
+            if not self.search("sleuth.grep", self.to_args(self.ns, self.take_path(path)), self.results,
                                as_json=True):
                 return EXIT_INTERRUPTED if self.interrupted else EXIT_ERROR
         result = merge_results(self.results)

@@ -1,6 +1,7 @@
 """``sleuth grep`` over standard input: when rg reads it (:func:`stdin_is_readable`) and the search of
 it, always in this process (a server cannot read the caller's input). The flags are
-:mod:`sleuth.cli.grep_flags`' rows.
+:mod:`sleuth.cli.grep_flags`' rows. A path argument that names a stream (:func:`is_stream`: a shell's
+``<(command)``, a named pipe, ``/dev/null``) is read and searched the same way.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from sleuth.cli.common import report_error
 if TYPE_CHECKING:
     from sleuth.commands.context import CommandContext
 
-__all__ = ["stdin_is_readable", "search_stdin", "STDIN_PATH"]
+__all__ = ["stdin_is_readable", "is_stream", "read_input", "search_input", "STDIN_PATH"]
 
 
 STDIN_PATH = "-"
@@ -31,15 +32,40 @@ def stdin_is_readable() -> bool:
     return stat.S_ISREG(mode) or stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
 
 
-def search_stdin(args: dict[str, Any], cold: Callable[[], "CommandContext"], as_json: bool,
-                 keep: Callable[[dict[str, Any]], int]) -> int:
-    """``sleuth.grep``'s arguments over standard input, always here (a server cannot read our input)."""
+def is_stream(typed: str | None) -> bool:
+    """Whether a path argument names a stream rather than a file of the tree: a named pipe (what a
+    shell's ``<(command)`` hands over, ``/dev/fd/63``) or a character device (``/dev/null``, the idiom
+    that makes grep print a single file's name). rg reads them as it reads standard input, and so does
+    Sleuth, in this process only (a server cannot read them). No sandbox folder is read through one:
+    there is no tree behind a stream, only what the program at its other end writes."""
+    if typed is None or typed == STDIN_PATH:
+        return False
+    try:
+        mode = os.stat(typed).st_mode
+    except (OSError, ValueError):
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)
+
+
+def read_input(source: str | None) -> bytes:
+    """All of standard input (``source`` None) or of the stream named ``source`` (:func:`is_stream`);
+    OSError when it cannot be read."""
+    if source is None:
+        return sys.stdin.buffer.read()
+    with open(source, "rb") as stream:
+        return stream.read()
+
+
+def search_input(args: dict[str, Any], data: bytes, display: str | None, cold: Callable[[], "CommandContext"],
+                 as_json: bool, keep: Callable[[dict[str, Any]], int]) -> int:
+    """``sleuth.grep``'s arguments over ``data`` (standard input's, or a stream's shown as ``display``),
+    always here (a server cannot read our input)."""
     from sleuth.commands.grep import run_buffer
     from sleuth.engine.errors import SleuthError
 
-    data = sys.stdin.buffer.read()
     try:
-        result = run_buffer({k: v for k, v in args.items() if k != "path"}, data, cold())
+        shown = {} if display is None else {"display": display}
+        result = run_buffer({k: v for k, v in args.items() if k != "path"}, data, cold(), **shown)
     except SleuthError as error:
         return report_error(error, as_json)
     return keep(result)
