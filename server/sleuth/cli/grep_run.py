@@ -17,8 +17,8 @@ import sys
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, Callable
 
-from sleuth.cli.common import (EXIT_ERROR, EXIT_FOUND, EXIT_INTERRUPTED, EXIT_NONE, ProgressBar, cli_path, cli_settings, cli_workspace,
-                               make_context, print_json, run_search, workspace_settings)
+from sleuth.cli.common import (EXIT_ERROR, EXIT_FOUND, EXIT_INTERRUPTED, EXIT_NONE, ProgressBar, cli_path, cli_settings,
+                               cli_workspace, make_context, print_json, run_search, workspace_settings)
 from sleuth.cli.grep_inputs import UsageError, caseless, patterns_of, print_type_list, read_types
 from sleuth.cli.grep_print import Colours, PrintOptions, print_paths
 from sleuth.cli.grep_stats import Counted, print_stats
@@ -434,8 +434,6 @@ class _Run:
                 break
             where = self.take_path(path)
             show = _display(self.workspace, where, "" if path is None else path, ns.path_separator)
-            if self.stream is not None:
-                show = _display(self.workspace, None, "", ns.path_separator)  # (the stream's path as typed)
             if mode != "files":
                 if not self.search("sleuth.grep", self.to_args(ns, where), self.results, decoder=Decoder(self.sink, show)):
                     continue
