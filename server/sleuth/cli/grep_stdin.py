@@ -1,7 +1,7 @@
 """``sleuth grep`` over standard input: when rg reads it (:func:`stdin_is_readable`) and the search of
 it, always in this process (a server cannot read the caller's input). The flags are
-:mod:`sleuth.cli.grep_flags`' rows. A path argument that names a stream (:func:`is_stream`: a shell's
-``<(command)``, a named pipe, ``/dev/null``) is read and searched the same way.
+:mod:`sleuth.cli.grep_flags`' rows. A path argument that names one of this process's own files
+(:func:`is_stream`: a shell's ``<(command)``, ``/dev/null``) is read and searched the same way.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ __all__ = ["stdin_is_readable", "is_stream", "read_input", "search_input", "STDI
 
 
 STDIN_PATH = "-"
+_OWN_FILES = ("/dev/fd/", "/proc/self/fd/", "/proc/thread-self/fd/")  # this process's descriptors, by number
 
 
 def stdin_is_readable() -> bool:
@@ -33,18 +34,23 @@ def stdin_is_readable() -> bool:
 
 
 def is_stream(typed: str | None) -> bool:
-    """Whether a path argument names a stream rather than a file of the tree: a named pipe (what a
-    shell's ``<(command)`` hands over, ``/dev/fd/63``) or a character device (``/dev/null``, the idiom
-    that makes grep print a single file's name). rg reads them as it reads standard input, and so does
-    Sleuth, in this process only (a server cannot read them). No sandbox folder is read through one:
-    there is no tree behind a stream, only what the program at its other end writes."""
+    """Whether a path argument names one of this process's own open files rather than a file of the
+    tree: what a shell's ``<(command)`` hands over (``/dev/fd/63``, a pipe), ``/dev/stdin``, or
+    ``/dev/null`` (the idiom that makes grep print a single file's name). rg reads them as it reads
+    standard input, and so does Sleuth, in this process only (a server cannot read them); no sandbox
+    folder is read through one. A named pipe in the tree stays a per-file error (a search never waits
+    on a pipe nobody writes to), and a device that never ends (``/dev/zero``) is not read whole."""
     if typed is None or typed == STDIN_PATH:
+        return False
+    if typed == os.devnull:
+        return True
+    if not typed.startswith(_OWN_FILES) and typed != "/dev/stdin":
         return False
     try:
         mode = os.stat(typed).st_mode
     except (OSError, ValueError):
         return False
-    return stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)
+    return stat.S_ISFIFO(mode) or stat.S_ISREG(mode) or stat.S_ISSOCK(mode)
 
 
 def read_input(source: str | None) -> bytes:
