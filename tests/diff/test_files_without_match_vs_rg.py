@@ -76,6 +76,26 @@ def test_the_files_without_a_match_are_rgs(corpus: pathlib.Path, argv: list[str]
     assert _run([SLEUTH, "grep", "--no-server"], corpus, argv) == want
 
 
+@pytest.mark.parametrize("argv", [
+    ["--files-without-match", "--sortr", "path", "zzz"], ["--files-without-match", "--sortr", "path", "--stats", "zzz"],
+    ["--files-without-match", "--sort", "path", "foo"],
+    ["-c", "--include-zero", "--sort", "path", "foo"], ["-c", "--include-zero", "--sortr", "path", "foo"],
+    ["--count-matches", "--include-zero", "--sort", "path", "foo", "text", "bin"],
+    ["-c", "--include-zero", "--sort", "path", "foo", "bin/early_miss.dat", "bin/late_miss.dat", "text/miss.txt"],
+], ids=" ".join)
+def test_in_rgs_order_and_include_zero_lists_no_binary_file(corpus: pathlib.Path, argv: list[str]) -> None:
+    """In ``--sort``/``--sortr`` order (the list was printed forward with ``--sortr path --stats``), and
+    ``-c --include-zero`` prints a zero for the files without a match, not for a binary file a folder's
+    search quits on (it printed ``bin/early_miss.dat:0`` and the others)."""
+    def run(command: list[str]) -> tuple[int, bytes]:
+        proc = subprocess.run([*command, *argv], cwd=corpus, capture_output=True, stdin=subprocess.DEVNULL,
+                              timeout=HANG_S)
+        return proc.returncode, b"\n".join(line for line in proc.stdout.split(b"\n") if b"seconds" not in line)
+
+    want = run([RG, "--no-config"])
+    assert run([SLEUTH, "grep", "--no-server"]) == want
+
+
 @pytest.mark.parametrize("stdin", [b"nothing\n", b"foo\n", b"bar\x00\n"], ids=["miss", "hit", "binary"])
 def test_standard_input_is_listed_as_rg_lists_it(corpus: pathlib.Path, stdin: bytes) -> None:
     want = _run([RG, "--no-config"], corpus, ["foo"], stdin)

@@ -222,7 +222,7 @@ class _Run:
         self.catalogued = False  # a current store's catalogue held files when it answered a search
         self.results: list[dict[str, Any]] = []
         self.listings: list[dict[str, Any]] = []
-        self.unmatched: list[dict[str, Any]] = []  # --files-without-match --stats: those searches' results
+        self.unmatched: list[dict[str, Any]] = []  # the files_without_match searches' results (see run)
         self.failures = 0
         self.stopped = False  # the sink wanted no more: the searches left are not run
         self.refused = False  # the arguments were refused (a bad pattern): rg stops before any output
@@ -428,7 +428,8 @@ class _Run:
         if ns.result_json:
             return self.run_result_json()
         listing = mode == "files" or (mode in ("count", "count_matches") and ns.include_zero)
-        unmatched = mode == "without" and ns.stats  # (the search reads every match: the files without one, apart)
+        # The files without a match, asked apart: --stats' search reads every match; --include-zero's counts them
+        unmatched = (mode == "without" and ns.stats) or (mode in ("count", "count_matches") and ns.include_zero)
         for path in self.paths:
             if self.stopped:
                 break
@@ -509,10 +510,12 @@ class _Run:
             return bool(paths), [e for listing in self.listings for e in listing["errors"]]
         result = merge_results(self.results) if self.results else None
         printer = self.printer
+        unmatched = [path for result in self.unmatched for path in result["matches"]]
         if isinstance(printer, Without):
-            printer.listed = [path for result in self.unmatched for path in result["matches"]]
+            printer.listed = unmatched[::-1] if ns.reverse_groups else unmatched
         elif isinstance(printer, Counts) and printer.listed is not None:
-            printer.listed = listed
+            printer.listed = listed[::-1] if ns.reverse_groups else listed
+            printer.zero = set(unmatched)
         self.sink.finish(Summary(files_scanned=result["files_scanned"] if result else 0,
                                  files_matched=result["files_matched"] if result else 0,
                                  elapsed_ms=result["elapsed_ms"] if result else 0.0,

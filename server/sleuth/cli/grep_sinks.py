@@ -232,12 +232,14 @@ class Without:
 class Counts:
     """``-c`` (each file's count as the search counted it) and ``--count-matches`` (``matches``: its
     matches, counted here): ``path:N``, or ``N`` alone for a single file. With ``--include-zero``
-    (``listed`` set before :meth:`finish`) every listed file, at the end."""
+    (``listed`` and ``zero`` set before :meth:`finish`) the listed files, at the end, that were counted
+    or had no match (``zero``: rg prints no count for a binary file its search quit on, matched or not)."""
 
     def __init__(self, options: PrintOptions, matches: bool, listed: list[str] | None = None) -> None:
         self.o = options
         self.matches = matches
         self.listed = listed  # None: print as files end
+        self.zero: set[str] | None = None  # the listed files without a match (None: every listed file)
         self.counts: dict[str, int] = {}
         self.n = self.lines = 0
         self.quit = False  # the open file is binary and its search stopped at the NUL
@@ -273,7 +275,9 @@ class Counts:
 
     def finish(self, summary: Summary) -> None:
         for path in self.listed or ():
-            self.print(path, self.counts.get(path, 0))
+            count = self.counts.get(path, 0)
+            if count or self.zero is None or path in self.zero:
+                self.print(path, count)
 
 
 class Quiet:
