@@ -96,6 +96,24 @@ def test_in_rgs_order_and_include_zero_lists_no_binary_file(corpus: pathlib.Path
     assert run([SLEUTH, "grep", "--no-server"]) == want
 
 
+@pytest.mark.parametrize("argv", [["-l", "--stats"], ["-q", "--stats"], ["-c"], ["-c", "--stats"], ["--count-matches"],
+                                  ["--count-matches", "--stats"], ["-c", "--include-zero", "--stats"], ["-l"], ["-q"],
+                                  []], ids=" ".join)
+def test_a_binary_file_quit_on_after_its_matches_matched_none_for_the_summary_modes(corpus: pathlib.Path,
+                                                                                    argv: list[str]) -> None:
+    """``bin/late_hit.dat`` matches before the block holding its NUL: rg's summary printers (``-l``,
+    ``-q``, ``-c``, ``--count-matches``) squash those matches once the search reaches the NUL (``-l``
+    and ``-q`` stop at the first match before it, unless ``--stats`` reads on): no path, no count, exit
+    1 (Sleuth exited 0 with ``--count-matches`` and with ``--stats``); the standard printer shows them."""
+    def run(command: list[str]) -> tuple[int, list[bytes]]:
+        proc = subprocess.run([*command, *argv, "--sort", "path", "foo", "bin"], cwd=corpus, capture_output=True,
+                              stdin=subprocess.DEVNULL, timeout=HANG_S)
+        return proc.returncode, [line for line in proc.stdout.split(b"\n") if b"seconds" not in line]
+
+    want = run([RG, "--no-config"])
+    assert run([SLEUTH, "grep", "--no-server"]) == want
+
+
 @pytest.mark.parametrize("stdin", [b"nothing\n", b"foo\n", b"bar\x00\n"], ids=["miss", "hit", "binary"])
 def test_standard_input_is_listed_as_rg_lists_it(corpus: pathlib.Path, stdin: bytes) -> None:
     want = _run([RG, "--no-config"], corpus, ["foo"], stdin)

@@ -525,6 +525,8 @@ class _Run:
             # rg's status counts a binary file its search quit on as a file without a match, though it lists none
             passed_over = sum(r["skipped"]["binary"] for r in (self.unmatched if ns.stats else self.results))
             found = printer.printed > 0 or passed_over > 0
+        elif isinstance(printer, (Paths, Counts, Quiet)):  # rg's summary printers: a binary file quit on matched none
+            found = printer.found > 0
         else:
             found = self.tally.files_matched > 0
         if ns.stats and result is not None and not ns.json:

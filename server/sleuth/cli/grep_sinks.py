@@ -175,24 +175,40 @@ class _Files:
         return None
 
 
-class Paths(_Files):
-    """``-l``: each matching file's path, once the file is done (a NUL after each with ``--null``).
-    A binary file whose search went on past its match to the NUL and quit there (``--stats`` reads
-    every match) is not printed, as rg's ``-l --stats`` prints none."""
+class _Summarised(_Files):
+    """Which files matched as rg's summary printers (``-l``, ``-q``, ``-c``) count them: a binary file
+    whose search went on past its matches to the NUL and quit there (``--stats`` reads every match)
+    matched none (rg squashes its matches: no path, no count, and not for the exit status, while
+    ``--stats`` still counts them); ``found`` counts the files that matched."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.quit = False  # the open file is binary and its search stopped at the NUL
+        self.found = 0
+
+    def seen(self, event: Event) -> bool | None:
+        if type(event) is Match:
+            self.quit = self.quit or event.binary_stopped  # type: ignore[union-attr]
+        matched = super().seen(event)
+        if matched is None:
+            return None
+        matched = matched and not self.quit
+        self.quit = False
+        self.found += matched
+        return matched
+
+
+class Paths(_Summarised):
+    """``-l``: each matching file's path (as :class:`_Summarised` counts them), once the file is done
+    (a NUL after each with ``--null``)."""
 
     def __init__(self, options: PrintOptions) -> None:
         super().__init__()
         self.o = options
-        self.quit = False  # the open file is binary and its search stopped at the NUL
 
     def event(self, event: Event) -> bool:
-        if type(event) is Match:
-            self.quit = self.quit or event.binary_stopped  # type: ignore[union-attr]
-        matched = self.seen(event)
-        if matched is not None:
-            if matched and not self.quit:
-                sys.stdout.write(_path_line(self.o, event.path))  # type: ignore[union-attr]
-            self.quit = False
+        if self.seen(event):
+            sys.stdout.write(_path_line(self.o, event.path))  # type: ignore[union-attr]
         return True
 
     def finish(self, summary: Summary) -> None:
@@ -243,6 +259,7 @@ class Counts:
         self.counts: dict[str, int] = {}
         self.n = self.lines = 0
         self.quit = False  # the open file is binary and its search stopped at the NUL
+        self.found = 0  # the files with a count (rg's exit status: none for a binary file its search quit on)
 
     def event(self, event: Event) -> bool:
         kind = type(event)
@@ -259,6 +276,7 @@ class Counts:
             self.n = self.lines = 0
             self.quit = False
             if count:
+                self.found += 1
                 if self.listed is None:
                     self.print(event.path, count)  # type: ignore[union-attr]
                 else:
@@ -281,14 +299,22 @@ class Counts:
 
 
 class Quiet:
-    """``-q``: nothing printed; the first match is enough (the search stops there, as rg's does)."""
+    """``-q``: nothing printed; the first match is enough (the search stops there, as rg's does);
+    ``found``: the files that matched, as :class:`_Summarised` counts them (``--stats`` reads them all)."""
 
     def __init__(self, stop: bool = True) -> None:
         self.stop = stop
-        self.files = _Files()
+        self.files = _Summarised()
+
+    @property
+    def found(self) -> int:
+        return self.files.found
 
     def event(self, event: Event) -> bool:
-        return not (self.stop and (type(event) is Match or self.files.seen(event)))
+        if self.stop and type(event) is Match and not event.binary_stopped:  # type: ignore[union-attr]
+            self.files.found += 1  # (its file's end never comes: the search stops here)
+            return False
+        return not (self.files.seen(event) and self.stop)
 
     def finish(self, summary: Summary) -> None:
         pass
