@@ -75,11 +75,13 @@ def _count_lines(out: bytes) -> list[bytes]:
 
 @pytest.mark.parametrize("argv", [["-c", "foo"], ["-l", "foo"], ["--files-without-match", "foo"], ["-o", "foo"],
                                   ["-c", "-o", "foo"], ["--count-matches", "foo"], ["-q", "foo"], ["-c", "-v", "foo"],
-                                  ["-l", "-m1", "foo"], ["-c", "-m1", "foo", "twice.txt"], ["-o", "-w", "foo"]],
+                                  ["-l", "-m1", "foo"], ["-c", "-m1", "foo", "twice.txt"], ["-o", "-w", "foo"],
+                                  ["-v", "foo"], ["-v", "-o", "foo"], ["-v", "-C1", "foo"], ["-v", "-l", "foo"]],
                          ids=" ".join)
 def test_stats_count_every_match_in_every_mode(corpus: Path, argv: list[str]) -> None:
     """rg's ``-c``, ``-l`` and ``--files-without-match`` keep searching when ``--stats`` asks for the
-    matches (Sleuth printed 0 matches), and ``-o``'s matched lines are lines, not matches."""
+    matches (Sleuth printed 0 matches), and ``-o``'s matched lines are lines, not matches; with ``-v``
+    the standard printer counts no match in the lines it prints (Sleuth counted one a line), ``-l`` one."""
     def run(command: list[str]) -> list[bytes]:
         proc = subprocess.run([*command, "--stats", *argv], cwd=corpus, capture_output=True,
                               stdin=subprocess.DEVNULL, timeout=120)

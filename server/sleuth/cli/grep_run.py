@@ -235,7 +235,7 @@ class _Run:
         # rg searches standard input when no path is given and it is a file, a pipe or a socket
         self.paths: list[str | None] = list(ns.paths) or [
             STDIN_PATH if stdin_is_readable() and "-" not in ns.file else None]  # -f- took the input already
-        self.tally = Tally()
+        self.tally = Tally(no_inverted_matches=bool(ns.invert_match) and self.mode == "content")
         self.printer: Sink | None = None
         self.sink: Sink = self.tally
         if self.mode != "files" and not ns.result_json:

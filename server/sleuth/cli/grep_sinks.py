@@ -321,9 +321,12 @@ class Quiet:
 
 
 class Tally:
-    """Counts for ``--stats`` and the exit status: matched lines, matches, files that matched."""
+    """Counts for ``--stats`` and the exit status: matched lines, matches, files that matched.
+    ``no_inverted_matches``: an inverted line holds no match (rg's standard printer counts the
+    pattern's matches in the lines it prints, none with ``-v``; its ``-c``/``-l`` count a line each)."""
 
-    def __init__(self) -> None:
+    def __init__(self, no_inverted_matches: bool = False) -> None:
+        self.per_match = 0 if no_inverted_matches else 1
         self.lines = self.matches = self.files_matched = 0
         self.files = _Files()
         self.last: tuple[str, int] | None = None  # the line of the last match (``-o`` makes one event a match)
@@ -334,7 +337,7 @@ class Tally:
             if at != self.last:
                 self.lines += 1
                 self.last = at
-            self.matches += event.match_count()  # type: ignore[union-attr]
+            self.matches += event.match_count() * self.per_match  # type: ignore[union-attr]
         if self.files.seen(event):
             self.files_matched += 1
         return True
