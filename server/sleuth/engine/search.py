@@ -428,7 +428,8 @@ def search_data(data: bytes, display: str, matcher: Matcher, options: SearchOpti
     is binary when it holds a NUL byte (at offset N). ``quit`` (rg's recursive default): what follows the
     64 KiB block holding N is never searched, so a NUL in the first block passes the file over (counted
     in ``skipped.binary``); matches before the block are reported with ``binary_offset`` and
-    ``binary_stopped`` (rg then warns that it stopped). ``convert`` (an explicit file, ``--binary``): the whole file is searched, and the
+    ``binary_stopped`` (rg then warns that it stopped). ``convert`` (an explicit file, ``--binary``): the whole file is searched, each
+    NUL read as a line end unless mapped (rg's line buffer replaces them: ``-v`` and ``--json`` see the lines they make), and the
     matches from that block on carry ``binary_offset`` (rg prints "binary file matches" instead of
     them); when none does, the file's last event carries ``binary_after`` (rg prints the line after it). ``text`` (``-a``): NUL is an ordinary byte."""
     decoded = transcode(data, options.encoding)
@@ -452,6 +453,9 @@ def search_data(data: bytes, display: str, matcher: Matcher, options: SearchOpti
             event.binary_offset = nul
             event.binary_stopped = True
         return result
+    if not (options.spans_lines or options.memory_map):
+        # rg's line buffer turns each NUL it reads into a line end (a memory map and -U's whole file are searched as they are)
+        decoded = decoded.replace(b"\x00", b"\n")
     result = _searched(decoded, display, matcher, options)
     _searched_up_to(result, nul)
     first = decoded.count(b"\n", 0, decoded.rfind(b"\n", 0, block) + 1) + 1  # the block's first line
