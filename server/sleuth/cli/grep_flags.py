@@ -220,8 +220,8 @@ FLAGS: tuple[Flag, ...] = (
     _switch(("-b", "--byte-offset"), "print each line's byte offset in its file (with -o, each match's)",
             ("--no-byte-offset",), no_help="no byte offsets (the default)", dest="byte_offset",
             options={"default": False}, request="byte_offsets",
-            convert=lambda v, ns: ns.json or ns.stats or ns.crlf or v or None,  # --json's, --stats' counts; --crlf:
-            group=OUTPUT),  # a last line's missing terminator (Match.unterminated)
+            convert=lambda v, ns: ns.json or ns.stats or ns.crlf or bool(ns.max_columns) or v or None,  # --json's, --stats'
+            group=OUTPUT),  # counts; --crlf, -M: a last line's missing terminator (Match.unterminated)
     _switch(("--stats",), "print search statistics at the end", group=OUTPUT),
     _switch(("--max-columns-preview",), "with -M, print the start of a long line instead of omitting it",
             ("--no-max-columns-preview",), dest="max_columns_preview", options={"default": False}, group=OUTPUT),

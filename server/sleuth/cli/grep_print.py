@@ -128,28 +128,43 @@ def _trimmed(text: str) -> tuple[str, int]:
     return stripped, len(line_bytes(text)) - len(line_bytes(stripped))
 
 
-def body(o: PrintOptions, text: str, is_match: bool, replaced: bool, spans: list[tuple[int, int]]) -> str:
+def too_long(o: PrintOptions, text: str, is_match: bool, unterminated: bool = False, cr: bool = False) -> bool:
+    """Whether ``-M`` replaces the line: its bytes with its end (``\n``, ``\r\n`` with ``cr``; none for a
+    last line without one, or for ``-o``'s match) are more than ``-M``."""
+    if not o.max_columns:
+        return False
+    if o.trim:
+        text, _ = _trimmed(text)
+    end = 0 if unterminated or (o.only_matching and is_match) else 2 if cr else 1
+    return len(line_bytes(text)) + end > o.max_columns
+
+
+def body(o: PrintOptions, text: str, is_match: bool, replaced: bool, spans: list[tuple[int, int]],
+         line_spans: list[tuple[int, int]] | None = None, unterminated: bool = False, cr: bool = False) -> str:
     """The line as rg shows it: trimmed, highlighted, or replaced by the long-line notice. ``text``:
     the line (its replacement when ``replaced``); ``spans``: its matches' 0-based byte spans (in the
-    replaced line when ``replaced``: :func:`replaced_spans`)."""
+    replaced line when ``replaced``: :func:`replaced_spans`); ``line_spans``: all the line's when
+    ``spans`` are a ``--vimgrep`` row's (the notices count the line's matches)."""
     cut = 0
+    long = too_long(o, text, is_match, unterminated, cr)
+    every = spans if line_spans is None else line_spans
     if o.trim:
         text, cut = _trimmed(text)
     raw = line_bytes(text) if o.max_columns else b""
-    if o.max_columns and len(raw) + 1 > o.max_columns:
+    if long:
         spans = _shifted(spans, cut)
         if o.preview:
             head = raw[:o.max_columns].decode("utf-8", "surrogateescape")
             if replaced and is_match and o.colours is None and not o.vimgrep:  # the replacements past the cut
                 left = sum(1 for a, _ in spans if a >= o.max_columns)
                 return f"{head} [... {left} more match{'' if left == 1 else 'es'}]"
-            if (o.colours is not None or o.vimgrep or o.only_matching) and is_match:
-                left = sum(1 for a, _ in spans if a >= o.max_columns)
+            if (o.colours is not None or o.vimgrep or o.column or o.only_matching) and is_match:
+                left = sum(1 for a, _ in _shifted(every, cut) if a >= o.max_columns)
                 painted = _highlight(o, head, [(a, min(b, o.max_columns)) for a, b in spans if a < o.max_columns])
                 return f"{painted} [... {left} more match{'' if left == 1 else 'es'}]"
             return f"{head} [... omitted end of long line]"
-        if is_match and replaced:  # rg counts the matches the replaced line held
-            return f"[Omitted long line with {len(spans)} matches]"
+        if is_match and (replaced or o.vimgrep or o.column):  # rg counts the matches the line held
+            return f"[Omitted long line with {len(every)} matches]"
         return "[Omitted long matching line]" if is_match else "[Omitted long context line]"
     if o.colours is not None and is_match and not replaced:
         if o.only_matching:  # -o: the text is the match itself

@@ -249,7 +249,7 @@ class _Run:
             from sleuth.cli.rg_json import Json
 
             return Json(quiet=bool(ns.quiet), inverted=ns.invert_match,  # -q: the summary alone
-                        multiline=bool(ns.multiline))
+                        multiline=bool(ns.multiline), line_numbers=ns.line_number is not False)
         if mode == "with":
             return Paths(options)
         if mode == "without":  # (with -q: nothing printed, found when such a file exists, as rg 15)

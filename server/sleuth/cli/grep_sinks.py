@@ -21,7 +21,7 @@ from __future__ import annotations
 import sys
 from typing import Callable
 
-from sleuth.cli.grep_print import PrintOptions, body, line_bytes, paint, replaced_spans
+from sleuth.cli.grep_print import PrintOptions, body, line_bytes, paint, replaced_spans, too_long
 from sleuth.engine.events import Begin, Context, End, Event, Match, Sink, Summary
 
 __all__ = ["Standard", "Paths", "Without", "Counts", "Quiet", "Tally", "Tee", "Reversed", "binary_notice"]
@@ -143,16 +143,22 @@ class Standard:
                 at = (event.offset or 0) + ((event.column - 1 if o.only_matching  # type: ignore[union-attr]
                                              else row[0][0] if o.vimgrep else 0) if is_match and row else 0)
                 prefix += str(at) + sep
-            shown_body = body(o, text, is_match, replaced, row if o.vimgrep else shown_spans)
-            # a line's own CRLF; with --crlf rg ends the lines it rebuilds (-o, colour) with CRLF too
-            # (a line with -r keeps its own terminator: rg 15, its bug 3100)
-            crlf = event.cr or (o.crlf and (event.unterminated  # (rg ends a last line that has no end so)
-                                            or is_match and (o.only_matching or o.colours is not None)))
+            unterminated = event.unterminated
+            shown_body = body(o, text, is_match, replaced, row if o.vimgrep else shown_spans,
+                              spans if o.vimgrep else None, unterminated, event.cr)
+            # a line's own CRLF (not after -M's notice, which replaced the line); with --crlf rg ends the lines
+            # it rebuilds (-o, colour, -M's notice) with CRLF too (a line with -r keeps its own terminator: rg 15,
+            # its bug 3100)
+            long = too_long(o, text, is_match, unterminated, event.cr)
+            crlf = (event.cr and not long) or (o.crlf and (
+                long or unterminated  # (rg ends a last line that has no end so)
+                or is_match and (o.only_matching or o.colours is not None)))
             write(prefix + shown_body + ("\r\n" if crlf else "\n"))
 
 
 def _path_line(o: PrintOptions, path: str) -> str:
-    return paint(o, "path", path) + ("\0" if o.null else "\n")
+    """A path printed alone (``-l``, ``--files-without-match``), ended as rg ends it (``--crlf``: CRLF)."""
+    return paint(o, "path", path) + ("\0" if o.null else "\r\n" if o.crlf else "\n")
 
 
 class _Files:

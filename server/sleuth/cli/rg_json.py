@@ -54,11 +54,14 @@ def _emit(kind: str, data: dict[str, Any]) -> None:
 class Json:
     """rg's JSON printer: the messages of each file as it is searched, then the summary; ``quiet``
     (``-q``): the summary alone; ``inverted`` (``-v``): a match line has no submatches, as in rg;
-    ``multiline`` (``-U``): a match line waits for the next event, which may join its record."""
+    ``multiline`` (``-U``): a match line waits for the next event, which may join its record;
+    ``line_numbers`` False (``-N``): every ``line_number`` is null, as rg writes it."""
 
-    def __init__(self, quiet: bool = False, inverted: bool = False, multiline: bool = False) -> None:
+    def __init__(self, quiet: bool = False, inverted: bool = False, multiline: bool = False,
+                 line_numbers: bool = True) -> None:
         self.emit = (lambda kind, data: None) if quiet else _emit
         self.inverted = inverted
+        self.line_numbers = line_numbers
         self.totals = {"bytes_searched": 0, "bytes_printed": 0, "matched_lines": 0, "matches": 0,
                        "searches": 0, "searches_with_match": 0}
         self._path: dict[str, str] = {}
@@ -128,7 +131,7 @@ class Json:
             self._lines += len(events)
             self._matches += len(subs)
         self.emit("match" if is_match else "context", {
-            "path": self._path, "lines": _data(raw.decode("utf-8", "surrogateescape")), "line_number": head.line,
+            "path": self._path, "lines": _data(raw.decode("utf-8", "surrogateescape")), "line_number": head.line if self.line_numbers else None,
             "absolute_offset": head.offset or 0, "submatches": subs})
 
     def end(self) -> None:
