@@ -9,6 +9,10 @@ waits while a search runs, so the search gets the machine; the load resumes when
 
 The wait is bounded (``patience``) so a search that never ends (or a stream of back-to-back ones)
 slows the upkeep down but never stops it: the index still becomes ready.
+
+Work that runs in other processes (a build's workers) cannot call :func:`yield_to_searches`; its
+owner :func:`watch`\ es instead: told when the first search starts and when the last one ends, it
+pauses and resumes them (:mod:`sleuth.engine.index.build_pause`).
 """
 
 from __future__ import annotations
@@ -16,15 +20,18 @@ from __future__ import annotations
 import threading
 import time
 from contextlib import contextmanager
-from typing import Callable, Iterator
+from typing import Callable, Iterable, Iterator, TypeVar
 
-__all__ = ["searching", "active", "yields", "yield_to_searches", "PATIENCE_S"]
+__all__ = ["searching", "active", "yields", "yield_to_searches", "yielding", "watch", "PATIENCE_S"]
+
+T = TypeVar("T")
 
 PATIENCE_S = 1.0  # the longest one yield waits; then the upkeep does one more step
 
 _cond = threading.Condition()
 _active = 0
 _yields = 0  # waits that found a search running (tests read it through yields())
+_watchers: list[Callable[[bool], None]] = []
 
 
 @contextmanager
@@ -33,6 +40,8 @@ def searching() -> Iterator[None]:
     global _active
     with _cond:
         _active += 1
+        if _active == 1:
+            _tell(True)
     try:
         yield
     finally:
@@ -40,6 +49,33 @@ def searching() -> Iterator[None]:
             _active -= 1
             if not _active:
                 _cond.notify_all()
+                _tell(False)
+
+
+def watch(callback: Callable[[bool], None]) -> Callable[[], None]:
+    """Call ``callback(True)`` when a search starts while none ran, ``callback(False)`` when the last
+    one ends (at once with the current state: ``callback(True)`` if a search runs now). Returns the
+    function that stops the calls. The callback runs under this module's lock, in the search's
+    thread: it must be quick (set a flag) and must not call back into this module."""
+    with _cond:
+        _watchers.append(callback)
+        if _active:
+            callback(True)
+
+    def unwatch() -> None:
+        with _cond:
+            if callback in _watchers:
+                _watchers.remove(callback)
+
+    return unwatch
+
+
+def _tell(busy: bool) -> None:
+    for callback in list(_watchers):
+        try:
+            callback(busy)
+        except Exception:  # noqa: BLE001 - a watcher's failure never fails the search
+            pass
 
 
 def active() -> int:
@@ -70,3 +106,12 @@ def yield_to_searches(should_stop: Callable[[], bool] = lambda: False, patience:
             if left <= 0:
                 return
             _cond.wait(min(left, 0.05))  # polls should_stop: a cancel never waits out the patience
+
+
+def yielding(items: Iterable[T], should_stop: Callable[[], bool] = lambda: False, every: int = 256) -> Iterator[T]:
+    """``items``, with :func:`yield_to_searches` between every ``every`` of them: for upkeep that is a
+    loop in this process (the index's walk before a build holds the interpreter lock for seconds)."""
+    for n, item in enumerate(items, 1):
+        if n % every == 0:
+            yield_to_searches(should_stop)
+        yield item

@@ -377,7 +377,9 @@ class Maintenance:
                         self.state.phase = "ready"
                     return
                 progress(0, None, "listing files")
-                entries = sorted(self._lister(token), key=lambda e: sort_key(e.display))
+                # (the walk holds the interpreter lock: it waits while a search runs, as the workers do)
+                listed = foreground.yielding(self._lister(token), token.should_stop)
+                entries = sorted(listed, key=lambda e: sort_key(e.display))
                 if token.should_stop():
                     raise Cancelled("The index build was cancelled.")
                 stamps, workspace, options = self._stamps, self.state.workspace, self.state.options
