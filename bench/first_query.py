@@ -3,7 +3,7 @@
 Usage (the corpus is ``../shared/bench/linux-corpus.sh``'s tree; CPU is shared, so say how busy it was)::
 
     flock /tmp/sleuth-bench.lock python bench/first_query.py [--corpus DIR] [--cache DIR] [--runs 3]
-        [--pattern PM_RESUME] [--only build|load] [--grep-only] [--vs OTHER_SLEUTH] [--json out.json]
+        [--pattern PM_RESUME] [--only build|load] [--grep-only] [--scan-floor] [--vs OTHER_SLEUTH] [--json out.json]
 
 Each scenario starts the real server (``sleuth serve``, stdio, VS Code's capabilities) on the corpus and
 sends ``sleuth.grep`` right after ``initialized`` (what a person does who opens a fresh clone and
@@ -11,6 +11,9 @@ searches at once), then asks ``sleuth.index.status``:
 
 - ``build``: an empty store directory (wiped first): the first grep runs while the index is built from
   scratch; then (unless ``--grep-only``) process start to ``ready``: the build's own time;
+- ``scan`` (``--scan-floor``): this ``sleuth`` with the index disabled (``initializationOptions``
+  ``index.enabled: false``): the first grep with no index work at all, the floor the ``build``
+  scenario can reach while the scan is what answers;
 - ``load``: the same store, now complete: the first grep runs while the server opens it and catches up;
   ``restart-to-ready`` is process start to the status saying ``ready`` (the end of the server's
   "Sleuth: indexing" progress, confirmed by ``sleuth.index.status``).
@@ -53,9 +56,9 @@ def _lines(result: dict[str, Any]) -> set[tuple[str, int]]:
 
 
 def first_grep(corpus: str, cache: str, stderr: str, pattern: str, expected: set[tuple[str, int]],
-               wait_ready: bool = True, sleuth: str = SLEUTH) -> dict[str, Any]:
+               wait_ready: bool = True, sleuth: str = SLEUTH, settings: dict[str, Any] | None = None) -> dict[str, Any]:
     """One server: grep right after ``initialized``, the state right after, then (optionally) time to ready."""
-    server = Server(corpus, cache, stderr, 0.05, progress=True, sleuth=sleuth)
+    server = Server(corpus, cache, stderr, 0.05, progress=True, sleuth=sleuth, settings=settings)
     try:
         sent = time.perf_counter()
         result, seconds = server.grep({"pattern": pattern, "max_results": 10_000})
@@ -68,7 +71,7 @@ def first_grep(corpus: str, cache: str, stderr: str, pattern: str, expected: set
             "same_lines_as_rg": _lines(result) == expected,
             "matches": len(result["matches"]),
         }
-        if wait_ready:
+        if wait_ready and state_after != "disabled":
             ended = server.indexing_ended(timeout=900)
             server.wait(idle=False, timeout=900)
             confirmed = time.perf_counter()
@@ -117,12 +120,17 @@ def main() -> int:
                         help="build scenario: stop the server after the first grep's answer (no time to ready)")
     parser.add_argument("--vs", metavar="SLEUTH", help="another checkout's sleuth command, timed in turn (e.g. "
                         "/work/main/.venv/bin/sleuth): its ratios in the same run")
+    parser.add_argument("--scan-floor", action="store_true",
+                        help="build scenario: also this sleuth with the index disabled (the first grep with no "
+                             "index work at all: what a build that never slows a search would give)")
     parser.add_argument("--stderr", default=os.path.join(tempfile.gettempdir(), "sleuth-first-query.stderr"))
     parser.add_argument("--json", help="also write the figures here")
     args = parser.parse_args()
     corpus = os.path.realpath(args.corpus)
     scenarios = set(args.only or ("load",) if args.skip_build else args.only or ("build", "load"))
-    commands = {"new": SLEUTH, **({"old": args.vs} if args.vs else {})}
+    commands = {"new": SLEUTH, **({"old": args.vs} if args.vs else {}),
+                **({"scan": SLEUTH} if args.scan_floor and "build" in scenarios else {})}
+    no_index = {"index": {"enabled": False}}
     rgs = {name: find_rg(version) for name, version in RG_VERSIONS.items()}
     rgs = {name: path for name, path in rgs.items() if path}
     rg_times: dict[str, list[float]] = {name: [] for name in rgs}
@@ -143,6 +151,12 @@ def main() -> int:
     for run in range(args.runs):
         for name, sleuth in commands.items():  # in turn, so the machine's load falls on each alike
             cache = os.path.join(args.cache, name)
+            if name == "scan":
+                builds[name].append(first_grep(corpus, cache, args.stderr, args.pattern, expected,
+                                               sleuth=sleuth, settings=no_index))
+                print(f"no index {name} #{run + 1}: {builds[name][-1]}", flush=True)
+                rg_round()
+                continue
             if "build" in scenarios:
                 shutil.rmtree(cache, ignore_errors=True)
                 builds[name].append(first_grep(corpus, cache, args.stderr, args.pattern, expected,
@@ -178,10 +192,11 @@ def main() -> int:
                                 "to_ready_median_s": _median(builds[name], "to_ready_s"),
                                 "ratios": {r: round(grep_s / t, 2) for r, t in rg_median.items()}}
             b = figures["build"]
-            print(f"{name}: first grep during the build: median {grep_s} s = {ratios(grep_s)} (answer "
+            print(f"{name}: first grep {'with the index disabled' if name == 'scan' else 'during the build'}: median {grep_s} s = {ratios(grep_s)} (answer "
                   f"{b['answer_after_start_median_s']} s after process start; states after it "
-                  f"{[r['state_after_first_grep'] for r in builds[name]]}); process start to ready: median "
-                  f"{b['to_ready_median_s']} s of {[r.get('to_ready_s') for r in builds[name]]}")
+                  f"{[r['state_after_first_grep'] for r in builds[name]]})" + (
+                      "" if b["to_ready_median_s"] is None else f"; process start to ready: median "
+                      f"{b['to_ready_median_s']} s of {[r.get('to_ready_s') for r in builds[name]]}"))
         if loads[name]:
             grep_s = _median(loads[name], "first_grep_s")
             figures["load"] = {"runs": loads[name], "first_grep_median_s": grep_s,

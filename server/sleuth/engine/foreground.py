@@ -11,7 +11,7 @@ The wait is bounded (``patience``) so a search that never ends (or a stream of b
 slows the upkeep down but never stops it: the index still becomes ready.
 
 Work that runs in other processes (a build's workers) cannot call :func:`yield_to_searches`; its
-owner :func:`watch`\ es instead: told when the first search starts and when the last one ends, it
+owner calls :func:`watch` instead: told when the first search starts and when the last one ends, it
 pauses and resumes them (:mod:`sleuth.engine.index.build_pause`).
 """
 
