@@ -209,8 +209,8 @@ class Maintenance:
         errors: list[FileError] = []
         stamps = freshness.FolderStamps()
         self._stamps = None
-        yield from walk(self.state.workspace, targets, self.state.options, token, SkipCounts(), errors,
-                        on_folder=stamps)
+        yield from foreground.yielding(walk(self.state.workspace, targets, self.state.options, token, SkipCounts(),
+                                            errors, on_folder=stamps), token.should_stop)  # (it holds the GIL)
         if not token.should_stop():
             with self.state.lock:
                 self.state.unreadable = errors
@@ -377,9 +377,7 @@ class Maintenance:
                         self.state.phase = "ready"
                     return
                 progress(0, None, "listing files")
-                # (the walk holds the interpreter lock: it waits while a search runs, as the workers do)
-                listed = foreground.yielding(self._lister(token), token.should_stop)
-                entries = sorted(listed, key=lambda e: sort_key(e.display))
+                entries = sorted(self._lister(token), key=lambda e: sort_key(e.display))
                 if token.should_stop():
                     raise Cancelled("The index build was cancelled.")
                 stamps, workspace, options = self._stamps, self.state.workspace, self.state.options
