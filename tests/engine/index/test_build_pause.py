@@ -157,3 +157,61 @@ def test_the_walk_before_a_build_waits_while_a_search_runs(tmp_path: Path, kit: 
         assert service.status()["files"] == 600
     finally:
         service.stop()
+
+
+_PARENT = """
+import sys, threading
+from sleuth.engine import foreground
+from sleuth.engine.cancel import CancelToken
+from sleuth.engine.index.build import full_build
+from sleuth.engine.types import FileEntry
+
+entries = [FileEntry(p, p, 1, 0.0) for p in sys.argv[2:]]
+held = threading.Event()
+def search():
+    with foreground.searching():
+        held.set()
+        threading.Event().wait()
+threading.Thread(target=search, daemon=True).start()
+held.wait()
+paused = []
+def progress(done, total, message=""):
+    if message == "indexing waits for a search":
+        paused.append(1)
+        if len(paused) == 2:
+            print("paused", flush=True)
+full_build(sys.argv[1], entries, CancelToken(), progress, None, {},
+           on_worker_start=lambda pids: print(*pids, flush=True), max_pause_s=3600)
+"""
+
+
+def _gone(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0] == "Z"  # exited, not yet reaped by its new parent
+    except FileNotFoundError:
+        return True
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="reads /proc to see the workers end")
+def test_a_paused_worker_leaves_when_its_server_dies(tmp_path: Path) -> None:
+    """A worker waiting for a search must not outlive a killed server (nothing would ever resume it)."""
+    import signal
+    import subprocess
+    import sys
+
+    entries = _entries(tmp_path / "ws")
+    parent = subprocess.Popen([sys.executable, "-c", _PARENT, str(tmp_path / "store"), *(e.path for e in entries)],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert parent.stdout is not None
+        pids = [int(p) for p in parent.stdout.readline().split()]
+        assert len(pids) == store.SHARDS
+        assert parent.stdout.readline().strip() == "paused"  # both workers wait for the parent's search
+        parent.send_signal(signal.SIGKILL)
+        parent.wait(HANG_S)
+        assert _poll(lambda: all(_gone(pid) for pid in pids)), "a paused worker outlived its server"
+    finally:
+        if parent.poll() is None:
+            parent.kill()
+            parent.wait(HANG_S)
