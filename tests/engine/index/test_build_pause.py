@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
-import time
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Callable
@@ -22,16 +21,7 @@ from sleuth.engine.index.build import BuildResult, full_build
 from sleuth.engine.index.build_pause import PAUSE_FILE
 from sleuth.engine.types import FileEntry
 from tests.conftest import HANG_S
-from tests.fixtures import index_service
-
-
-def _poll(condition: Callable[[], bool], bound: float = HANG_S) -> bool:
-    deadline = time.monotonic() + bound
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.01)
-    return condition()
+from tests.fixtures import index_service, poll_until
 
 
 def _entries(root: Path, files: int = 40) -> list[FileEntry]:
@@ -107,7 +97,7 @@ def test_the_workers_pause_while_a_search_runs_and_resume_when_it_ends(tmp_path:
         thread, result = _build_in_thread(tmp_path / "store", entries,
                                           lambda done, total, message="": calls.append((done, message)),
                                           max_pause_s=HANG_S)
-        assert _poll(lambda: sum(m == "indexing waits for a search" for _, m in calls) == store.SHARDS), calls
+        assert poll_until(lambda: sum(m == "indexing waits for a search" for _, m in calls) == store.SHARDS), calls
         assert all(done == 0 for done, _ in list(calls)), calls  # no file indexed while the search runs
         assert thread.is_alive()
     finally:
@@ -148,7 +138,7 @@ def test_the_walk_before_a_build_waits_while_a_search_runs(tmp_path: Path, kit: 
     search = _Search()
     try:
         service.start()
-        assert _poll(lambda: foreground.yields() > before), "the walk never yielded to the search"
+        assert poll_until(lambda: foreground.yields() > before), "the walk never yielded to the search"
         assert service.status()["state"] == "building" and not service.worker_pids
     finally:
         search.end()
@@ -210,7 +200,7 @@ def test_a_paused_worker_leaves_when_its_server_dies(tmp_path: Path) -> None:
         assert parent.stdout.readline().strip() == "paused"  # both workers wait for the parent's search
         parent.send_signal(signal.SIGKILL)
         parent.wait(HANG_S)
-        assert _poll(lambda: all(_gone(pid) for pid in pids)), "a paused worker outlived its server"
+        assert poll_until(lambda: all(_gone(pid) for pid in pids)), "a paused worker outlived its server"
     finally:
         if parent.poll() is None:
             parent.kill()
