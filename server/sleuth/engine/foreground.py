@@ -22,7 +22,8 @@ import time
 from contextlib import contextmanager
 from typing import Callable, Iterable, Iterator, TypeVar
 
-__all__ = ["searching", "active", "yields", "yield_to_searches", "yielding", "watch", "PATIENCE_S"]
+__all__ = ["searching", "waiting_for_upkeep", "active", "yields", "yield_to_searches", "yielding", "watch",
+           "PATIENCE_S"]
 
 T = TypeVar("T")
 
@@ -32,24 +33,45 @@ _cond = threading.Condition()
 _active = 0
 _yields = 0  # waits that found a search running (tests read it through yields())
 _watchers: list[Callable[[bool], None]] = []
+_mine = threading.local()  # this thread's marks (``depth``): what waiting_for_upkeep() lifts
 
 
 @contextmanager
 def searching() -> Iterator[None]:
     """Mark a foreground search for its duration (nestable, any thread)."""
-    global _active
-    with _cond:
-        _active += 1
-        if _active == 1:
-            _tell(True)
+    _mark(1)
     try:
         yield
     finally:
-        with _cond:
-            _active -= 1
-            if not _active:
-                _cond.notify_all()
-                _tell(False)
+        _mark(-1)
+
+
+@contextmanager
+def waiting_for_upkeep() -> Iterator[None]:
+    """Inside a search, while it waits for the upkeep itself (a grep waiting for the store's open):
+    this thread's marks are lifted meanwhile, else the open would yield to the search that waits
+    for it. Outside a search it changes nothing."""
+    depth = getattr(_mine, "depth", 0)
+    _mark(-depth)
+    try:
+        yield
+    finally:
+        _mark(depth)
+
+
+def _mark(change: int) -> None:
+    global _active
+    if not change:
+        return
+    with _cond:
+        before = _active
+        _active += change
+        _mine.depth = getattr(_mine, "depth", 0) + change
+        if before == 0:
+            _tell(True)
+        elif _active == 0:
+            _cond.notify_all()
+            _tell(False)
 
 
 def watch(callback: Callable[[bool], None]) -> Callable[[], None]:
