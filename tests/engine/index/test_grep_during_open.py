@@ -103,7 +103,9 @@ def test_a_search_waiting_for_the_open_is_not_in_its_way(tmp_path: Path, monkeyp
         grep = threading.Thread(target=search)
         grep.start()
         assert _until(lambda: service.state.open_waiters == 1), "the grep did not wait for the open"
-        assert _until(lambda: foreground.active() == 0), "the grep waiting for the open held it back"
+        # (still waiting: the grep gives up after OPEN_WAIT_S, and its end alone lifts the mark too)
+        assert _until(lambda: foreground.active() == 0 and service.state.open_waiters == 1), \
+            "the grep waiting for the open held it back"
         gate.unlink()
         grep.join(HANG_S)
         assert answers and marked_after == [1]  # its mark is back once the wait ended
