@@ -84,8 +84,9 @@ class Server:
     """One ``sleuth serve`` process, initialized on ``corpus``; peak RSS tracked across its children."""
 
     def __init__(self, corpus: str, cache: str, stderr_path: str, poll_s: float = 0.05, progress: bool = True,
-                 sleuth: str = SLEUTH) -> None:
-        """``sleuth``: the command to start (another checkout's, for a baseline in the same run)."""
+                 sleuth: str = SLEUTH, settings: dict[str, Any] | None = None) -> None:
+        """``sleuth``: the command to start (another checkout's, for a baseline in the same run);
+        ``settings``: more ``initializationOptions`` (e.g. ``{"index": {"enabled": False}}``)."""
         self.poll_s = poll_s
         env = dict(os.environ)
         env.pop("SLEUTH_TEST_COMMANDS", None)
@@ -96,7 +97,7 @@ class Server:
         params = {"processId": os.getpid(), "clientInfo": {"name": "Visual Studio Code", "version": "1.95.0"},
                   "rootUri": uri, "rootPath": corpus, "capabilities": vscode_capabilities(progress),
                   "workspaceFolders": [{"uri": uri, "name": os.path.basename(corpus)}],
-                  "initializationOptions": {"cacheDir": cache}, "trace": "off"}
+                  "initializationOptions": {"cacheDir": cache, **(settings or {})}, "trace": "off"}
         self.lsp.request("initialize", params, 60)
         self.initialize_answered = time.perf_counter() - self.lsp.started
         self.lsp.notify("initialized", {})

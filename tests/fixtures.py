@@ -9,8 +9,9 @@ re-exports these and adds the pytest fixtures (``make_tree``)."""
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
-from typing import Mapping, Sequence, Union
+from typing import Callable, Mapping, Sequence, Union
 
 from sleuth.commands.config import Settings
 from sleuth.commands.context import CommandContext, PartialSink, Services
@@ -19,7 +20,7 @@ from sleuth.engine.index import IndexService
 from sleuth.engine.index.config import IndexConfig
 from sleuth.engine.workspace import Workspace
 
-__all__ = ["Where", "write_tree", "workspace", "context", "indexed_and_plain", "index_service",
+__all__ = ["poll_until", "Where", "write_tree", "workspace", "context", "indexed_and_plain", "index_service",
            "started_index", "with_test_commands"]
 
 CHECKOUT = Path(__file__).resolve().parents[1]
@@ -96,3 +97,14 @@ def with_test_commands(env: Mapping[str, str], module: str) -> dict[str, str]:
     root goes first on ``PYTHONPATH`` so that the name imports."""
     path = os.pathsep.join(p for p in (str(CHECKOUT), env.get("PYTHONPATH", "")) if p)
     return {**env, "SLEUTH_TEST_COMMANDS": module, "PYTHONPATH": path}
+
+
+def poll_until(condition: Callable[[], bool], bound: float = 120.0) -> bool:
+    """Whether ``condition()`` came true, looked at every 10 ms; ``bound`` (seconds) only ends a hang
+    (``tests.conftest.HANG_S``), it is no speed expectation."""
+    deadline = time.monotonic() + bound
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.01)
+    return condition()

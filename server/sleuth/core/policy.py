@@ -7,6 +7,9 @@ partial batches go. The policy is the same whatever the door:
 
 * the arguments are one object of named values (a list of several values is refused);
 * the native searches' sliding-window rate limit (``native_rate_limit_per_minute``);
+* a search is a foreground search from its first step (:mod:`sleuth.engine.foreground`: the
+  index's build and upkeep step aside), not only while its files are read: a file list's walk and a
+  first call's imports are the person's wait too;
 * the command runs on a worker thread (searches and quick status commands in separate pools, so
   a status request is served while every search worker is busy); the event loop only awaits
   either the worker or the cancel token, and a cancelled worker gets ``CANCEL_GRACE_S`` to reach
@@ -28,6 +31,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from contextlib import nullcontext
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Mapping
@@ -37,7 +41,8 @@ from sleuth.commands.context import CommandContext, PartialSink, Services
 from sleuth.core import logline, test_commands
 from sleuth.core.invocation import (InvocationRecord, StreamSink, append_log_line, check_call, mapped_error,
                                     resolve_command)
-from sleuth.core.registry import COMMANDS, QUICK_COMMANDS, RATE_LIMITED, Runner
+from sleuth.core.registry import COMMANDS, QUICK_COMMANDS, RATE_LIMITED, SEARCH_COMMANDS, Runner
+from sleuth.engine import foreground
 from sleuth.engine.cancel import CancelToken, NullProgress, ProgressSink
 from sleuth.engine.errors import Cancelled, RateLimited, SleuthError
 from sleuth.engine.workspace import Workspace
@@ -166,13 +171,15 @@ class InvocationPolicy:
         budget = self.rate_limit(invocation.command) if rate_limited else None
         return run, self.context(invocation), budget
 
-    def call(self, run: Runner, args: dict[str, Any], ctx: CommandContext) -> dict[str, Any]:
-        """Worker-thread side: run the command, counting the activity so tests can see work stop."""
+    def call(self, run: Runner, args: dict[str, Any], ctx: CommandContext, search: bool = False) -> dict[str, Any]:
+        """Worker-thread side: run the command, counting the activity so tests can see work stop;
+        ``search``: marked as a person's search while it runs (:mod:`sleuth.engine.foreground`)."""
         with self.activity.lock:
             self.activity.running += 1
             self.activity.started += 1
         try:
-            return run(args, ctx)
+            with foreground.searching() if search else nullcontext():
+                return run(args, ctx)
         finally:
             with self.activity.lock:
                 self.activity.running -= 1
@@ -195,7 +202,8 @@ class InvocationPolicy:
                 if invocation.on_start is not None:
                     invocation.on_start()
                 pool = self.quick_pool if invocation.command in QUICK_COMMANDS else self.search_pool
-                work = loop.run_in_executor(pool, self.call, run, invocation.args, ctx)
+                work = loop.run_in_executor(pool, self.call, run, invocation.args, ctx,
+                                            invocation.command in SEARCH_COMMANDS)
                 stop = loop.create_future()
                 token.on_cancel(lambda: loop.call_soon_threadsafe(_settle, stop))
                 try:
@@ -249,7 +257,7 @@ class InvocationPolicy:
         try:
             try:
                 run, own, budget = self.prepare(invocation, rate_limited, follow_report=False)
-                result = self.call(run, invocation.args, ctx or own)
+                result = self.call(run, invocation.args, ctx or own, invocation.command in SEARCH_COMMANDS)
                 if budget is not None and isinstance(result, dict):
                     result = {**result, "rate_limit": budget}
                 return result

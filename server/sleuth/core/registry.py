@@ -24,7 +24,8 @@ if TYPE_CHECKING:
     from sleuth.commands.args import Arg
     from sleuth.commands.context import CommandContext
 
-__all__ = ["CommandInfo", "COMMANDS", "STREAM_KEYS", "QUICK_COMMANDS", "RATE_LIMITED", "PROGRESS_COMMANDS", "command_info"]
+__all__ = ["CommandInfo", "COMMANDS", "STREAM_KEYS", "QUICK_COMMANDS", "RATE_LIMITED", "PROGRESS_COMMANDS",
+           "SEARCH_COMMANDS", "command_info"]
 
 Runner = Callable[[dict[str, Any], "CommandContext"], dict[str, Any]]
 
@@ -94,6 +95,8 @@ RATE_LIMITED: frozenset[str] = frozenset(info.name for info in _TABLE if info.ra
 # Commands that may take a while: only they get a server-created progress token (a status request
 # flashing a progress bar is noise; Neovim showed 26 of them in a short session).
 PROGRESS_COMMANDS: frozenset[str] = frozenset(info.name for info in _TABLE if not info.quick)
+# A person's searches: the index's upkeep and build step aside while one runs (sleuth.engine.foreground).
+SEARCH_COMMANDS: frozenset[str] = frozenset(search.command for search in SEARCHES)
 
 
 def command_info(name: str) -> CommandInfo:

@@ -9,6 +9,10 @@ waits while a search runs, so the search gets the machine; the load resumes when
 
 The wait is bounded (``patience``) so a search that never ends (or a stream of back-to-back ones)
 slows the upkeep down but never stops it: the index still becomes ready.
+
+Work that runs in other processes (a build's workers) cannot call :func:`yield_to_searches`; its
+owner calls :func:`watch` instead: told when the first search starts and when the last one ends, it
+pauses and resumes them (:mod:`sleuth.engine.index.build_pause`).
 """
 
 from __future__ import annotations
@@ -16,30 +20,84 @@ from __future__ import annotations
 import threading
 import time
 from contextlib import contextmanager
-from typing import Callable, Iterator
+from typing import Callable, Iterable, Iterator, TypeVar
 
-__all__ = ["searching", "active", "yields", "yield_to_searches", "PATIENCE_S"]
+__all__ = ["searching", "waiting_for_upkeep", "active", "yields", "yield_to_searches", "yielding", "watch",
+           "PATIENCE_S"]
+
+T = TypeVar("T")
 
 PATIENCE_S = 1.0  # the longest one yield waits; then the upkeep does one more step
 
 _cond = threading.Condition()
 _active = 0
 _yields = 0  # waits that found a search running (tests read it through yields())
+_watchers: list[Callable[[bool], None]] = []
+_mine = threading.local()  # this thread's marks (``depth``): what waiting_for_upkeep() lifts
 
 
 @contextmanager
 def searching() -> Iterator[None]:
     """Mark a foreground search for its duration (nestable, any thread)."""
-    global _active
-    with _cond:
-        _active += 1
+    _mark(1)
     try:
         yield
     finally:
+        _mark(-1)
+
+
+@contextmanager
+def waiting_for_upkeep() -> Iterator[None]:
+    """Inside a search, while it waits for the upkeep itself (a grep waiting for the store's open):
+    this thread's marks are lifted meanwhile, else the open would yield to the search that waits
+    for it. Outside a search it changes nothing."""
+    depth = getattr(_mine, "depth", 0)
+    _mark(-depth)
+    try:
+        yield
+    finally:
+        _mark(depth)
+
+
+def _mark(change: int) -> None:
+    global _active
+    if not change:
+        return
+    with _cond:
+        before = _active
+        _active += change
+        _mine.depth = getattr(_mine, "depth", 0) + change
+        if before == 0:
+            _tell(True)
+        elif _active == 0:
+            _cond.notify_all()
+            _tell(False)
+
+
+def watch(callback: Callable[[bool], None]) -> Callable[[], None]:
+    """Call ``callback(True)`` when a search starts while none ran, ``callback(False)`` when the last
+    one ends (at once with the current state: ``callback(True)`` if a search runs now). Returns the
+    function that stops the calls. The callback runs under this module's lock, in the search's
+    thread: it must be quick (set a flag) and must not call back into this module."""
+    with _cond:
+        _watchers.append(callback)
+        if _active:
+            callback(True)
+
+    def unwatch() -> None:
         with _cond:
-            _active -= 1
-            if not _active:
-                _cond.notify_all()
+            if callback in _watchers:
+                _watchers.remove(callback)
+
+    return unwatch
+
+
+def _tell(busy: bool) -> None:
+    for callback in list(_watchers):
+        try:
+            callback(busy)
+        except Exception:  # noqa: BLE001 - a watcher's failure never fails the search
+            pass
 
 
 def active() -> int:
@@ -70,3 +128,12 @@ def yield_to_searches(should_stop: Callable[[], bool] = lambda: False, patience:
             if left <= 0:
                 return
             _cond.wait(min(left, 0.05))  # polls should_stop: a cancel never waits out the patience
+
+
+def yielding(items: Iterable[T], should_stop: Callable[[], bool] = lambda: False, every: int = 256) -> Iterator[T]:
+    """``items``, with :func:`yield_to_searches` between every ``every`` of them: for upkeep that is a
+    loop in this process (the index's walk before a build holds the interpreter lock for seconds)."""
+    for n, item in enumerate(items, 1):
+        if n % every == 0:
+            yield_to_searches(should_stop)
+        yield item

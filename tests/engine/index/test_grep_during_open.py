@@ -72,3 +72,43 @@ def test_a_grep_during_the_open_waits_and_answers_from_the_index(tmp_path: Path,
     assert sorted((m["path"], m["line"]) for m in answer["matches"] if m["type"] == "match") == expected
     assert len(expected) == 4  # a.txt, d/f/g.txt... and the two files changed while down
     assert answer["files_scanned"] < FILES  # the index's candidates, not the whole tree
+
+
+def test_a_search_waiting_for_the_open_is_not_in_its_way(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The open yields to a person's search (:mod:`sleuth.engine.foreground`). A grep is one from its
+    first step (``core/policy.py``), so while it waits for the open it lifts its mark: else the open
+    would wait for the very grep that waits for it (a second per step, measured on the Linux tree)."""
+    from sleuth.engine import foreground
+
+    root, cache = tmp_path / "ws", tmp_path / "cache"
+    root.mkdir()
+    _tree(root)
+    started_index(root, cache).stop()
+    gate = tmp_path / "gate"
+    gate.write_text("held\n")
+    monkeypatch.setenv(CATCH_UP_GATE_ENV, str(gate))
+    service = index_service(root, cache)
+    answers: list[dict[str, Any]] = []
+    marked_after: list[int] = []
+
+    def search() -> None:
+        with foreground.searching():
+            answers.append(get_command("sleuth.grep")({"pattern": "NEEDLE_A", "max_results": 1000}, ctx))
+            marked_after.append(foreground.active())
+
+    try:
+        service.start()
+        assert _until(lambda: service.state.cat is not None)
+        ctx = context(service.workspace, index=service)
+        grep = threading.Thread(target=search)
+        grep.start()
+        assert _until(lambda: service.state.open_waiters == 1), "the grep did not wait for the open"
+        # (still waiting: the grep gives up after OPEN_WAIT_S, and its end alone lifts the mark too)
+        assert _until(lambda: foreground.active() == 0 and service.state.open_waiters == 1), \
+            "the grep waiting for the open held it back"
+        gate.unlink()
+        grep.join(HANG_S)
+        assert answers and marked_after == [1]  # its mark is back once the wait ended
+    finally:
+        gate.unlink(missing_ok=True)
+        service.stop()

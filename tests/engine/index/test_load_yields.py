@@ -4,23 +4,13 @@ during a store load must run at cold speed; measured, not asserted here: ``bench
 from __future__ import annotations
 
 import threading
-import time
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
 from sleuth.engine import foreground
-from tests.fixtures import context, index_service
-
-
-def _poll(condition, bound: float = 30.0) -> bool:
-    deadline = time.monotonic() + bound
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.01)
-    return condition()
+from tests.fixtures import context, index_service, poll_until
 
 
 def test_yield_returns_at_once_without_a_search() -> None:
@@ -43,7 +33,7 @@ def test_yield_waits_for_the_search_and_resumes_when_it_ends() -> None:
     before = foreground.yields()
     upkeep = threading.Thread(target=foreground.yield_to_searches, kwargs={"patience": 60})
     upkeep.start()
-    assert _poll(lambda: foreground.yields() > before)
+    assert poll_until(lambda: foreground.yields() > before)
     assert upkeep.is_alive()  # still waiting: the search holds it (its patience is a minute)
     release.set()
     upkeep.join(10)
@@ -77,7 +67,7 @@ def test_store_load_waits_while_a_search_runs(tmp_path: Path, kit: SimpleNamespa
     try:
         assert held.wait(10)
         service.start()
-        assert _poll(lambda: foreground.yields() > before), "the load never yielded to the search"
+        assert poll_until(lambda: foreground.yields() > before), "the load never yielded to the search"
         assert not service.ready and service.status()["state"] == "loading"
         release.set()
         assert service.wait_ready(60), service.status()

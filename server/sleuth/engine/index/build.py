@@ -4,7 +4,8 @@ Python threads share one interpreter lock, and indexing is CPU work (trigram ext
 sorting, the definition regex: about 14 MB/s per core here), so each shard is written by its own worker process
 (``python -m sleuth.engine.index.worker``: a plain subprocess, safe in a threaded server).
 Files are dealt to the shard with fewer bytes so both finish together. The parent writes the
-catalogue as results arrive and reports progress; a cancel or a worker error terminates the
+catalogue as results arrive and reports progress; the workers pause while a person's search runs
+(:mod:`.build_pause`); a cancel or a worker error terminates the
 workers and deletes the build directory — an unfinished build is never published.
 """
 
@@ -25,6 +26,7 @@ from typing import Any, Callable, Sequence
 from sleuth.engine.cancel import CancelToken, ProgressSink
 from sleuth.engine.errors import Cancelled
 from sleuth.engine.index import catalogue_map, store
+from sleuth.engine.index.build_pause import PAUSE_FILE, PAUSE_MAX_S, BuildPause
 from sleuth.engine.index.catalogue import Catalogue, FileRecord
 from sleuth.engine.types import FileEntry
 from sleuth.engine.words import plural
@@ -42,6 +44,7 @@ class BuildResult:
     files: int
     bytes: int
     seconds: float
+    pauses: int = 0  # times a worker waited for a search (:mod:`.build_pause`)
 
 
 def _deal(entries: Sequence[FileEntry], shards: int) -> list[list[tuple[int, str]]]:
@@ -71,10 +74,11 @@ def _pump(proc: subprocess.Popen[str], shard: int, outbox: "queue.Queue[tuple[in
 def full_build(base: str, entries: Sequence[FileEntry], token: CancelToken, progress: ProgressSink,
                max_bytes: int | None, meta: dict[str, str],
                on_worker_start: Callable[[list[int]], None] | None = None,
-               before_complete: Callable[[sqlite3.Connection], None] | None = None) -> BuildResult:
+               before_complete: Callable[[sqlite3.Connection], None] | None = None,
+               max_pause_s: float = PAUSE_MAX_S) -> BuildResult:
     """Index ``entries`` (the walk's files, in result order) into a new published generation.
     ``before_complete(catalog)`` adds to the catalogue inside its last transaction (the walk's
-    folder stamps: :mod:`.freshness`)."""
+    folder stamps: :mod:`.freshness`); ``max_pause_s``: the longest one wait for a search."""
     started = time.monotonic()
     os.makedirs(base, exist_ok=True)
     store.remove_stale_builds(base)
@@ -82,8 +86,10 @@ def full_build(base: str, entries: Sequence[FileEntry], token: CancelToken, prog
     os.makedirs(build)
     outbox: "queue.Queue[tuple[int, Any]]" = queue.Queue()
     procs: list[subprocess.Popen[str]] = []
+    pause: BuildPause | None = None
     try:
         open(os.path.join(build, store.READERS), "wb").close()
+        pause = BuildPause(build, max_pause_s)  # before the workers: a search running now pauses their first file
         catalog = store.connect(os.path.join(build, "catalog.db"), building=True)
         store.create_catalog(catalog)
         for s, items in enumerate(_deal(entries, store.SHARDS)):
@@ -101,13 +107,14 @@ def full_build(base: str, entries: Sequence[FileEntry], token: CancelToken, prog
         if on_worker_start is not None:
             on_worker_start([p.pid for p in procs])
         total = len(entries)
-        done = nbytes = finished = 0
+        done = nbytes = finished = pauses = 0
         completed = [False] * store.SHARDS
         catalog.execute("BEGIN")
         progress(0, total, f"indexing {plural(total, 'file')}")
         while finished < store.SHARDS:
             if token.should_stop():
                 raise Cancelled("The index build was cancelled.")
+            pause.check()
             try:
                 shard, message = outbox.get(timeout=0.2)
             except queue.Empty:
@@ -119,6 +126,11 @@ def full_build(base: str, entries: Sequence[FileEntry], token: CancelToken, prog
                 continue
             if message[0] == "done":
                 completed[shard] = True
+                continue
+            if message[0] in ("paused", "resumed"):
+                pauses += message[0] == "paused"
+                progress(done, total, "indexing waits for a search" if message[0] == "paused"
+                         else f"indexed {done} of {plural(total, 'file')}")
                 continue
             if message[0] == "error":  # the worker's own words (e.g. "No space left on device"), not just its status
                 raise IndexBuildError(f"index worker {shard} failed: {message[1]}")
@@ -132,6 +144,8 @@ def full_build(base: str, entries: Sequence[FileEntry], token: CancelToken, prog
             done += len(rows)
             nbytes += message[2]
             progress(done, total, f"indexed {done} of {plural(total, 'file')}")
+        pause.close()  # (the workers optimize their shards now: nothing left to pause)
+        pause = None
         for proc in procs:
             if proc.wait(timeout=60) != 0:
                 raise IndexBuildError(f"index worker exited with {proc.returncode}")
@@ -144,9 +158,12 @@ def full_build(base: str, entries: Sequence[FileEntry], token: CancelToken, prog
         catalog.close()
         for s in range(store.SHARDS):
             os.remove(os.path.join(build, f"files-{s}.txt"))
+        os.remove(os.path.join(build, PAUSE_FILE))
         gen = store.publish(base, build)
-        return BuildResult(gen, total, nbytes, time.monotonic() - started)
+        return BuildResult(gen, total, nbytes, time.monotonic() - started, pauses)
     except BaseException:
+        if pause is not None:
+            pause.close()
         for proc in procs:
             if proc.poll() is None:
                 proc.kill()

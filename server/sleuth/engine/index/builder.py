@@ -28,6 +28,7 @@ from sleuth.engine.decode import transcoded
 from sleuth.engine.index.trigram import chunks, indexed_variants
 from sleuth.engine.definitions.extract import definitions_and_symbols
 from sleuth.engine.index import native
+from sleuth.engine.index.build_pause import WorkerPause
 from sleuth.engine.index.merge import merge_segments
 
 __all__ = ["index_file", "next_row", "worker_main", "chunk_trigrams"]
@@ -121,7 +122,8 @@ def worker_main(argv: list[str]) -> int:
 
     Writes one JSON line per batch to stdout, ``["batch", [[file_id, size, mtime_ns, first_row,
     offsets, error, wide, lines, plain], ...], bytes]``, then ``["done"]`` once the shard is optimized and marked
-    complete. Any failure exits non-zero after ``["error", "<type>: <message>"]``, so the parent can
+    complete; ``["paused"]`` and ``["resumed"]`` around a wait while a search runs
+    (:mod:`.build_pause`). Any failure exits non-zero after ``["error", "<type>: <message>"]``, so the parent can
     say why (a full disk is "No space left on device", not an exit status); the parent abandons the
     build, never publishes it.
     """
@@ -149,10 +151,18 @@ def _index_shard(argv: list[str]) -> int:
     results: list[list[Any]] = []
     total = 0
     parent = os.getppid()
+    pause = WorkerPause(os.path.dirname(db_path))
     with open(list_path, encoding="utf-8", errors="surrogateescape") as listing:
         for line in listing:
             if not results and os.getppid() != parent:
                 return 3  # orphaned: the server died; its build directory is never published
+            if pause.paused():
+                out.write(json.dumps(["paused"]) + "\n")
+                out.flush()
+                if not pause.wait(lambda: os.getppid() == parent):
+                    return 3
+                out.write(json.dumps(["resumed"]) + "\n")
+                out.flush()
             file_id, path = line.rstrip("\n").split("\t", 1)
             record, row = index_file(conn, path, row, max_bytes, writer)
             results.append([int(file_id), record.size, record.mtime_ns, record.first_row, list(record.offsets),

@@ -209,8 +209,8 @@ class Maintenance:
         errors: list[FileError] = []
         stamps = freshness.FolderStamps()
         self._stamps = None
-        yield from walk(self.state.workspace, targets, self.state.options, token, SkipCounts(), errors,
-                        on_folder=stamps)
+        yield from foreground.yielding(walk(self.state.workspace, targets, self.state.options, token, SkipCounts(),
+                                            errors, on_folder=stamps), token.should_stop)  # (it holds the GIL)
         if not token.should_stop():
             with self.state.lock:
                 self.state.unreadable = errors

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from sleuth.engine import foreground
 from sleuth.engine.cancel import CancelToken
 from sleuth.engine.index.candidates import CandidateList, CandidateSet
 from sleuth.engine.index.catalogue import FileRecord
@@ -180,9 +181,10 @@ class Narrowing:
         with self.state.lock:
             self.state.open_waiters += 1
         try:
-            while not settled.wait(0.05) and time.monotonic() < deadline:
-                if token is not None and token.should_stop():
-                    return
+            with foreground.waiting_for_upkeep():  # (the open yields to searches: not to this one)
+                while not settled.wait(0.05) and time.monotonic() < deadline:
+                    if token is not None and token.should_stop():
+                        return
         finally:
             with self.state.lock:
                 self.state.open_waiters -= 1
