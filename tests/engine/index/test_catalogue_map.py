@@ -197,3 +197,24 @@ def test_a_server_writes_a_missing_map_once_it_is_ready(tmp_path: Path) -> None:
         assert _agree(again) == []
     finally:
         again.stop()
+
+
+def test_the_stat_mapping_holds_what_the_stat_view_holds(tmp_path: Path) -> None:
+    """A cold call's freshness check reads ``path -> (size, mtime_ns, indexed)`` through a mapping made
+    per path as asked (:meth:`Columns.stat_mapping`): the same pairs as the whole dict."""
+    root, cache = tmp_path / "ws", tmp_path / "cache"
+    root.mkdir()
+    _chunked_tree(root)
+    service = started_index(root, cache)
+    try:
+        gen, conn = _gen_and_db(service)
+        cols = catalogue_map.read(gen, conn)
+        assert cols is not None
+        view, mapping = cols.stat_view(), cols.stat_mapping()
+        assert len(mapping) == len(view) > 0 and list(mapping) == list(view)
+        assert dict(mapping.items()) == view
+        some = next(iter(view))
+        assert some in mapping and mapping[some] == view[some]
+        assert str(root / "no such file") not in mapping
+    finally:
+        service.stop()

@@ -134,6 +134,23 @@ def test_a_damaged_store_is_not_used(tmp_path: Path) -> None:
     assert current_store(Workspace([root]), Settings(index_path=str(cache))) is None
 
 
+def test_a_catalogue_failing_its_quick_check_is_not_used(tmp_path: Path) -> None:
+    """The columns come from catalog.map and the meta rows read well, but a page of ``files`` is
+    garbage: the read-only open runs SQLite's ``quick_check`` itself (after the freshness child has
+    started) and the caller scans."""
+    root, cache = _built(tmp_path)
+    catalog = _generation(cache) / "catalog.db"
+    assert (_generation(cache) / "catalog.map").is_file()
+    conn = sqlite3.connect(catalog)
+    (page_size,) = conn.execute("PRAGMA page_size").fetchone()
+    (page,) = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = 'files'").fetchone()
+    conn.close()
+    with open(catalog, "r+b") as handle:
+        handle.seek((page - 1) * page_size)
+        handle.write(b"\xff" * page_size)
+    assert current_store(Workspace([root]), Settings(index_path=str(cache))) is None
+
+
 def test_a_store_without_stamps_is_not_used(tmp_path: Path) -> None:
     """Without the folder stamps nothing proves which files are new: the caller scans."""
     root, cache = _built(tmp_path)

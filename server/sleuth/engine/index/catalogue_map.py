@@ -31,11 +31,11 @@ import struct
 import sys
 import time
 import zlib
-from typing import Callable, Sequence
+from typing import Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 
-__all__ = ["Columns", "Refresh", "FILE_NAME", "columns_of_store", "identity", "open_columns", "read", "write", "seal"]
+__all__ = ["Columns", "StatMapping", "Refresh", "FILE_NAME", "columns_of_store", "identity", "open_columns", "read", "write", "seal"]
 
 FILE_NAME = "catalog.map"
 MAGIC = b"SLTHCMAP"
@@ -101,6 +101,12 @@ class Columns:
         """``path -> (size, mtime_ns, indexed)``: what a freshness check compares."""
         return dict(zip(self.paths, zip(self.sizes.tolist(), self.mtimes.tolist(), (self.firsts >= 0).tolist())))
 
+    def stat_mapping(self) -> "StatMapping":
+        """What :meth:`stat_view` holds, made per path as it is asked for: a cold call's freshness check
+        asks for a few paths (those the stat found changed) and iterates the paths once, and building
+        the whole dict of 78,000 tuples cost it ~0.1 s on its critical path (the Linux tree)."""
+        return StatMapping(self)
+
     def arrays(self) -> dict[str, np.ndarray]:
         """Every array, by its name in the file (the paths encoded again)."""
         paths = np.frombuffer(self.path_bytes(), np.uint8)
@@ -133,6 +139,39 @@ class Columns:
             "display_at": display_at, "displays": displays,
         }
         return cls(arrays, paths)
+
+
+class StatMapping(Mapping[str, tuple[int, int, bool]]):
+    """``path -> (size, mtime_ns, indexed)`` of :class:`Columns`, read from its arrays on demand."""
+
+    __slots__ = ("_cols", "_index", "_lists")
+
+    def __init__(self, cols: Columns) -> None:
+        self._cols = cols
+        self._index: dict[str, int] | None = None
+        self._lists: tuple[list[int], list[int], list[int]] | None = None
+
+    def __len__(self) -> int:
+        return len(self._cols.paths)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._cols.paths)
+
+    def __contains__(self, path: object) -> bool:
+        return path in self._where()
+
+    def __getitem__(self, path: str) -> tuple[int, int, bool]:
+        at = self._where()[path]
+        if self._lists is None:
+            cols = self._cols
+            self._lists = cols.sizes.tolist(), cols.mtimes.tolist(), cols.firsts.tolist()
+        sizes, mtimes, firsts = self._lists
+        return sizes[at], mtimes[at], firsts[at] >= 0
+
+    def _where(self) -> dict[str, int]:
+        if self._index is None:
+            self._index = {path: at for at, path in enumerate(self._cols.paths)}
+        return self._index
 
 
 def _flat(texts: list[str]) -> np.ndarray:

@@ -273,12 +273,14 @@ class Maintenance:
                 db = os.path.join(gen, "catalog.db")
                 gc.disable()  # ~100,000 objects that live as long as the process: no collection walks them
                 try:
-                    check = Aside(lambda: freshness.quick_catch_up_at(db, workspace, options, cols.stat_view(), token,
+                    check = Aside(lambda: freshness.quick_catch_up_at(db, workspace, options, cols.stat_mapping(), token,
                                                                       stated_now(cols)))
                     cat = of_columns(cols, len(shards))  # (records made as a query touches them)
                     postings = self._posting_readers(gen, shards)
                 finally:
                     gc.enable()
+                if not store.catalogue_intact(catalog):  # (open_current left it to us: the child's time)
+                    meta = None
                 quick = check.result()
         except (sqlite3.Error, OSError, ValueError, TypeError):  # a damaged store: the caller scans
             meta = None
