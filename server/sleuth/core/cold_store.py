@@ -2,7 +2,8 @@
 
 Light on purpose, as the cold path is (``tests/cli/test_cold_start.py``): a folder without a store
 costs a hash and one failed ``open`` here; SQLite loads only when a store exists, numpy and the
-index stack only when it is worth opening.
+index stack only when it is worth opening, and only once the freshness check is forked
+(:mod:`sleuth.engine.index.early_check`), so that the two overlap.
 """
 
 from __future__ import annotations
@@ -41,10 +42,14 @@ def current_store(workspace: Workspace, settings: Settings) -> IndexService | No
     name = current_name(base)
     if name is None or not name.startswith("gen-") or catalogue_files(os.path.join(base, name)) < SMALL_STORE_FILES:
         return None
+    from sleuth.engine.index.early_check import EarlyCheck
+
+    config = settings.index_config()
+    early = EarlyCheck(os.path.join(base, name), workspace, config.walk_options())  # (before numpy: it overlaps)
     from sleuth.engine.index.service import IndexService
 
-    service = IndexService(workspace, settings.index_config())
-    if service.open_read_only():
+    service = IndexService(workspace, config)
+    if service.open_read_only(early):
         return service
     service.stop()
     return None

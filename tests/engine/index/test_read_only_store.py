@@ -24,7 +24,7 @@ from sleuth.commands.config import Settings
 from sleuth.commands.context import CommandContext
 from sleuth.core import cold_store as core_index
 from sleuth.core.cold_store import current_store
-from sleuth.engine.index import freshness
+from sleuth.engine.index import IndexService, freshness
 from sleuth.engine.workspace import Workspace
 from tests.conftest import needs_locks
 from tests.fixtures import started_index
@@ -209,3 +209,50 @@ def test_the_lazy_catalogue_equals_the_loaded_one(tmp_path: Path) -> None:
         a, b = lazy.row_map(shard), eager.row_map(shard)
         for column in RowMap.__slots__:
             assert np.array_equal(getattr(a, column), getattr(b, column)), column
+
+
+def test_a_cold_open_maps_the_posting_directories_a_build_wrote(tmp_path: Path) -> None:
+    """A build writes each shard's ``segs`` as ``shard-N.dir``, and the read-only open maps it instead of
+    reading the rows (:func:`sleuth.engine.index.postings.write_directory`)."""
+    root, cache = _built(tmp_path)
+    assert sorted(p.name for p in _generation(cache).glob("shard-*.dir")) == ["shard-0.dir", "shard-1.dir"]
+    opened = current_store(Workspace([root]), Settings(index_path=str(cache)))
+    assert opened is not None
+    try:
+        assert [p.directory_mapped for p in opened.state.postings] == [True, True]
+    finally:
+        opened.stop()
+
+
+def test_the_early_check_is_used_only_for_the_map_it_read(tmp_path: Path) -> None:
+    """The freshness check forked before the index stack is imported (:mod:`.early_check`) answers what
+    changed, and its answer counts only for the very ``catalog.map`` the caller mapped (its source). With
+    the map replaced while the child runs (whichever file it read: the old one, then the caller checks
+    again itself, or the new one), the caller still finds the change."""
+    from sleuth.engine.index.catalogue_map import read
+    from sleuth.engine.index.config import IndexConfig
+    from sleuth.engine.index.early_check import EarlyCheck
+    from sleuth.engine.index.store import connect_read_only
+
+    root, cache = _built(tmp_path)
+    gen = str(_generation(cache))
+    (root / "b.c").write_text("haystack and more\n")  # changed since the build
+    conn = connect_read_only(os.path.join(gen, "catalog.db"))
+    cols = read(gen, conn)
+    conn.close()
+    assert cols is not None and cols.source is not None
+    workspace, options = Workspace([root]), IndexConfig().walk_options()
+    used, quick = EarlyCheck(gen, workspace, options).result(cols.source)
+    assert used and quick is not None and quick.changed == [str(root / "b.c")] and quick.gone == []
+    other = (cols.source[0], cols.source[1] + 1, *cols.source[2:])
+    assert EarlyCheck(gen, workspace, options).result(other) == (False, None)
+    early = EarlyCheck(gen, workspace, options)
+    os.replace(os.path.join(gen, "catalog.map"), os.path.join(gen, "catalog.old"))  # the child's file, gone from
+    with open(os.path.join(gen, "catalog.old"), "rb") as src, open(os.path.join(gen, "catalog.map"), "wb") as dst:
+        dst.write(src.read())  # ...its place: a copy, another inode (so another source)
+    opened = IndexService(workspace, IndexConfig(index_path=str(cache)))
+    try:
+        assert opened.open_read_only(early)
+        assert str(root / "b.c") in opened.state.pending
+    finally:
+        opened.stop()

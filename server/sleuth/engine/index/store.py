@@ -33,7 +33,6 @@ import sqlite3
 import time
 from typing import IO, Callable, Iterable, Iterator
 
-from sleuth.engine.index import postings
 from sleuth.engine.platform import lock_file
 from sleuth.engine.index.location import StoreInsideWorkspace, current_name, default_cache_dir, store_dir
 
@@ -96,6 +95,8 @@ def create_shard(conn: sqlite3.Connection) -> None:
     """The chunks' trigram postings (no positions: the searcher confirms), per-file definition keys and symbols."""
     _meta(conn)
     conn.execute("INSERT OR REPLACE INTO meta VALUES('next_row', '1')")
+    from sleuth.engine.index import postings
+
     postings.create_tables(conn)
     conn.execute("CREATE VIRTUAL TABLE defs USING fts5(keys, tokenize='unicode61', detail=none, content='')")
     from sleuth.engine.index import symbols  # (its definition patterns compile at import: only a build needs them)
@@ -248,6 +249,8 @@ def open_current(base: str, read_only: bool = False) -> Opened | None:
 
 
 def _open_generation(gen: str, read_only: bool) -> Opened | None:
+    from sleuth.engine.index import postings  # (numpy: not at import, which a cold call's forked check makes)
+
     hold = _hold(gen)
     if hold is None:
         return None
