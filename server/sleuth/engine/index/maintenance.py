@@ -285,15 +285,15 @@ class Maintenance:
                     postings = self._posting_readers(gen, shards)
                 finally:
                     gc.enable()
-                if not store.catalogue_intact(catalog):  # (open_current left it to us: the child's time)
-                    meta = None
-                if check is None and early is not None:
+                if check is None and early is not None:  # (its child ran the catalogue's quick_check too)
                     used, quick = early.result(cols.source)
                     early = None
                     if not used:  # (another file than ours, or none mapped: checked here, now)
                         check = Aside(lambda: freshness.quick_catch_up_at(db, workspace, options, cols.stat_mapping(),
                                                                           token, stated_now(cols)))
                 if check is not None:
+                    if not store.catalogue_intact(catalog):  # (open_current left it to us: the child's time)
+                        meta = None
                     quick = check.result()
         except (sqlite3.Error, OSError, ValueError, TypeError):  # a damaged store: the caller scans
             meta = None

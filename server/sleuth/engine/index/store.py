@@ -211,8 +211,8 @@ def _check(conn: sqlite3.Connection) -> bool:
 
 def catalogue_intact(conn: sqlite3.Connection) -> bool:
     """SQLite's ``quick_check`` of an opened catalogue: what :func:`open_current` requires, except of a
-    read-only caller, which runs it itself while its freshness check runs in a child (a cold call:
-    ~40 ms of reading catalog.db whole, off its critical path there)."""
+    read-only caller, which runs it itself while its freshness check runs in a child, or has that child
+    run it (a cold call: ~40 ms of reading catalog.db whole, off its critical path there)."""
     return conn.execute("PRAGMA quick_check").fetchone()[0] == "ok"
 
 
