@@ -256,3 +256,20 @@ def test_the_early_check_is_used_only_for_the_map_it_read(tmp_path: Path) -> Non
         assert str(root / "b.c") in opened.state.pending
     finally:
         opened.stop()
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="counts threads in /proc")
+def test_numpy_is_imported_without_a_blas_thread_pool_and_the_environment_given_back() -> None:
+    """The cold call imports numpy with OpenBLAS told to start no thread pool (a quarter of the import's
+    CPU here), and gives the environment back at once: a command it starts later sees none of it."""
+    import subprocess
+    import sys
+
+    code = ("import os; from sleuth.core.cold_store import _import_numpy_single_threaded as f; f(); "
+            "print(len(os.listdir('/proc/self/task')), os.environ.get('OPENBLAS_NUM_THREADS'))")
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["1", "None"]
+    env["OPENBLAS_NUM_THREADS"] = "3"  # a person's own setting stays theirs
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["1", "3"]
