@@ -13,10 +13,12 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from sleuth.commands.config import Settings
+    from sleuth.engine.index.config import IndexConfig
+    from sleuth.engine.index.early_check import EarlyCheck
     from sleuth.engine.index.service import IndexService
     from sleuth.engine.workspace import Workspace
 
-__all__ = ["current_store", "SMALL_STORE_FILES"]
+__all__ = ["current_store", "start_early_check", "published_generation", "SMALL_STORE_FILES"]
 
 # A store of fewer files is not opened by a one-shot process: its scan costs less than loading the
 # index stack (numpy alone ~130 ms here; a 160-file folder is scanned in ~60 ms, bench/cold_start.py).
@@ -57,19 +59,13 @@ def current_store(workspace: Workspace, settings: Settings) -> IndexService | No
     Close it with ``stop()``."""
     if not settings.index_enabled or not workspace.roots:
         return None
-    from sleuth.engine.index.location import StoreInsideWorkspace, catalogue_files, current_name, store_dir
-
-    try:
-        base = store_dir([r.path for r in workspace.roots], settings.index_path)
-    except StoreInsideWorkspace:
-        return None
-    name = current_name(base)
-    if name is None or not name.startswith("gen-") or catalogue_files(os.path.join(base, name)) < SMALL_STORE_FILES:
+    gen = published_generation(workspace, settings.index_path, SMALL_STORE_FILES)
+    if gen is None:
         return None
     from sleuth.engine.index.early_check import EarlyCheck
 
     config = settings.index_config()
-    early = EarlyCheck(os.path.join(base, name), workspace, config.walk_options())  # (before numpy: it overlaps)
+    early = EarlyCheck(gen, workspace, config.walk_options())  # (before numpy: they overlap)
     _import_numpy_single_threaded()
     from sleuth.engine.index.service import IndexService
 
@@ -78,3 +74,31 @@ def current_store(workspace: Workspace, settings: Settings) -> IndexService | No
         return service
     service.stop()
     return None
+
+
+def start_early_check(workspace: Workspace, config: IndexConfig) -> EarlyCheck | None:
+    """The freshness check of the published store of ``workspace`` under ``config``, forked now, before
+    the caller imports the index stack (:mod:`sleuth.engine.index.early_check`: the two overlap); give it
+    to :meth:`IndexService.open_read_only`. None, with nothing started, when there is no store."""
+    gen = published_generation(workspace, config.index_path)
+    if gen is None:
+        return None
+    from sleuth.engine.index.early_check import EarlyCheck
+
+    return EarlyCheck(gen, workspace, config.walk_options())
+
+
+def published_generation(workspace: Workspace, index_path: str | None, min_files: int = 0) -> str | None:
+    """The folder of the published store of ``workspace`` (under ``index_path``), or None when there is
+    none, it lies inside the workspace, or it catalogues fewer than ``min_files`` files."""
+    from sleuth.engine.index.location import StoreInsideWorkspace, catalogue_files, current_name, store_dir
+
+    try:
+        base = store_dir([r.path for r in workspace.roots], index_path)
+    except StoreInsideWorkspace:
+        return None
+    name = current_name(base)
+    if name is None or not name.startswith("gen-"):
+        return None
+    gen = os.path.join(base, name)
+    return None if min_files and catalogue_files(gen) < min_files else gen

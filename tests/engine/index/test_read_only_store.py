@@ -273,3 +273,27 @@ def test_numpy_is_imported_without_a_blas_thread_pool_and_the_environment_given_
     env["OPENBLAS_NUM_THREADS"] = "3"  # a person's own setting stays theirs
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
     assert out.split() == ["1", "3"]
+
+
+def test_the_index_commands_fork_the_check_before_the_index_stack(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """``sleuth text`` and ``sleuth symbols`` (``cli/index.py``) start the store's freshness check before
+    they import the index stack, as ``sleuth grep`` does, and their read-only open uses it."""
+    from sleuth.cli.index import _index_context
+    from sleuth.engine.index.early_check import EarlyCheck
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    root = tmp_path / "ws"
+    root.mkdir()
+    _tree(root)
+    started_index(root, tmp_path / "xdg" / "sleuth").stop()
+    (root / "a.txt").write_text("NEEDLE_A and more\n")
+    ctx, early = _index_context([str(root)], None, True)
+    assert isinstance(early, EarlyCheck)
+    index = ctx.services.index
+    try:
+        assert index.open_read_only(early)
+        assert str(root / "a.txt") in index.state.pending
+    finally:
+        index.stop()
+    assert _index_context([str(tmp_path / "elsewhere")], None, True)[1] is None  # no store there
