@@ -218,3 +218,20 @@ def test_the_stat_mapping_holds_what_the_stat_view_holds(tmp_path: Path) -> None
         assert str(root / "no such file") not in mapping
     finally:
         service.stop()
+
+
+def test_the_file_count_is_read_from_the_maps_header_else_counted(tmp_path: Path) -> None:
+    """Whether a cold call opens a store at all depends on its file count: read from ``catalog.map``'s
+    header (no scan of ``files``), and counted in SQLite when there is no map."""
+    from sleuth.engine.index.location import catalogue_files
+    from sleuth.engine.index.map_file import header_files
+
+    root, cache = tmp_path / "ws", tmp_path / "cache"
+    root.mkdir()
+    _chunked_tree(root)
+    started_index(root, cache).stop()
+    (gen,) = cache.glob("*/gen-*")
+    count = sqlite3.connect(gen / "catalog.db").execute("SELECT count(*) FROM files").fetchone()[0]
+    assert count > 0 and header_files(str(gen)) == count == catalogue_files(str(gen))
+    os.remove(gen / catalogue_map.FILE_NAME)
+    assert header_files(str(gen)) is None and catalogue_files(str(gen)) == count

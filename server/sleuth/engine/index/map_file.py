@@ -25,7 +25,7 @@ import zlib
 from typing import Iterator, Mapping, Protocol, Sequence
 
 __all__ = ["FILE_NAME", "MAGIC", "VERSION", "HEAD", "ARRAYS", "Source", "StatColumns", "StatMapping", "MappedStat",
-           "identity", "verified_body", "source_of", "decode_paths", "stat_columns"]
+           "identity", "verified_body", "header_files", "source_of", "decode_paths", "stat_columns"]
 
 FILE_NAME = "catalog.map"
 MAGIC = b"SLTHCMAP"
@@ -86,6 +86,20 @@ def verified_body(view: memoryview, ident: tuple[str, int]) -> tuple[dict[str, o
     if [stored for stored, _, _ in header["arrays"]] != [name for name, _ in ARRAYS]:
         return None
     return header, body
+
+
+def header_files(gen: str) -> int | None:
+    """How many files generation ``gen``'s ``catalog.map`` says it holds (its header only: a few hundred
+    bytes read), or None without a readable map. Unchecked against the catalogue: an estimate, for
+    whether opening the store is worth it at all."""
+    try:
+        with open(os.path.join(gen, FILE_NAME), "rb") as handle:
+            magic, version, length = HEAD.unpack(handle.read(HEAD.size))
+            if magic != MAGIC or version != VERSION:
+                return None
+            return int(json.loads(handle.read(length))["files"])
+    except (OSError, ValueError, KeyError, TypeError, struct.error):
+        return None
 
 
 def source_of(fd: int) -> Source:
