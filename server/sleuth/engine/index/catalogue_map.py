@@ -23,7 +23,6 @@ again once it is ready: :func:`write`). Nothing here is needed for correctness, 
 from __future__ import annotations
 
 import json
-import mmap
 import os
 import secrets
 import sqlite3
@@ -35,7 +34,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from sleuth.engine.index.map_file import (ARRAYS, FILE_NAME, HEAD, MAGIC, VERSION, Source, StatMapping, decode_paths,
-                                          identity, source_of, verified_body)
+                                          identity, mapped, verified_body)
 
 __all__ = ["Columns", "StatMapping", "Refresh", "FILE_NAME", "columns_of_store", "identity", "open_columns", "read", "write", "seal"]
 
@@ -246,17 +245,12 @@ def _written_at(path: str) -> tuple[str, int] | None:
 def read(gen: str, conn: sqlite3.Connection) -> Columns | None:
     """The mapped columns of generation ``gen``'s catalogue when its file is there and provably current
     (this catalogue's id and epoch, intact), else None: the caller reads the rows."""
-    ident = identity(conn)
-    if ident is None:
+    found = mapped(gen, conn)
+    if found is None:
         return None
+    view, ident, source = found
     try:
-        with open(os.path.join(gen, FILE_NAME), "rb") as handle:
-            source = source_of(handle.fileno())
-            mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
-    except (OSError, ValueError):  # missing, or empty (an empty file cannot be mapped)
-        return None
-    try:
-        cols = _columns(memoryview(mapped), ident)
+        cols = _columns(view, ident)
     except (ValueError, KeyError, TypeError, struct.error, UnicodeError):
         return None
     if cols is not None:

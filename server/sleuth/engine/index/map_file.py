@@ -25,7 +25,7 @@ import zlib
 from typing import Iterator, Mapping, Protocol, Sequence
 
 __all__ = ["FILE_NAME", "MAGIC", "VERSION", "HEAD", "ARRAYS", "Source", "StatColumns", "StatMapping", "MappedStat",
-           "identity", "verified_body", "header_files", "source_of", "decode_paths", "stat_columns"]
+           "identity", "verified_body", "header_files", "mapped", "source_of", "decode_paths", "stat_columns"]
 
 FILE_NAME = "catalog.map"
 MAGIC = b"SLTHCMAP"
@@ -143,19 +143,32 @@ class MappedStat:
         return self._path_bytes
 
 
-def stat_columns(gen: str, conn: sqlite3.Connection) -> MappedStat | None:
-    """Generation ``gen``'s freshness columns from its ``catalog.map`` when it is there and provably
-    this catalogue's (:func:`verified_body`), else None."""
+def mapped(gen: str, conn: sqlite3.Connection) -> tuple[memoryview, tuple[str, int], Source] | None:
+    """Generation ``gen``'s ``catalog.map`` mapped, with the identity of ``conn``'s catalogue it must
+    carry and the file's source; None when the catalogue counts no writes or the file is missing or
+    empty (an empty file cannot be mapped)."""
     ident = identity(conn)
     if ident is None:
         return None
     try:
         with open(os.path.join(gen, FILE_NAME), "rb") as handle:
             source = source_of(handle.fileno())
-            mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
-        verified = verified_body(memoryview(mapped), ident)
+            return memoryview(mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)), ident, source
+    except (OSError, ValueError):
+        return None
+
+
+def stat_columns(gen: str, conn: sqlite3.Connection) -> MappedStat | None:
+    """Generation ``gen``'s freshness columns from its ``catalog.map`` when it is there and provably
+    this catalogue's (:func:`verified_body`), else None."""
+    found = mapped(gen, conn)
+    if found is None:
+        return None
+    view, ident, source = found
+    try:
+        verified = verified_body(view, ident)
         return None if verified is None else MappedStat(verified[1], verified[0], source)
-    except (OSError, ValueError, KeyError, TypeError, struct.error, UnicodeError):
+    except (ValueError, KeyError, TypeError, struct.error, UnicodeError):
         return None
 
 
