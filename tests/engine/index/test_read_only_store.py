@@ -297,3 +297,18 @@ def test_the_index_commands_fork_the_check_before_the_index_stack(tmp_path: Path
     finally:
         index.stop()
     assert _index_context([str(tmp_path / "elsewhere")], None, True)[1] is None  # no store there
+
+
+def test_a_damaged_map_is_not_trusted_when_its_crc_is_left_to_the_early_check(tmp_path: Path) -> None:
+    """With an early check the caller maps ``catalog.map`` without its CRC-32 (the child verifies the
+    same file): a flipped byte in its columns fails the child's check, and the caller then checks the
+    CRC itself and declines (the caller scans); an intact map is used."""
+    root, cache = _built(tmp_path)
+    path = _generation(cache) / "catalog.map"
+    opened = current_store(Workspace([root]), Settings(index_path=str(cache)))
+    assert opened is not None
+    opened.stop()
+    data = bytearray(path.read_bytes())
+    data[-9] ^= 0x40  # in the last column (the displays' bytes): nothing parses it at the open
+    path.write_bytes(bytes(data))
+    assert current_store(Workspace([root]), Settings(index_path=str(cache))) is None

@@ -33,8 +33,8 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from sleuth.engine.index.map_file import (ARRAYS, FILE_NAME, HEAD, MAGIC, VERSION, Source, StatMapping, decode_paths,
-                                          identity, mapped, verified_body)
+from sleuth.engine.index.map_file import (ARRAYS, FILE_NAME, HEAD, MAGIC, VERSION, Source, StatMapping, crc_holds,
+                                          decode_paths, identity, mapped, verified_body)
 
 __all__ = ["Columns", "StatMapping", "Refresh", "FILE_NAME", "columns_of_store", "identity", "open_columns", "read", "write", "seal"]
 
@@ -55,7 +55,7 @@ class Columns:
     of two flat arrays. ``displays`` stays encoded until a record asks for its own."""
 
     __slots__ = ("ids", "sizes", "mtimes", "shards", "firsts", "wide", "plain", "bounds", "offsets", "lines",
-                 "paths", "_display_at", "_displays", "_path_bytes", "source")
+                 "paths", "_display_at", "_displays", "_path_bytes", "source", "_unchecked")
 
     def __init__(self, arrays: dict[str, np.ndarray], paths: list[str], path_bytes: np.ndarray | None = None) -> None:
         self.ids, self.sizes, self.mtimes = arrays["ids"], arrays["sizes"], arrays["mtimes"]
@@ -66,6 +66,7 @@ class Columns:
         self._display_at, self._displays = arrays["display_at"], arrays["displays"]
         self._path_bytes: np.ndarray | bytes | None = path_bytes
         self.source: Source | None = None  # the mapped file's, when mapped (:func:`.map_file.source_of`)
+        self._unchecked: memoryview | None = None  # the mapped file, when read without its CRC (:meth:`intact`)
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -89,6 +90,11 @@ class Columns:
     def stat_view(self) -> dict[str, tuple[int, int, bool]]:
         """``path -> (size, mtime_ns, indexed)``: what a freshness check compares."""
         return dict(zip(self.paths, zip(self.sizes.tolist(), self.mtimes.tolist(), (self.firsts >= 0).tolist())))
+
+    def intact(self) -> bool:
+        """Whether the file these columns were mapped from has its recorded CRC-32: True unless they
+        were read without it (``read(..., crc=False)``) and it fails now."""
+        return self._unchecked is None or crc_holds(self._unchecked)
 
     def stat_mapping(self) -> StatMapping:
         """What :meth:`stat_view` holds, made per path as it is asked for (:class:`.map_file.StatMapping`)."""
@@ -242,24 +248,26 @@ def _written_at(path: str) -> tuple[str, int] | None:
     return None if header is None else (header["id"], header["epoch"])
 
 
-def read(gen: str, conn: sqlite3.Connection) -> Columns | None:
+def read(gen: str, conn: sqlite3.Connection, crc: bool = True) -> Columns | None:
     """The mapped columns of generation ``gen``'s catalogue when its file is there and provably current
-    (this catalogue's id and epoch, intact), else None: the caller reads the rows."""
+    (this catalogue's id and epoch, intact), else None: the caller reads the rows. ``crc=False``: the
+    CRC-32 is left to the caller (:meth:`Columns.intact`, or the same file verified elsewhere)."""
     found = mapped(gen, conn)
     if found is None:
         return None
     view, ident, source = found
     try:
-        cols = _columns(view, ident)
+        cols = _columns(view, ident, crc)
     except (ValueError, KeyError, TypeError, struct.error, UnicodeError):
         return None
     if cols is not None:
         cols.source = source
+        cols._unchecked = None if crc else view
     return cols
 
 
-def _columns(view: memoryview, ident: tuple[str, int]) -> Columns | None:
-    verified = verified_body(view, ident)
+def _columns(view: memoryview, ident: tuple[str, int], crc: bool = True) -> Columns | None:
+    verified = verified_body(view, ident, crc)
     if verified is None:
         return None
     header, body = verified
@@ -280,12 +288,13 @@ def _columns(view: memoryview, ident: tuple[str, int]) -> Columns | None:
 
 
 
-def open_columns(gen: str, conn: sqlite3.Connection, pause: Callable[[], None] = lambda: None) -> tuple[Columns, bool]:
+def open_columns(gen: str, conn: sqlite3.Connection, pause: Callable[[], None] = lambda: None,
+                 crc: bool = True) -> tuple[Columns, bool]:
     """The catalogue's columns, and whether they are the mapped copy's (else read from the rows:
-    ``pause`` between batches of them)."""
+    ``pause`` between batches of them; ``crc``: as :func:`read`'s)."""
     from sleuth.engine.index.catalogue import Catalogue
 
-    cols = read(gen, conn)
+    cols = read(gen, conn, crc)
     if cols is not None:
         return cols, True
     rows = Catalogue.fetch(conn, pause)

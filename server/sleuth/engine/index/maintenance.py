@@ -273,7 +273,9 @@ class Maintenance:
         try:
             meta = self._identity(catalog)
             if meta is not None:
-                cols, _ = catalogue_map.open_columns(gen, catalog)  # (read before the fork: the child's and ours)
+                # (read before the fork: the child's and ours; with an early check of this generation, the CRC is
+                # the child's: it verified the same file, else ours below)
+                cols, _ = catalogue_map.open_columns(gen, catalog, crc=early is None or early.gen != gen)
                 workspace, options, token = self.state.workspace, self.state.options, self.state.token
                 db = os.path.join(gen, "catalog.db")
                 gc.disable()  # ~100,000 objects that live as long as the process: no collection walks them
@@ -289,13 +291,15 @@ class Maintenance:
                     used, quick = early.result(cols.source)
                     early = None
                     if not used:  # (another file than ours, or none mapped: checked here, now)
+                        if not cols.intact():
+                            meta = None
                         check = Aside(lambda: freshness.quick_catch_up_at(db, workspace, options, cols.stat_mapping(),
                                                                           token, stated_now(cols)))
                 if check is not None:
                     if not store.catalogue_intact(catalog):  # (open_current left it to us: the child's time)
                         meta = None
                     quick = check.result()
-        except (sqlite3.Error, OSError, ValueError, TypeError):  # a damaged store: the caller scans
+        except (sqlite3.Error, OSError, ValueError, TypeError, IndexError, KeyError):  # a damaged store: the caller scans
             meta = None
             if check is not None:
                 check.result()  # (the child is waited for)
