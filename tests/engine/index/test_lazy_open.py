@@ -48,6 +48,37 @@ def test_a_restart_makes_no_record_up_front(tmp_path: Path) -> None:
         service.stop()
 
 
+def test_the_length_of_a_lazy_catalogue_builds_no_index(tmp_path: Path) -> None:
+    """``len`` of an opened catalogue is its stored rows' count until a change is put (the open's
+    catch-up asks for it; building the path index of the Linux tree's 78,255 files for it was 6% of a
+    cold call's samples); after a put and a removal it counts them."""
+    from sleuth.engine.index import catalogue_map
+    from sleuth.engine.index.lazy_catalogue import of_columns
+
+    root = tmp_path / "ws"
+    root.mkdir()
+    _tree(root)
+    service = started_index(root, tmp_path / "cache")
+    try:
+        with service.state.lock:
+            gen, conn = service.state.gen, service.state.catalog_db
+            assert gen is not None and conn is not None
+            cols = catalogue_map.read(gen, conn)
+        assert cols is not None
+        cat = of_columns(cols, 2)
+        assert len(cat) == 6 and len(cat.by_path) == 6
+        assert cat._paths._made_index is None and cat._ids._made_index is None
+        some = next(iter(cat.by_path))
+        record = cat.by_path[some]
+        del cat.by_path[some]
+        assert len(cat.by_path) == 5
+        cat.by_path[some] = record
+        cat.by_path[str(root / "new.txt")] = record
+        assert len(cat.by_path) == 7
+    finally:
+        service.stop()
+
+
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(ops=st.lists(operation, min_size=1, max_size=6))
 def test_changes_after_a_lazy_open_are_written_through(tmp_path_factory: pytest.TempPathFactory, ops: list) -> None:

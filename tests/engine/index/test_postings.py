@@ -7,12 +7,14 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from sleuth.engine.index.builder import chunk_trigrams
 from sleuth.engine.index.merge import merge_segments
-from sleuth.engine.index.postings import Postings, SegmentWriter, create_tables, distinct, trigram_codes
+from sleuth.engine.index.postings import (Postings, SegmentWriter, create_tables, directory_path, distinct, trigram_codes,
+                                          write_directory)
 from sleuth.engine.index.trigram import Lit, pair_spellings, spellings, trigram_code, trigram_groups
 
 
@@ -27,9 +29,11 @@ def _shard(tmp: Path) -> sqlite3.Connection:
     return conn
 
 
-def _write(tmp: Path, chunks: list[bytes], limit: int, flat: bool, updates: list[bytes] = ()) -> Postings:
+def _write(tmp: Path, chunks: list[bytes], limit: int, flat: bool, updates: list[bytes] = (),
+           directory: bool = False) -> Postings:
     """A shard holding ``chunks`` as rows 1.. (segments of ``limit`` pairs, in the flat file or in
-    ``grams``), then each of ``updates`` as one more update segment, as an incremental update writes it."""
+    ``grams``), then each of ``updates`` as one more update segment, as an incremental update writes it.
+    ``directory``: the ``segs`` rows also written as the mapped directory file, as a build does."""
     conn = _shard(tmp)
     with open(tmp / "shard.post", "wb") as handle:
         writer = SegmentWriter(conn, handle if flat else None, limit=limit)
@@ -38,6 +42,8 @@ def _write(tmp: Path, chunks: list[bytes], limit: int, flat: bool, updates: list
         writer.flush()
     if flat:  # as a build worker does: its segments merged into one
         merge_segments(conn, str(tmp / "shard.post"), writer.segments)
+    if directory:
+        write_directory(conn, str(tmp / "shard.db"))
     for row, chunk in enumerate(updates, len(chunks) + 1):
         update = SegmentWriter(conn)
         update.add(row, chunk_trigrams(chunk))
@@ -59,13 +65,16 @@ def test_distinct_keeps_each_code_once(codes: list[int]) -> None:
 
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.binary(min_size=0, max_size=40), min_size=1, max_size=300), st.integers(1, 60), st.booleans(),
-       st.lists(st.binary(min_size=3, max_size=20), max_size=3))
-@example([b"\x00\x00\xc5\xbf"], 1, True, [])  # a long s: its fold variant's trigrams are written too
-def test_every_chunk_trigram_is_read_back(chunks: list[bytes], limit: int, flat: bool, updates: list[bytes]) -> None:
-    """However the pairs are cut into segments (flat file or table, then update segments), every
-    trigram's rows come back sorted and complete; up to 300 chunks make gaps of 255 and more."""
+       st.lists(st.binary(min_size=3, max_size=20), max_size=3), st.booleans())
+@example([b"\x00\x00\xc5\xbf"], 1, True, [], False)  # a long s: its fold variant's trigrams are written too
+def test_every_chunk_trigram_is_read_back(chunks: list[bytes], limit: int, flat: bool, updates: list[bytes],
+                                          directory: bool) -> None:
+    """However the pairs are cut into segments (flat file or table, then update segments), and whether
+    the build segments' directory is read from ``segs`` or mapped from its file, every trigram's rows
+    come back sorted and complete; up to 300 chunks make gaps of 255 and more."""
     with tempfile.TemporaryDirectory() as tmp:
-        post = _write(Path(tmp), chunks, limit, flat, updates)
+        post = _write(Path(tmp), chunks, limit, flat, updates, directory)
+        assert post.directory_mapped == directory
         expected: dict[int, set[int]] = {}
         for row, chunk in enumerate([*chunks, *updates], 1):
             # what the writer was given: a chunk's trigrams plus those of its indexed fold variants
@@ -135,3 +144,45 @@ def test_merging_a_builds_segments_keeps_every_list(chunks: list[bytes], limit: 
         assert conn.execute("SELECT count(*) FROM segs").fetchone()[0] == 1
         after = {c: r.tolist() for c, r in Postings(conn, str(flat)).lists(every).items()}
         assert after == before
+
+
+def _spoil_token(tmp: Path) -> None:  # ``segs`` written again without a new file (or another shard's file)
+    conn = sqlite3.connect(str(tmp / "shard.db"), isolation_level=None)
+    conn.execute("UPDATE meta SET value = 'another' WHERE key = 'post_dir'")
+    conn.close()
+
+
+def _truncate(tmp: Path) -> None:
+    path = directory_path(str(tmp / "shard.db"))
+    with open(path, "r+b") as handle:
+        handle.truncate(max(0, handle.seek(0, 2) - 8))
+
+
+def _garble(tmp: Path) -> None:
+    with open(directory_path(str(tmp / "shard.db")), "r+b") as handle:
+        handle.write(b"\xff" * 16)
+
+
+def _remove(tmp: Path) -> None:
+    import os
+
+    os.remove(directory_path(str(tmp / "shard.db")))
+
+
+@pytest.mark.parametrize("spoil", [_spoil_token, _truncate, _garble, _remove])
+def test_a_directory_file_not_the_shards_is_refused_and_segs_read(tmp_path: Path, spoil) -> None:
+    """The mapped directory is used only while it is the one written with the shard's ``segs`` (same
+    token, whole, of this format); else the rows are read from SQLite and the answers are the same."""
+    chunks = [bytes([65 + i % 26, 66 + i % 20, 67 + i % 7]) * (1 + i % 5) for i in range(400)]
+    first = _write(tmp_path, chunks, 50, True, [], directory=True)
+    assert first.directory_mapped
+    every = first.codes_between(0, 1 << 31)
+    expected = {c: r.tolist() for c, r in first.lists(every).items()}
+    assert expected
+    conn = first.conn
+    first.close()
+    spoil(tmp_path)
+    again = Postings(conn, str(tmp_path / "shard.post"))
+    assert not again.directory_mapped
+    assert {c: r.tolist() for c, r in again.lists(every).items()} == expected
+    again.close()

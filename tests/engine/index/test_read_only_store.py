@@ -24,7 +24,7 @@ from sleuth.commands.config import Settings
 from sleuth.commands.context import CommandContext
 from sleuth.core import cold_store as core_index
 from sleuth.core.cold_store import current_store
-from sleuth.engine.index import freshness
+from sleuth.engine.index import IndexService, freshness
 from sleuth.engine.workspace import Workspace
 from tests.conftest import needs_locks
 from tests.fixtures import started_index
@@ -134,6 +134,23 @@ def test_a_damaged_store_is_not_used(tmp_path: Path) -> None:
     assert current_store(Workspace([root]), Settings(index_path=str(cache))) is None
 
 
+def test_a_catalogue_failing_its_quick_check_is_not_used(tmp_path: Path) -> None:
+    """The columns come from catalog.map and the meta rows read well, but a page of ``files`` is
+    garbage: the read-only open runs SQLite's ``quick_check`` itself (after the freshness child has
+    started) and the caller scans."""
+    root, cache = _built(tmp_path)
+    catalog = _generation(cache) / "catalog.db"
+    assert (_generation(cache) / "catalog.map").is_file()
+    conn = sqlite3.connect(catalog)
+    (page_size,) = conn.execute("PRAGMA page_size").fetchone()
+    (page,) = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = 'files'").fetchone()
+    conn.close()
+    with open(catalog, "r+b") as handle:
+        handle.seek((page - 1) * page_size)
+        handle.write(b"\xff" * page_size)
+    assert current_store(Workspace([root]), Settings(index_path=str(cache))) is None
+
+
 def test_a_store_without_stamps_is_not_used(tmp_path: Path) -> None:
     """Without the folder stamps nothing proves which files are new: the caller scans."""
     root, cache = _built(tmp_path)
@@ -192,3 +209,106 @@ def test_the_lazy_catalogue_equals_the_loaded_one(tmp_path: Path) -> None:
         a, b = lazy.row_map(shard), eager.row_map(shard)
         for column in RowMap.__slots__:
             assert np.array_equal(getattr(a, column), getattr(b, column)), column
+
+
+def test_a_cold_open_maps_the_posting_directories_a_build_wrote(tmp_path: Path) -> None:
+    """A build writes each shard's ``segs`` as ``shard-N.dir``, and the read-only open maps it instead of
+    reading the rows (:func:`sleuth.engine.index.postings.write_directory`)."""
+    root, cache = _built(tmp_path)
+    assert sorted(p.name for p in _generation(cache).glob("shard-*.dir")) == ["shard-0.dir", "shard-1.dir"]
+    opened = current_store(Workspace([root]), Settings(index_path=str(cache)))
+    assert opened is not None
+    try:
+        assert [p.directory_mapped for p in opened.state.postings] == [True, True]
+    finally:
+        opened.stop()
+
+
+def test_the_early_check_is_used_only_for_the_map_it_read(tmp_path: Path) -> None:
+    """The freshness check forked before the index stack is imported (:mod:`.early_check`) answers what
+    changed, and its answer counts only for the very ``catalog.map`` the caller mapped (its source). With
+    the map replaced while the child runs (whichever file it read: the old one, then the caller checks
+    again itself, or the new one), the caller still finds the change."""
+    from sleuth.engine.index.catalogue_map import read
+    from sleuth.engine.index.config import IndexConfig
+    from sleuth.engine.index.early_check import EarlyCheck
+    from sleuth.engine.index.store import connect_read_only
+
+    root, cache = _built(tmp_path)
+    gen = str(_generation(cache))
+    (root / "b.c").write_text("haystack and more\n")  # changed since the build
+    conn = connect_read_only(os.path.join(gen, "catalog.db"))
+    cols = read(gen, conn)
+    conn.close()
+    assert cols is not None and cols.source is not None
+    workspace, options = Workspace([root]), IndexConfig().walk_options()
+    used, quick = EarlyCheck(gen, workspace, options).result(cols.source)
+    assert used and quick is not None and quick.changed == [str(root / "b.c")] and quick.gone == []
+    other = (cols.source[0], cols.source[1] + 1, *cols.source[2:])
+    assert EarlyCheck(gen, workspace, options).result(other) == (False, None)
+    early = EarlyCheck(gen, workspace, options)
+    os.replace(os.path.join(gen, "catalog.map"), os.path.join(gen, "catalog.old"))  # the child's file, gone from
+    with open(os.path.join(gen, "catalog.old"), "rb") as src, open(os.path.join(gen, "catalog.map"), "wb") as dst:
+        dst.write(src.read())  # ...its place: a copy, another inode (so another source)
+    opened = IndexService(workspace, IndexConfig(index_path=str(cache)))
+    try:
+        assert opened.open_read_only(early)
+        assert str(root / "b.c") in opened.state.pending
+    finally:
+        opened.stop()
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="counts threads in /proc")
+def test_numpy_is_imported_without_a_blas_thread_pool_and_the_environment_given_back() -> None:
+    """The cold call imports numpy with OpenBLAS told to start no thread pool (a quarter of the import's
+    CPU here), and gives the environment back at once: a command it starts later sees none of it."""
+    import subprocess
+    import sys
+
+    code = ("import os; from sleuth.core.cold_store import _import_numpy_single_threaded as f; f(); "
+            "print(len(os.listdir('/proc/self/task')), os.environ.get('OPENBLAS_NUM_THREADS'))")
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["1", "None"]
+    env["OPENBLAS_NUM_THREADS"] = "3"  # a person's own setting stays theirs
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["1", "3"]
+
+
+def test_the_index_commands_fork_the_check_before_the_index_stack(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """``sleuth text`` and ``sleuth symbols`` (``cli/index.py``) start the store's freshness check before
+    they import the index stack, as ``sleuth grep`` does, and their read-only open uses it."""
+    from sleuth.cli.index import _index_context
+    from sleuth.engine.index.early_check import EarlyCheck
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    root = tmp_path / "ws"
+    root.mkdir()
+    _tree(root)
+    started_index(root, tmp_path / "xdg" / "sleuth").stop()
+    (root / "a.txt").write_text("NEEDLE_A and more\n")
+    ctx, early = _index_context([str(root)], None, True)
+    assert isinstance(early, EarlyCheck)
+    index = ctx.services.index
+    try:
+        assert index.open_read_only(early)
+        assert str(root / "a.txt") in index.state.pending
+    finally:
+        index.stop()
+    assert _index_context([str(tmp_path / "elsewhere")], None, True)[1] is None  # no store there
+
+
+def test_a_damaged_map_is_not_trusted_when_its_crc_is_left_to_the_early_check(tmp_path: Path) -> None:
+    """With an early check the caller maps ``catalog.map`` without its CRC-32 (the child verifies the
+    same file): a flipped byte in its columns fails the child's check, and the caller then checks the
+    CRC itself and declines (the caller scans); an intact map is used."""
+    root, cache = _built(tmp_path)
+    path = _generation(cache) / "catalog.map"
+    opened = current_store(Workspace([root]), Settings(index_path=str(cache)))
+    assert opened is not None
+    opened.stop()
+    data = bytearray(path.read_bytes())
+    data[-9] ^= 0x40  # in the last column (the displays' bytes): nothing parses it at the open
+    path.write_bytes(bytes(data))
+    assert current_store(Workspace([root]), Settings(index_path=str(cache))) is None

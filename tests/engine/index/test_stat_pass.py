@@ -5,9 +5,11 @@ caller's. (That a restart using it finds every change: ``test_restart_freshness.
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 from sleuth.engine.index import catalogue_map, native
+from sleuth.engine.index.freshness import MTIME_SLACK_NS
 from sleuth.engine.index.lazy_catalogue import LazyCatalogue
 from sleuth.engine.index.stat_pass import NativeStatPass, StatPass, stated_of_sizes, stated_paths
 from tests.conftest import under_fallback
@@ -71,3 +73,61 @@ def test_the_compiled_stat_loop_answers_as_the_bare_interpreter(tmp_path: Path) 
         assert stated_paths(NativeStatPass(cols), LazyCatalogue(2, catalogue_map.Columns.of_rows([], []))) is None
     finally:
         service.stop()
+
+
+def _stat_reference(paths: list[str], sizes: list[int], mtimes: list[int], firsts: list[int]) -> list[int]:
+    """The loop's answer made with ``os.lstat`` of each whole path."""
+    import stat
+
+    found = []
+    for i, path in enumerate(paths):
+        try:
+            st = os.lstat(path)
+        except OSError:
+            found.append(-(i + 1))
+            continue
+        if not stat.S_ISREG(st.st_mode):
+            found.append(-(i + 1))
+        elif st.st_size != sizes[i] or abs(st.st_mtime_ns - mtimes[i]) > MTIME_SLACK_NS or firsts[i] < 0:
+            found.append(i + 1)
+    return found
+
+
+@under_fallback("no-compiled-stats", native.stat_changed is None, "the compiled stat loop")
+def test_the_compiled_loop_states_from_each_folder_as_lstat_does(tmp_path: Path) -> None:
+    """The loop states each file from its folder, opened once for a run of its files and split over
+    threads: files of folders interleaved, through a linked folder (followed, as lstat follows a path's
+    folders), in a folder gone or now a file, a file now a link or a folder: the answer of an ``lstat``
+    of every whole path, in path order."""
+    import numpy as np
+
+    for name in ("a", "b", "c", "d", "a/deep"):
+        (tmp_path / name).mkdir()
+    os.symlink(tmp_path / "a", tmp_path / "link")
+    paths: list[str] = []
+    for i in range(40):  # interleaved: a folder's files do not always follow each other
+        for folder in ("a", "b", "link", "c", "d", "a/deep", "b"):
+            path = tmp_path / folder / f"f{i}.txt"
+            if not path.exists():
+                path.write_text("x" * i)
+            paths.append(str(path))
+    paths.append("/")  # a path without a folder part: a folder, so gone
+    stats = [os.lstat(p) for p in paths]
+    sizes, mtimes = [st.st_size for st in stats], [st.st_mtime_ns for st in stats]
+    firsts = [0 if i % 11 else -1 for i in range(len(paths))]  # some never indexed
+    shutil.rmtree(tmp_path / "c")  # a folder gone
+    shutil.rmtree(tmp_path / "d")
+    (tmp_path / "d").write_text("now a file\n")  # a folder now a file
+    (tmp_path / "a/f3.txt").write_text("longer now\n")  # (also seen through link/)
+    st = os.stat(tmp_path / "b/f5.txt")
+    os.utime(tmp_path / "b/f5.txt", ns=(st.st_atime_ns, st.st_mtime_ns + 5_000_000))
+    os.remove(tmp_path / "a/deep/f7.txt")
+    (tmp_path / "a/deep/f7.txt").mkdir()
+    os.remove(tmp_path / "b/f9.txt")
+    os.symlink(tmp_path / "a/f9.txt", tmp_path / "b/f9.txt")
+    expected = _stat_reference(paths, sizes, mtimes, firsts)
+    assert len(expected) > 40 and any(n < 0 for n in expected) and any(n > 0 for n in expected)
+    blob = b"\0".join(map(os.fsencode, paths))
+    found = native.stat_changed(blob, np.array(sizes, np.int64), np.array(mtimes, np.int64),  # type: ignore[misc]
+                                np.array(firsts, np.int64), MTIME_SLACK_NS)
+    assert found == expected

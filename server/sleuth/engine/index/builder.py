@@ -23,7 +23,7 @@ import numpy as np
 
 from sleuth.engine.index import store, symbols
 from sleuth.engine.index.catalogue import Indexed
-from sleuth.engine.index.postings import SegmentWriter, distinct, flat_path, gram_codes, trigram_codes
+from sleuth.engine.index.postings import SegmentWriter, distinct, flat_path, gram_codes, trigram_codes, write_directory
 from sleuth.engine.decode import transcoded
 from sleuth.engine.index.trigram import chunks, indexed_variants
 from sleuth.engine.definitions.extract import definitions_and_symbols
@@ -177,6 +177,7 @@ def _index_shard(argv: list[str]) -> int:
     writer.flush()
     flat.close()
     merge_segments(conn, flat.name, writer.segments)  # one directory per shard
+    write_directory(conn, db_path)  # (mapped at an open: :class:`.postings.Postings`)
     conn.execute("INSERT OR REPLACE INTO meta VALUES('next_row', ?)", (str(row),))
     conn.execute("INSERT OR REPLACE INTO meta VALUES('post_bytes', ?)", (str(os.path.getsize(flat.name)),))
     conn.execute("COMMIT")

@@ -23,36 +23,24 @@ again once it is ready: :func:`write`). Nothing here is needed for correctness, 
 from __future__ import annotations
 
 import json
-import mmap
 import os
 import secrets
 import sqlite3
 import struct
-import sys
 import time
 import zlib
 from typing import Callable, Sequence
 
 import numpy as np
 
-__all__ = ["Columns", "Refresh", "FILE_NAME", "columns_of_store", "identity", "open_columns", "read", "write", "seal"]
+from sleuth.engine.index.map_file import (ARRAYS, FILE_NAME, HEAD, MAGIC, VERSION, Source, StatMapping, crc_holds,
+                                          decode_paths, identity, mapped, verified_body)
 
-FILE_NAME = "catalog.map"
-MAGIC = b"SLTHCMAP"
-VERSION = 1
-_HEAD = struct.Struct("<8sII")  # magic, version, length of the JSON header that follows
+__all__ = ["Columns", "StatMapping", "Refresh", "FILE_NAME", "columns_of_store", "identity", "open_columns", "read", "write", "seal"]
+
 REFRESH_DELAY_S = 10.0  # quiet seconds after a server's last applied change before it writes the copy again
 _ALIGN = 8
 Row = tuple[object, ...]
-
-# (name, dtype) of the arrays, in file order. ``bounds``: where each file's chunk offsets start in
-# ``offsets``/``lines`` (n + 1 entries); ``display_at``: the same for the displays' blob. ``paths``: the
-# encoded paths joined by NUL (no path holds one), decoded and split in one call each.
-_ARRAYS: tuple[tuple[str, str], ...] = (
-    ("ids", "<i8"), ("sizes", "<i8"), ("mtimes", "<i8"), ("shards", "<i8"), ("firsts", "<i8"),
-    ("wide", "|b1"), ("plain", "|b1"), ("bounds", "<i8"), ("offsets", "<i8"), ("lines", "<i8"),
-    ("paths", "|u1"), ("display_at", "<i8"), ("displays", "|u1"),
-)
 
 _TRIGGERS = [
     f"CREATE TRIGGER IF NOT EXISTS files_epoch_{what.lower()} AFTER {what} ON files BEGIN"
@@ -67,7 +55,7 @@ class Columns:
     of two flat arrays. ``displays`` stays encoded until a record asks for its own."""
 
     __slots__ = ("ids", "sizes", "mtimes", "shards", "firsts", "wide", "plain", "bounds", "offsets", "lines",
-                 "paths", "_display_at", "_displays", "_path_bytes")
+                 "paths", "_display_at", "_displays", "_path_bytes", "source", "_unchecked")
 
     def __init__(self, arrays: dict[str, np.ndarray], paths: list[str], path_bytes: np.ndarray | None = None) -> None:
         self.ids, self.sizes, self.mtimes = arrays["ids"], arrays["sizes"], arrays["mtimes"]
@@ -77,6 +65,8 @@ class Columns:
         self.paths = paths
         self._display_at, self._displays = arrays["display_at"], arrays["displays"]
         self._path_bytes: np.ndarray | bytes | None = path_bytes
+        self.source: Source | None = None  # the mapped file's, when mapped (:func:`.map_file.source_of`)
+        self._unchecked: memoryview | None = None  # the mapped file, when read without its CRC (:meth:`intact`)
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -100,6 +90,15 @@ class Columns:
     def stat_view(self) -> dict[str, tuple[int, int, bool]]:
         """``path -> (size, mtime_ns, indexed)``: what a freshness check compares."""
         return dict(zip(self.paths, zip(self.sizes.tolist(), self.mtimes.tolist(), (self.firsts >= 0).tolist())))
+
+    def intact(self) -> bool:
+        """Whether the file these columns were mapped from has its recorded CRC-32: True unless they
+        were read without it (``read(..., crc=False)``) and it fails now."""
+        return self._unchecked is None or crc_holds(self._unchecked)
+
+    def stat_mapping(self) -> StatMapping:
+        """What :meth:`stat_view` holds, made per path as it is asked for (:class:`.map_file.StatMapping`)."""
+        return StatMapping(self)
 
     def arrays(self) -> dict[str, np.ndarray]:
         """Every array, by its name in the file (the paths encoded again)."""
@@ -151,16 +150,6 @@ def _blob(items: list[bytes]) -> tuple[np.ndarray, np.ndarray]:
     return at, np.frombuffer(b"".join(items), np.uint8)
 
 
-def _decode_paths(blob: memoryview, n: int) -> list[str]:
-    """The ``n`` NUL-joined paths, decoded in one call (as :meth:`Catalogue.paths_of`: one per path costs ~10x)."""
-    if n == 0:
-        return []
-    paths = bytes(blob).decode(sys.getfilesystemencoding(), sys.getfilesystemencodeerrors()).split("\0")
-    if len(paths) != n:
-        raise ValueError("another number of paths than of files")
-    return paths
-
-
 def columns_of_store(conn: sqlite3.Connection, pause: Callable[[], None] = lambda: None) -> Columns | None:
     """The columns of ``conn``'s catalogue rows, or None for a store written before newline counts were
     kept (its records' ``lines`` could not be given back from the columns as stored)."""
@@ -170,17 +159,6 @@ def columns_of_store(conn: sqlite3.Connection, pause: Callable[[], None] = lambd
     if any(o and (not r or r.count(",") != o.count(",")) for o, r in ((row[7], row[9]) for row in rows)):  # type: ignore[union-attr]
         return None
     return Columns.of_rows(rows, Catalogue.paths_of(rows))
-
-
-def identity(conn: sqlite3.Connection) -> tuple[str, int] | None:
-    """The catalogue's (id, epoch) when it counts its writes (:func:`seal` ran), else None."""
-    try:
-        found = dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('catalogue_id', 'catalogue_epoch')"))
-    except sqlite3.Error:
-        return None
-    if "catalogue_id" not in found or "catalogue_epoch" not in found:
-        return None
-    return str(found["catalogue_id"]), int(found["catalogue_epoch"])
 
 
 def seal(conn: sqlite3.Connection) -> None:
@@ -240,7 +218,7 @@ def write(gen: str, pause: Callable[[], None] = lambda: None, conn: sqlite3.Conn
 
 def _write_file(path: str, arrays: dict[str, np.ndarray], ident: tuple[str, int]) -> None:
     table, offset, parts = [], 0, []
-    for name, dtype in _ARRAYS:
+    for name, dtype in ARRAYS:
         data = np.ascontiguousarray(arrays[name], np.dtype(dtype)).tobytes()
         table.append([name, offset, len(data)])
         parts.append(data + b"\0" * (-len(data) % _ALIGN))
@@ -248,11 +226,11 @@ def _write_file(path: str, arrays: dict[str, np.ndarray], ident: tuple[str, int]
     body = b"".join(parts)
     header = json.dumps({"id": ident[0], "epoch": ident[1], "files": len(arrays["ids"]), "arrays": table,
                          "body": len(body), "crc": zlib.crc32(body)}).encode("ascii")
-    header += b" " * (-(len(header) + _HEAD.size) % _ALIGN)
+    header += b" " * (-(len(header) + HEAD.size) % _ALIGN)
     tmp = f"{path}.{os.getpid()}.tmp"
     try:
         with open(tmp, "wb") as out:
-            out.write(_HEAD.pack(MAGIC, VERSION, len(header)) + header + body)
+            out.write(HEAD.pack(MAGIC, VERSION, len(header)) + header + body)
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):
@@ -263,45 +241,40 @@ def _written_at(path: str) -> tuple[str, int] | None:
     """The (id, epoch) a copy's header claims (its columns unchecked), or None."""
     try:
         with open(path, "rb") as handle:
-            magic, version, length = _HEAD.unpack(handle.read(_HEAD.size))
+            magic, version, length = HEAD.unpack(handle.read(HEAD.size))
             header = json.loads(handle.read(length)) if magic == MAGIC and version == VERSION else None
     except (OSError, ValueError, struct.error):
         return None
     return None if header is None else (header["id"], header["epoch"])
 
 
-def read(gen: str, conn: sqlite3.Connection) -> Columns | None:
+def read(gen: str, conn: sqlite3.Connection, crc: bool = True) -> Columns | None:
     """The mapped columns of generation ``gen``'s catalogue when its file is there and provably current
-    (this catalogue's id and epoch, intact), else None: the caller reads the rows."""
-    ident = identity(conn)
-    if ident is None:
+    (this catalogue's id and epoch, intact), else None: the caller reads the rows. ``crc=False``: the
+    CRC-32 is left to the caller (:meth:`Columns.intact`, or the same file verified elsewhere)."""
+    found = mapped(gen, conn)
+    if found is None:
         return None
+    view, ident, source = found
     try:
-        with open(os.path.join(gen, FILE_NAME), "rb") as handle:
-            mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
-    except (OSError, ValueError):  # missing, or empty (an empty file cannot be mapped)
-        return None
-    try:
-        return _columns(memoryview(mapped), ident)
+        cols = _columns(view, ident, crc)
     except (ValueError, KeyError, TypeError, struct.error, UnicodeError):
         return None
+    if cols is not None:
+        cols.source = source
+        cols._unchecked = None if crc else view
+    return cols
 
 
-def _columns(view: memoryview, ident: tuple[str, int]) -> Columns | None:
-    magic, version, length = _HEAD.unpack_from(view)
-    if magic != MAGIC or version != VERSION:
+def _columns(view: memoryview, ident: tuple[str, int], crc: bool = True) -> Columns | None:
+    verified = verified_body(view, ident, crc)
+    if verified is None:
         return None
-    header = json.loads(bytes(view[_HEAD.size:_HEAD.size + length]))
-    start = _HEAD.size + length
-    body = view[start:]
-    if (header["id"], header["epoch"]) != ident or len(body) != header["body"] or zlib.crc32(body) != header["crc"]:
-        return None
+    header, body = verified
     arrays: dict[str, np.ndarray] = {}
-    for (name, dtype), (stored, offset, size) in zip(_ARRAYS, header["arrays"]):
-        if stored != name:
-            return None
+    for (name, dtype), (_, offset, size) in zip(ARRAYS, header["arrays"]):  # type: ignore[call-overload]
         arrays[name] = np.frombuffer(body, np.dtype(dtype), count=size // np.dtype(dtype).itemsize, offset=offset)
-    n = int(header["files"])
+    n = int(header["files"])  # type: ignore[call-overload]
     if any(len(arrays[k]) != n for k in ("ids", "sizes", "mtimes", "shards", "firsts", "wide", "plain")):
         return None
     bounds, display_at = arrays["bounds"], arrays["display_at"]
@@ -310,17 +283,18 @@ def _columns(view: memoryview, ident: tuple[str, int]) -> Columns | None:
             return None
     if len(arrays["lines"]) != len(arrays["offsets"]):
         return None
-    paths = _decode_paths(arrays["paths"].data, n)
+    paths = decode_paths(arrays["paths"].data, n)
     return Columns(arrays, paths, arrays["paths"])
 
 
 
-def open_columns(gen: str, conn: sqlite3.Connection, pause: Callable[[], None] = lambda: None) -> tuple[Columns, bool]:
+def open_columns(gen: str, conn: sqlite3.Connection, pause: Callable[[], None] = lambda: None,
+                 crc: bool = True) -> tuple[Columns, bool]:
     """The catalogue's columns, and whether they are the mapped copy's (else read from the rows:
-    ``pause`` between batches of them)."""
+    ``pause`` between batches of them; ``crc``: as :func:`read`'s)."""
     from sleuth.engine.index.catalogue import Catalogue
 
-    cols = read(gen, conn)
+    cols = read(gen, conn, crc)
     if cols is not None:
         return cols, True
     rows = Catalogue.fetch(conn, pause)

@@ -34,7 +34,7 @@ import sqlite3
 import stat as stat_mod
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Mapping
 
 from sleuth.engine.cancel import CancelToken
 from sleuth.engine.ignore import IGNORE_FILE_NAMES, ancestors, git_exclude_path, global_excludes_path
@@ -144,7 +144,7 @@ def _load(conn: sqlite3.Connection) -> tuple[dict[str, tuple[int, int, str]], st
 
 
 def quick_catch_up(conn: sqlite3.Connection, workspace: Workspace, options: WalkOptions,
-                   sizes: dict[str, tuple[int, int, bool]], token: CancelToken,
+                   sizes: Mapping[str, tuple[int, int, bool]], token: CancelToken,
                    stated: tuple[set[str], set[str]] | None = None) -> QuickCatchUp | None:
     """What changed since the build, or None when the stamps cannot tell (the caller walks instead).
 
@@ -254,7 +254,7 @@ def quick_catch_up(conn: sqlite3.Connection, workspace: Workspace, options: Walk
     return QuickCatchUp(changed, gone, len(listed))
 
 
-def changed_by_stated(sizes: dict[str, tuple[int, int, bool]], stamps: dict[str, tuple[int, int, str]],
+def changed_by_stated(sizes: Mapping[str, tuple[int, int, bool]], stamps: dict[str, tuple[int, int, str]],
                       stated: tuple[set[str], set[str]]) -> tuple[list[str], list[str]]:
     """(changed, gone) among the catalogued files ``sizes`` when no stamped folder moved or died and
     the ``stat`` of every file was made already (``stated``: the paths no longer regular files, the
@@ -269,7 +269,7 @@ def changed_by_stated(sizes: dict[str, tuple[int, int, bool]], stamps: dict[str,
     return changed, gone
 
 
-def quick_catch_up_at(db: str, workspace: Workspace, options: WalkOptions, sizes: dict[str, tuple[int, int, bool]],
+def quick_catch_up_at(db: str, workspace: Workspace, options: WalkOptions, sizes: Mapping[str, tuple[int, int, bool]],
                       token: CancelToken, stated: tuple[set[str], set[str]] | None = None) -> QuickCatchUp | None:
     """:func:`quick_catch_up` on a read-only connection of its own to the catalogue ``db`` (it may
     run in a forked child, which must not use its parent's: :mod:`sleuth.engine.index.aside`)."""

@@ -35,8 +35,9 @@ class _Records(MutableMapping[K, FileRecord]):
     once and shared by both keys, the record of a position) with the changes since the open on top:
     ``_over`` holds the records put since, ``_hidden`` the stored keys removed or replaced since."""
 
-    def __init__(self, index: Callable[[], dict[K, int]], make: Callable[[int], FileRecord]) -> None:
+    def __init__(self, index: Callable[[], dict[K, int]], make: Callable[[int], FileRecord], count: int) -> None:
         self._made_index: dict[K, int] | None = None
+        self._count = count  # the stored rows: the length until the index is made (nothing can change before)
         self._index_of, self._make = index, make
         self._over: dict[K, FileRecord] = {}
         self._hidden: set[K] = set()
@@ -66,6 +67,8 @@ class _Records(MutableMapping[K, FileRecord]):
         yield from list(self._over)
 
     def __len__(self) -> int:
+        if self._made_index is None:  # (a put or removal makes the index first: none happened)
+            return self._count
         return len(self._index) - len(self._hidden) + len(self._over)
 
     def __setitem__(self, key: K, value: FileRecord) -> None:
@@ -115,8 +118,8 @@ class LazyCatalogue(Catalogue):
         self._made = made
         self._all_paths = paths
         n = len(paths)
-        self._ids: _Records[int] = _Records(lambda: dict(zip(ids.tolist(), range(n))), make)
-        self._paths: _Records[str] = _Records(lambda: dict(zip(paths, range(n))), make)
+        self._ids: _Records[int] = _Records(lambda: dict(zip(ids.tolist(), range(n))), make, n)
+        self._paths: _Records[str] = _Records(lambda: dict(zip(paths, range(n))), make, n)
         self.by_id = self._ids  # type: ignore[assignment]
         self.by_path = self._paths  # type: ignore[assignment]
 

@@ -61,9 +61,17 @@ def current_name(base: str) -> str | None:
 
 def catalogue_files(gen: str) -> int:
     """How many files the catalogue of generation ``gen`` holds (0 when it cannot be read): whether
-    opening the index is worth its start-up at all. SQLite only, read-only, no numpy."""
+    opening the index is worth its start-up at all. From ``catalog.map``'s header when there is one
+    (``count(*)`` reads the whole ``files`` table: 4% of a cold call on the Linux tree), else SQLite
+    only, read-only, no numpy."""
     import sqlite3
     from urllib.parse import quote
+
+    from sleuth.engine.index.map_file import header_files
+
+    mapped = header_files(gen)
+    if mapped is not None:
+        return mapped
 
     try:
         conn = sqlite3.connect(f"file:{quote(os.path.join(gen, 'catalog.db'))}?mode=ro", uri=True)

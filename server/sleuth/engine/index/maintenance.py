@@ -19,8 +19,6 @@ from sleuth.engine import foreground, heap
 from sleuth.engine.cancel import CancelToken, NullProgress, ProgressSink
 from sleuth.engine.errors import Cancelled
 from sleuth.engine.index import catalogue_map, freshness, store
-from sleuth.engine.index.build import full_build
-from sleuth.engine.index.builder import index_file, next_row
 from sleuth.engine.index.catalogue import Catalogue
 from sleuth.engine.index.postings import Postings, flat_path
 from sleuth.engine.index.location import current_name
@@ -32,6 +30,7 @@ from sleuth.engine.workspace import Target, Workspace, sort_key
 
 if TYPE_CHECKING:
     from sleuth.engine.ignore import IgnoreOracle
+    from sleuth.engine.index.early_check import EarlyCheck
 
 __all__ = ["Maintenance", "REBUILD_GARBAGE_RATIO", "CATCH_UP_REBUILD_RATIO"]
 
@@ -243,7 +242,7 @@ class Maintenance:
     def _meta(self) -> dict[str, str]:
         return {"roots": ascii("\0".join(r.path for r in self.state.workspace.roots)), "options": repr(self.state.options)}
 
-    def open_read_only(self) -> bool:
+    def open_read_only(self, early: EarlyCheck | None = None) -> bool:
         """Open the published store for a one-shot process that must not write it (the cold CLI):
         no writer connection, no thread, no stale build removed, nothing applied. What changed since
         the store was written is found from the folder stamps (:mod:`.freshness`) and left pending,
@@ -252,38 +251,60 @@ class Maintenance:
         cannot tell what changed (an ignore file edited, a folder unreadable, no stamps): the
         caller then scans, as it would without an index.
 
-        The stamps' check runs in a forked child (:class:`.aside.Aside`) on the same columns (mapped:
-        :mod:`.catalogue_map`) while this process makes its catalogue and posting readers."""
+        The stamps' check runs in a forked child on the same columns (mapped: :mod:`.catalogue_map`)
+        while this process makes its catalogue and posting readers: ``early``'s, forked by the caller
+        before it imported all this (:mod:`.early_check`), when it checked the columns mapped here;
+        else one forked now (:class:`.aside.Aside`)."""
         from sleuth.engine.index.aside import Aside
         from sleuth.engine.index.lazy_catalogue import of_columns
 
         with self.state.lock:
             if self._thread is not None:
+                if early is not None:
+                    early.result(None)
                 return self.state.ready
         opened = store.open_current(self.state.base, read_only=True)
         if opened is None:
+            if early is not None:
+                early.result(None)
             return False
         gen, catalog, shards, hold = opened
         check: Aside[freshness.QuickCatchUp] | None = None
         try:
             meta = self._identity(catalog)
             if meta is not None:
-                cols, _ = catalogue_map.open_columns(gen, catalog)  # (read before the fork: the child's and ours)
+                # (read before the fork: the child's and ours; with an early check of this generation, the CRC is
+                # the child's: it verified the same file, else ours below)
+                cols, _ = catalogue_map.open_columns(gen, catalog, crc=early is None or early.gen != gen)
                 workspace, options, token = self.state.workspace, self.state.options, self.state.token
                 db = os.path.join(gen, "catalog.db")
                 gc.disable()  # ~100,000 objects that live as long as the process: no collection walks them
                 try:
-                    check = Aside(lambda: freshness.quick_catch_up_at(db, workspace, options, cols.stat_view(), token,
-                                                                      stated_now(cols)))
+                    if early is None or early.gen != gen:
+                        check = Aside(lambda: freshness.quick_catch_up_at(db, workspace, options, cols.stat_mapping(),
+                                                                          token, stated_now(cols)))
                     cat = of_columns(cols, len(shards))  # (records made as a query touches them)
                     postings = self._posting_readers(gen, shards)
                 finally:
                     gc.enable()
-                quick = check.result()
-        except (sqlite3.Error, OSError, ValueError, TypeError):  # a damaged store: the caller scans
+                if check is None and early is not None:  # (its child ran the catalogue's quick_check too)
+                    used, quick = early.result(cols.source)
+                    early = None
+                    if not used:  # (another file than ours, or none mapped: checked here, now)
+                        if not cols.intact():
+                            meta = None
+                        check = Aside(lambda: freshness.quick_catch_up_at(db, workspace, options, cols.stat_mapping(),
+                                                                          token, stated_now(cols)))
+                if check is not None:
+                    if not store.catalogue_intact(catalog):  # (open_current left it to us: the child's time)
+                        meta = None
+                    quick = check.result()
+        except (sqlite3.Error, OSError, ValueError, TypeError, IndexError, KeyError):  # a damaged store: the caller scans
             meta = None
             if check is not None:
                 check.result()  # (the child is waited for)
+        if early is not None:
+            early.result(None)  # (the child is waited for)
         if meta is None or quick is None:
             for conn in [catalog, *shards]:
                 conn.close()
@@ -362,6 +383,8 @@ class Maintenance:
         ``adopt`` (the first open found no usable store): when another process published one while
         this one waited for the lock, open it and catch up instead of building the same again.
         """
+        from sleuth.engine.index.build import full_build  # (not at import: a cold call's read-only open needs none)
+
         with self.state.lock:
             progress, token = self.state.progress, self.state.token
             if self.state.cat is None:
@@ -473,6 +496,8 @@ class Maintenance:
         thread's own connection without the service lock — WAL readers keep answering queries — and
         only the catalogue update takes the lock. Until then the path stays pending (read from disk).
         """
+        from sleuth.engine.index.builder import index_file, next_row  # (not at import, as full_build)
+
         with self.state.lock:
             batch = sorted(self.state.pending.items(), key=lambda kv: kv[1])[:limit]
         for path, stamp in batch:

@@ -23,9 +23,11 @@ rebuild (the catalogue no longer maps them).
 
 from __future__ import annotations
 
+import json
 import mmap
 import os
 import sqlite3
+import struct
 from dataclasses import dataclass
 from typing import BinaryIO, Iterable
 
@@ -39,6 +41,8 @@ __all__ = [
     "SEGMENT_PAIRS",
     "create_tables",
     "flat_path",
+    "directory_path",
+    "write_directory",
     "trigram_codes",
     "gram_codes",
     "distinct",
@@ -130,6 +134,83 @@ def create_tables(conn: sqlite3.Connection) -> None:
 def flat_path(db_path: str) -> str:
     """The flat file of a shard database's build segments (``shard-0.db`` -> ``shard-0.post``)."""
     return (db_path[:-3] if db_path.endswith(".db") else db_path) + ".post"
+
+
+def directory_path(db_path: str) -> str:
+    """The mapped copy of a shard's ``segs`` (``shard-0.db`` -> ``shard-0.dir``): :func:`write_directory`."""
+    return (db_path[:-3] if db_path.endswith(".db") else db_path) + ".dir"
+
+
+# The directory file: magic, version, length of a JSON header (the token, and per segment its numbers and
+# where its four arrays lie in the body), then the arrays, each 8-aligned. Read mapped (:class:`Postings`).
+_DIR_MAGIC = b"SLTHPDIR"
+_DIR_VERSION = 1
+_DIR_HEAD = struct.Struct("<8sII")
+_DIR_FIELDS = ("codes", "starts", "exc_starts", "sums")
+
+
+def write_directory(conn: sqlite3.Connection, db_path: str) -> None:
+    """Write the shard's ``segs`` rows as a file beside it, mapped at an open instead of read: on the Linux
+    tree the directories are 56 MB, and reading them through SQLite at every open (a cold call's too) cost
+    ~25,000 page reads and copies. Called in the transaction that wrote ``segs`` (a build's, before it
+    commits): a random token goes to the file and to ``meta('post_dir')`` together, and a reader trusts
+    the file only while both hold the same one (a later ``segs`` write without a new file, another
+    shard's file, a half-written one: read from SQLite as before). ``segs`` changes only in a build."""
+    rows = conn.execute("SELECT seg, codes, starts, exc_starts, bytes_at, exc_at, sums FROM segs ORDER BY seg").fetchall()
+    token = os.urandom(12).hex()
+    table, parts, at = [], [], 0
+    for seg, codes, starts, exc_starts, bytes_at, exc_at, sums in rows:
+        spans = []
+        for blob in (codes, starts, exc_starts, sums):
+            spans.append([at, len(blob)])
+            parts.append(bytes(blob) + b"\0" * (-len(blob) % 8))
+            at += len(parts[-1])
+        table.append([seg, bytes_at, exc_at, spans])
+    header = json.dumps({"token": token, "segments": table, "body": at}).encode("ascii")
+    header += b" " * (-(len(header) + _DIR_HEAD.size) % 8)
+    path = directory_path(db_path)
+    tmp = f"{path}.{os.getpid()}.tmp"
+    try:
+        with open(tmp, "wb") as out:
+            out.write(_DIR_HEAD.pack(_DIR_MAGIC, _DIR_VERSION, len(header)) + header)
+            for part in parts:
+                out.write(part)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+    conn.execute("INSERT OR REPLACE INTO meta VALUES('post_dir', ?)", (token,))
+
+
+def _mapped_directory(conn: sqlite3.Connection, db_path: str) -> tuple[mmap.mmap, list[tuple[object, ...]]] | None:
+    """The ``segs`` rows as views of the mapped directory file, when it is there and this shard's
+    (:func:`write_directory`'s token), else None."""
+    found = conn.execute("SELECT value FROM meta WHERE key = 'post_dir'").fetchone()
+    if found is None:
+        return None
+    try:
+        with open(directory_path(db_path), "rb") as handle:
+            mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):
+        return None
+    try:
+        view = memoryview(mapped)
+        magic, version, length = _DIR_HEAD.unpack_from(view)
+        if magic != _DIR_MAGIC or version != _DIR_VERSION:
+            return None
+        header = json.loads(bytes(view[_DIR_HEAD.size:_DIR_HEAD.size + length]))
+        body = view[_DIR_HEAD.size + length:]
+        if header["token"] != found[0] or len(body) != header["body"]:
+            return None
+        rows: list[tuple[object, ...]] = []
+        for _, bytes_at, exc_at, spans in header["segments"]:
+            arrays = [body[a:a + n] for a, n in spans]
+            if len(arrays) != len(_DIR_FIELDS) or any(a + n > len(body) for a, n in spans):
+                return None
+            rows.append((*arrays[:3], int(bytes_at), int(exc_at), arrays[3]))
+        return mapped, rows
+    except (ValueError, KeyError, TypeError, struct.error):
+        return None
 
 
 def trigram_codes(data: bytes) -> np.ndarray:
@@ -305,8 +386,8 @@ class SegmentWriter:
 class _FlatSegment:
     """A build segment's directory in memory and its lists in the mapped flat file."""
 
-    def __init__(self, view: memoryview, codes: bytes, starts: bytes, exc_starts: bytes, bytes_at: int,
-                 exc_at: int, sums: bytes) -> None:
+    def __init__(self, view: memoryview, codes: bytes | memoryview, starts: bytes | memoryview,
+                 exc_starts: bytes | memoryview, bytes_at: int, exc_at: int, sums: bytes | memoryview) -> None:
         self.codes = np.frombuffer(codes, np.uint32)
         self.sums = np.frombuffer(sums, np.uint64)
         # Views of the stored bytes, not int64 copies: a segment's positions fit 32 bits (SEGMENT_PAIRS; a build's
@@ -346,7 +427,11 @@ class Postings:
         self._counts: dict[int, int] = {}
         self._segments: list[_FlatSegment] = []
         self._map: mmap.mmap | None = None
-        rows = conn.execute("SELECT codes, starts, exc_starts, bytes_at, exc_at, sums FROM segs ORDER BY seg").fetchall()
+        mapped = _mapped_directory(conn, flat[:-len(".post")] + ".db") if flat.endswith(".post") else None
+        self._directory: mmap.mmap | None = None if mapped is None else mapped[0]  # (the views below hold it)
+        self.directory_mapped = mapped is not None
+        rows = mapped[1] if mapped is not None else \
+            conn.execute("SELECT codes, starts, exc_starts, bytes_at, exc_at, sums FROM segs ORDER BY seg").fetchall()
         if rows and os.path.getsize(flat):
             with open(flat, "rb") as handle:
                 self._map = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
@@ -439,9 +524,10 @@ class Postings:
 
     def close(self) -> None:
         self._segments = []
-        if self._map is not None:
-            try:
-                self._map.close()
-            except BufferError:  # a caller still holds a view; the map closes when it is collected
-                pass
-            self._map = None
+        for mapped in (self._map, self._directory):
+            if mapped is not None:
+                try:
+                    mapped.close()
+                except BufferError:  # a caller still holds a view; the map closes when it is collected
+                    pass
+        self._map = self._directory = None

@@ -33,13 +33,14 @@ from sleuth.engine.index.config import IndexConfig
 from sleuth.engine.index.maintenance import Maintenance
 from sleuth.engine.index.narrowing import PIECES_MIN_BYTES, Narrowing
 from sleuth.engine.index.state import IndexState
-from sleuth.engine.index.symbols import SymbolShards
 from sleuth.engine.index.trigram import Query
 from sleuth.engine.types import FileEntry, WalkOptions
 from sleuth.engine.workspace import Target, Workspace
 
 if TYPE_CHECKING:
     from sleuth.engine.grep.request import GrepRequest
+    from sleuth.engine.index.early_check import EarlyCheck
+    from sleuth.engine.index.symbols import SymbolShards
     from sleuth.engine.index.watcher import Watcher
 
 __all__ = ["IndexService", "CandidateSet", "PIECES_MIN_BYTES"]
@@ -98,10 +99,11 @@ class IndexService:
         """Open what is on disk without building (:meth:`Maintenance.inspect`); False when nothing is."""
         return self.upkeep.inspect()
 
-    def open_read_only(self) -> bool:
+    def open_read_only(self, early: EarlyCheck | None = None) -> bool:
         """Open the current store without writing it, changes since found from the stamps
-        (:meth:`Maintenance.open_read_only`); False when there is none to trust (scan instead)."""
-        return self.upkeep.open_read_only()
+        (:meth:`Maintenance.open_read_only`; ``early``: that check, forked already); False when there
+        is none to trust (scan instead)."""
+        return self.upkeep.open_read_only(early)
 
     def stop(self) -> None:
         self.upkeep.stop()
@@ -193,6 +195,8 @@ class IndexService:
         """``read(shards)`` on the live generation under the service lock, or None before it is ready:
         the symbol lookup's one way in (:mod:`sleuth.engine.symbols.search`). ``buffers``: a request's
         open buffers besides the index's own (their indexed symbols are stale too)."""
+        from sleuth.engine.index.symbols import SymbolShards  # (its definition patterns compile at import)
+
         st = self.state
         with st.lock:
             cat = st.cat

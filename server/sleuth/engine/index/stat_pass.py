@@ -30,6 +30,7 @@ from sleuth.engine.index.freshness import MTIME_SLACK_NS
 if TYPE_CHECKING:
     from sleuth.engine.index.catalogue import Catalogue
     from sleuth.engine.index.catalogue_map import Columns
+    from sleuth.engine.index.map_file import StatColumns
 
 __all__ = ["StatPass", "NativeStatPass", "Differing", "Stated", "stated_paths", "stated_now", "stated_of_sizes",
            "start_stat_pass"]
@@ -91,7 +92,7 @@ class StatPass:
             child.wait()
 
 
-def stated_now(cols: Columns) -> Stated | None:
+def stated_now(cols: StatColumns) -> Stated | None:
     """The check of ``cols``' files made here by the compiled loop, as paths; None without the loop
     (or when the columns do not hold their paths' bytes as the loop needs them)."""
     if native.stat_changed is None:

@@ -33,7 +33,6 @@ import sqlite3
 import time
 from typing import IO, Callable, Iterable, Iterator
 
-from sleuth.engine.index import postings
 from sleuth.engine.platform import lock_file
 from sleuth.engine.index.location import StoreInsideWorkspace, current_name, default_cache_dir, store_dir
 
@@ -96,6 +95,8 @@ def create_shard(conn: sqlite3.Connection) -> None:
     """The chunks' trigram postings (no positions: the searcher confirms), per-file definition keys and symbols."""
     _meta(conn)
     conn.execute("INSERT OR REPLACE INTO meta VALUES('next_row', '1')")
+    from sleuth.engine.index import postings
+
     postings.create_tables(conn)
     conn.execute("CREATE VIRTUAL TABLE defs USING fts5(keys, tokenize='unicode61', detail=none, content='')")
     from sleuth.engine.index import symbols  # (its definition patterns compile at import: only a build needs them)
@@ -208,6 +209,13 @@ def _check(conn: sqlite3.Connection) -> bool:
     return rows.get("schema") == SCHEMA and rows.get("complete") == "1"
 
 
+def catalogue_intact(conn: sqlite3.Connection) -> bool:
+    """SQLite's ``quick_check`` of an opened catalogue: what :func:`open_current` requires, except of a
+    read-only caller, which runs it itself while its freshness check runs in a child, or has that child
+    run it (a cold call: ~40 ms of reading catalog.db whole, off its critical path there)."""
+    return conn.execute("PRAGMA quick_check").fetchone()[0] == "ok"
+
+
 def connect_read_only(path: str) -> sqlite3.Connection:
     """A connection that cannot write (``mode=ro``): a one-shot process reading a store that a server
     may be writing (WAL: it reads the last commit, the server goes on). It changes no setting of the
@@ -227,7 +235,8 @@ def open_current(base: str, read_only: bool = False) -> Opened | None:
     ``hold`` keeps the generation from being deleted by another process's publish while it is open:
     close it with the connections. When the generation changes while it is being opened (another
     process published and removed it), the new one is tried. ``read_only``: connections of
-    :func:`connect_read_only` (the cold CLI), the same checks.
+    :func:`connect_read_only` (the cold CLI), the same checks but the catalogue's ``quick_check``, which
+    the caller owes (:func:`catalogue_intact`) before it trusts the catalogue.
     """
     for _ in range(5):
         name = current_name(base)
@@ -240,6 +249,8 @@ def open_current(base: str, read_only: bool = False) -> Opened | None:
 
 
 def _open_generation(gen: str, read_only: bool) -> Opened | None:
+    from sleuth.engine.index import postings  # (numpy: not at import, which a cold call's forked check makes)
+
     hold = _hold(gen)
     if hold is None:
         return None
@@ -257,7 +268,7 @@ def _open_generation(gen: str, read_only: bool) -> Opened | None:
                 (size,) = conn.execute("SELECT value FROM meta WHERE key = 'post_bytes'").fetchone() or ("-1",)
                 if os.path.getsize(postings.flat_path(path)) != int(size):
                     raise sqlite3.DatabaseError(f"{db}'s postings file is not the one it was built with")
-        if conns[0].execute("PRAGMA quick_check").fetchone()[0] != "ok":
+        if not read_only and not catalogue_intact(conns[0]):  # (a read-only caller checks it later: its own time)
             raise sqlite3.DatabaseError("catalog.db failed quick_check")
         for conn in conns[1:]:
             conn.execute("SELECT tri, seg, n, rows FROM grams LIMIT 1").fetchall()
