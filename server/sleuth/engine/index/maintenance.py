@@ -21,6 +21,7 @@ from sleuth.engine.errors import Cancelled
 from sleuth.engine.index import catalogue_map, freshness, store
 from sleuth.engine.index.catalogue import Catalogue
 from sleuth.engine.index.postings import Postings, flat_path
+from sleuth.engine.index.read_only_open import ReadOnlyOpen
 from sleuth.engine.index.location import current_name
 from sleuth.engine.index.stat_pass import NativeStatPass, StatPass, start_stat_pass, stated_now, stated_of_sizes, stated_paths
 from sleuth.engine.index.state import IndexState
@@ -30,7 +31,6 @@ from sleuth.engine.workspace import Target, Workspace, sort_key
 
 if TYPE_CHECKING:
     from sleuth.engine.ignore import IgnoreOracle
-    from sleuth.engine.index.early_check import EarlyCheck
 
 __all__ = ["Maintenance", "REBUILD_GARBAGE_RATIO", "CATCH_UP_REBUILD_RATIO"]
 
@@ -39,7 +39,7 @@ CATCH_UP_REBUILD_RATIO = 0.3  # changed files vs all files on restart before a r
 CATCH_UP_BATCH = 2048  # files the catch-up compares between two yields to searches
 
 
-class Maintenance:
+class Maintenance(ReadOnlyOpen):
     """The index's lifecycle and its one writing thread (see the module docstring)."""
 
     def __init__(self, state: IndexState, lister: Callable[[CancelToken], Iterable[FileEntry]] | None = None,
@@ -241,83 +241,6 @@ class Maintenance:
 
     def _meta(self) -> dict[str, str]:
         return {"roots": ascii("\0".join(r.path for r in self.state.workspace.roots)), "options": repr(self.state.options)}
-
-    def open_read_only(self, early: EarlyCheck | None = None) -> bool:
-        """Open the published store for a one-shot process that must not write it (the cold CLI):
-        no writer connection, no thread, no stale build removed, nothing applied. What changed since
-        the store was written is found from the folder stamps (:mod:`.freshness`) and left pending,
-        so every search reads those files from disk (the pending-change rule). False, with nothing
-        left open, when there is no trusted store for these roots and options, or when the stamps
-        cannot tell what changed (an ignore file edited, a folder unreadable, no stamps): the
-        caller then scans, as it would without an index.
-
-        The stamps' check runs in a forked child on the same columns (mapped: :mod:`.catalogue_map`)
-        while this process makes its catalogue and posting readers: ``early``'s, forked by the caller
-        before it imported all this (:mod:`.early_check`), when it checked the columns mapped here;
-        else one forked now (:class:`.aside.Aside`)."""
-        from sleuth.engine.index.aside import Aside
-        from sleuth.engine.index.lazy_catalogue import of_columns
-
-        with self.state.lock:
-            if self._thread is not None:
-                if early is not None:
-                    early.result(None)
-                return self.state.ready
-        opened = store.open_current(self.state.base, read_only=True)
-        if opened is None:
-            if early is not None:
-                early.result(None)
-            return False
-        gen, catalog, shards, hold = opened
-        check: Aside[freshness.QuickCatchUp] | None = None
-        try:
-            meta = self._identity(catalog)
-            if meta is not None:
-                # (read before the fork: the child's and ours; with an early check of this generation, the CRC is
-                # the child's: it verified the same file, else ours below)
-                cols, _ = catalogue_map.open_columns(gen, catalog, crc=early is None or early.gen != gen)
-                workspace, options, token = self.state.workspace, self.state.options, self.state.token
-                db = os.path.join(gen, "catalog.db")
-                gc.disable()  # ~100,000 objects that live as long as the process: no collection walks them
-                try:
-                    if early is None or early.gen != gen:
-                        check = Aside(lambda: freshness.quick_catch_up_at(db, workspace, options, cols.stat_mapping(),
-                                                                          token, stated_now(cols)))
-                    cat = of_columns(cols, len(shards))  # (records made as a query touches them)
-                    postings = self._posting_readers(gen, shards)
-                finally:
-                    gc.enable()
-                if check is None and early is not None:  # (its child ran the catalogue's quick_check too)
-                    used, quick = early.result(cols.source)
-                    early = None
-                    if not used:  # (another file than ours, or none mapped: checked here, now)
-                        if not cols.intact():
-                            meta = None
-                        check = Aside(lambda: freshness.quick_catch_up_at(db, workspace, options, cols.stat_mapping(),
-                                                                          token, stated_now(cols)))
-                if check is not None:
-                    if not store.catalogue_intact(catalog):  # (open_current left it to us: the child's time)
-                        meta = None
-                    quick = check.result()
-        except (sqlite3.Error, OSError, ValueError, TypeError, IndexError, KeyError):  # a damaged store: the caller scans
-            meta = None
-            if check is not None:
-                check.result()  # (the child is waited for)
-        if early is not None:
-            early.result(None)  # (the child is waited for)
-        if meta is None or quick is None:
-            for conn in [catalog, *shards]:
-                conn.close()
-            hold.close()
-            return False
-        self._install(gen, catalog, shards, hold, cat, postings, meta, writers=False)
-        self._pend(cat, quick.changed, quick.gone)
-        self.caught_up_by = "stamps"
-        with self.state.lock:
-            self.state.unreadable = []
-            self.state.phase = "ready"
-        self.state.build_done.set()
-        return True
 
     def _identity(self, catalog: sqlite3.Connection) -> dict[str, str] | None:
         """The generation's meta when it was built for these roots and walk options, else None."""
