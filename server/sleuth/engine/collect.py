@@ -26,15 +26,16 @@ EventBatches = Callable[[list[GrepEvent]], None]  # receives the collected event
 
 
 def item_count(result: FileResult, output: OutputMode) -> int:
-    """The items ``result`` gives the answer before any cap: its events (``content``), one for a
+    """The items ``result`` gives the answer before any cap: its events (``content``: with ``--passthru``
+    a file without a match has them too), one for a
     matching file (``files_with_matches``, ``count``), or one for a file searched whole without a
     match (``files_without_match``: rg's ``--files-without-match``; a file passed over as binary or
     too large, or one that could not be read, is neither)."""
     if output == "files_without_match":
         return 0 if result.matched_lines or result.error or result.skipped else 1
-    if not result.matched_lines:
-        return 0
-    return len(result.events) if output == "content" else 1
+    if output == "content":  # (a file without a match has events with --passthru only: its lines as context)
+        return len(result.events)
+    return 1 if result.matched_lines else 0
 
 
 class Collector:

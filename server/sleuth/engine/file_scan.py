@@ -17,7 +17,7 @@ from sleuth.engine.decompress import DecompressError, compressed_kind, decompres
 from sleuth.engine.errors import describe_os_error
 from sleuth.engine.match.base import Matcher
 from sleuth.engine.search import BINARY, TOO_LARGE, FileResult, search_data
-from sleuth.engine.types import SearchOptions
+from sleuth.engine.types import EVERY_LINE, SearchOptions
 from sleuth.engine.values import Record, replace
 
 __all__ = ["read_file", "search_path", "search_files", "FolderOpener", "BatchStats"]
@@ -182,6 +182,7 @@ def search_files(files: Iterable[tuple[str, str, str | None]], matcher: Matcher,
     counts_binary = options.binary != "text"
     quits = options.binary == "quit"
     without = options.output == "files_without_match"  # files with no match are the answer (a result each)
+    passthru = options.before == EVERY_LINE and options.output == "content"  # every file's lines are shown
     zipped = options.search_zip
     transcoding = options.encoding not in (None, "none")  # the prefilter cannot judge the raw bytes then
     fstat, read, readv, pread, preadv, close = os.fstat, os.read, os.readv, os.pread, os.preadv, os.close
@@ -231,7 +232,7 @@ def search_files(files: Iterable[tuple[str, str, str | None]], matcher: Matcher,
                     result = search_path(path, display, matcher, options, None, max_size)
                 elif invert or transcoding or (length and held[0] in _UTF16_FIRST):
                     result = search_data(bytes(data), display, matcher, options)
-                elif not may_match(data):
+                elif not passthru and not may_match(data):
                     # No match possible (dropping a UTF-8 BOM cannot create one); only binary-ness is left to count.
                     nul = held.find(b"\x00", 0, length) if counts_binary else -1
                     if nul >= 0:
@@ -247,7 +248,7 @@ def search_files(files: Iterable[tuple[str, str, str | None]], matcher: Matcher,
                 stats.binary += 1
             elif result.skipped == TOO_LARGE:
                 stats.too_large += 1
-            elif result.matched_lines or result.error or without:
+            elif result.matched_lines or result.error or without or result.events:
                 results.append(result)
                 if should_stop():  # a file that used up the search's time, or whose matches filled a capped
                     return False  # answer: stop now, not 15 files later (an error "took too long" for each)

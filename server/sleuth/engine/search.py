@@ -205,7 +205,7 @@ def search_buffer(data: bytes, matcher: Matcher, options: SearchOptions, display
     an indexed ``[A-Z]+_RESUME`` on the Linux tree)."""
     result = FileResult(display, searched=len(data))
     if not options.invert and not checked and not matcher.may_match(data):
-        return result
+        return _passed_through(data, result, options)
     cap = options.max_matches_per_file
     matches: list[tuple[int, int, int, list[Span]]] = []
     clips: _Clips | None = None
@@ -249,7 +249,7 @@ def search_buffer(data: bytes, matcher: Matcher, options: SearchOptions, display
             if len(matches) > cap:
                 context_until = window
     if not matches:
-        return result
+        return _passed_through(data, result, options)
     stopped_at = None
     if options.stop_on_nonmatch:
         # rg reads no further than the line after the first run of matching lines (shown as context).
@@ -284,6 +284,18 @@ def search_buffer(data: bytes, matcher: Matcher, options: SearchOptions, display
         _join(result.events)
     if options.byte_offsets:
         add_byte_offsets(data, result.events, result.searched or 0)
+    return result
+
+
+def _passed_through(data: bytes, result: FileResult, options: SearchOptions) -> FileResult:
+    """A file without a match: with ``--passthru`` (every line is context) its lines are all shown, as
+    rg shows them (``cat log | rg --passthru ERROR`` prints the log whether or not it holds one)."""
+    if options.before == EVERY_LINE and options.output == "content":
+        starts = line_starts(data)
+        result.events = [_context_event(data, starts, number, result.display, options.max_columns)
+                         for number, _lo, _hi in _all_lines(data)]
+        if options.byte_offsets and result.events:
+            add_byte_offsets(data, result.events, result.searched or 0)
     return result
 
 
