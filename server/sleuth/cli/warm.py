@@ -25,7 +25,7 @@ class Answer:
     error: dict[str, Any] | None = None
 
 
-Partial = Callable[[list[dict[str, Any]]], bool]  # a streamed batch; False: the caller wants no more
+Partial = Callable[[list[Any]], bool]  # a streamed batch (items, or rows: Decoder.items); False: the caller wants no more
 
 
 def ask(command: str, args: dict[str, Any], roots: Sequence[str], settings: Any,
@@ -50,6 +50,7 @@ def ask(command: str, args: dict[str, Any], roots: Sequence[str], settings: Any,
             request["token"] = token
         if partial is not None:
             request["stream"] = True
+            request["rows"] = True  # plain lines as arrays (sleuth.engine.events.to_wire); partial reads both
         streamed = [False]
         try:
             sock.sendall(json.dumps(request).encode("ascii") + b"\n")
