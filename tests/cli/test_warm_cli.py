@@ -149,6 +149,25 @@ async def test_warm_output_is_the_cold_output(server: tuple[Session, pathlib.Pat
     assert await served(session, f"sleuth.{command}") > before, "the warm run did not reach the server"
 
 
+async def test_a_warm_grep_that_matches_nothing_asks_for_no_listing(server: tuple[Session, pathlib.Path]) -> None:
+    """A grep that matched nothing (and read no file: the index had no candidate) tells "nothing
+    searched" from "nothing found" by the server's index size, not by a ``sleuth.files`` call, whose
+    count of the Linux tree took 0.9 s of a 1.2 s call. Its output and status stay the cold one's."""
+    session, root = server
+    grep_before, files_before = await served(session, "sleuth.grep"), await served(session, "sleuth.files")
+    cold = await asyncio.to_thread(cli, root, "grep", "nothing-matches-this", "--no-server")
+    for _ in range(2):  # the second call's record comes after whatever the first one asked
+        warm_run = await asyncio.to_thread(cli, root, "grep", "nothing-matches-this")
+        assert (warm_run.returncode, warm_run.stdout, warm_run.stderr) == (cold.returncode, cold.stdout, cold.stderr)
+    assert cold.returncode == 1
+    for _ in range(200):
+        if await served(session, "sleuth.grep") >= grep_before + 2:
+            break
+        await asyncio.sleep(0.05)
+    assert await served(session, "sleuth.grep") >= grep_before + 2, "the warm runs did not reach the server"
+    assert await served(session, "sleuth.files") == files_before
+
+
 @pytest.mark.parametrize("folder_name", ["The user's project"])
 async def test_a_folder_the_editor_renamed_is_still_answered_from_the_index(server: tuple[Session, pathlib.Path]) -> None:
     """VS Code lets a person name a workspace folder; the CLI names it by its base name. One folder's

@@ -301,8 +301,9 @@ class WarmListener:
             result = self.run(command, args, ctx)
         except SleuthError as error:
             return {"error": error.to_dict()}
-        if "files_in_workspace" in result:
+        if "files_in_workspace" in result and request.get("files_in_workspace") is not True:
             result["files_in_workspace"] = None  # the cold CLI has no index to count: its result says None
+            # (a client that asks makes it None itself, having read it: sleuth.cli.grep_run's any_file)
         return {"result": result}
 
 
