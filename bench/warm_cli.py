@@ -149,10 +149,12 @@ def main() -> int:
             same = warm_out == cold_out and (not ns.old or timed(old_cmd, corpus, old_env)[1] == warm_out)
             same_rg = rg_lines(warm_out) == rg_lines(rg_out)
             rg_times, warm_times, old_times, server_ms = [], [], [], []
-            for _ in range(ns.runs):
+            for turn in range(ns.runs):
                 rg_times.append(timed(rg_cmd, corpus)[0])
+                if ns.old and turn % 2:  # every other turn the old one first: neither always follows rg
+                    old_times.append(timed(old_cmd, corpus, old_env)[0])
                 warm_times.append(timed(sl_cmd, corpus, env)[0])
-                if ns.old:
+                if ns.old and not turn % 2:
                     old_times.append(timed(old_cmd, corpus, old_env)[0])
                 server_ms.append(server_elapsed_ms([*sl_cmd, "--result-json"], corpus, env))
             rg_med, warm_med = statistics.median(rg_times), statistics.median(warm_times)
