@@ -42,10 +42,10 @@ def sleuth_command() -> list[str]:
 _ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
-def timed(cmd: list[str], cwd: str) -> tuple[float, bytes]:
+def timed(cmd: list[str], cwd: str, env: dict[str, str] | None = None) -> tuple[float, bytes]:
     start = time.perf_counter()
     proc = subprocess.run(cmd, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                          env=_ENV)  # no path: a piped stdin would be searched instead (rg and sleuth alike)
+                          env=env or _ENV)  # no path: a piped stdin would be searched instead (rg and sleuth alike)
     return time.perf_counter() - start, proc.stdout
 
 

@@ -8,9 +8,11 @@ same match lines as rg and exactly the bytes of the cold CLI (``--no-server``), 
 processes alternately (rg, warm sleuth, ...), printing medians and the ratio. ``srv ms`` is the
 server's own time for the command (``elapsed_ms`` of a warm ``--result-json`` call of the same query,
 median): the rest of ``warm`` is the call's fixed cost (the client's start, the fork, the child's
-settings, the transport, printing, the exits). Usage::
+settings, the transport, printing, the exits). ``--old SLEUTH`` (another installation's ``sleuth`` script,
+e.g. the main checkout's) starts that installation's server too, in a runtime folder of its own (its warm
+doors apart from the new one's), and times its warm CLI in the same turns (``old s``, ``old/new``). Usage::
 
-    python bench/warm_cli.py [--corpus DIR] [--cache DIR] [--runs 5] [--only NAME] [--pattern P --flags '-C2']
+    python bench/warm_cli.py [--corpus DIR] [--cache DIR] [--runs 5] [--only NAME] [--pattern P --flags '-C2'] [--old PATH]
 
 By default the literal benchsuite queries (``linux_literal``, ``linux_literal_casei``, ``linux_word``);
 ``--only`` picks any of ``queries.BENCHSUITE``. The cache defaults to ``~/.cache/sleuth-bench/fresh-index``
@@ -24,7 +26,9 @@ import json
 import os
 import statistics
 import sys
+import tempfile
 import time
+from typing import Callable, TypeVar
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from cold_grep import _ENV, rg_binary, rg_lines, sleuth_command, timed  # noqa: E402
@@ -32,10 +36,11 @@ from lsp_client import SLEUTH, LspProcess, vscode_capabilities  # noqa: E402
 from queries import BENCHSUITE  # noqa: E402
 
 LITERAL = ("linux_literal", "linux_literal_casei", "linux_word")
+T = TypeVar("T")
 
 
-def start_server(corpus: str, cache: str) -> LspProcess:
-    lsp = LspProcess([SLEUTH, "serve"], cwd=corpus, env=_ENV)
+def start_server(corpus: str, cache: str, sleuth: str = SLEUTH, env: dict[str, str] | None = None) -> LspProcess:
+    lsp = LspProcess([sleuth, "serve"], cwd=corpus, env=env or _ENV)
     uri = "file://" + corpus
     lsp.request("initialize", {"processId": os.getpid(), "rootUri": uri, "capabilities": vscode_capabilities(),
                                "workspaceFolders": [{"uri": uri, "name": os.path.basename(corpus)}],
@@ -44,12 +49,12 @@ def start_server(corpus: str, cache: str) -> LspProcess:
     return lsp
 
 
-def wait_fork_server(corpus: str, sleuth: list[str], limit_s: float = 60) -> bool:
+def wait_fork_server(corpus: str, sleuth: list[str], limit_s: float = 60, env: dict[str, str] | None = None) -> bool:
     """Make the first warm call (it starts the server's CLI fork server) and wait for that to listen."""
     from sleuth.core.warm_paths import fork_socket_path
 
-    path = fork_socket_path([corpus])
-    timed([*sleuth, "files", "--max-results", "1"], corpus)
+    path = fork_socket_path([corpus]) if env is None else _in_env(env, lambda: fork_socket_path([corpus]))
+    timed([*sleuth, "files", "--max-results", "1"], corpus, env)
     deadline = time.perf_counter() + limit_s
     while time.perf_counter() < deadline:
         if path and os.path.exists(path):
@@ -59,17 +64,36 @@ def wait_fork_server(corpus: str, sleuth: list[str], limit_s: float = 60) -> boo
     return False
 
 
-def server_elapsed_ms(command: list[str], corpus: str) -> float:
+def server_elapsed_ms(command: list[str], corpus: str, env: dict[str, str] | None = None) -> float:
     """The server's ``elapsed_ms`` for a warm ``--result-json`` call (its command alone, nothing around it)."""
-    return float(json.loads(timed(command, corpus)[1])["elapsed_ms"])
+    return float(json.loads(timed(command, corpus, env)[1])["elapsed_ms"])
 
 
-def wait_ready(lsp: LspProcess, corpus: str, limit_s: float = 3600) -> float:
+def _in_env(env: dict[str, str], compute: Callable[[], T]) -> T:
+    """``compute()`` with ``env`` as this process's environment (a socket path under another runtime folder)."""
+    saved = dict(os.environ)
+    os.environ.clear()
+    os.environ.update(env)
+    try:
+        return compute()
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
+def old_environment(runtime: str) -> dict[str, str]:
+    """The old installation's environment: its own runtime folder, so its warm doors are not the new one's."""
+    os.makedirs(runtime, mode=0o700, exist_ok=True)
+    os.chmod(runtime, 0o700)
+    return {**_ENV, "XDG_RUNTIME_DIR": runtime}
+
+
+def wait_ready(lsp: LspProcess, corpus: str, limit_s: float = 3600, env: dict[str, str] | None = None) -> float:
     from sleuth.core.warm_paths import socket_path
 
     started = time.perf_counter()
     deadline = started + limit_s
-    path = socket_path([corpus])
+    path = socket_path([corpus]) if env is None else _in_env(env, lambda: socket_path([corpus]))
     while time.perf_counter() < deadline:
         status = lsp.execute("sleuth.index.status", {}).result
         if status.get("state") == "ready" and path and os.path.exists(path):
@@ -86,6 +110,7 @@ def main() -> int:
     parser.add_argument("--only", action="append")
     parser.add_argument("--pattern", help="time this query too (named 'extra'), with --flags")
     parser.add_argument("--flags", default="", help="rg flags of --pattern, space-separated (e.g. '-C2')")
+    parser.add_argument("--old", help="another installation's sleuth script, timed in the same turns")
     ns = parser.parse_args()
     corpus = os.path.realpath(ns.corpus)
     queries = list(BENCHSUITE)
@@ -93,39 +118,61 @@ def main() -> int:
         queries.append(("extra", ns.flags.split(), ns.pattern))
     names = ns.only or (["extra"] if ns.pattern else list(LITERAL))
     rg, sleuth = rg_binary(), sleuth_command()
-    lsp = start_server(corpus, ns.cache)
+    # Each server in a runtime folder of its own: a server another checkout runs on the same tree would
+    # otherwise own the warm doors (and answer the calls), or make this one its guest.
+    runtime = tempfile.mkdtemp(prefix="sleuth-warm-bench-")
+    env = old_environment(os.path.join(runtime, "new"))
+    old_env = old_environment(os.path.join(runtime, "old"))
+    servers = [start_server(corpus, ns.cache, env=env)]
+    if ns.old:
+        servers.append(start_server(corpus, ns.cache, ns.old, old_env))
     try:
-        waited = wait_ready(lsp, corpus)
-        forking = wait_fork_server(corpus, sleuth)
-        print(f"corpus {corpus}; server ready (index and socket) after {waited:.1f} s; CLI fork server "
-              f"{'listening' if forking else 'NOT listening'}; {ns.runs} runs each, alternating; "
-              f"whole-process wall time, medians")
-        print(f"{'query':22} {'lines':>6} {'=rg':>4} {'=cold':>6} {'rg s':>7} {'warm s':>7} {'srv ms':>7} {'rg/warm':>8}")
+        waited = max(wait_ready(lsp, corpus, env=e) for lsp, e in zip(servers, (env, old_env)))
+        forking = wait_fork_server(corpus, sleuth, env=env) and (not ns.old or wait_fork_server(corpus, [ns.old],
+                                                                                                env=old_env))
+        print(f"corpus {corpus}; server{'s' if ns.old else ''} ready (index and socket) after {waited:.1f} s; "
+              f"CLI fork server {'listening' if forking else 'NOT listening'}; {ns.runs} runs each, alternating; "
+              f"whole-process wall time, medians; load {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+        old_head = f" {'old s':>7} {'old/new':>8}" if ns.old else ""
+        print(f"{'query':22} {'lines':>6} {'=rg':>4} {'=cold':>6} {'rg s':>7} {'warm s':>7} {'srv ms':>7} "
+              f"{'rg/warm':>8}{old_head}")
         speedups = []
         for name, flags, pattern in queries:
             if name not in names:
                 continue
             rg_cmd = [rg, "-n", "--no-heading", "--with-filename", "--color", "never", *flags, pattern]
             sl_cmd = [*sleuth, "grep", "-n", "--no-heading", "--color", "never", *flags, pattern]
+            old_cmd = [ns.old or "", *sl_cmd[len(sleuth):]]
             _, rg_out = timed(rg_cmd, corpus)  # warm-up, and the reference answer
-            _, warm_out = timed(sl_cmd, corpus)
-            _, cold_out = timed([*sl_cmd, "--no-server"], corpus)
+            _, warm_out = timed(sl_cmd, corpus, env)
+            _, cold_out = timed([*sl_cmd, "--no-server"], corpus, env)
+            same = warm_out == cold_out and (not ns.old or timed(old_cmd, corpus, old_env)[1] == warm_out)
             same_rg = rg_lines(warm_out) == rg_lines(rg_out)
-            rg_times, warm_times, server_ms = [], [], []
-            for _ in range(ns.runs):
+            rg_times, warm_times, old_times, server_ms = [], [], [], []
+            for turn in range(ns.runs):
                 rg_times.append(timed(rg_cmd, corpus)[0])
-                warm_times.append(timed(sl_cmd, corpus)[0])
-                server_ms.append(server_elapsed_ms([*sl_cmd, "--result-json"], corpus))
+                if ns.old and turn % 2:  # every other turn the old one first: neither always follows rg
+                    old_times.append(timed(old_cmd, corpus, old_env)[0])
+                warm_times.append(timed(sl_cmd, corpus, env)[0])
+                if ns.old and not turn % 2:
+                    old_times.append(timed(old_cmd, corpus, old_env)[0])
+                server_ms.append(server_elapsed_ms([*sl_cmd, "--result-json"], corpus, env))
             rg_med, warm_med = statistics.median(rg_times), statistics.median(warm_times)
             speedups.append(rg_med / warm_med)
+            old_cols = ""
+            if ns.old:
+                old_med = statistics.median(old_times)
+                old_cols = f" {old_med:7.3f} {old_med / warm_med:7.2f}x"
             print(f"{name:22} {len(rg_lines(rg_out)):6d} {'yes' if same_rg else 'NO':>4} "
-                  f"{'yes' if warm_out == cold_out else 'NO':>6} {rg_med:7.3f} {warm_med:7.3f} "
+                  f"{'yes' if same else 'NO':>6} {rg_med:7.3f} {warm_med:7.3f} "
                   f"{statistics.median(server_ms):7.1f} "
-                  f"{rg_med / warm_med:7.1f}x", flush=True)
+                  f"{rg_med / warm_med:7.1f}x{old_cols}", flush=True)
         if speedups:
-            print(f"warm sleuth vs rg: worst {min(speedups):.1f}x faster, median {statistics.median(speedups):.1f}x")
+            print(f"warm sleuth vs rg: worst {min(speedups):.1f}x faster, median {statistics.median(speedups):.1f}x; "
+                  f"load {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     finally:
-        lsp.close()
+        for lsp in servers:
+            lsp.close()
     return 0
 
 

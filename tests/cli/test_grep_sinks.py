@@ -145,3 +145,26 @@ def test_a_plain_line_skips_its_spans_and_prints_the_same(capsys: pytest.Capture
     always = Standard(options)
     always.spans_read = True
     assert lean == _push(always, capsys, SPANNED)
+
+
+# Lines the quick path of a plain match line must print as the general path does: in one file and the
+# next, with a gap (a context separator), a CRLF line, a line with a NUL in its text, a replacement.
+PLAIN = [_match("p.py", 1, "x one"), _match("p.py", 2, "x two"), _context("p.py", 3, "ctx"),
+         _match("p.py", 7, "x after a gap"), _match("p.py", 8, "x crlf", cr=True), _match("q/r.py", 1, "x\0nul"),
+         _match("q/r.py", 2, "x", 1, 2, replacement="Y"), _match("q/r.py", 9, "x last")]
+PLAIN_FLAGS = ("with_path", "line_number", "null", "context", "heading", "column", "crlf")
+
+
+@pytest.mark.parametrize("bits", range(1 << len(PLAIN_FLAGS)))
+@pytest.mark.parametrize("separators", [{}, {"context_separator": None}, {"match_separator": "|", "context_separator": "##"}])
+def test_a_plain_match_line_is_written_at_once_and_prints_the_same(capsys: pytest.CaptureFixture[str], bits: int,
+                                                                   separators: dict[str, Any]) -> None:
+    """A match line none of whose flags reshape it is written in one step (``Standard.plain``): for every
+    combination of the flags around it, the output is the general path's."""
+    options = _opts(**{flag: bool(bits >> i & 1) for i, flag in enumerate(PLAIN_FLAGS)}, **separators)
+    quick = Standard(options)
+    assert quick.plain == (not options.heading and not options.column and not options.crlf)
+    printed = _push(quick, capsys, PLAIN[:3], PLAIN[3:])
+    general = Standard(options)
+    general.plain = False
+    assert printed == _push(general, capsys, PLAIN[:3], PLAIN[3:])

@@ -149,6 +149,25 @@ async def test_warm_output_is_the_cold_output(server: tuple[Session, pathlib.Pat
     assert await served(session, f"sleuth.{command}") > before, "the warm run did not reach the server"
 
 
+async def test_a_warm_grep_that_matches_nothing_asks_for_no_listing(server: tuple[Session, pathlib.Path]) -> None:
+    """A grep that matched nothing (and read no file: the index had no candidate) tells "nothing
+    searched" from "nothing found" by the server's index size, not by a ``sleuth.files`` call, whose
+    count of the Linux tree took 0.9 s of a 1.2 s call. Its output and status stay the cold one's."""
+    session, root = server
+    grep_before, files_before = await served(session, "sleuth.grep"), await served(session, "sleuth.files")
+    cold = await asyncio.to_thread(cli, root, "grep", "nothing-matches-this", "--no-server")
+    for _ in range(2):  # the second call's record comes after whatever the first one asked
+        warm_run = await asyncio.to_thread(cli, root, "grep", "nothing-matches-this")
+        assert (warm_run.returncode, warm_run.stdout, warm_run.stderr) == (cold.returncode, cold.stdout, cold.stderr)
+    assert cold.returncode == 1
+    for _ in range(200):
+        if await served(session, "sleuth.grep") >= grep_before + 2:
+            break
+        await asyncio.sleep(0.05)
+    assert await served(session, "sleuth.grep") >= grep_before + 2, "the warm runs did not reach the server"
+    assert await served(session, "sleuth.files") == files_before
+
+
 @pytest.mark.parametrize("folder_name", ["The user's project"])
 async def test_a_folder_the_editor_renamed_is_still_answered_from_the_index(server: tuple[Session, pathlib.Path]) -> None:
     """VS Code lets a person name a workspace folder; the CLI names it by its base name. One folder's
@@ -202,6 +221,64 @@ def _ask_raw(path: str, request: dict[str, Any]) -> dict[str, Any]:
         while chunk := sock.recv(65536):
             data += chunk
     return json.loads(data)
+
+
+def _streamed(path: str, request: dict[str, Any]) -> tuple[list[list[Any]], dict[str, Any]]:
+    """A streaming request on the warm door at ``path`` (a UNIX socket): its partial batches and its answer."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.settimeout(HANG_S)
+        sock.connect(path)
+        sock.sendall(json.dumps({**request, "stream": True}).encode() + b"\n")
+        data = b""
+        while chunk := sock.recv(65536):
+            data += chunk
+    lines = [json.loads(line) for line in data.splitlines()]
+    return [line["partial"] for line in lines[:-1]], lines[-1]
+
+
+class _Recorded:
+    """A sink that keeps every event's fields (what a printer would read)."""
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[Any, ...]] = []
+
+    def event(self, event: Any) -> bool:
+        self.seen.append((type(event).__name__, *(getattr(event, name) for name in type(event).__slots__)))
+        return True
+
+    def finish(self, summary: Any) -> None:
+        pass
+
+
+@needs_unix_door
+@pytest.mark.parametrize("args", [{"pattern": "user"}, {"pattern": "user", "context": 1},
+                                  {"pattern": "user", "replace": "U"}, {"pattern": "user", "output": "count"},
+                                  {"pattern": "user", "output": "files_with_matches"}])
+async def test_a_client_that_reads_rows_gets_plain_lines_as_rows_and_the_same_events(
+        server: tuple[Session, pathlib.Path], args: dict[str, Any]) -> None:
+    """``"rows": true`` (the CLI's): a plain line crosses as an array, anything else as its item, and
+    the decoded events are those of the item stream an older client gets."""
+    from sleuth.cli.common import workspace_settings
+    from sleuth.engine.events import Decoder
+
+    _, root = server
+    real = os.path.realpath(root)
+    path = door_path(root)
+    request = {"v": warm.PROTOCOL, "command": "sleuth.grep", "args": args, "roots": [real],
+               "guards": warm.guards(workspace_settings([real])), "environment": warm.environment(args)}
+    decoded = []
+    for rows in (False, True):
+        batches, answer = await asyncio.to_thread(_streamed, path, {**request, "rows": rows})
+        streamed = [entry for batch in batches for entry in batch]
+        assert streamed, answer
+        kinds = {type(entry) for entry in streamed}
+        plain = "replace" not in args and args.get("output", "content") == "content"
+        assert (list in kinds) if rows and plain else kinds == {dict}, kinds  # (a line of two matches: an item)
+        sink = _Recorded()
+        decoder = Decoder(sink)
+        assert decoder.items(streamed) and decoder.items(answer["result"]["matches"]) and decoder.end_file()
+        decoded.append(sink.seen)
+    assert decoded[0] == decoded[1]
 
 
 async def test_the_socket_keeps_requests_inside_the_servers_roots(server: tuple[Session, pathlib.Path],

@@ -56,6 +56,11 @@ class Standard:
         self.spans_read = bool(o.only_matching or o.vimgrep or o.column or o.byte_offset or o.colours is not None
                                or o.max_columns)
         self.match_column = 1  # the column shown for the line a match over several lines began on
+        # A match line with none of the flags that reshape it (headings, columns, offsets, colours, -o,
+        # --vimgrep, --trim, a column limit, --crlf) is its prefix, its text and a newline: :meth:`line`
+        # writes it at once (the general path was ~5 us of ~6 a line, 2,161 lines of a warm answer).
+        self.plain = not (o.heading or o.vimgrep or o.only_matching or o.column or o.byte_offset or o.trim
+                          or o.colours is not None or o.max_columns or o.crlf)
         self.held_by: tuple[str, int] | None = None  # the line that match's block goes on to
 
     def event(self, event: Event) -> bool:
@@ -94,6 +99,19 @@ class Standard:
 
     def line(self, event: Match | Context) -> None:
         o, write = self.o, self.write
+        if self.plain and type(event) is Match and event.replacement is None and not event.cr:
+            path = event.path
+            if path != self.current and self.printed_any and o.context and o.context_separator is not None:
+                write(o.context_separator + "\n")
+            elif path == self.current and self.last_line and event.line > self.last_line + 1 and o.context \
+                    and o.context_separator is not None:
+                write(o.context_separator + "\n")
+            self.current, self.printed_any = path, True
+            self.last_line = event.line + event.text.count("\n")
+            sep = o.match_separator
+            write(("" if not o.with_path else path + ("\0" if o.null else sep))
+                  + (str(event.line) + sep if o.line_number else "") + event.text + "\n")
+            return
         if o.vimgrep and type(event) is Match and not event.match_count():  # type: ignore[union-attr]
             return  # rg's --vimgrep shows a match once, on its first line: this line holds no other
         if o.only_matching and type(event) is Match and not event.text \

@@ -25,7 +25,7 @@ class Answer:
     error: dict[str, Any] | None = None
 
 
-Partial = Callable[[list[dict[str, Any]]], bool]  # a streamed batch; False: the caller wants no more
+Partial = Callable[[list[Any]], bool]  # a streamed batch (items, or rows: Decoder.items); False: the caller wants no more
 
 
 def ask(command: str, args: dict[str, Any], roots: Sequence[str], settings: Any,
@@ -48,8 +48,13 @@ def ask(command: str, args: dict[str, Any], roots: Sequence[str], settings: Any,
                    "environment": environment(args)}
         if token is not None:
             request["token"] = token
+        if command == "sleuth.grep":
+            # The grep CLI makes the count None itself (its result is the cold one) and reads it only to know
+            # that the index held files (grep_run's any_file): a search that matched nothing then lists none.
+            request["files_in_workspace"] = True
         if partial is not None:
             request["stream"] = True
+            request["rows"] = True  # plain lines as arrays (sleuth.engine.events.to_wire); partial reads both
         streamed = [False]
         try:
             sock.sendall(json.dumps(request).encode("ascii") + b"\n")

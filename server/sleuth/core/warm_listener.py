@@ -21,6 +21,7 @@ from sleuth.core.warm import (MAX_REQUEST_BYTES, PROTOCOL, WARM_COMMANDS, bind_l
                               token_matches)
 from sleuth.core.warm_paths import lock_path
 from sleuth.engine.cancel import CancelToken
+from sleuth.engine.events import GrepEvent, to_wire
 from sleuth.engine.platform import fork_server_available, lock_file, warm_door
 from sleuth.searches import INDEX_ONLY
 
@@ -295,13 +296,14 @@ class WarmListener:
         ctx = CommandContext(workspace=workspace, settings=cli_settings(settings), token=token,
                              services=services.replace(open_buffers=None))
         if request.get("stream") is True and command == "sleuth.grep":
-            ctx.partial = _Batches(conn, token)
+            ctx.partial = _Rows(conn, token, args.get("output")) if request.get("rows") is True else _Batches(conn, token)
         try:
             result = self.run(command, args, ctx)
         except SleuthError as error:
             return {"error": error.to_dict()}
-        if "files_in_workspace" in result:
+        if "files_in_workspace" in result and request.get("files_in_workspace") is not True:
             result["files_in_workspace"] = None  # the cold CLI has no index to count: its result says None
+            # (a client that asks makes it None itself, having read it: sleuth.cli.grep_run's any_file)
         return {"result": result}
 
 
@@ -316,6 +318,9 @@ class _Batches:
 
     def __call__(self, batch: list[dict[str, Any]]) -> None:
         self.sent += len(batch)
+        self._send(batch)
+
+    def _send(self, batch: list[Any]) -> None:
         try:
             self.conn.sendall(b'{"partial":' + json.dumps(batch, separators=(",", ":")).encode("ascii") + b"}\n")
         except OSError:
@@ -323,6 +328,21 @@ class _Batches:
 
     def trim(self, result: dict[str, Any]) -> dict[str, Any]:
         return result  # sleuth.grep leaves the streamed items out itself
+
+
+class _Rows(_Batches):
+    """The sink of a client that reads compact rows (``"rows": true``, :func:`sleuth.engine.events.to_wire`):
+    it takes the search's events themselves (:class:`~sleuth.commands.context.EventStream`), and a plain
+    line crosses as an array, not as an item object made here and read back there. An older client
+    does not ask, and gets items."""
+
+    def __init__(self, conn: socket.socket, token: Any, output: object) -> None:
+        super().__init__(conn, token)
+        self.output = output if isinstance(output, str) else "content"
+
+    def events(self, batch: list[GrepEvent]) -> None:
+        self.sent += len(batch)
+        self._send(to_wire(batch, self.output))
 
 
 def _end(fork_server: subprocess.Popen[bytes]) -> threading.Thread | None:

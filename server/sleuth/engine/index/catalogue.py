@@ -13,7 +13,7 @@ import os
 import sqlite3
 import sys
 from dataclasses import dataclass
-from typing import Callable, Iterable, Iterator
+from typing import Callable, Iterable, Iterator, Mapping
 
 import numpy as np
 
@@ -325,13 +325,14 @@ class Catalogue:
             self._rank = (order, ranks)
         return self._rank[1]
 
-    def ordered(self, ids: np.ndarray) -> np.ndarray:
+    def ordered(self, ids: np.ndarray, records: Mapping[int, FileRecord] | None = None) -> np.ndarray:
         """``ids`` (file ids, int64) in result order. Through :meth:`rank` once the catalogue's order
         exists (a server's later searches: no string compared); before that, a few ids are sorted by
         their own keys: a one-shot process (the cold CLI) asking once for a few hundred candidates
-        must not sort all 78,000 paths of the Linux tree for it (~0.2 s)."""
+        must not sort all 78,000 paths of the Linux tree for it (~0.2 s). ``records``: the ids' records
+        where the caller has them already (else looked up here)."""
         if self._order is None and len(ids) <= ORDER_ALONE_IDS:
-            by_id = self.by_id
+            by_id = self.by_id if records is None else records
             keys = [sort_key(by_id[f].display) for f in ids.tolist()]
             return ids[np.array(sorted(range(len(keys)), key=keys.__getitem__), np.int64)] if keys else ids
         return ids[np.argsort(self.rank()[ids], kind="stable")]

@@ -103,8 +103,11 @@ class Narrowing:
                 return None
             # Result order without a string sort: each file's position in the sorted catalogue.
             ids = np.array(found + list(cat.unindexed_ids), np.int64)  # unindexed files: always candidates
-            order = cat.ordered(ids)
-            by_id = cat.by_id
+            # Each candidate's record looked up once: a lazy catalogue makes a record per look-up (~3 us),
+            # and the order, the list and the pieces each looked every one up again (~2,800 look-ups for
+            # [A-Z]+_RESUME's 1,067 candidates on the Linux tree, a third of the lookup's time).
+            by_id = _records_of(cat.by_id, ids)
+            order = cat.ordered(ids, by_id)
             records = [by_id[f] for f in order.tolist()]
             changed = self.state.changed(extra=buffers)
             if changed.paths:
@@ -361,6 +364,11 @@ class Narrowing:
         if not stat_mod.S_ISREG(st.st_mode):
             return None
         return FileEntry(path, self.state.workspace.display(path), st.st_size, st.st_mtime)
+
+
+def _records_of(by_id: Mapping[int, FileRecord], ids: np.ndarray) -> dict[int, FileRecord]:
+    """The records of ``ids``, each looked up once (see :meth:`Narrowing.candidates`)."""
+    return {f: by_id[f] for f in ids.tolist()}
 
 
 def _named_through_link(targets: Sequence[Target] | None) -> bool:
