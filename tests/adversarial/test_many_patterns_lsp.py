@@ -9,8 +9,10 @@ than 256 literals (the scan is what such a query costs anyway), its evaluation s
 search's deadline, and status never waits behind it (bench/many_patterns.py has the figures).
 
 Ordering, not timing: the status request sent right after the grep must be answered before it,
-and the grep must end with its timeout reason (10,000 alternatives cost far more than a second of
-matching on this tree on any machine).
+and the grep must end within its limits: at its deadline, or at ``max_results`` when the machine
+fills the answer first (an idle CI machine did, in 2.99 s of its 3: every line of this tree matches;
+"10,000 alternatives cost far more than the budget on any machine" was true until the matcher got
+faster).
 """
 
 from __future__ import annotations
@@ -55,5 +57,6 @@ def test_status_is_answered_while_a_10000_pattern_grep_runs_and_the_grep_ends_ti
     order = server.response_ids()
     assert order.index(status) < order.index(grep), "status waited for the 10,000-pattern grep"
     result = answer["result"]
-    assert result["timed_out"] and result["truncated_reason"] == "timeout", \
-        json.dumps({k: v for k, v in result.items() if k != "matches"})
+    ended = (result["timed_out"] and result["truncated_reason"] == "timeout") or (
+        result["truncated_reason"] == "max_results" and result["count"] == 20_000)
+    assert ended and result["truncated"], json.dumps({k: v for k, v in result.items() if k != "matches"})
