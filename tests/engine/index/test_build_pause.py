@@ -115,7 +115,9 @@ def test_a_search_that_never_ends_only_slows_the_build(tmp_path: Path) -> None:
         thread, result = _build_in_thread(tmp_path / "store", entries, lambda *a: None, max_pause_s=0.05)
         thread.join(HANG_S)
         assert result, "the build never completed while a search ran"
-        assert result[0].pauses >= 1 and _rows(result[0].gen) == len(entries)
+        # (whether a worker saw one of the 50 ms pauses depends on how fast workers start: spawned ones may
+        # miss them all; that they pause at all is the test above's, with no bound to race)
+        assert _rows(result[0].gen) == len(entries)
     finally:
         search.end()
 
