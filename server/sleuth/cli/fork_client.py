@@ -30,14 +30,14 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms
 if TYPE_CHECKING:
     from typing import NoReturn
 
-__all__ = ["run", "leave", "MAGIC", "FORK_COMMANDS", "MAX_REQUEST_BYTES", "installation", "recv_exactly"]
+__all__ = ["run", "leave", "OWN_DESCRIPTORS", "MAGIC", "FORK_COMMANDS", "MAX_REQUEST_BYTES", "installation", "recv_exactly"]
 
 # The wire's constants live here, the light end; the fork server imports them.
 MAGIC = b"sleuth-fork/2"  # 2: the interpreter-mode field; a fork server of 1 reads no such request
 FORK_COMMANDS = frozenset(search.name for search in SEARCHES if search.warm)  # the subcommands, as the warm door
 MAX_REQUEST_BYTES = 8 << 20  # argv and environment; a larger call runs in its own process
 _CONNECT_TIMEOUT_S = 1.0
-_OWN_DESCRIPTORS = ("/dev/fd/", "/proc/self/fd/", "/proc/thread-self/fd/")  # paths that name this process's files
+OWN_DESCRIPTORS = ("/dev/fd/", "/proc/self/fd/", "/proc/thread-self/fd/")  # paths that name this process's files
 _FORWARDED = tuple(getattr(_signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(_signal, name))
 
 
@@ -51,7 +51,7 @@ def run(argv: list[str]) -> int | None:
         return None
     if any(a == "--pre" or a.startswith("--pre=") for a in args):
         return None  # a preprocessor is a program the caller runs, in its own process (sleuth.cli.grep_pre)
-    if any(a.startswith(_OWN_DESCRIPTORS) for a in args):
+    if any(a.startswith(OWN_DESCRIPTORS) for a in args):
         return None  # a shell's <(command), /dev/fd/63: this process's descriptor, which the child has not
     try:
         cwd = os.getcwd()

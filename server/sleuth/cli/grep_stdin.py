@@ -12,6 +12,7 @@ import sys
 from typing import TYPE_CHECKING, Any, Callable
 
 from sleuth.cli.common import report_error
+from sleuth.cli.fork_client import OWN_DESCRIPTORS  # (loaded by every call already)
 
 if TYPE_CHECKING:
     from sleuth.commands.context import CommandContext
@@ -20,7 +21,6 @@ __all__ = ["stdin_is_readable", "is_stream", "read_input", "search_input", "STDI
 
 
 STDIN_PATH = "-"
-_OWN_FILES = ("/dev/fd/", "/proc/self/fd/", "/proc/thread-self/fd/")  # this process's descriptors, by number
 
 
 def stdin_is_readable() -> bool:
@@ -44,7 +44,7 @@ def is_stream(typed: str | None) -> bool:
         return False
     if typed == os.devnull:
         return True
-    if not typed.startswith(_OWN_FILES) and typed != "/dev/stdin":
+    if not typed.startswith(OWN_DESCRIPTORS) and typed != "/dev/stdin":
         return False
     try:
         mode = os.stat(typed).st_mode

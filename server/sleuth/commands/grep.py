@@ -218,7 +218,7 @@ def _candidates(request: GrepRequest, ctx: CommandContext, token: CancelToken,
     index = ctx.services.index
     if index is None or request.search.encoding is not None or request.search.search_zip \
             or request.match.engine == "pcre2" or request.search.output == "files_without_match" \
-            or request.search.before == EVERY_LINE:
+            or request.search.passthru:
         return None  # the index holds the bytes as auto reads them: another encoding's or a compressed file's
         # text is not what it indexed; and its literals are read in ripgrep's syntax, not PCRE's. Files
         # without a match are the ones it rules out, but whether each is binary (then listed by none) takes a read;

@@ -17,7 +17,7 @@ from sleuth.engine.decompress import DecompressError, compressed_kind, decompres
 from sleuth.engine.errors import describe_os_error
 from sleuth.engine.match.base import Matcher
 from sleuth.engine.search import BINARY, TOO_LARGE, FileResult, search_data
-from sleuth.engine.types import EVERY_LINE, SearchOptions
+from sleuth.engine.types import SearchOptions
 from sleuth.engine.values import Record, replace
 
 __all__ = ["read_file", "search_path", "search_files", "FolderOpener", "BatchStats"]
@@ -182,7 +182,7 @@ def search_files(files: Iterable[tuple[str, str, str | None]], matcher: Matcher,
     counts_binary = options.binary != "text"
     quits = options.binary == "quit"
     without = options.output == "files_without_match"  # files with no match are the answer (a result each)
-    passthru = options.before == EVERY_LINE and options.output == "content"  # every file's lines are shown
+    passthru = options.passthru  # every file's lines are shown
     zipped = options.search_zip
     transcoding = options.encoding not in (None, "none")  # the prefilter cannot judge the raw bytes then
     fstat, read, readv, pread, preadv, close = os.fstat, os.read, os.readv, os.pread, os.preadv, os.close

@@ -290,7 +290,7 @@ def search_buffer(data: bytes, matcher: Matcher, options: SearchOptions, display
 def _passed_through(data: bytes, result: FileResult, options: SearchOptions) -> FileResult:
     """A file without a match: with ``--passthru`` (every line is context) its lines are all shown, as
     rg shows them (``cat log | rg --passthru ERROR`` prints the log whether or not it holds one)."""
-    if options.before == EVERY_LINE and options.output == "content":
+    if options.passthru:
         starts = line_starts(data)
         result.events = [_context_event(data, starts, number, result.display, options.max_columns)
                          for number, _lo, _hi in _all_lines(data)]

@@ -221,6 +221,12 @@ class SearchOptions(Value):
         fill(self, "stop_on_nonmatch", stop_on_nonmatch)
         fill(self, "spans_lines", spans_lines)
 
+    @property
+    def passthru(self) -> bool:
+        """rg ``--passthru``: every line of every file is shown (the others as context), a file
+        without a match too: a search the index may not narrow."""
+        return self.before == EVERY_LINE and self.output == "content"
+
 
 class FileEntry(NamedTuple):
     """A file the walk chose. ``path`` opens it; ``display`` is what results show (``/``-separated, NFC,
