@@ -89,6 +89,10 @@ def main(argv: list[str] | None = None) -> int:
         if forked is not None:
             leave(forked)
         argv = sys.argv[1:]
+        if _first_word(argv) not in LONG_LIVED:  # (the servers' stdout is their protocol's)
+            from sleuth.cli.std_streams import buffer_stdout
+
+            buffer_stdout()
     first = _first_word(argv)
     only = first if first in SUBCOMMANDS else None
     namespace = None

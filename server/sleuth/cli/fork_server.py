@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import io
 import os
 import pkgutil
 import select
@@ -49,6 +48,7 @@ from dataclasses import dataclass
 from typing import Iterable, NoReturn, Sequence
 
 from sleuth.cli.fork_client import FORK_COMMANDS, MAGIC, MAX_REQUEST_BYTES, installation
+from sleuth.cli.std_streams import replace_std_streams
 from sleuth.core.warm_paths import peer_uid, private_dir
 from sleuth.engine.grep import pool
 
@@ -287,7 +287,7 @@ def _child(conn: socket.socket, listener: socket.socket, request: ForkRequest, f
         os.environb.clear()
         os.environb.update(request.env)
         sys.argv = [request.argv0, *request.args]
-        _std_streams(request.streams)
+        replace_std_streams(request.streams)
         conn.sendall(b"P" + os.getpid().to_bytes(4, "big"))
         pool.fork_workers()  # the watcher below is a second thread: the pool would pick a fork server
         threading.Thread(target=_interrupt_on_hangup, args=(conn,), daemon=True).start()
@@ -309,20 +309,6 @@ def _child(conn: socket.socket, listener: socket.socket, request: ForkRequest, f
         except BaseException:
             pass
         os._exit(status)
-
-
-def _std_streams(streams: tuple[tuple[str, str], tuple[str, str], tuple[str, str]]) -> None:
-    """New ``sys.stdin/stdout/stderr`` on descriptors 0-2 with the client's encodings, buffered as
-    Python buffers them at start-up (stdout line-buffered on a terminal, stderr always)."""
-    (in_enc, in_err), (out_enc, out_err), (err_enc, err_err) = streams
-    sys.stdin = sys.__stdin__ = io.TextIOWrapper(io.BufferedReader(io.FileIO(0, "rb", closefd=False)),
-                                                 encoding=in_enc, errors=in_err, newline="\n")
-    sys.stdout = sys.__stdout__ = io.TextIOWrapper(io.BufferedWriter(io.FileIO(1, "wb", closefd=False)),
-                                                   encoding=out_enc, errors=out_err, newline="\n",
-                                                   line_buffering=os.isatty(1))
-    sys.stderr = sys.__stderr__ = io.TextIOWrapper(io.BufferedWriter(io.FileIO(2, "wb", closefd=False)),
-                                                   encoding=err_enc, errors=err_err, newline="\n",
-                                                   line_buffering=True)
 
 
 def _run(args: Sequence[str]) -> int:
