@@ -288,3 +288,15 @@ def test_candidate_pieces_are_prefiltered_only_for_a_matcher_without_literal_lin
     whole = search_path(str(path), "f.c", matcher.real, SearchOptions())
     assert found is not None and found.events == whole.events and [e.line for e in found.events] == [601, 1803]
     assert len(matcher.checked) == prefiltered
+
+
+@given(st.binary(max_size=300).map(lambda b: b.replace(b"\0", b"")) | st.lists(st.sampled_from(
+    [b"ab\n", b"\n", b"x\r\n", b"ab", b"zz", b"a\nb\n"]), max_size=12).map(b"".join),
+       st.sampled_from(["ab", r"a\w*b", "^$", "b$", "x", "(?s)a.b"]), st.booleans())
+def test_an_inverted_count_is_the_inverted_lines_shown(data, pattern, multiline):
+    """``-v -c`` counts without visiting each line (every line but those with a match): the count
+    equals the lines ``-v`` shows, with or without a final newline, with CRLF, under ``-U``."""
+    matcher = compile_matcher(MatchOptions(patterns=(pattern,), case="sensitive", multiline=multiline))
+    shown = search_buffer(data, matcher, SearchOptions(invert=True), "f.txt")
+    counted = search_buffer(data, matcher, SearchOptions(invert=True, output="count"), "f.txt")
+    assert counted.matched_lines == shown.matched_lines == len(shown.events)

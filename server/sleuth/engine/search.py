@@ -212,6 +212,11 @@ def search_buffer(data: bytes, matcher: Matcher, options: SearchOptions, display
     context_until: int | None = None  # the last line context may show (-m's last after-context window)
     if options.invert:
         hit = {number for number, _lo, _hi, _spans in _matched_lines(data, matcher)} if matcher.may_match(data) else set()
+        if cap is None and options.output != "content" and not options.only_matching and not options.stop_on_nonmatch:
+            # a count (or whether there is any): every line but those with a match, no line visited
+            # (``-v -c`` over drivers/net walked its 3.8 million lines one by one: 14x rg's time)
+            result.matched_lines = data.count(b"\n") + (not data.endswith(b"\n")) - len(hit) if data else 0
+            return result
         for number, lo, hi in _all_lines(data):
             if number not in hit:
                 matches.append((number, lo, hi, []))
