@@ -92,6 +92,30 @@ def test_queued_hidden_ignored_and_denied_files_are_not_searched(tmp_path: pathl
     assert [r["path"] for r in found["results"]] == ["src/f1.txt"]
 
 
+def test_a_listing_from_the_catalogue_reads_pending_changes_from_disk(tmp_path: pathlib.Path,
+                                                                     held_index: Any) -> None:
+    """``sleuth.files`` lists the index's catalogue (not a walk) once the index is ready: a file created,
+    grown, deleted or moved in a folder while the change is pending is listed as the disk has it."""
+    root = make_tree(tmp_path / "ws", {**RULED, "keep.txt": "k\n", "grow.txt": "g\n", "gone.txt": "x\n",
+                                       **{f"sub/s{i}.txt": "s\n" for i in range(5)}})
+    index = held_index(root)
+    (root / "new.txt").write_text("new\n")
+    (root / "grow.txt").write_text("grown much longer\n")
+    (root / "gone.txt").unlink()
+    shutil.move(str(root / "sub"), str(root / "moved"))
+    (root / ".hidden.txt").write_text("hidden\n")
+    index.notify_changed([str(root / n) for n in ("new.txt", "grow.txt", "gone.txt", "sub", "moved", ".hidden.txt")])
+
+    def listed(ctx: CommandContext, **args: Any) -> list[tuple[str, int]]:
+        return [(i["path"], i["size"]) for i in files_command.run({"max_results": 1000, **args}, ctx)["items"]]
+
+    cold = listed(_context(root, None))
+    assert ("new.txt", 4) in cold and ("grow.txt", 18) in cold and ("moved/s0.txt", 2) in cold
+    assert not any(p in ("gone.txt", ".hidden.txt") or p.startswith("sub/") for p, _ in cold)
+    assert listed(_context(root, index)) == cold
+    assert listed(_context(root, index), path="moved") == listed(_context(root, None), path="moved")
+
+
 def test_a_pending_folder_covers_the_files_under_it(tmp_path: pathlib.Path, held_index: Any) -> None:
     root = make_tree(tmp_path / "ws", {**{f"sub/a{i}.txt": "nothing yet\n" for i in range(40)},
                                        "top.txt": "NEEDLE_ALPHA at the top\n"})

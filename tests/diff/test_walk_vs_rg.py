@@ -20,6 +20,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from sleuth.engine.cancel import CancelToken
+from tests.conftest import SLEUTH  # the installed command, as users start it
 from sleuth.engine.types import FileError, SkipCounts, WalkOptions
 from sleuth.engine.walk import walk
 from sleuth.engine.workspace import Workspace
@@ -328,3 +329,12 @@ def test_random_symlinks_match_rg(tmp_path_factory: pytest.TempPathFactory, link
     for i, (where, target) in enumerate(links):
         os.symlink(root / target if target else root, root / f"{where}l{i}")
     same(root, ["-L"] if follow else [], follow=follow)
+
+
+def test_the_files_command_without_globs_lists_what_rg_files_lists(repo: Path) -> None:
+    """``sleuth files`` with no glob is ``rg --files``: it passed the glob ``*``, which as an rg ``-g``
+    glob overrides the ignore files, so it listed every ``.gitignore``d file too."""
+    proc = subprocess.run([SLEUTH, "files", "--no-server"], cwd=repo, capture_output=True, timeout=60,
+                          env=dict(os.environ, XDG_CACHE_HOME=str(repo.parent / "cache")))
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(proc.stdout.decode().splitlines()) == sorted(rg_files(repo))

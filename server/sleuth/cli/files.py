@@ -34,8 +34,6 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
 
 
 def _run(ns: argparse.Namespace) -> int:
-    if not ns.globs and not ns.query:
-        ns.globs = ["*"]
     workspace = cli_workspace(ns.root)
     args: dict[str, Any] = {"patterns": ns.globs or None, "query": ns.query, "path": cli_path(workspace, ns.path),
                             "hidden": ns.hidden,

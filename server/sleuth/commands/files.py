@@ -2,8 +2,9 @@
 
 Globs use the walk's include-glob semantics (gitignore-style, ripgrep's ``-g``): ``*.py``
 matches at any depth, ``src/**/*.ts`` is anchored, several globs are ORed, ``!glob`` excludes.
-A ``query`` is ranked by :mod:`sleuth.engine.files.rank` over the same file list (the index's
-in-memory catalogue when it is ready, else a walk), open files breaking ties.
+A ``query`` is ranked by :mod:`sleuth.engine.files.rank` over the same file list, open files breaking
+ties. The list is the index's catalogue when it is ready (its pending changes read from disk, as a
+grep's), else a walk: a warm ``sleuth files`` on the Linux tree walked 78,000 files (5x ``rg --files``).
 """
 
 from __future__ import annotations
@@ -46,8 +47,19 @@ FILES_ARGS: dict[str, Arg] = {
 }
 
 
+_ISO_BY_SECOND: dict[int, str] = {}
+
+
 def _iso(mtime: float) -> str:
-    return datetime.fromtimestamp(mtime, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    """``mtime`` as UTC ISO 8601 to the second, remembered by second: a checkout's files share a handful
+    of times, and formatting each of the Linux tree's 78,000 anew was a fifth of a warm listing."""
+    second = int(mtime // 1)
+    text = _ISO_BY_SECOND.get(second)
+    if text is None:
+        if len(_ISO_BY_SECOND) >= 65536:
+            _ISO_BY_SECOND.clear()
+        text = _ISO_BY_SECOND[second] = datetime.fromtimestamp(second, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return text
 
 
 def _item(entry: FileEntry, score: float | None = None) -> dict[str, Any]:
@@ -96,7 +108,9 @@ def _entries(args: dict[str, Any], ctx: CommandContext, token: CancelToken, skip
         **ignore_switches(args, ctx.workspace, ctx.settings.deny_globs),
     )
     index = ctx.services.index
-    if index is not None and args["query"]:
+    if index is not None and (args["query"] or not options.filters_paths):
+        # the catalogue is the walk's answer kept current (its pending files read from disk); a listing
+        # with globs, types or a depth is walked (which prunes whole folders), a ranking never is
         listed = index.catalogue_entries(ctx.workspace, targets, options)
         if listed is not None:
             errors.extend(listed.errors)  # the folders the index could not read, as the walk reports them

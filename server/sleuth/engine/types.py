@@ -112,6 +112,13 @@ class WalkOptions(Value):
                     or self.ignore_case_insensitive)
 
     @property
+    def filters_paths(self) -> bool:
+        """Globs, types or a depth limit choose among the files the ignore rules let through: a listing
+        of the index's catalogue must then ask each path (an ``IgnoreOracle``), where a walk prunes
+        whole folders (``--max-depth 2`` over the Linux tree: 0.8 s through the catalogue, 0.05 s walked)."""
+        return bool(self.include_globs or self.exclude_globs or self.file_types or self.depth_limit is not None)
+
+    @property
     def depth_limit(self) -> int | None:
         """``max_depth`` with ``recursive=False`` folded in (at most 1): the depth every walker obeys."""
         if self.recursive:

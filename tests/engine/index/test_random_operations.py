@@ -106,12 +106,22 @@ def _lines(result: dict) -> list[tuple[str, int, int]]:
     return [(m["path"], m["line"], m["column"]) for m in result["matches"] if m["type"] == "match"]
 
 
+LISTINGS = [{}, {"path": "h"}, {"query": "txt"}]  # sleuth.files: listed from the catalogue, or ranked
+
+
+def _listed(result: dict) -> list[tuple[str, int, str]]:
+    return [(i["path"], i["size"], i["modified"]) for i in result["items"]]
+
+
 def _agree(service: IndexService) -> list[tuple]:
-    grep = get_command("sleuth.grep")
+    grep, files = get_command("sleuth.grep"), get_command("sleuth.files")
     indexed, plain = indexed_and_plain(service)
     return [(pattern, extra) for pattern, extra in PATTERNS
             if _lines(grep({"pattern": pattern, "max_results": 1000, **extra}, indexed))
-            != _lines(grep({"pattern": pattern, "max_results": 1000, **extra}, plain))]
+            != _lines(grep({"pattern": pattern, "max_results": 1000, **extra}, plain))] + [
+        ("files", args) for args in LISTINGS
+        if (args.get("path") is None or (Path(service.workspace.roots[0].path) / args["path"]).is_dir())
+        and _listed(files({"max_results": 1000, **args}, indexed)) != _listed(files({"max_results": 1000, **args}, plain))]
 
 
 def _ready_service(tmp_path_factory: pytest.TempPathFactory, name: str) -> tuple[Path, Path, IndexService]:

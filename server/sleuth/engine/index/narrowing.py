@@ -283,9 +283,7 @@ class Narrowing:
         prefixes = [t.path for t in targets or () if t.path not in {r.path for r in self.state.workspace.roots}]
         files = {t.path for t in targets or () if not t.is_dir}
         oracle = None
-        extra = options is not None and (options.include_globs or options.exclude_globs or options.file_types
-                                         or options.max_depth is not None or not options.recursive)
-        if extra:
+        if options is not None and options.filters_paths:
             from sleuth.engine.ignore import IgnoreOracle
 
             # the request's targets: -d and -g count from the folder searched, as the walk counts them
