@@ -136,3 +136,38 @@ def test_another_encoding_is_searched_past_the_index(tmp_path: Path) -> None:
         assert [(m["path"], m["text"]) for m in found] == [("u16.txt", "un café noir")]  # UTF-8 read as UTF-16: no
     finally:
         service.stop()
+
+
+@pytest.fixture(scope="module")
+def whitelisted(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, IndexService]:
+    root = tmp_path_factory.mktemp("globs")
+    files = {".gitignore": "*.log\nbuild/\n", "a.txt": "NEEDLE_GLOB a\n", ".notes.txt": "NEEDLE_GLOB hidden\n",
+             "run.log": "NEEDLE_GLOB ignored\n", "sub/deep.log": "NEEDLE_GLOB deeper\n", "m.c": "NEEDLE_GLOB c\n",
+             "build/out.log": "NEEDLE_GLOB in an ignored folder\n", ".hid/x.txt": "NEEDLE_GLOB in a hidden folder\n"}
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    service = index_service(root, tmp_path_factory.mktemp("cache"))
+    service.start()
+    assert service.wait_ready(120) and service.wait_idle(60)
+    yield root, service
+    service.stop()
+
+
+@pytest.mark.parametrize("pattern", ["NEEDLE_GLOB", r"N\w+_GLOB", r"\w{6}_\w{4}"])  # narrowed, and the catalogue
+@pytest.mark.parametrize("globs", [["*.log"], ["*.txt"], ["**/*.log", "*.txt"], ["*.c"], ["!*.c"]])
+def test_an_include_glob_searches_what_it_lets_through_past_the_index(whitelisted: tuple[Path, IndexService],
+                                                                      pattern: str, globs: list[str]) -> None:
+    """rg's ``-g`` globs override the ignore rules and hidden-ness: ``rg -g '*.log' X`` searches a
+    ``.gitignore``d log, ``-g '*.txt'`` a hidden ``.notes.txt`` (not what ignored or hidden folders hold).
+    The index holds what the default rules let through, so a warm grep with such a glob answered
+    without them; the cold one, and rg, find them."""
+    _root, service = whitelisted
+    grep = get_command("sleuth.grep")
+    indexed, plain = indexed_and_plain(service)
+    include = [g for g in globs if not g.startswith("!")]
+    args = {"pattern": pattern, "include_globs": include, "exclude_globs": [g[1:] for g in globs if g not in include],
+            "output": "files_with_matches"}
+    cold = sorted(m["path"] for m in grep(args, plain)["matches"])
+    assert cold, "the tree holds a match for every glob"
+    assert sorted(m["path"] for m in grep(args, indexed)["matches"]) == cold

@@ -119,6 +119,7 @@ class Narrowing:
             entries = [entry_of(r.id) for r in records]
             pieces = self._pieces(order, spans, by_id) if spans is not None and len(spans.fids) else None
         pending, errors = self._from_disk(changed, targets, options)
+        pending = self._with_whitelisted(pending, targets, options)
         keep = self._filter(targets, options, -1 if pending else largest)
         if keep is not None:
             kept = [i for i, r in enumerate(records) if keep(r.path, r.size)]
@@ -208,10 +209,10 @@ class Narrowing:
             entries = cat.sorted_entries()
             largest = cat.largest()
             changed = self.state.changed(buffers, extra if buffers else None)
-        errors: list[FileError] = []
-        if changed.paths:
+        fresh, errors = self._from_disk(changed, targets, options)
+        fresh = self._with_whitelisted(fresh, targets, options)
+        if fresh:
             largest = -1  # a pending file may be of any size: check each one
-            fresh, errors = self._from_disk(changed, targets, options)
             by_path = {e.path: e for e in entries if not changed.covers(e.path)}
             by_path.update((e.path, e) for e in fresh)
             entries = sorted(by_path.values(), key=lambda e: sort_key(e.display))
@@ -339,6 +340,20 @@ class Narrowing:
                 if entry is not None:
                     entries[path] = entry
         return list(entries.values()), errors
+
+    def _with_whitelisted(self, pending: list[FileEntry], targets: Sequence[Target] | None,
+                          options: WalkOptions | None) -> list[FileEntry]:
+        """``pending`` plus the files an include glob lets through that the catalogue does not hold
+        (:mod:`sleuth.engine.index.whitelisted`), searched from disk as pending files are."""
+        if options is None or not options.include_globs:
+            return pending
+        from sleuth.engine.index.whitelisted import whitelisted_files
+
+        known = {e.path for e in pending}
+        cat = self.state.cat
+        extra = whitelisted_files(self.state.workspace, targets, options,
+                                  lambda path: path in known or (cat is not None and path in cat))
+        return pending + extra if extra else pending
 
     def _walk_errors(self, targets: Sequence[Target] | None) -> list[FileError]:
         """The index walk's errors (unreadable folders) inside ``targets``."""
