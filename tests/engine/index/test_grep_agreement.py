@@ -171,3 +171,37 @@ def test_an_include_glob_searches_what_it_lets_through_past_the_index(whiteliste
     cold = sorted(m["path"] for m in grep(args, plain)["matches"])
     assert cold, "the tree holds a match for every glob"
     assert sorted(m["path"] for m in grep(args, indexed)["matches"]) == cold
+
+
+def test_the_remembered_folder_pass_sees_what_changed_since(tmp_path: Path) -> None:
+    """The pass over the folders is remembered between searches (``engine/index/whitelisted``); a log
+    written later (in a folder seen before, or in a new ignored one: rg's glob lets it through too), a
+    log deleted, a folder hidden by a rename: each is seen at the next search, as the cold walk sees
+    it (none of them reaches the index: its watcher drops ignored paths)."""
+    root = tmp_path / "ws"
+    (root / "sub").mkdir(parents=True)
+    (root / ".gitignore").write_text("*.log\nout/\n")
+    (root / "a.txt").write_text("NEEDLE_GLOB a\n")
+    (root / "first.log").write_text("NEEDLE_GLOB first\n")
+    service = index_service(root, tmp_path / "cache")
+    service.start()
+    try:
+        assert service.wait_ready(120) and service.wait_idle(60)
+        grep = get_command("sleuth.grep")
+        indexed, plain = indexed_and_plain(service)
+
+        def both() -> tuple[list[str], list[str]]:
+            args = {"pattern": "NEEDLE_GLOB", "include_globs": ["*.log", "*.txt"], "output": "files_with_matches"}
+            return (sorted(m["path"] for m in grep(args, indexed)["matches"]),
+                    sorted(m["path"] for m in grep(args, plain)["matches"]))
+
+        assert both() == (["a.txt", "first.log"],) * 2
+        (root / "sub" / "later.log").write_text("NEEDLE_GLOB later\n")
+        (root / "out").mkdir()
+        (root / "out" / "o.log").write_text("NEEDLE_GLOB out\n")
+        assert both() == (["a.txt", "first.log", "out/o.log", "sub/later.log"],) * 2
+        (root / "first.log").unlink()
+        (root / "sub").rename(root / ".sub")
+        assert both() == (["a.txt", "out/o.log"],) * 2
+    finally:
+        service.stop()

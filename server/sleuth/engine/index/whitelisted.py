@@ -10,6 +10,12 @@ Finding them must not cost the walk the index saves: ``walk()`` judges every ent
 the entries the catalogue does not hold need judging — a few hundred of the tree's 78,000 — so the
 folders the walk would enter are listed (``os.scandir``, ~0.1 s for the Linux tree's 5,000) and only
 an uncatalogued file goes through the walk's own verdict (:meth:`IgnoreOracle.is_searchable`).
+
+And the pass is remembered (:class:`_Pass`) while nothing it read changed: each folder's mtime
+(a file created, deleted or renamed in it changes it) and each ignore file's. A later call with the
+same targets and options stats those (~5,000 on the Linux tree) instead of listing and judging the
+folders again, and asks ``catalogued`` about every file the pass saw (the catalogue may have taken
+one in, or let one go), judging only the ones it lacks.
 """
 
 from __future__ import annotations
@@ -18,9 +24,9 @@ import os
 from typing import Callable, Sequence
 
 from sleuth.engine.cancel import CancelToken
-from sleuth.engine.ignore import IgnoreOracle
+from sleuth.engine.ignore import IGNORE_FILE_NAMES, IgnoreOracle
 from sleuth.engine.types import FileEntry, SkipCounts, WalkOptions
-from sleuth.engine.workspace import Target, Workspace
+from sleuth.engine.workspace import Root, Target, Workspace
 
 __all__ = ["whitelisted_files"]
 
@@ -37,29 +43,82 @@ def whitelisted_files(workspace: Workspace, targets: Sequence[Target] | None, op
 
         return [e for e in walk(workspace, list(scopes), options.replace(max_files=None), CancelToken(), SkipCounts(), [])
                 if isinstance(e, FileEntry) and not catalogued(e.path)]
-    oracle = IgnoreOracle(workspace, options, list(scopes))
-    found: list[FileEntry] = []
-    for scope in scopes:
-        folders = [scope.path]
-        while folders:
-            folder = folders.pop()
+    key = (tuple(r.path for r in workspace.roots), tuple(t.path for t in scopes), options)
+    remembered = _PASSES.get(key)
+    if remembered is None or not remembered.current():
+        remembered = _Pass.run(workspace, scopes, options)
+        if len(_PASSES) >= _MAX_PASSES:
+            _PASSES.pop(next(iter(_PASSES)))
+        _PASSES[key] = remembered
+    return remembered.uncatalogued(workspace, catalogued)
+
+
+_MAX_PASSES = 8  # remembered (targets, options) pairs: an editor's view asks with one or two include globs
+
+
+class _Pass:
+    """One pass over the folders a walk enters: every file seen there (with its target's folder), the
+    walk's verdicts (the oracle keeps them per folder), and the mtimes of what the pass read."""
+
+    __slots__ = ("files", "oracle", "stamps")
+
+    def __init__(self, files: list[tuple[str, Root]], oracle: IgnoreOracle, stamps: list[tuple[str, int]]) -> None:
+        self.files = files
+        self.oracle = oracle
+        self.stamps = stamps  # (folder or ignore file, st_mtime_ns)
+
+    def current(self) -> bool:
+        """Nothing the pass read has changed since (a folder gone or an ignore file gone is a change)."""
+        for path, mtime in self.stamps:
             try:
-                entries = list(os.scandir(folder))
+                if os.stat(path).st_mtime_ns != mtime:
+                    return False
             except OSError:
-                continue  # (the walk reports an unreadable folder; the index's walk errors say it too)
-            for entry in entries:
-                path = entry.path
+                return False
+        return True
+
+    def uncatalogued(self, workspace: Workspace, catalogued: Callable[[str], bool]) -> list[FileEntry]:
+        """The files the walk would yield that ``catalogued`` says the index lacks, as they are now."""
+        found: list[FileEntry] = []
+        for path, root in self.files:
+            if catalogued(path) or not self.oracle.is_searchable(path):
+                continue
+            try:
+                st = os.stat(path)
+            except OSError:
+                continue
+            found.append(FileEntry(path, workspace.display(path, root), st.st_size, st.st_mtime))
+        return found
+
+    @classmethod
+    def run(cls, workspace: Workspace, scopes: list[Target], options: WalkOptions) -> "_Pass":
+        oracle = IgnoreOracle(workspace, options, list(scopes))
+        files: list[tuple[str, Root]] = []
+        stamps: list[tuple[str, int]] = []
+        for scope in scopes:
+            folders = [scope.path]
+            while folders:
+                folder = folders.pop()
                 try:
-                    is_dir = entry.is_dir(follow_symlinks=False)
+                    stamps.append((folder, os.stat(folder).st_mtime_ns))  # before the listing: a later change moves it
+                    entries = list(os.scandir(folder))
                 except OSError:
-                    continue
-                if is_dir:
-                    if oracle.admits(path, is_dir=True):
-                        folders.append(path)
-                elif not catalogued(path) and oracle.is_searchable(path):
+                    continue  # (the walk reports an unreadable folder; the index's walk errors say it too)
+                for entry in entries:
+                    path = entry.path
                     try:
-                        st = os.stat(path)
+                        is_dir = entry.is_dir(follow_symlinks=False)
+                        if entry.name in IGNORE_FILE_NAMES or entry.name == ".git":
+                            exclude = os.path.join(path, "info", "exclude") if is_dir else path
+                            if os.path.exists(exclude):
+                                stamps.append((exclude, os.stat(exclude).st_mtime_ns))
                     except OSError:
                         continue
-                    found.append(FileEntry(path, workspace.display(path, scope.root), st.st_size, st.st_mtime))
-    return found
+                    if not is_dir:
+                        files.append((path, scope.root))
+                    elif oracle.admits(path, is_dir=True):
+                        folders.append(path)
+        return cls(files, oracle, stamps)
+
+
+_PASSES: dict[tuple[object, ...], _Pass] = {}
