@@ -28,12 +28,14 @@ from tests.conftest import HANG_S, SLEUTH, write_tree
 # argparse (the flags are read from the flag table: sleuth.cli.grep_flags.read_flags),
 # dataclasses with the inspect module it imports (the types on the path are sleuth.engine.values
 # Records: each dataclass cost ~0.3-1 ms to build, and dataclasses + inspect ~5 ms to import), and
-# signal (its Python layer builds three enums at import; Ctrl-C is wired through _signal).
+# signal (its Python layer builds three enums at import; Ctrl-C is wired through _signal), and Hyperscan
+# (its import, with the typing module its package imports, ~10 ms: a few literals are scanned by RE2
+# until a search has checked HYPERSCAN_AFTER files, sleuth.engine.match.prefilter).
 HEAVY = ("asyncio", "ssl", "pydantic", "mcp", "pygls", "lsprotocol", "numpy", "sqlite3", "yaml", "multiprocessing",
          "concurrent.futures", "logging", "subprocess", "gzip", "sleuth.core.session", "sleuth.core.index",
          "sleuth.engine.index.service", "sleuth.engine.grep.pool", "sleuth.commands.settings_schema",
          "sleuth.commands.settings_trust", "sleuth.lsp", "sleuth.mcp", "argparse", "gettext", "sleuth.cli.parsers",
-         "dataclasses", "inspect", "signal")
+         "dataclasses", "inspect", "signal", "hyperscan")
 
 _HARNESS = """
 import json, sys, runpy
