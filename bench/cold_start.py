@@ -53,7 +53,8 @@ def _timed(argv: list[str], cwd: str) -> tuple[float, float]:
 _FORCED = ("import sys; from sleuth.engine.grep import loop; "
            "loop.IN_PROCESS_FILES = loop.POOL_START_FILES = int(sys.argv[1]); "
            "from sleuth.cli import main; sys.exit(main(sys.argv[2:]))")
-_IMPORTED = ("import runpy, sys; sys.argv = sys.argv[1:]\ntry: runpy.run_path(sys.argv[0], run_name='__main__')\n"
+_IMPORTED = ("import sys; sys.argv = sys.argv[1:]\ntry: exec(compile(open(sys.argv[0]).read(), sys.argv[0], 'exec'), "
+             "{'__name__': '__main__', '__file__': sys.argv[0]})\n"
              "except SystemExit: pass\nsys.stderr.write(f'\\nmodules={len(sys.modules)}\\n')")
 
 

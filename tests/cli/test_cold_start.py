@@ -28,17 +28,19 @@ from tests.conftest import HANG_S, SLEUTH, write_tree
 # argparse (the flags are read from the flag table: sleuth.cli.grep_flags.read_flags),
 # dataclasses with the inspect module it imports (the types on the path are sleuth.engine.values
 # Records: each dataclass cost ~0.3-1 ms to build, and dataclasses + inspect ~5 ms to import), and
-# signal (its Python layer builds three enums at import; Ctrl-C is wired through _signal), and Hyperscan
+# signal (its Python layer builds three enums at import; Ctrl-C is wired through _signal), Hyperscan
 # (its import, with the typing module its package imports, ~10 ms: a few literals are scanned by RE2
-# until a search has checked HYPERSCAN_AFTER files, sleuth.engine.match.prefilter).
+# until a search has checked HYPERSCAN_AFTER files, sleuth.engine.match.prefilter) and typing (~4 ms:
+# annotations' names are imported under TYPE_CHECKING, bases from sleuth.engine.plain_typing).
 HEAVY = ("asyncio", "ssl", "pydantic", "mcp", "pygls", "lsprotocol", "numpy", "sqlite3", "yaml", "multiprocessing",
          "concurrent.futures", "logging", "subprocess", "gzip", "sleuth.core.session", "sleuth.core.index",
          "sleuth.engine.index.service", "sleuth.engine.grep.pool", "sleuth.commands.settings_schema",
          "sleuth.commands.settings_trust", "sleuth.lsp", "sleuth.mcp", "argparse", "gettext", "sleuth.cli.parsers",
-         "dataclasses", "inspect", "signal", "hyperscan")
+         "dataclasses", "inspect", "signal", "hyperscan", "typing")
 
+# runs the script as Python runs it (not through runpy, whose pkgutil import loads typing)
 _HARNESS = """
-import json, sys, runpy
+import json, sys
 out, script = sys.argv[1], sys.argv[2]
 opened = []
 sys.addaudithook(lambda event, args: opened.append(str(args[0])) if event == "open" and "config.yml" in str(args[0])
@@ -46,7 +48,7 @@ sys.addaudithook(lambda event, args: opened.append(str(args[0])) if event == "op
 sys.argv = sys.argv[2:]
 status = None
 try:
-    runpy.run_path(script, run_name="__main__")
+    exec(compile(open(script).read(), script, "exec"), {"__name__": "__main__", "__file__": script})
 except SystemExit as exc:
     status = exc.code
 pool = sys.modules.get("sleuth.engine.grep.pool")

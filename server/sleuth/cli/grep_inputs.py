@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import re
 import sys
-from typing import TYPE_CHECKING
 
 from sleuth.cli.common import EXIT_FOUND
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~4 ms of a cold call: issue 30)
 if TYPE_CHECKING:  # (a namespace argparse made, or sleuth.cli.grep_flags.read_flags: the same attributes)
     import argparse
 

@@ -26,7 +26,7 @@ import os
 import re
 import stat as stat_mod
 import threading
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from sleuth.engine.filetypes import TypeMatcher
 from sleuth.engine.ignore_rules import FileView, IgnoreFile, NameRules, glob_file, read_ignore_file
