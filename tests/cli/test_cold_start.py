@@ -27,16 +27,18 @@ from tests.conftest import HANG_S, SLEUTH, write_tree
 # settings file needs it), YAML (no settings file here), the decompressors (no compressed file),
 # argparse (the flags are read from the flag table: sleuth.cli.grep_flags.read_flags),
 # dataclasses with the inspect module it imports (the types on the path are sleuth.engine.values
-# Records: each dataclass cost ~0.3-1 ms to build, and dataclasses + inspect ~5 ms to import), and
+# Records: each dataclass cost ~0.3-1 ms to build, and dataclasses + inspect ~5 ms to import),
 # signal (its Python layer builds three enums at import; Ctrl-C is wired through _signal), Hyperscan
 # (its import, with the typing module its package imports, ~10 ms: a few literals are scanned by RE2
 # until a search has checked HYPERSCAN_AFTER files, sleuth.engine.match.prefilter) and typing (~4 ms:
-# annotations' names are imported under TYPE_CHECKING, bases from sleuth.engine.plain_typing).
+# annotations' names are imported under TYPE_CHECKING, bases from sleuth.engine.plain_typing), and the
+# modules of flags not given: the file-type table (-t), the replacement's (-r).
 HEAVY = ("asyncio", "ssl", "pydantic", "mcp", "pygls", "lsprotocol", "numpy", "sqlite3", "yaml", "multiprocessing",
          "concurrent.futures", "logging", "subprocess", "gzip", "sleuth.core.session", "sleuth.core.index",
          "sleuth.engine.index.service", "sleuth.engine.grep.pool", "sleuth.commands.settings_schema",
          "sleuth.commands.settings_trust", "sleuth.lsp", "sleuth.mcp", "argparse", "gettext", "sleuth.cli.parsers",
-         "dataclasses", "inspect", "signal", "hyperscan", "typing")
+         "dataclasses", "inspect", "signal", "hyperscan", "typing", "sleuth.engine.filetypes",
+         "sleuth.engine.replace", "sleuth.engine.multiline_replace")
 
 # runs the script as Python runs it (not through runpy, whose pkgutil import loads typing)
 _HARNESS = """
