@@ -14,7 +14,7 @@ for a running server's door; none runs during the bench), and reads each one's w
 children's rusage). Prints medians and the ratios the issue sets its bar in (sleuth / python -I, at
 most 3x), and the modules the call imported. ``--against`` adds, in the same rounds, the same call
 run from another checkout's ``server/`` folder (``git archive COMMIT server | tar -x -C DIR``): the
-before and after of a change on one loaded machine.
+before and after of a change on one loaded machine, with and without ``--no-server``.
 
 ``--pool-sizes`` chooses ``POOL_START_FILES`` (:mod:`sleuth.engine.grep.loop`): for trees of N files
 (this checkout's sources copied into folders two levels deep, which the walk would hand to the pool
@@ -53,7 +53,9 @@ def _timed(argv: list[str], cwd: str) -> tuple[float, float]:
 _FORCED = ("import sys; from sleuth.engine.grep import loop; "
            "loop.IN_PROCESS_FILES = loop.POOL_START_FILES = int(sys.argv[1]); "
            "from sleuth.cli import main; sys.exit(main(sys.argv[2:]))")
-_IMPORTED = ("import runpy, sys; sys.argv = sys.argv[1:]\ntry: runpy.run_path(sys.argv[0], run_name='__main__')\n"
+_IMPORTED = ("import os, sys; sys.argv = sys.argv[1:]\ndef _exit(status): raise SystemExit(status)\nos._exit = _exit\n"
+             "try: exec(compile(open(sys.argv[0]).read(), sys.argv[0], 'exec'), "
+             "{'__name__': '__main__', '__file__': sys.argv[0]})\n"
              "except SystemExit: pass\nsys.stderr.write(f'\\nmodules={len(sys.modules)}\\n')")
 
 
@@ -116,9 +118,10 @@ def main() -> None:
     }
     if args.against:
         interpreter = Path(SLEUTH).read_text().split("\n", 1)[0][2:].strip() or sys.executable
-        commands["the same, --against"] = [
-            interpreter, "-c", f"import sys; sys.path.insert(0, {os.path.abspath(args.against)!r}); "
-            "from sleuth.cli import main; sys.exit(main())", "grep", "-n", args.pattern, "--no-server"]
+        against = [interpreter, "-c", f"import sys; sys.path.insert(0, {os.path.abspath(args.against)!r}); "
+                   "from sleuth.cli import main; sys.exit(main())", "grep", "-n", args.pattern]
+        commands["the same, --against"] = [*against, "--no-server"]
+        commands["the same typed, --against"] = against
         _timed(commands["the same, --against"], args.folder)
     _timed(commands["sleuth grep -n --no-server"], args.folder)  # .pyc files written, page cache warm
     walls: dict[str, list[float]] = {name: [] for name in commands}
@@ -143,8 +146,9 @@ def main() -> None:
     counted = subprocess.run([interpreter, "-c", _IMPORTED, SLEUTH, *commands["sleuth grep -n --no-server"][1:]],
                              cwd=args.folder, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     if args.against:
-        print(f"--against / this checkout: {statistics.median(walls['the same, --against']) / sleuth:.2f}x wall, "
-              f"{statistics.median(cpus['the same, --against']) / statistics.median(cpus['sleuth grep -n --no-server']):.2f}x cpu")
+        for form, mine in (("the same, --against", "sleuth grep -n --no-server"), ("the same typed, --against", "sleuth grep -n")):
+            print(f"{form} / this checkout's {mine}: {statistics.median(walls[form]) / statistics.median(walls[mine]):.2f}x wall, "
+                  f"{statistics.median(cpus[form]) / statistics.median(cpus[mine]):.2f}x cpu")
     modules = [line[8:] for line in counted.stderr.splitlines() if line.startswith("modules=")]
     print(f"modules in sys.modules at the end of the call: {modules[-1] if modules else '?'}")
 

@@ -677,7 +677,8 @@ async def test_a_forked_call_leaves_without_tearing_the_client_down(server: tupl
                                                                     tmp_path: pathlib.Path) -> None:
     """The ``sleuth`` process of a forked call exits with the child's status and its output intact, but
     skips the interpreter's teardown (2-4 ms of a warm call, :func:`sleuth.cli.fork_client.leave`): no
-    exit hook runs in it. A call it runs itself still ends normally."""
+    exit hook runs in it (nor in a search it runs itself, ``sleuth.cli._ended``). A call that is not a
+    search still ends normally."""
     session, root = server
     await started_fork_server(root)
     hooks, marks = tmp_path / "hooks", tmp_path / "marks"
@@ -690,7 +691,9 @@ async def test_a_forked_call_leaves_without_tearing_the_client_down(server: tupl
         return subprocess.run([SLEUTH, *argv], cwd=root, capture_output=True, text=True, timeout=120, env=env)
 
     cold = await asyncio.to_thread(run, "grep", "-n", "user", "--no-server")
-    assert cold.returncode == 0 and len(list(marks.iterdir())) == 1  # the hook works: a plain exit runs it
+    assert cold.returncode == 0 and not list(marks.iterdir())  # a search it runs itself leaves at once too (cli._ended)
+    assert (await asyncio.to_thread(run, "--version")).returncode == 0
+    assert len(list(marks.iterdir())) == 1  # the hook works: a plain exit runs it
     for argv, status in ((["grep", "-n", "user"], 0), (["grep", "nothing-matches-this"], 1)):
         before = len(list(marks.iterdir()))
         hot = await asyncio.to_thread(run, *argv)

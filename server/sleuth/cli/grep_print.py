@@ -7,7 +7,7 @@ The printers that use it are sinks of the search's events (:mod:`sleuth.cli.grep
 from __future__ import annotations
 
 import sys
-from typing import Callable
+from collections.abc import Callable
 
 from sleuth.engine.values import Record
 

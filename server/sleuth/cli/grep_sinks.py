@@ -19,7 +19,7 @@ server's answer (replayed through the same sinks) print the same bytes.
 from __future__ import annotations
 
 import sys
-from typing import Callable
+from collections.abc import Callable
 
 from sleuth.cli.grep_print import PrintOptions, body, line_bytes, paint, replaced_spans, too_long
 from sleuth.engine.events import Begin, Context, End, Event, Match, Sink, Summary

@@ -9,12 +9,14 @@ from __future__ import annotations
 import os
 import stat
 import sys
-from typing import TYPE_CHECKING, Any, Callable
+from collections.abc import Callable
 
 from sleuth.cli.common import report_error
 from sleuth.cli.fork_client import OWN_DESCRIPTORS  # (loaded by every call already)
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~4 ms of a cold call: issue 30)
 if TYPE_CHECKING:
+    from typing import Any
     from sleuth.commands.context import CommandContext
 
 __all__ = ["stdin_is_readable", "is_stream", "read_input", "search_input", "STDIN_PATH"]

@@ -16,11 +16,13 @@ when a message is reworded.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, Callable, Mapping
+from collections.abc import Callable, Mapping
 
 from sleuth.engine.errors import BadArgs, NotFound, SandboxViolation, SleuthError
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~4 ms of a cold call: issue 30)
 if TYPE_CHECKING:
+    from typing import Any
     import argparse
 
 __all__ = ["speak_for", "reword", "flag_table", "flag_name"]

@@ -9,11 +9,15 @@ renders the same table as JSON Schema, so documentation and validation cannot dr
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
 
 from sleuth.commands.config import Settings
 from sleuth.engine.errors import BadArgs
 from sleuth.engine.values import Value, fill
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~4 ms of a cold call: issue 30)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["Arg", "parse_args", "json_schema", "unwrap_arguments", "check_text", "coerce", "exceeds_depth",
            "check_depth", "MAX_ARGUMENT_DEPTH"]

@@ -8,7 +8,11 @@ counts its kept match events itself (:mod:`sleuth.commands.grep`).
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~4 ms of a cold call: issue 30)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["fit_to_budget", "json_size", "shrink_to_budget"]
 

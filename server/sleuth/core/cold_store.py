@@ -9,8 +9,8 @@ index stack only when it is worth opening, and only once the freshness check is 
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~4 ms of a cold call: issue 30)
 if TYPE_CHECKING:
     from sleuth.commands.config import Settings
     from sleuth.engine.index.config import IndexConfig

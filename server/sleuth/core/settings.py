@@ -21,7 +21,7 @@ server and must start fast.
 from __future__ import annotations
 
 import os
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 from sleuth.commands.config import (AGENT_CONFIG_PATH, Settings, find_agent_config, load_agent_config,
                                     load_user_config, user_config_path)

@@ -9,7 +9,7 @@ on disk yet (a new file, never saved) is searched when its path passes the same 
 from __future__ import annotations
 
 import os
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 from sleuth.engine.ignore import IgnoreOracle
 from sleuth.engine.types import FileEntry, WalkOptions

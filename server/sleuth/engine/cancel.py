@@ -10,9 +10,15 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Callable, Protocol
+from collections.abc import Callable
 
 from sleuth.engine.errors import Cancelled
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~4 ms of a cold call: issue 30)
+if TYPE_CHECKING:
+    from typing import Protocol
+else:
+    from sleuth.engine.plain_typing import Protocol
 
 __all__ = ["CancelToken", "ProgressSink", "NullProgress"]
 

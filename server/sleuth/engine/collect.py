@@ -14,7 +14,7 @@ had no match. The commands layer writes them as the result object's items.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from sleuth.engine.events import Context, End, GrepEvent
 from sleuth.engine.search import FileResult

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import threading
 import time
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 from sleuth.engine.decode import BINARY_BLOCK
 from sleuth.engine.decompress import DecompressError, compressed_kind, decompress

@@ -11,7 +11,7 @@ The table follows ripgrep's default type list for the languages people search mo
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from collections.abc import Iterable
 
 from sleuth.engine.errors import BadArgs
 from sleuth.engine.ignore_rules import segment_regex

@@ -19,13 +19,17 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from typing import Callable, Iterable, Iterator, TypeVar
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~4 ms of a cold call: issue 30)
+if TYPE_CHECKING:
+    from typing import TypeVar
+
+    T = TypeVar("T")
 
 __all__ = ["searching", "waiting_for_upkeep", "active", "yields", "yield_to_searches", "yielding", "watch",
            "PATIENCE_S"]
-
-T = TypeVar("T")
 
 PATIENCE_S = 1.0  # the longest one yield waits; then the upkeep does one more step
 

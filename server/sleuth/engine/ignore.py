@@ -26,13 +26,16 @@ import os
 import re
 import stat as stat_mod
 import threading
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
-from sleuth.engine.filetypes import TypeMatcher
 from sleuth.engine.ignore_rules import FileView, IgnoreFile, NameRules, glob_file, read_ignore_file
 from sleuth.engine.path_rule import PathRule
 from sleuth.engine.types import WalkOptions
 from sleuth.engine.workspace import Root, Target, Workspace
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from sleuth.engine.filetypes import TypeMatcher
 
 __all__ = [
     "TAKE", "IGNORED", "HIDDEN", "DENIED",
@@ -235,7 +238,11 @@ class Filter:
         self.override_whitelist = bool(self.override and self.override.has_whitelist)
         self.deny = glob_file(options.deny_globs, override=False)
         self.rule = PathRule(workspace, self.deny)  # what links may reach (real paths, folder by folder)
-        self.types = TypeMatcher(options.file_types) if options.file_types else None
+        self.types: TypeMatcher | None = None
+        if options.file_types:  # (the type table is imported for -t only: ~0.5 ms of a cold call)
+            from sleuth.engine.filetypes import TypeMatcher
+
+            self.types = TypeMatcher(options.file_types)
         self._files: dict[str, IgnoreFile | None] = {}
         self._starts: dict[tuple[str, str], DirState | None] = {}  # (workspace folder, folder) -> start()
         self._global: IgnoreFile | None = None

@@ -19,8 +19,8 @@ from __future__ import annotations
 import os
 import re
 import unicodedata
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
-from typing import Iterable, Sequence
 
 __all__ = ["Rule", "NameRules", "IgnoreFile", "FileView", "parse_line", "parse_lines", "segment_regex",
            "read_ignore_file", "glob_file", "glob_error", "caseless_glob"]

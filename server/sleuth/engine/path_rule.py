@@ -16,10 +16,15 @@ entry by name against that view, with no ``realpath`` per file.
 from __future__ import annotations
 
 import os
-from typing import NamedTuple
 
 from sleuth.engine.ignore_rules import FileView, IgnoreFile
 from sleuth.engine.workspace import Root, Workspace
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~4 ms of a cold call: issue 30)
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:
+    from sleuth.engine.plain_typing import NamedTuple
 
 __all__ = ["PathRule", "RealFolder"]
 

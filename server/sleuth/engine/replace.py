@@ -16,17 +16,16 @@ The VS Code client's search view has no copy: its Replace takes each match's
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Union
-
 from sleuth.engine.match import Span
 from sleuth.engine.types import Replacement
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~4 ms of a cold call: issue 30)
 if TYPE_CHECKING:
     import regex
 
 __all__ = ["Replacer", "replacer_for", "parse_template"]
 
-Piece = Union[str, int]  # literal text, or a group: its number, or (str subclass below) its name
+Piece = str | int  # literal text, or a group: its number, or (str subclass below) its name
 
 
 class _Name(str):

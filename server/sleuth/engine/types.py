@@ -11,9 +11,13 @@ six of them cost a cold ``sleuth grep`` ~3 ms to build at import, issue 30).
 
 from __future__ import annotations
 
-from typing import Literal, NamedTuple
-
 from sleuth.engine.values import Record, Value, fill
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~4 ms of a cold call: issue 30)
+if TYPE_CHECKING:
+    from typing import Literal, NamedTuple, TypeAlias
+else:
+    from sleuth.engine.plain_typing import NamedTuple
 
 __all__ = [
     "CaseMode",
@@ -30,13 +34,13 @@ __all__ = [
     "EVERY_LINE",
 ]
 
-CaseMode = Literal["smart", "sensitive", "insensitive"]
-OutputMode = Literal["content", "files_with_matches", "files_without_match", "count"]
-SortMode = Literal["path", "modified"]
+CaseMode: TypeAlias = "Literal['smart', 'sensitive', 'insensitive']"
+OutputMode: TypeAlias = "Literal['content', 'files_with_matches', 'files_without_match', 'count']"
+SortMode: TypeAlias = "Literal['path', 'modified']"
 # rg's binary handling: "quit" stops at the first NUL and drops what follows (rg's recursive default),
 # "convert" searches the whole file and marks it binary (rg's explicit-path default, ``--binary``),
 # "text" searches it as any text (``-a``). See :mod:`sleuth.engine.search`.
-BinaryMode = Literal["quit", "convert", "text"]
+BinaryMode: TypeAlias = "Literal['quit', 'convert', 'text']"
 
 
 class WalkOptions(Value):

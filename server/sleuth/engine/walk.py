@@ -24,8 +24,8 @@ from __future__ import annotations
 import errno
 import os
 import stat as stat_mod
+from collections.abc import Callable, Iterator
 from operator import itemgetter
-from typing import Callable, Iterator, NamedTuple
 
 from sleuth.engine.cancel import CancelToken
 from sleuth.engine.errors import describe_os_error
@@ -33,6 +33,12 @@ from sleuth.engine.ignore import HIDDEN, IGNORED, TAKE, DirState, Filter, child_
 from sleuth.engine.ignore_rules import FileView
 from sleuth.engine.types import FileEntry, FileError, SkipCounts, WalkOptions
 from sleuth.engine.workspace import Target, Workspace, lossy, sort_key
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~4 ms of a cold call: issue 30)
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:
+    from sleuth.engine.plain_typing import NamedTuple
 
 __all__ = ["walk", "Subtree", "OnFolder"]
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import unicodedata
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from sleuth.engine.errors import BadArgs, NotFound, SandboxViolation
 from sleuth.engine.platform import path_key, paths_fold_case

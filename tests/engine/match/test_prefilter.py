@@ -13,9 +13,9 @@ import regex
 from hypothesis import example, given
 from hypothesis import strategies as st
 
+from sleuth.engine.match import compile_matcher, prefilter
 from sleuth.engine.match.literals import LiteralQuery
-from sleuth.engine.match import compile_matcher
-from sleuth.engine.match.prefilter import _FOLDS_INTO_ASCII, compile_prefilter, hyperscan_available
+from sleuth.engine.match.prefilter import _FOLDS_INTO_ASCII, HYPERSCAN_AFTER, compile_prefilter, hyperscan_available
 from sleuth.engine.types import MatchOptions
 from tests.conftest import under_fallback
 
@@ -37,6 +37,20 @@ def test_hyperscan_is_used_where_it_is_declared() -> None:
     from sleuth.engine.platform import forced
     if sys.platform == "linux" and platform.machine() == "x86_64" and not forced("no-hyperscan"):
         assert hyperscan_available()
+
+
+def test_a_few_literals_are_scanned_by_re2_until_the_search_is_big(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A small search never builds Hyperscan's scanner (a cold grep in a small folder never imports it,
+    tests/cli/test_cold_start.py); the HYPERSCAN_AFTER-th buffer switches to it, and the verdicts are
+    the same on both sides of the switch."""
+    built: list[object] = []
+    original = prefilter._hyperscan_any
+    monkeypatch.setattr(prefilter, "_hyperscan_any", lambda leaves: built.append(leaves) or original(leaves))
+    check = compile_prefilter(LiteralQuery.any_of([lit("needle", True), lit("PIN")]))
+    assert check is not None and not built
+    for i in range(2 * HYPERSCAN_AFTER):
+        assert check(b"a NeedLe here" if i % 3 == 0 else b"a PIN" if i % 3 == 1 else b"a pin, a haystack") is (i % 3 < 2)
+        assert len(built) == (1 if hyperscan_available() and i + 1 >= HYPERSCAN_AFTER else 0)
 
 
 @pytest.mark.parametrize("use_hyperscan", SCANNERS)

@@ -14,15 +14,19 @@ from __future__ import annotations
 import bisect
 import itertools
 import os
-from typing import TYPE_CHECKING, Iterable, Iterator, Mapping, NamedTuple
+from collections.abc import Iterable, Iterator, Mapping
 
 from sleuth.engine.cancel import CancelToken
 from sleuth.engine.index.candidates import CandidateList
 from sleuth.engine.types import FileEntry
 from sleuth.engine.walk import Subtree
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~4 ms of a cold call: issue 30)
 if TYPE_CHECKING:  # numpy: only an index's candidates carry a table, and a cold grep never loads numpy
+    from typing import NamedTuple
     from sleuth.engine.index.rowmap import PieceTable
+else:
+    from sleuth.engine.plain_typing import NamedTuple
 
 __all__ = ["Unit", "units", "unit_files", "CHUNK_FILES", "CHUNK_BYTES", "LIST_UNIT_FILES", "SUBTREE_WEIGHT"]
 

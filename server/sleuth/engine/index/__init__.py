@@ -12,11 +12,13 @@ search (:mod:`sleuth.engine.text`) and the symbols search (:mod:`sleuth.engine.s
 stores; it imports none of them (grep's request type only for type checking).
 """
 
-from typing import TYPE_CHECKING, Any
+from __future__ import annotations
 
 from sleuth.engine.index.candidates import CandidateList, CandidateSet
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~4 ms of a cold call: issue 30)
 if TYPE_CHECKING:
+    from typing import Any
     from sleuth.engine.index.service import IndexService
 
 __all__ = ["IndexService", "CandidateList", "CandidateSet"]

@@ -9,7 +9,7 @@ rules (schema, publishing, locks) are in :mod:`sleuth.engine.index.store`, which
 from __future__ import annotations
 
 import os
-from typing import Iterable
+from collections.abc import Iterable
 
 from sleuth.engine.roots_key import roots_key
 from sleuth.engine.user_dirs import sleuth_cache_dir

@@ -5,7 +5,7 @@ Below both the compiler and the required-literal analysis, which both need the r
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from sleuth.engine.match.syntax import ParseError, escape, parse
 from sleuth.engine.types import MatchOptions

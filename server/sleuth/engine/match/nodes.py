@@ -11,8 +11,6 @@ dataclasses cost ~6 ms of a cold call (issue 30, ``bench/cold_start.py``).
 
 from __future__ import annotations
 
-from typing import Union
-
 from sleuth.engine.match.charclass import CharSet
 from sleuth.engine.values import Value, fill
 
@@ -139,7 +137,7 @@ class Empty(Value):
     __slots__ = ()
 
 
-Node = Union[Lit, Cls, Dot, Assert, Repeat, Group, Concat, Alt, Look, Backref, Empty]
+Node = Lit | Cls | Dot | Assert | Repeat | Group | Concat | Alt | Look | Backref | Empty
 
 
 class Flags:

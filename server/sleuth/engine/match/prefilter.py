@@ -26,13 +26,17 @@ reads literals as C strings), is scanned by RE2 instead.
 from __future__ import annotations
 
 import threading
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import re2
 
 from sleuth.engine.match.engines import re2_compile
 from sleuth.engine.match.literals import LiteralQuery
 from sleuth.engine.platform import hyperscan_allowed
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~4 ms of a cold call: issue 30)
+if TYPE_CHECKING:
+    from typing import Any
 
 _HS: list[Any] = []  # the hyperscan module, or None where it is not installed: imported on first use
 
@@ -212,11 +216,48 @@ def _fold_triggers(leaves: Sequence[tuple[bytes, bool]]) -> list[tuple[bytes, bo
     return [(_FOLDS_INTO_ASCII[ch].encode("utf-8"), False) for ch in sorted(letters) if ch in _FOLDS_INTO_ASCII]
 
 
-def _any_literal(leaves: Sequence[tuple[bytes, bool]], use_hyperscan: bool) -> Prefilter:
-    """One check for "any of these literals occurs", sound for every matcher's case folding."""
+HYPERSCAN_AFTER = 256
+"""Buffers a few literals' prefilter checks with RE2's scans before Hyperscan takes over (see
+:func:`_hyperscan_later`)."""
+
+
+def _any_literal(leaves: Sequence[tuple[bytes, bool]], use_hyperscan: bool | None) -> Prefilter:
+    """One check for "any of these literals occurs", sound for every matcher's case folding. ``None``:
+    Hyperscan where it is usable, from the :data:`HYPERSCAN_AFTER`-th buffer on for a few literals."""
     leaves = list(leaves) + _fold_triggers(leaves)
+    if use_hyperscan is None and len(leaves) <= _MAX_SCANS:
+        return _hyperscan_later(leaves)
+    if use_hyperscan is None:
+        use_hyperscan = hyperscan_available()
     if not use_hyperscan:
         return _re2_any(leaves)
+    return _hyperscan_any(leaves)
+
+
+def _hyperscan_later(leaves: Sequence[tuple[bytes, bool]]) -> Prefilter:
+    """RE2's scans for a search's first :data:`HYPERSCAN_AFTER` buffers, then Hyperscan's where it is
+    usable. Hyperscan repays its start over many files (its import, with the ``typing`` module its
+    package imports, ~10 ms of a cold process, a probe and a database compile), while a few literals'
+    RE2 scans compile in microseconds and keep up over a few hundred files: a small search (a cold
+    ``sleuth grep`` in a small folder, issue 30) never loads it, a big one switches within its first
+    files. Checked from several threads, the switch may be made twice: harmless, both are exact."""
+    scan = first = _re2_any(leaves)
+    seen = 0
+
+    def has(data: bytes) -> bool:
+        nonlocal scan, seen
+        if seen < HYPERSCAN_AFTER:
+            seen += 1
+            if seen == HYPERSCAN_AFTER and hyperscan_available():
+                scan = _hyperscan_any(leaves)
+            return first(data)
+        return scan(data)
+
+    return has
+
+
+def _hyperscan_any(leaves: Sequence[tuple[bytes, bool]]) -> Prefilter:
+    """Hyperscan for the literals it reads exactly, RE2 for the rest (see :func:`_hyperscan_can`)."""
     fast = [leaf for leaf in leaves if _hyperscan_can(*leaf)]
     rest = [leaf for leaf in leaves if not _hyperscan_can(*leaf)]
     if not rest:
@@ -255,10 +296,9 @@ def _implied_literals(query: LiteralQuery) -> list[tuple[bytes, bool]] | None:
 
 def compile_prefilter(query: LiteralQuery, *, use_hyperscan: bool | None = None) -> Prefilter | None:
     """``may_match`` from a literal query; None means no filter. The literals of an OR are scanned
-    together, ANDs are all() of their parts. ``use_hyperscan`` None picks Hyperscan when usable;
-    False forces the RE2 scans (tests compare the two)."""
-    if use_hyperscan is None:
-        use_hyperscan = hyperscan_available()
+    together, ANDs are all() of their parts. ``use_hyperscan`` None picks Hyperscan when usable (for a
+    few literals, once the search has checked :data:`HYPERSCAN_AFTER` buffers); False forces the RE2
+    scans, True Hyperscan's at once (tests compare the two)."""
     if query.op == "any":
         return None
     if query.op == "lit":
