@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import sqlite3
 import time
 from typing import IO, Callable, Iterable, Iterator
@@ -167,6 +166,8 @@ def _hold(gen: str) -> IO[bytes] | None:
 def remove_unused_generations(base: str) -> None:
     """Delete every generation but the current one that no process holds open (a reader's generation
     stays until it lets go; the next publish or start removes it)."""
+    import shutil  # (here: a cold call's read-only open never deletes, and need not load it)
+
     current = current_name(base)
     try:
         names = os.listdir(base)
@@ -209,10 +210,23 @@ def _check(conn: sqlite3.Connection) -> bool:
     return rows.get("schema") == SCHEMA and rows.get("complete") == "1"
 
 
-def catalogue_intact(conn: sqlite3.Connection) -> bool:
+# What a read-only open still reads from ``catalog.db`` when the files' rows come from the mapped copy
+# (``catalog.map``, checked by its own CRC-32 and the catalogue's id and epoch): the meta rows, the stamps.
+MAPPED_TABLES = ("meta", "folders")
+
+
+def catalogue_intact(conn: sqlite3.Connection, mapped: bool = False) -> bool:
     """SQLite's ``quick_check`` of an opened catalogue: what :func:`open_current` requires, except of a
     read-only caller, which runs it itself while its freshness check runs in a child, or has that child
-    run it (a cold call: ~40 ms of reading catalog.db whole, off its critical path there)."""
+    run it. ``mapped``: the caller reads the files' rows from the mapped copy, never from the database,
+    so only the tables it does read (:data:`MAPPED_TABLES`) are checked: ~1 ms instead of ~25 ms of
+    reading the Linux tree's 21 MB ``catalog.db`` whole, a tenth of a cold call's forked check
+    (SQLite 3.33 checks one table; an older one checks them all). A table that is not there fails."""
+    if mapped and sqlite3.sqlite_version_info >= (3, 33, 0):
+        try:
+            return all(conn.execute(f"PRAGMA quick_check({table})").fetchone()[0] == "ok" for table in MAPPED_TABLES)
+        except sqlite3.Error:
+            return False
     return conn.execute("PRAGMA quick_check").fetchone()[0] == "ok"
 
 
@@ -272,7 +286,9 @@ def _open_generation(gen: str, read_only: bool) -> Opened | None:
             raise sqlite3.DatabaseError("catalog.db failed quick_check")
         for conn in conns[1:]:
             conn.execute("SELECT tri, seg, n, rows FROM grams LIMIT 1").fetchall()
-            conn.execute("SELECT seg, codes, starts, exc_starts, bytes_at, exc_at FROM segs LIMIT 1").fetchall()
+            # (a statement that names a missing column fails when it is prepared: no row need be read, and a
+            # segment's row is ~3 MB of directory on the Linux tree, which ``LIMIT 1`` read on every open)
+            conn.execute("SELECT seg, codes, starts, exc_starts, bytes_at, exc_at FROM segs LIMIT 0").fetchall()
             conn.execute("SELECT rowid FROM defs WHERE defs MATCH 'abc' LIMIT 1").fetchall()
             conn.execute("SELECT rowid FROM symkeys WHERE symkeys MATCH 'abc' LIMIT 1").fetchall()
             conn.execute("SELECT row, data FROM symbols LIMIT 1").fetchall()
@@ -308,6 +324,8 @@ def _pid_alive(pid: int) -> bool:
 
 def remove_stale_builds(base: str) -> None:
     """Delete build directories whose process is gone (interrupted builds are never trusted)."""
+    import shutil
+
     try:
         names = os.listdir(base)
     except OSError:
