@@ -293,7 +293,9 @@ def changed_by_stated(sizes: Mapping[str, tuple[int, int, bool]], stamps: dict[s
     the ``stat`` of every file was made already (``stated``: the paths no longer regular files, the
     paths that differ): what :func:`quick_catch_up`'s per-file loop answers in that case, in one pass
     over the paths (a file in a folder the stamps never saw is changed) and then over the few found.
-    On the Linux tree this replaces ~78,000 iterations of four lookups with one comprehension."""
+    On the Linux tree this replaces ~78,000 iterations of four lookups with one comprehension; given the
+    columns (:class:`.map_file.StatMapping`) and the compiled loop, each folder is looked up once a run
+    of files sharing it (~6,000 runs: ~30 -> ~5 ms of a restart's catch-up)."""
     sep = os.sep
     stray = sizes.strays(stamps) if isinstance(sizes, StatMapping) else None
     if stray is None:
