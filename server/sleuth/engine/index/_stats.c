@@ -80,6 +80,41 @@ static void *stat_part(void *arg) {
     return NULL;
 }
 
+/* The folder of NUL-joined path i as rpartition('/')[0] or "/" gives it: its length (0 stands for "/"). */
+static Py_ssize_t folder_len(const char *path) {
+    const char *slash = strrchr(path, '/');
+    return slash == NULL ? 0 : (Py_ssize_t)(slash - path);
+}
+
+/* Splits a NUL-joined blob of n paths into C strings (a copy ended by one more NUL); NULL and an
+   exception when there are not n of them. */
+static char *split_paths(const Py_buffer *paths, Py_ssize_t n, Py_ssize_t **starts_out) {
+    char *names = malloc((size_t)paths->len + 1);
+    Py_ssize_t *starts = malloc(((size_t)n + 1) * sizeof(Py_ssize_t));
+    if (names == NULL || starts == NULL) {
+        free(names);
+        free(starts);
+        PyErr_NoMemory();
+        return NULL;
+    }
+    memcpy(names, paths->buf, (size_t)paths->len);
+    names[paths->len] = '\0';
+    Py_ssize_t i = 0;
+    const char *at = names, *end = names + paths->len;
+    for (; i < n && at <= end; i++) {
+        starts[i] = at - names;
+        at += strlen(at) + 1;
+    }
+    if (i != n || (n > 0 && at != end + 1)) {
+        free(names);
+        free(starts);
+        PyErr_SetString(PyExc_ValueError, "another number of paths than expected");
+        return NULL;
+    }
+    *starts_out = starts;
+    return names;
+}
+
 static PyObject *stat_changed(PyObject *self, PyObject *args) {
     Py_buffer paths, sizes, mtimes, firsts;
     long long slack;
@@ -93,23 +128,11 @@ static PyObject *stat_changed(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "sizes, mtimes and firsts must be int64 arrays of one length");
         goto done;
     }
-    names = malloc((size_t)paths.len + 1); /* the NUL-joined paths, ended by one more NUL: n C strings */
+    names = split_paths(&paths, n, &starts);
+    if (names == NULL) goto done;
     found = malloc(((size_t)n + 1) * sizeof(int64_t));
-    starts = malloc(((size_t)n + 1) * sizeof(Py_ssize_t));
-    if (names == NULL || found == NULL || starts == NULL) {
+    if (found == NULL) {
         PyErr_NoMemory();
-        goto done;
-    }
-    memcpy(names, paths.buf, (size_t)paths.len);
-    names[paths.len] = '\0';
-    Py_ssize_t i = 0;
-    const char *at = names, *end = names + paths.len;
-    for (; i < n && at <= end; i++) {
-        starts[i] = at - names;
-        at += strlen(at) + 1;
-    }
-    if (i != n || at != end + 1) {
-        PyErr_SetString(PyExc_ValueError, "another number of paths than of sizes");
         goto done;
     }
     Part parts[PARTS];
@@ -151,41 +174,6 @@ done:
     return result;
 }
 
-
-/* The folder of NUL-joined path i as rpartition('/')[0] or "/" gives it: its length (0 stands for "/"). */
-static Py_ssize_t folder_len(const char *path) {
-    const char *slash = strrchr(path, '/');
-    return slash == NULL ? 0 : (Py_ssize_t)(slash - path);
-}
-
-/* Splits a NUL-joined blob of n paths into C strings (a copy ended by one more NUL); NULL and an
-   exception when there are not n of them. */
-static char *split_paths(const Py_buffer *paths, Py_ssize_t n, Py_ssize_t **starts_out) {
-    char *names = malloc((size_t)paths->len + 1);
-    Py_ssize_t *starts = malloc(((size_t)n + 1) * sizeof(Py_ssize_t));
-    if (names == NULL || starts == NULL) {
-        free(names);
-        free(starts);
-        PyErr_NoMemory();
-        return NULL;
-    }
-    memcpy(names, paths->buf, (size_t)paths->len);
-    names[paths->len] = '\0';
-    Py_ssize_t i = 0;
-    const char *at = names, *end = names + paths->len;
-    for (; i < n && at <= end; i++) {
-        starts[i] = at - names;
-        at += strlen(at) + 1;
-    }
-    if (i != n || (n > 0 && at != end + 1)) {
-        free(names);
-        free(starts);
-        PyErr_SetString(PyExc_ValueError, "another number of paths than expected");
-        return NULL;
-    }
-    *starts_out = starts;
-    return names;
-}
 
 /* folder_runs(paths, n): the runs of consecutive paths that share a folder, as (folder, first position):
    what a check of "is each file's folder stamped" needs once a run, not once a file (the catalogue lists a
