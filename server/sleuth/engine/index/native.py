@@ -39,5 +39,5 @@ if _grams is not None:
 _stats = compiled_module("sleuth.engine.index._stats", "no-compiled-stats")  # POSIX only
 if _stats is not None:
     stat_changed = _stats.stat_changed
-    folder_runs = _stats.folder_runs
-    stat_folders = _stats.stat_folders
+    folder_runs = getattr(_stats, "folder_runs", None)  # (an extension built before them: Python's checks)
+    stat_folders = getattr(_stats, "stat_folders", None)
