@@ -74,6 +74,34 @@ def test_a_corrupt_catalogue_is_rebuilt(tmp_path: Path, kit: SimpleNamespace) ->
         second.stop()
 
 
+def test_a_catalogue_failing_its_quick_check_is_rebuilt_though_its_map_holds(tmp_path: Path, kit: SimpleNamespace) -> None:
+    """A garbage page of ``files`` only: the meta rows and the mapped copy read well, so the open gets as far
+    as making the catalogue's columns; the whole file's ``quick_check``, run beside that work (a thread:
+    :class:`store.IntactCheck`), fails, and the server builds a new generation instead of using it."""
+    import sqlite3
+
+    root, cache = tmp_path / "ws", tmp_path / "cache"
+    kit.write_tree(root, {"a.c": "int needle_one;\n", "b.c": "int needle_two;\n"})
+    first = kit.start(root, cache)
+    gen = Path(first.status()["store_path"])
+    first.stop()
+    assert (gen / "catalog.map").is_file()
+    conn = sqlite3.connect(gen / "catalog.db")
+    (page_size,) = conn.execute("PRAGMA page_size").fetchone()
+    (page,) = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = 'files'").fetchone()
+    conn.close()
+    with open(gen / "catalog.db", "r+b") as handle:
+        handle.seek((page - 1) * page_size)
+        handle.write(b"\xff" * page_size)
+    second = kit.start(root, cache)
+    try:
+        assert Path(second.status()["store_path"]) != gen
+        got = second.candidates(None, Lit(b"needle_two"))
+        assert got is not None and [Path(p).name for p in got.paths] == ["b.c"]
+    finally:
+        second.stop()
+
+
 def test_an_incomplete_generation_is_not_trusted(tmp_path: Path, kit: SimpleNamespace) -> None:
     root, cache = tmp_path / "ws", tmp_path / "cache"
     kit.write_tree(root, {"a.c": "int needle_one;\n"})

@@ -8,11 +8,15 @@ import os
 import shutil
 from pathlib import Path
 
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from sleuth.engine.index import catalogue_map, native
 from sleuth.engine.index.freshness import MTIME_SLACK_NS
 from sleuth.engine.index.lazy_catalogue import LazyCatalogue
 from sleuth.engine.index.stat_pass import NativeStatPass, StatPass, stated_of_sizes, stated_paths
-from tests.conftest import under_fallback
+from tests.conftest import HANG_S, under_fallback
 from tests.fixtures import started_index
 from tests.engine.index.test_restart_freshness import _tree
 
@@ -131,3 +135,79 @@ def test_the_compiled_loop_states_from_each_folder_as_lstat_does(tmp_path: Path)
     found = native.stat_changed(blob, np.array(sizes, np.int64), np.array(mtimes, np.int64),  # type: ignore[misc]
                                 np.array(firsts, np.int64), MTIME_SLACK_NS)
     assert found == expected
+
+
+def _runs_reference(paths: list[str]) -> list[tuple[str, int]]:
+    """Each run of consecutive paths sharing a folder (``rpartition('/')[0] or '/'``), in Python."""
+    runs: list[tuple[str, int]] = []
+    for at, path in enumerate(paths):
+        folder = path.rpartition("/")[0] or "/"
+        if not runs or runs[-1][0] != folder:
+            runs.append((folder, at))
+    return runs
+
+
+@under_fallback("no-compiled-stats", native.folder_runs is None, "the compiled folder loops")
+@settings(max_examples=200, deadline=None)
+@given(paths=st.lists(st.text(alphabet="ab/é", min_size=1, max_size=8).filter(lambda p: "\0" not in p), max_size=30))
+def test_folder_runs_group_paths_as_rpartition_does(paths: list[str]) -> None:
+    """The freshness check looks each catalogued file's folder up among the stamps once a run of files
+    sharing it (:meth:`.map_file.StatMapping.strays`): the runs are those Python's ``rpartition`` makes,
+    paths without a folder part and at the root included."""
+    found = native.folder_runs(b"\0".join(p.encode() for p in paths), len(paths))  # type: ignore[misc]
+    assert [(f.decode(), at) for f, at in found] == _runs_reference(paths)
+
+
+@under_fallback("no-compiled-stats", native.stat_folders is None, "the compiled folder loops")
+def test_the_compiled_folder_check_answers_as_lstat(tmp_path: Path) -> None:
+    """The stamped folders' check (:func:`.freshness._stamped_folders_unchanged`): a folder unchanged, one
+    whose listing changed (its times moved), one gone, one now a file, one now a link to a folder (lstat:
+    no longer a folder), and a wrong count of paths refused."""
+    from array import array
+
+    names = ["same", "added", "gone", "file", "link", "ctime"]
+    for name in names:
+        (tmp_path / name).mkdir()
+    paths = [str(tmp_path / n) for n in names]
+    stats = [os.lstat(p) for p in paths]
+    mtimes, ctimes = array("q", [s.st_mtime_ns for s in stats]), array("q", [s.st_ctime_ns for s in stats])
+    (tmp_path / "added/new.txt").write_text("new\n")
+    os.rmdir(tmp_path / "gone")
+    os.rmdir(tmp_path / "file")
+    (tmp_path / "file").write_text("a file now\n")
+    os.rmdir(tmp_path / "link")
+    os.symlink(tmp_path / "same", tmp_path / "link")
+    os.chmod(tmp_path / "ctime", 0o700)  # the change time alone
+    blob = b"\0".join(map(os.fsencode, paths))
+    assert native.stat_folders(blob, mtimes, ctimes) == [2, -3, -4, -5, 6]  # type: ignore[misc]
+    with pytest.raises(ValueError):
+        native.stat_folders(blob + b"\0extra", mtimes, ctimes)  # type: ignore[misc]
+
+
+def test_the_catalogue_view_of_an_unchanged_open_is_its_columns(tmp_path: Path) -> None:
+    """A restart's catch-up reads the stored columns as they are (no 78,000-entry dict built before
+    ``ready``) while nothing changed since the open, and the catalogue's own view once something did:
+    both equal the loaded catalogue's."""
+    from sleuth.engine.index.map_file import StatMapping
+
+    root, cache = tmp_path / "ws", tmp_path / "cache"
+    root.mkdir()
+    _tree(root)
+    service = started_index(root, cache)
+    try:
+        with service.state.lock:
+            cat = service.state.cat
+        assert isinstance(cat, LazyCatalogue)
+        eager = {p: (r.size, r.mtime_ns, r.first_row >= 0) for p, r in cat.by_path.items()}
+        view = cat.stat_view()
+        assert isinstance(view, StatMapping) and dict(view) == eager
+        (root / "b.c").write_text("haystack, longer now\n")
+        service.notify_changed([str(root / "b.c")])
+        assert service.wait_idle(HANG_S)
+        with service.state.lock:
+            changed = cat.stat_view()
+            eager = {p: (r.size, r.mtime_ns, r.first_row >= 0) for p, r in cat.by_path.items()}
+        assert not isinstance(changed, StatMapping) and dict(changed) == eager
+        assert changed[str(root / "b.c")][0] == len("haystack, longer now\n")
+    finally:
+        service.stop()

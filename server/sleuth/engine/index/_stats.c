@@ -20,8 +20,10 @@
 
 #ifdef __APPLE__
 #define MTIME_NS(st) ((int64_t)(st).st_mtimespec.tv_sec * 1000000000LL + (st).st_mtimespec.tv_nsec)
+#define CTIME_NS(st) ((int64_t)(st).st_ctimespec.tv_sec * 1000000000LL + (st).st_ctimespec.tv_nsec)
 #else
 #define MTIME_NS(st) ((int64_t)(st).st_mtim.tv_sec * 1000000000LL + (st).st_mtim.tv_nsec)
+#define CTIME_NS(st) ((int64_t)(st).st_ctim.tv_sec * 1000000000LL + (st).st_ctim.tv_nsec)
 #endif
 #ifndef O_PATH
 #define O_PATH O_RDONLY
@@ -78,6 +80,41 @@ static void *stat_part(void *arg) {
     return NULL;
 }
 
+/* The folder of NUL-joined path i as rpartition('/')[0] or "/" gives it: its length (0 stands for "/"). */
+static Py_ssize_t folder_len(const char *path) {
+    const char *slash = strrchr(path, '/');
+    return slash == NULL ? 0 : (Py_ssize_t)(slash - path);
+}
+
+/* Splits a NUL-joined blob of n paths into C strings (a copy ended by one more NUL); NULL and an
+   exception when there are not n of them. */
+static char *split_paths(const Py_buffer *paths, Py_ssize_t n, Py_ssize_t **starts_out) {
+    char *names = malloc((size_t)paths->len + 1);
+    Py_ssize_t *starts = malloc(((size_t)n + 1) * sizeof(Py_ssize_t));
+    if (names == NULL || starts == NULL) {
+        free(names);
+        free(starts);
+        PyErr_NoMemory();
+        return NULL;
+    }
+    memcpy(names, paths->buf, (size_t)paths->len);
+    names[paths->len] = '\0';
+    Py_ssize_t i = 0;
+    const char *at = names, *end = names + paths->len;
+    for (; i < n && at <= end; i++) {
+        starts[i] = at - names;
+        at += strlen(at) + 1;
+    }
+    if (i != n || (n > 0 && at != end + 1)) {
+        free(names);
+        free(starts);
+        PyErr_SetString(PyExc_ValueError, "another number of paths than expected");
+        return NULL;
+    }
+    *starts_out = starts;
+    return names;
+}
+
 static PyObject *stat_changed(PyObject *self, PyObject *args) {
     Py_buffer paths, sizes, mtimes, firsts;
     long long slack;
@@ -91,23 +128,11 @@ static PyObject *stat_changed(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "sizes, mtimes and firsts must be int64 arrays of one length");
         goto done;
     }
-    names = malloc((size_t)paths.len + 1); /* the NUL-joined paths, ended by one more NUL: n C strings */
+    names = split_paths(&paths, n, &starts);
+    if (names == NULL) goto done;
     found = malloc(((size_t)n + 1) * sizeof(int64_t));
-    starts = malloc(((size_t)n + 1) * sizeof(Py_ssize_t));
-    if (names == NULL || found == NULL || starts == NULL) {
+    if (found == NULL) {
         PyErr_NoMemory();
-        goto done;
-    }
-    memcpy(names, paths.buf, (size_t)paths.len);
-    names[paths.len] = '\0';
-    Py_ssize_t i = 0;
-    const char *at = names, *end = names + paths.len;
-    for (; i < n && at <= end; i++) {
-        starts[i] = at - names;
-        at += strlen(at) + 1;
-    }
-    if (i != n || at != end + 1) {
-        PyErr_SetString(PyExc_ValueError, "another number of paths than of sizes");
         goto done;
     }
     Part parts[PARTS];
@@ -149,11 +174,102 @@ done:
     return result;
 }
 
+
+/* folder_runs(paths, n): the runs of consecutive paths that share a folder, as (folder, first position):
+   what a check of "is each file's folder stamped" needs once a run, not once a file (the catalogue lists a
+   folder's files together: ~5,000 runs for the Linux tree's 78,000 files). */
+static PyObject *folder_runs(PyObject *self, PyObject *args) {
+    Py_buffer paths;
+    Py_ssize_t n;
+    if (!PyArg_ParseTuple(args, "y*n", &paths, &n)) return NULL;
+    Py_ssize_t *starts = NULL;
+    char *names = split_paths(&paths, n, &starts);
+    PyObject *result = names == NULL ? NULL : PyList_New(0);
+    const char *last = NULL;
+    Py_ssize_t last_len = -1;
+    for (Py_ssize_t i = 0; result != NULL && i < n; i++) {
+        const char *folder = names + starts[i];
+        Py_ssize_t len = folder_len(folder);
+        if (len == 0) { /* no folder part, or only the root's: "/" */
+            folder = "/";
+            len = 1;
+        }
+        if (last != NULL && len == last_len && memcmp(last, folder, (size_t)len) == 0) continue;
+        last = folder;
+        last_len = len;
+        PyObject *run = Py_BuildValue("(y#n)", folder, len, i);
+        if (run == NULL || PyList_Append(result, run) != 0) Py_CLEAR(result);
+        Py_XDECREF(run);
+    }
+    free(names);
+    free(starts);
+    PyBuffer_Release(&paths);
+    return result;
+}
+
+/* stat_folders(paths, mtimes, ctimes): for n NUL-joined folder paths and their int64 stamped times,
+   -(i + 1) where folder i is no longer a folder (lstat: a link is not one), i + 1 where its modification or
+   change time moved. The interpreter lock is released meanwhile (~5,000 folders on the Linux tree). */
+static PyObject *stat_folders(PyObject *self, PyObject *args) {
+    Py_buffer paths, mtimes, ctimes;
+    if (!PyArg_ParseTuple(args, "y*y*y*", &paths, &mtimes, &ctimes)) return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t n = mtimes.len / 8, k = 0, *starts = NULL;
+    char *names = NULL;
+    int64_t *found = NULL;
+    if (mtimes.len % 8 || ctimes.len != mtimes.len) {
+        PyErr_SetString(PyExc_ValueError, "mtimes and ctimes must be int64 arrays of one length");
+        goto done;
+    }
+    names = split_paths(&paths, n, &starts);
+    if (names == NULL) goto done;
+    found = malloc(((size_t)n + 1) * sizeof(int64_t));
+    if (found == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    const int64_t *mtime = mtimes.buf, *ctime = ctimes.buf;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < n; i++) {
+        struct stat st;
+        if (lstat(names + starts[i], &st) != 0 || !S_ISDIR(st.st_mode)) {
+            found[k++] = -(int64_t)(i + 1);
+        } else if (MTIME_NS(st) != mtime[i] || CTIME_NS(st) != ctime[i]) {
+            found[k++] = (int64_t)(i + 1);
+        }
+    }
+    Py_END_ALLOW_THREADS
+    result = PyList_New(k);
+    for (Py_ssize_t j = 0; result != NULL && j < k; j++) {
+        PyObject *number = PyLong_FromLongLong(found[j]);
+        if (number == NULL) {
+            Py_CLEAR(result);
+            break;
+        }
+        PyList_SET_ITEM(result, j, number);
+    }
+done:
+    free(names);
+    free(starts);
+    free(found);
+    PyBuffer_Release(&paths);
+    PyBuffer_Release(&mtimes);
+    PyBuffer_Release(&ctimes);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"stat_changed", stat_changed, METH_VARARGS,
      "stat_changed(paths, sizes, mtimes, firsts, slack) -> list[int]: for n NUL-joined paths and int64\n"
      "arrays of n, -(i + 1) where path i is no longer a regular file, i + 1 where its size or time\n"
      "(beyond slack ns) moved or first[i] < 0. The interpreter lock is released meanwhile."},
+    {"folder_runs", folder_runs, METH_VARARGS,
+     "folder_runs(paths, n) -> list[tuple[bytes, int]]: for n NUL-joined paths, each run of consecutive paths\n"
+     "with one folder (rpartition('/')[0] or '/') as (folder, position of the run's first path)."},
+    {"stat_folders", stat_folders, METH_VARARGS,
+     "stat_folders(paths, mtimes, ctimes) -> list[int]: for n NUL-joined folders and int64 arrays of n,\n"
+     "-(i + 1) where folder i is no longer a folder, i + 1 where its mtime or ctime (ns) moved. The\n"
+     "interpreter lock is released meanwhile."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -392,7 +392,7 @@ class Catalogue:
     def __contains__(self, path: str) -> bool:
         return path in self.by_path
 
-    def stat_view(self) -> dict[str, tuple[int, int, bool]]:
+    def stat_view(self) -> Mapping[str, tuple[int, int, bool]]:
         """``path -> (size, mtime_ns, indexed)`` of every file: what a freshness check compares
         (:func:`sleuth.engine.index.freshness.quick_catch_up`)."""
         return {p: (r.size, r.mtime_ns, r.first_row >= 0) for p, r in self.by_path.items()}

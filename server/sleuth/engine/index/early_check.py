@@ -45,7 +45,7 @@ def _check(gen: str, workspace: Workspace, options: WalkOptions) -> Answer | Non
         cols = stat_columns(gen, conn)
         if cols is None:
             return None
-        if not catalogue_intact(conn):  # (what open_current leaves a read-only caller to check: done here)
+        if not catalogue_intact(conn, mapped=True):  # (what open_current leaves a read-only caller: the tables read)
             return cols.source, None
         quick = freshness.quick_catch_up(conn, workspace, options, StatMapping(cols), CancelToken(), stated_now(cols))
         return cols.source, quick

@@ -32,12 +32,14 @@ import json
 import os
 import sqlite3
 import stat as stat_mod
+import sys
 import time
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Mapping
 
 from sleuth.engine.cancel import CancelToken
 from sleuth.engine.ignore import IGNORE_FILE_NAMES, ancestors, git_exclude_path, global_excludes_path
+from sleuth.engine.index.map_file import StatMapping
 from sleuth.engine.types import FileEntry, FileError, SkipCounts, WalkOptions
 from sleuth.engine.workspace import Target, Workspace
 
@@ -132,7 +134,10 @@ class QuickCatchUp:
     relisted: int  # folders listed again (their times moved, or the build never saw them)
 
 
-def _load(conn: sqlite3.Connection) -> tuple[dict[str, tuple[int, int, str]], str] | None:
+StampRow = tuple[bytes, int, int, str]  # a ``folders`` row: (encoded path, mtime_ns, ctime_ns, rules)
+
+
+def _load(conn: sqlite3.Connection) -> tuple[dict[str, tuple[int, int, str]], str, list[StampRow]] | None:
     try:
         rows = conn.execute("SELECT path, mtime_ns, ctime_ns, rules FROM folders").fetchall()
         (outer,) = conn.execute("SELECT value FROM meta WHERE key = 'outer_rules'").fetchone() or (None,)
@@ -140,7 +145,31 @@ def _load(conn: sqlite3.Connection) -> tuple[dict[str, tuple[int, int, str]], st
         return None
     if outer is None or not rows:
         return None
-    return {os.fsdecode(p): (m, c, r) for p, m, c, r in rows}, outer
+    enc, errors = sys.getfilesystemencoding(), sys.getfilesystemencodeerrors()
+    try:  # (the method, not os.fsdecode's call per row: a third of the time on 5,000 folders)
+        stamps = {p.decode(enc, errors): (m, c, r) for p, m, c, r in rows}
+    except AttributeError:  # (a path stored as text)
+        stamps = {os.fsdecode(p): (m, c, r) for p, m, c, r in rows}
+    return stamps, outer, rows
+
+
+def _stamped_folders_unchanged(rows: list[StampRow]) -> bool | None:
+    """Whether every stamped folder is still a folder with the times it was stamped with, by the
+    compiled loop (:data:`.native.stat_folders`: one call, the interpreter lock released, for the Linux
+    tree's ~5,000 folders that a Python loop stated in ~25 ms); None without the loop (or when it
+    cannot take these rows): the caller states each folder itself."""
+    from array import array
+
+    from sleuth.engine.index import native
+
+    if native.stat_folders is None:
+        return None
+    try:
+        blob = b"\0".join([os.fsencode(p) for p, _, _, _ in rows])
+        found = native.stat_folders(blob, array("q", [m for _, m, _, _ in rows]), array("q", [c for _, _, c, _ in rows]))
+    except (ValueError, TypeError, OverflowError, MemoryError):
+        return None
+    return not found
 
 
 def quick_catch_up(conn: sqlite3.Connection, workspace: Workspace, options: WalkOptions,
@@ -160,15 +189,19 @@ def quick_catch_up(conn: sqlite3.Connection, workspace: Workspace, options: Walk
     loaded = _load(conn)
     if loaded is None:
         return None
-    stamps, outer = loaded
+    stamps, outer, rows = loaded
     if json.dumps(_outer_rules(workspace, options), sort_keys=True) != outer:
         return None
     # 1. The folders: unchanged, moved (list again) or dead (no longer a folder: all below is gone).
+    # When the compiled loop found each one a folder with its stamped times (the usual restart), what
+    # is left to check is the rule files of the folders that hold some; else each folder is checked here.
     moved: list[str] = []
     dead: set[str] = set()
-    for path in sorted(stamps, key=len):  # a parent before its children
+    unchanged = _stamped_folders_unchanged(rows)
+    folders = [p for p, (_, _, rules) in stamps.items() if rules] if unchanged else sorted(stamps, key=len)
+    for path in folders:  # a parent before its children (when any may be dead)
         mtime, ctime, rules = stamps[path]
-        if os.path.dirname(path) in dead:
+        if dead and os.path.dirname(path) in dead:
             dead.add(path)
             continue
         st = _lstat_of_kind(path, stat_mod.S_ISDIR)
@@ -260,9 +293,13 @@ def changed_by_stated(sizes: Mapping[str, tuple[int, int, bool]], stamps: dict[s
     the ``stat`` of every file was made already (``stated``: the paths no longer regular files, the
     paths that differ): what :func:`quick_catch_up`'s per-file loop answers in that case, in one pass
     over the paths (a file in a folder the stamps never saw is changed) and then over the few found.
-    On the Linux tree this replaces ~78,000 iterations of four lookups with one comprehension."""
+    On the Linux tree this replaces ~78,000 iterations of four lookups with one comprehension; given the
+    columns (:class:`.map_file.StatMapping`) and the compiled loop, each folder is looked up once a run
+    of files sharing it (~6,000 runs: ~30 -> ~5 ms of a restart's catch-up)."""
     sep = os.sep
-    stray = [p for p in sizes if (p.rpartition(sep)[0] or sep) not in stamps]
+    stray = sizes.strays(stamps) if isinstance(sizes, StatMapping) else None
+    if stray is None:
+        stray = [p for p in sizes if (p.rpartition(sep)[0] or sep) not in stamps]
     strays = set(stray)
     gone = [p for p in stated[0] if p in sizes and p not in strays]
     changed = stray + [p for p in stated[1] if p in sizes and p not in strays and p not in stated[0]]

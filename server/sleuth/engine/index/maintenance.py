@@ -261,27 +261,38 @@ class Maintenance(ReadOnlyOpen):
         nothing left open, when there is no trusted store for these roots and options."""
         from sleuth.engine.index.lazy_catalogue import of_columns
 
-        opened = store.open_current(self.state.base)
+        opened = store.open_current(self.state.base, check_later=True)
         if opened is None:
             return False
         gen, catalog, shards, hold = opened
-        meta = self._identity(catalog)
-        if meta is None:
+        db, check = os.path.join(gen, "catalog.db"), checked and self._own_walk
+        intact = store.IntactCheck(db)  # (beside the work below; nothing is used before it answers)
+        cat: Catalogue | None = None
+        meta: dict[str, str] | None = None
+        try:
+            meta = self._identity(catalog)
+            if meta is not None:
+                gc.disable()  # ~100,000 objects that live as long as the store: no collection walks them meanwhile
+                try:
+                    cols, mapped = catalogue_map.open_columns(gen, catalog, self._yield)
+                    self._stat_pass = start_stat_pass(db, cols) if check else None  # (on the other core from now on)
+                    self.catalogue_from = "map" if mapped else "rows"
+                    if not mapped:  # no copy, or not provably current: one is written once the index is ready
+                        self._map.soon()
+                    cat = of_columns(cols, len(shards))
+                finally:
+                    gc.enable()
+        except sqlite3.DatabaseError:
+            if intact.result():
+                raise  # (not the damage the check finds: as before the check ran first)
+        if not intact.result() or cat is None or meta is None:  # a damaged catalogue, or another one: not used
+            if self._stat_pass is not None:
+                self._stat_pass.cancel()
+                self._stat_pass = None
             for conn in [catalog, *shards]:
                 conn.close()
             hold.close()
             return False
-        db, check = os.path.join(gen, "catalog.db"), checked and self._own_walk
-        gc.disable()  # ~100,000 objects that live as long as the store: no collection walks them meanwhile
-        try:
-            cols, mapped = catalogue_map.open_columns(gen, catalog, self._yield)
-            self._stat_pass = start_stat_pass(db, cols) if check else None  # (on the other core from now on)
-            self.catalogue_from = "map" if mapped else "rows"
-            if not mapped:  # no copy, or not provably current: one is written once the index is ready
-                self._map.soon()
-            cat = of_columns(cols, len(shards))
-        finally:
-            gc.enable()
         self._yield()
         self._install(gen, catalog, shards, hold, cat, self._posting_readers(gen, shards), meta, writers=True)
         return True
@@ -474,7 +485,8 @@ class Maintenance(ReadOnlyOpen):
             hold(INDEX_GATE_ENV, self.state.token)
             store.remove_stale_builds(self.state.base)
             store.remove_unused_generations(self.state.base)  # left by processes that had them open
-            if self._open(checked=True):
+            opened = self._open(checked=True)
+            if opened:
                 hold(CATCH_UP_GATE_ENV, self.state.token)
                 self._catch_up()
                 with self.state.lock:
@@ -483,7 +495,7 @@ class Maintenance(ReadOnlyOpen):
             else:
                 self.state.open_settled.set()  # a build: no grep waits for it
                 self._full_build(adopt=True)
-            heap.settle()
+            heap.settle(collect=not opened)
             self.state.build_done.set()
             while True:
                 with self.state.lock:

@@ -22,10 +22,11 @@ import sqlite3
 import struct
 import sys
 import zlib
-from typing import Iterator, Mapping, Protocol, Sequence
+from typing import Container, Iterator, Mapping, Protocol, Sequence
 
 __all__ = ["FILE_NAME", "MAGIC", "VERSION", "HEAD", "ARRAYS", "Source", "StatColumns", "StatMapping", "MappedStat",
-           "identity", "verified_body", "crc_holds", "header_files", "mapped", "source_of", "decode_paths", "stat_columns"]
+           "identity", "verified_body", "crc_holds", "header_files", "mapped", "source_of", "decode_paths", "stat_columns",
+           "PathList"]
 
 FILE_NAME = "catalog.map"
 MAGIC = b"SLTHCMAP"
@@ -47,7 +48,7 @@ Source = tuple[int, int, int, int]  # (st_dev, st_ino, st_size, st_mtime_ns) of 
 class StatColumns(Protocol):
     """What a freshness check reads of the catalogue's columns (numpy arrays or int64 memoryviews)."""
 
-    paths: list[str]
+    paths: Sequence[str]
 
     @property
     def sizes(self) -> Sequence[int]: ...
@@ -128,6 +129,42 @@ def decode_paths(blob: memoryview, n: int) -> list[str]:
     return paths
 
 
+class PathList(Sequence[str]):
+    """The ``n`` NUL-joined paths of a mapped file, each decoded when it is asked for: a cold call asks for
+    a few (its candidates', what its check found changed), and decoding all 78,000 of the Linux tree's
+    up front cost ~15 ms of its open, in the parent and again in its forked check. Where each path starts
+    is given (``starts``: n + 1 offsets, the last one past the blob's end) or, without them, the first
+    path asked for decodes them all at once (:func:`decode_paths`), as iterating does."""
+
+    __slots__ = ("_blob", "_n", "_starts", "_all")
+
+    def __init__(self, blob: memoryview, n: int, starts: Sequence[int] | None = None) -> None:
+        self._blob, self._n, self._starts = blob, n, starts
+        self._all: list[str] | None = None
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __getitem__(self, at: int) -> str:  # type: ignore[override]
+        if self._all is not None or self._starts is None or not isinstance(at, int):
+            return self.decoded()[at]
+        if at < 0:
+            at += self._n
+        if not 0 <= at < self._n:
+            raise IndexError(at)
+        low, high = int(self._starts[at]), int(self._starts[at + 1]) - 1
+        return bytes(self._blob[low:high]).decode(sys.getfilesystemencoding(), sys.getfilesystemencodeerrors())
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.decoded())
+
+    def decoded(self) -> list[str]:
+        """Every path, decoded once (in one call: one a path costs ~10x)."""
+        if self._all is None:
+            self._all = decode_paths(self._blob, self._n)
+        return self._all
+
+
 class MappedStat:
     """The freshness columns of a mapped ``catalog.map``, as int64 memoryviews (no numpy)."""
 
@@ -147,7 +184,7 @@ class MappedStat:
         self.sizes, self.mtimes, self.firsts = column("sizes"), column("mtimes"), column("firsts")
         offset, size = table["paths"]
         self._path_bytes = body[offset:offset + size]
-        self.paths = decode_paths(self._path_bytes, n)
+        self.paths: Sequence[str] = PathList(self._path_bytes, n)  # (decoded only if the check needs a path)
         self.source = source
 
     def path_bytes(self) -> memoryview:
@@ -211,6 +248,31 @@ class StatMapping(Mapping[str, tuple[int, int, bool]]):
             self._lists = list(cols.sizes), list(cols.mtimes), list(cols.firsts)
         sizes, mtimes, firsts = self._lists
         return int(sizes[at]), int(mtimes[at]), bool(firsts[at] >= 0)
+
+    @property
+    def cols(self) -> StatColumns:
+        return self._cols
+
+    def strays(self, stamped: Container[str]) -> list[str] | None:
+        """The paths whose folder (``rpartition(os.sep)[0] or os.sep``) is not in ``stamped``, in column
+        order, each folder looked up once a run of paths sharing it (:data:`.native.folder_runs`); None
+        without the compiled loop (the caller looks up each path's)."""
+        from sleuth.engine.index import native
+
+        if native.folder_runs is None:
+            return None
+        n = len(self._cols.paths)
+        try:
+            runs = native.folder_runs(self._cols.path_bytes(), n)
+        except (ValueError, TypeError, MemoryError):
+            return None
+        enc, errors = sys.getfilesystemencoding(), sys.getfilesystemencodeerrors()
+        paths, found = self._cols.paths, []
+        for k, (folder, first) in enumerate(runs):
+            if folder.decode(enc, errors) not in stamped:
+                end = runs[k + 1][1] if k + 1 < len(runs) else n
+                found.extend(paths[at] for at in range(first, end))
+        return found
 
     def _where(self) -> dict[str, int]:
         if self._index is None:

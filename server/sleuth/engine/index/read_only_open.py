@@ -57,7 +57,7 @@ class ReadOnlyOpen:
             if meta is not None:
                 # (read before the fork: the child's and ours; with an early check of this generation, the CRC is
                 # the child's: it verified the same file, else ours below)
-                cols, _ = catalogue_map.open_columns(gen, catalog, crc=early is None or early.gen != gen)
+                cols, mapped = catalogue_map.open_columns(gen, catalog, crc=early is None or early.gen != gen)
                 workspace, options, token = self.state.workspace, self.state.options, self.state.token
                 db = os.path.join(gen, "catalog.db")
                 gc.disable()  # ~100,000 objects that live as long as the process: no collection walks them
@@ -78,7 +78,7 @@ class ReadOnlyOpen:
                         check = Aside(lambda: freshness.quick_catch_up_at(db, workspace, options, cols.stat_mapping(),
                                                                           token, stated_now(cols)))
                 if check is not None:
-                    if not store.catalogue_intact(catalog):  # (open_current left it to us: the child's time)
+                    if not store.catalogue_intact(catalog, mapped):  # (open_current left it to us: the child's time)
                         meta = None
                     quick = check.result()
         except (sqlite3.Error, OSError, ValueError, TypeError, IndexError, KeyError):  # a damaged store: the caller scans

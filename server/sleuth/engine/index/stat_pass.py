@@ -19,15 +19,17 @@ interpreter (~20 ms to start, ~0.1 CPU-s to read the rows again) and at C's spee
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 import threading
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Mapping
 
 from sleuth.engine.index import native
 from sleuth.engine.index.freshness import MTIME_SLACK_NS
+from sleuth.engine.index.map_file import StatMapping
 
 if TYPE_CHECKING:
+    import subprocess
+
     from sleuth.engine.index.catalogue import Catalogue
     from sleuth.engine.index.catalogue_map import Columns
     from sleuth.engine.index.map_file import StatColumns
@@ -63,6 +65,8 @@ class StatPass:
     """The check of catalogue ``db``'s files, started now in a bare interpreter; :meth:`result` waits."""
 
     def __init__(self, db: str) -> None:
+        import subprocess  # (here: a cold call, which never starts this interpreter, does not load it)
+
         try:
             self._child: subprocess.Popen[bytes] | None = subprocess.Popen(
                 [sys.executable, "-I", "-S", "-c", _CHILD, db, str(MTIME_SLACK_NS)], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
@@ -105,11 +109,13 @@ def stated_now(cols: StatColumns) -> Stated | None:
     return {paths[-n - 1] for n in found if n < 0}, {paths[n - 1] for n in found if n > 0}
 
 
-def stated_of_sizes(sizes: dict[str, tuple[int, int, bool]]) -> Stated | None:
+def stated_of_sizes(sizes: Mapping[str, tuple[int, int, bool]]) -> Stated | None:
     """The compiled check of a freshness check's ``path -> (size, mtime_ns, indexed)`` (a rescan's: the
     catalogue as changed since the open), the interpreter lock released meanwhile; None without the loop."""
     if native.stat_changed is None or not sizes:
         return None
+    if isinstance(sizes, StatMapping):  # (the stored columns themselves: no array made)
+        return stated_now(sizes.cols)
     import numpy as np
 
     paths = list(sizes)
