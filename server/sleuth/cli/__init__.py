@@ -80,19 +80,17 @@ def main(argv: list[str] | None = None) -> int:
     server may run the call instead (:func:`sleuth.cli.fork_client.run`), and a search's process ends
     at once when the call is over (:func:`_ended`)."""
     if argv is None:
-        if _first_word(sys.argv[1:]) not in LONG_LIVED:
+        if _first_word(sys.argv[1:]) not in LONG_LIVED:  # (the servers' stdout is their protocol's)
+            from sleuth.cli.std_streams import buffer_stdout
             from sleuth.engine import heap
 
             heap.tune(heap.ONE_SHOT_THRESHOLD)
+            buffer_stdout()
         from sleuth.cli.fork_client import leave, run
 
         forked = run(sys.argv)
         if forked is not None:
             leave(forked)
-        if _first_word(sys.argv[1:]) not in LONG_LIVED:  # (the servers' stdout is their protocol's)
-            from sleuth.cli.std_streams import buffer_stdout
-
-            buffer_stdout()
         return _ended(_command(sys.argv[1:]))
     return _command(argv)
 
