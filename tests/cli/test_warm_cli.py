@@ -703,6 +703,30 @@ async def test_a_forked_call_leaves_without_tearing_the_client_down(server: tupl
     assert (hot.stdout, hot.stderr) == (cold.stdout, cold.stderr)
 
 
+@needs_fork_server
+async def test_a_forked_calls_output_ends_when_its_status_is_reported(server: tuple[Session, pathlib.Path],
+                                                                     tmp_path: pathlib.Path) -> None:
+    """A reader of a forked call's output (a pipe, as ``sleuth grep ... | wc -l`` or a caller's
+    ``subprocess``) sees its end once the call has reported its status, not after the forked process's
+    own exit, which first unmaps the fork server's whole address space: the child is held after its
+    status (the exit gate, :mod:`sleuth.engine.test_gates`) and the output has ended all the same."""
+    session, root = server
+    fork_server = await started_fork_server(root)
+    cold = await asyncio.to_thread(cli, root, "grep", "-n", "user", "--no-server")
+    gate = tmp_path / "exit-gate"
+    gate.write_text("held\n")
+    proc = subprocess.Popen([SLEUTH, "grep", "-n", "user"], cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env=dict(os.environ, SLEUTH_TEST_EXIT_GATE=str(gate)))
+    try:
+        out, err = await asyncio.wait_for(asyncio.to_thread(proc.communicate), HANG_S)
+        assert await _children(fork_server, present=True)  # the call's process is still held at the gate
+    finally:
+        gate.unlink(missing_ok=True)
+        proc.kill()
+    assert (proc.returncode, out.decode(), err.decode()) == (0, cold.stdout, cold.stderr)
+    await _children(fork_server, present=False)  # and leaves once the gate opens
+
+
 @pytest.fixture
 def search_gate(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> pathlib.Path:
     """The search gate (:mod:`sleuth.engine.test_gates`) for the server this test starts after it."""

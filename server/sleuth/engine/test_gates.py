@@ -10,6 +10,8 @@ deletes it when it has seen what it waits for. Unset in normal use: :func:`hold`
   catches up (state ``loading``, the open under way: a grep waits for it).
 - ``SLEUTH_TEST_SEARCH_GATE``: a grep waits after it has streamed its first batch, before the rest
   and before its answer (the first rows are on screen while the search is provably still running).
+- ``SLEUTH_TEST_EXIT_GATE``: a forked CLI call's process (:mod:`sleuth.cli.fork_server`) waits after it
+  reported its exit status, before its own exit (the output must have ended by then).
 """
 
 from __future__ import annotations
@@ -19,11 +21,12 @@ import time
 
 from sleuth.engine.cancel import CancelToken
 
-__all__ = ["INDEX_GATE_ENV", "CATCH_UP_GATE_ENV", "SEARCH_GATE_ENV", "hold", "held"]
+__all__ = ["INDEX_GATE_ENV", "CATCH_UP_GATE_ENV", "SEARCH_GATE_ENV", "EXIT_GATE_ENV", "hold", "held"]
 
 INDEX_GATE_ENV = "SLEUTH_TEST_INDEX_GATE"
 CATCH_UP_GATE_ENV = "SLEUTH_TEST_CATCH_UP_GATE"
 SEARCH_GATE_ENV = "SLEUTH_TEST_SEARCH_GATE"
+EXIT_GATE_ENV = "SLEUTH_TEST_EXIT_GATE"
 POLL_S = 0.02
 
 
