@@ -314,12 +314,12 @@ def _in_pool(source: Iterator[Unit], workspace: Workspace, request: GrepRequest,
     import queue
     from concurrent.futures import Future
 
-    from sleuth.engine.grep.pool import PoolSearch, workers
+    from sleuth.engine.grep.pool import QUEUED_UNITS, PoolSearch, workers
 
     inbox: queue.SimpleQueue[tuple[int, Part | Future[UnitResult]]] = queue.SimpleQueue()
     search = PoolSearch(lambda unit_no, part: inbox.put((unit_no, part)))
     deadline = token.deadline  # workers poll the absolute deadline themselves
-    read_ahead = 4 * workers()
+    read_ahead = QUEUED_UNITS * workers()
     running: dict[int, Future[UnitResult]] = {}
     waiting: dict[int, list[Part]] = {}  # parts of units behind the head, and the head's not yet taken
     ended: dict[int, UnitResult] = {}
