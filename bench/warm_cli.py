@@ -5,7 +5,9 @@ Starts ``sleuth serve`` on the Linux tree the way an editor does (stdio, the tre
 workspace folder, ``initializationOptions.cacheDir``), waits for its index to be ready and its warm
 socket (:mod:`sleuth.core.warm`) to listen, then for each query: checks that the warm CLI prints the
 same match lines as rg and exactly the bytes of the cold CLI (``--no-server``), and times whole
-processes alternately (rg, warm sleuth, ...), printing medians and the ratio. ``srv ms`` is the
+processes alternately (rg 15.2, rg 14.1, warm sleuth, ...), printing medians and the ratios against both
+rg releases (rg 14.1 is the ``ripgrep`` 14.1.0 wheel, fetched once like the tests' oracle,
+``tests/rg_bin.py``; without it only rg 15.2 is timed). ``srv ms`` is the
 server's own time for the command (``elapsed_ms`` of a warm ``--result-json`` call of the same query,
 median): the rest of ``warm`` is the call's fixed cost (the client's start, the fork, the child's
 settings, the transport, printing, the exits). ``--old SLEUTH`` (another installation's ``sleuth`` script,
@@ -31,9 +33,11 @@ import time
 from typing import Callable, TypeVar
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from cold_grep import _ENV, rg_binary, rg_lines, sleuth_command, timed  # noqa: E402
 from lsp_client import SLEUTH, LspProcess, vscode_capabilities  # noqa: E402
 from queries import BENCHSUITE  # noqa: E402
+from tests.rg_bin import find_rg  # noqa: E402
 
 LITERAL = ("linux_literal", "linux_literal_casei", "linux_word")
 T = TypeVar("T")
@@ -118,6 +122,7 @@ def main() -> int:
         queries.append(("extra", ns.flags.split(), ns.pattern))
     names = ns.only or (["extra"] if ns.pattern else list(LITERAL))
     rg, sleuth = rg_binary(), sleuth_command()
+    rg14 = find_rg("14.1.0")
     # Each server in a runtime folder of its own: a server another checkout runs on the same tree would
     # otherwise own the warm doors (and answer the calls), or make this one its guest.
     runtime = tempfile.mkdtemp(prefix="sleuth-warm-bench-")
@@ -134,9 +139,10 @@ def main() -> int:
               f"CLI fork server {'listening' if forking else 'NOT listening'}; {ns.runs} runs each, alternating; "
               f"whole-process wall time, medians; load {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
         old_head = f" {'old s':>7} {'old/new':>8}" if ns.old else ""
-        print(f"{'query':22} {'lines':>6} {'=rg':>4} {'=cold':>6} {'rg s':>7} {'warm s':>7} {'srv ms':>7} "
-              f"{'rg/warm':>8}{old_head}")
-        speedups = []
+        rg14_head = f" {'rg14 s':>7} {'rg14/warm':>9}" if rg14 else ""
+        print(f"{'query':22} {'lines':>6} {'=rg':>4} {'=cold':>6} {'rg15 s':>7} {'warm s':>7} {'srv ms':>7} "
+              f"{'rg15/warm':>9}{rg14_head}{old_head}")
+        speedups, speedups14 = [], []
         for name, flags, pattern in queries:
             if name not in names:
                 continue
@@ -148,9 +154,12 @@ def main() -> int:
             _, cold_out = timed([*sl_cmd, "--no-server"], corpus, env)
             same = warm_out == cold_out and (not ns.old or timed(old_cmd, corpus, old_env)[1] == warm_out)
             same_rg = rg_lines(warm_out) == rg_lines(rg_out)
-            rg_times, warm_times, old_times, server_ms = [], [], [], []
+            rg14_cmd = [rg14 or "", *rg_cmd[1:]]
+            rg_times, rg14_times, warm_times, old_times, server_ms = [], [], [], [], []
             for turn in range(ns.runs):
                 rg_times.append(timed(rg_cmd, corpus)[0])
+                if rg14:
+                    rg14_times.append(timed(rg14_cmd, corpus)[0])
                 if ns.old and turn % 2:  # every other turn the old one first: neither always follows rg
                     old_times.append(timed(old_cmd, corpus, old_env)[0])
                 warm_times.append(timed(sl_cmd, corpus, env)[0])
@@ -159,16 +168,23 @@ def main() -> int:
                 server_ms.append(server_elapsed_ms([*sl_cmd, "--result-json"], corpus, env))
             rg_med, warm_med = statistics.median(rg_times), statistics.median(warm_times)
             speedups.append(rg_med / warm_med)
+            if rg14:
+                speedups14.append(statistics.median(rg14_times) / warm_med)
             old_cols = ""
+            if rg14:
+                rg14_med = statistics.median(rg14_times)
+                old_cols = f" {rg14_med:7.3f} {rg14_med / warm_med:8.1f}x"
             if ns.old:
                 old_med = statistics.median(old_times)
-                old_cols = f" {old_med:7.3f} {old_med / warm_med:7.2f}x"
+                old_cols += f" {old_med:7.3f} {old_med / warm_med:7.2f}x"
             print(f"{name:22} {len(rg_lines(rg_out)):6d} {'yes' if same_rg else 'NO':>4} "
                   f"{'yes' if same else 'NO':>6} {rg_med:7.3f} {warm_med:7.3f} "
                   f"{statistics.median(server_ms):7.1f} "
-                  f"{rg_med / warm_med:7.1f}x{old_cols}", flush=True)
+                  f"{rg_med / warm_med:8.1f}x{old_cols}", flush=True)
         if speedups:
-            print(f"warm sleuth vs rg: worst {min(speedups):.1f}x faster, median {statistics.median(speedups):.1f}x; "
+            against14 = f", rg 14.1: worst {min(speedups14):.1f}x" if speedups14 else ""
+            print(f"warm sleuth vs rg 15.2: worst {min(speedups):.1f}x faster, median {statistics.median(speedups):.1f}x"
+                  f"{against14}; "
                   f"load {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     finally:
         for lsp in servers:
