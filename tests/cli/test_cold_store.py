@@ -13,11 +13,12 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 import time
 from pathlib import Path
 
 from sleuth.core.cold_store import SMALL_STORE_FILES
-from tests.conftest import SLEUTH
+from tests.conftest import HANG_S, SLEUTH
 
 FILES = SMALL_STORE_FILES + 100
 
@@ -83,3 +84,36 @@ def test_cold_cli_scans_past_a_damaged_or_foreign_store(tmp_path: Path) -> None:
     (post,) = cache.glob("sleuth/*/gen-*/shard-0.post")
     post.write_bytes(b"\x7f" * post.stat().st_size)  # a flipped disk: the lists no longer add up
     _same_as_scan(root, cache, tmp_path / "empty")
+
+
+def test_cold_text_passes_over_a_named_pipe_put_in_a_files_place(tmp_path: Path) -> None:
+    """A candidate of the store replaced by a named pipe since the build is passed over, not waited on:
+    a plain ``open`` waits for a writer that never comes, and ``sleuth text`` read the index's candidates
+    so even once the check had found the file gone (the call hung), as it now also does while the check
+    runs (it ranks on the store as built meanwhile). The answer shown is the scan's."""
+    root, cache = tmp_path / "ws", tmp_path / "cache"
+    _tree(root)
+    assert _run(root, cache, "index", "build").returncode == 0
+    time.sleep(2.1)  # past the stamps' racy window (freshness.RACY_NS)
+    (root / "d0" / "f0.c").unlink()
+    os.mkfifo(root / "d0" / "f0.c")  # held NEEDLE_COLD at the build: a candidate
+    indexed, scanned = _run(root, cache, "text", "needle cold"), _run(root, tmp_path / "empty", "text", "needle cold")
+    assert indexed.returncode == 0 and "d0/f100.c" in indexed.stdout and "d0/f0.c" not in indexed.stdout
+    assert (indexed.stdout, indexed.stderr, indexed.returncode) == (scanned.stdout, scanned.stderr, scanned.returncode)
+
+
+def test_cold_text_imports_no_masked_arrays(tmp_path: Path) -> None:
+    """The index's file sets are made without ``np.unique``, which in numpy 2 imports ``numpy.ma`` at its
+    first call: ~20 ms of a cold ``sleuth text`` on the Linux tree's store, for nothing it uses."""
+    root, cache = tmp_path / "ws", tmp_path / "cache"
+    _tree(root)
+    assert _run(root, cache, "index", "build").returncode == 0
+    probe = ("import runpy, sys\nsys.argv = sys.argv[1:]\ntry:\n    runpy.run_path(sys.argv[0], run_name='__main__')\n"
+             "except SystemExit:\n    pass\nsys.stderr.write(repr(sorted(m for m in sys.modules if m.startswith('numpy'))))")
+    env = {k: v for k, v in os.environ.items() if k != "SLEUTH_NO_SERVER"}
+    env["XDG_CACHE_HOME"] = str(cache)
+    done = subprocess.run([sys.executable, "-c", probe, SLEUTH, "text", "needle cold", "--no-server"], cwd=root,
+                          capture_output=True, text=True, timeout=HANG_S, env=env)
+    assert "d0/f100.c" in done.stdout
+    modules = done.stderr[done.stderr.rindex("["):]
+    assert "'numpy'" in modules and "'numpy.ma'" not in modules  # (the store answered: numpy is the index's)
