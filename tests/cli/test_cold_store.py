@@ -108,8 +108,8 @@ def test_cold_text_imports_no_masked_arrays(tmp_path: Path) -> None:
     root, cache = tmp_path / "ws", tmp_path / "cache"
     _tree(root)
     assert _run(root, cache, "index", "build").returncode == 0
-    probe = ("import runpy, sys\nsys.argv = sys.argv[1:]\ntry:\n    runpy.run_path(sys.argv[0], run_name='__main__')\n"
-             "except SystemExit:\n    pass\nsys.stderr.write(repr(sorted(m for m in sys.modules if m.startswith('numpy'))))")
+    probe = ("import sys\nfrom sleuth.cli import main\nmain(sys.argv[2:])\n"  # (in-process: it returns)
+             "sys.stderr.write(repr(sorted(m for m in sys.modules if m.startswith('numpy'))))")
     env = {k: v for k, v in os.environ.items() if k != "SLEUTH_NO_SERVER"}
     env["XDG_CACHE_HOME"] = str(cache)
     done = subprocess.run([sys.executable, "-c", probe, SLEUTH, "text", "needle cold", "--no-server"], cwd=root,
@@ -117,3 +117,33 @@ def test_cold_text_imports_no_masked_arrays(tmp_path: Path) -> None:
     assert "d0/f100.c" in done.stdout
     modules = done.stderr[done.stderr.rindex("["):]
     assert "'numpy'" in modules and "'numpy.ma'" not in modules  # (the store answered: numpy is the index's)
+
+
+def test_cold_text_and_symbols_end_without_the_interpreters_teardown(tmp_path: Path) -> None:
+    """A cold ``sleuth text``/``symbols`` closes what it opened and then leaves at once (``os._exit``:
+    tearing the index stack down cost ~17 ms of CPU after the answer): no exit hook runs in it, its
+    output and status are the scan's. ``sleuth grep`` ends as before (the hook runs)."""
+    root, cache = tmp_path / "ws", tmp_path / "cache"
+    _tree(root)
+    assert _run(root, cache, "index", "build").returncode == 0
+    hooks, marks = tmp_path / "hooks", tmp_path / "marks"
+    hooks.mkdir()
+    marks.mkdir()
+    (hooks / "sitecustomize.py").write_text(
+        "import atexit, os\natexit.register(lambda: open(os.path.join(os.environ['SLEUTH_TEST_EXIT_MARKS'],"
+        " str(os.getpid())), 'w').close())\n", encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k != "SLEUTH_NO_SERVER"}
+    env.update(PYTHONPATH=str(hooks), SLEUTH_TEST_EXIT_MARKS=str(marks))
+
+    def run(cache_dir: Path, *argv: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([SLEUTH, *argv, "--no-server"], cwd=root, capture_output=True, text=True,
+                              timeout=HANG_S, env={**env, "XDG_CACHE_HOME": str(cache_dir)})
+
+    assert run(cache, "grep", "-c", "NEEDLE_COLD").returncode == 0 and len(list(marks.iterdir())) == 1  # (the hook)
+    calls = [(["text", "needle cold"], 0), (["text", "zzqq nowhere"], 1), (["symbols", "value_7"], 0)]
+    stored = [run(cache, *argv) for argv, _ in calls]
+    assert [s.returncode for s in stored] == [status for _, status in calls]
+    assert len(list(marks.iterdir())) == 1  # they left: no teardown
+    for (argv, status), answer in zip(calls, stored):  # (a build's workers run the hook: after the count)
+        scanned = run(tmp_path / f"empty-{argv[1]}", *argv)
+        assert (answer.stdout, answer.stderr) == (scanned.stdout, scanned.stderr) and scanned.returncode == status

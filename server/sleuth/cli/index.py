@@ -140,3 +140,4 @@ def run_on_index(name: str, args: dict[str, Any], ns: argparse.Namespace,
         return run_command(name, args, ctx, ns.json, render, answer=answer)
     finally:
         index.stop()
+        ns.leave_at_once = True  # (nothing of this call is left to finish: see sleuth.cli._leave)
