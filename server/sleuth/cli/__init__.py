@@ -77,8 +77,8 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the console script; returns grep's exit codes (0 found, 1 none, 2 error).
 
     Called without ``argv`` (the console script, ``python -m sleuth``), a running server's fork
-    server may run the call instead (:func:`sleuth.cli.fork_client.run`), and a search's process ends
-    at once when the call is over (:func:`_ended`)."""
+    server may run the call instead (:func:`sleuth.cli.fork_client.run`), and the console script's process
+    ends at once when the call is over (:func:`_ended`)."""
     if argv is None:
         if _first_word(sys.argv[1:]) not in LONG_LIVED:  # (the servers' stdout is their protocol's)
             from sleuth.cli.std_streams import buffer_stdout
@@ -91,12 +91,13 @@ def main(argv: list[str] | None = None) -> int:
         forked = run(sys.argv)
         if forked is not None:
             leave(forked)
-        return _ended(_command(sys.argv[1:]))
+        return _ended(_command(sys.argv[1:], own_process=True))
     return _command(argv)
 
 
-def _command(argv: list[str]) -> int:
-    """The call itself, in this process: its flags read, its subcommand run; its exit status."""
+def _command(argv: list[str], own_process: bool = False) -> int:
+    """The call itself, in this process: its flags read, its subcommand run; its exit status.
+    ``own_process``: the console script's call, which may end its process (:func:`_ended`)."""
     first = _first_word(argv)
     only = first if first in SUBCOMMANDS else None
     namespace = None
@@ -135,6 +136,8 @@ def _command(argv: list[str]) -> int:
         status = int(namespace.func(namespace))
         if sys.stdout is not None and not sys.stdout.closed:  # (`serve` closes it: its protocol's)
             sys.stdout.flush()  # a write error in what is still buffered is this call's error too
+        if own_process and getattr(namespace, "leave_at_once", False):
+            _ended(status, closed=True)
         return status
     except KeyboardInterrupt:
         return 130
@@ -152,21 +155,31 @@ def _command(argv: list[str]) -> int:
 LONG_LIVED = ("serve", "mcp")  # the servers keep Python's collector as it is
 
 
-def _ended(status: int) -> int:
-    """A scan's process (``sleuth grep``, ``files``) ends here without the interpreter's teardown (its
-    modules and objects freed one by one: ~6 ms of a ~50 ms cold ``sleuth grep`` in a small folder, issue
-    30), as a forked call's does (:func:`sleuth.cli.fork_client.leave`): :func:`_command` flushed what it
-    printed, and a scan leaves no file to close. Not the searches answered from the index (``text``,
-    ``symbols``: a cold one may build it), nor when a worker pool or another process was started (their
-    atexit hooks end them) or a thread that is not a daemon still runs: such a call returns as before."""
-    from sleuth.searches import SEARCHES  # (loaded by every call already, as the fork client below)
+def _ended(status: int, closed: bool = False) -> int:
+    """End the console script's process here, without the interpreter's teardown, as a forked call's
+    client does (:func:`sleuth.cli.fork_client.leave`): its modules and objects freed one by one cost
+    ~6 ms of a ~50 ms cold ``sleuth grep`` in a small folder (issue 30) and ~17 ms of CPU after a cold
+    ``sleuth text`` printed its answer (numpy, SQLite, the catalogue). :func:`_command` flushed what it
+    printed. A scan (``sleuth grep``, ``files``) leaves no file to close, so it ends here unless a worker
+    pool or another process was started (their atexit hooks end them) or a thread that is not a daemon
+    still runs. A search answered from the index (``text``, ``symbols``: a cold one may build it) ends
+    only when it says it closed what it opened (``closed``: ``leave_at_once`` on its namespace,
+    :func:`sleuth.cli.index.run_on_index`), its search pool, if a scan started one, stopped first.
+    Otherwise the call returns as before."""
+    if closed:
+        pool = sys.modules.get("sleuth.engine.grep.pool")
+        if pool is not None:
+            pool.shutdown_pool(wait=True)  # no worker may keep the standard streams open
+    else:
+        from sleuth.searches import SEARCHES  # (loaded by every call already, as the fork client below)
 
-    command = _first_word(sys.argv[1:])
-    if not any(s.name == command and not s.index_only for s in SEARCHES) or "multiprocessing" in sys.modules:
-        return status
-    threading = sys.modules.get("threading")
-    if threading is not None and any(not t.daemon for t in threading.enumerate() if t is not threading.main_thread()):
-        return status
+        command = _first_word(sys.argv[1:])
+        if not any(s.name == command and not s.index_only for s in SEARCHES) or "multiprocessing" in sys.modules:
+            return status
+        threading = sys.modules.get("threading")
+        if threading is not None and any(not t.daemon for t in threading.enumerate()
+                                         if t is not threading.main_thread()):
+            return status
     from sleuth.cli.fork_client import leave  # (loaded by every call already)
 
     leave(status)

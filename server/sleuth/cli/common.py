@@ -26,7 +26,7 @@ if TYPE_CHECKING:  # loaded by make_context: the warm path never needs them
     from sleuth.commands.context import CommandContext
 
 __all__ = ["EXIT_FOUND", "EXIT_NONE", "EXIT_ERROR", "cli_settings", "workspace_settings", "make_context",
-           "run_in_core", "run_command", "run_search", "cli_workspace", "cli_path", "add_server_flag", "NO_SERVER_HELP", "ask_server",
+           "run_in_core", "compute", "run_command", "run_search", "cli_workspace", "cli_path", "add_server_flag", "NO_SERVER_HELP", "ask_server",
            "report_remote_error",
            "report_error", "print_json", "ProgressBar", "parse_size"]
 
@@ -135,14 +135,32 @@ def run_in_core(name: str, args: dict[str, Any], ctx: CommandContext) -> dict[st
     return run_once(name, args, ctx, log_tag="cli ")
 
 
-def run_command(name: str, args: dict[str, Any], ctx: CommandContext, as_json: bool,
-                render: Callable[[dict[str, Any]], int], seen: Callable[[SleuthError], None] | None = None) -> int:
-    """:func:`run_in_core` with Ctrl-C wired to the token; render the result or report the error
-    (``seen`` is told which, before it is reported)."""
+def compute(name: str, args: dict[str, Any], ctx: CommandContext) -> Callable[[], dict[str, Any]]:
+    """:func:`run_in_core` now, with Ctrl-C wired to the token; the callable returns its result or raises
+    its error (:class:`SleuthError`), for :func:`run_command` to render, now or later."""
     previous = _signal.getsignal(_signal.SIGINT)
     _signal.signal(_signal.SIGINT, lambda *_: ctx.token.cancel())
     try:
         result = run_in_core(name, args, ctx)
+    except SleuthError as error:
+        failed = error
+
+        def again() -> dict[str, Any]:
+            raise failed
+
+        return again
+    finally:
+        _signal.signal(_signal.SIGINT, previous)
+    return lambda: result
+
+
+def run_command(name: str, args: dict[str, Any], ctx: CommandContext, as_json: bool,
+                render: Callable[[dict[str, Any]], int], seen: Callable[[SleuthError], None] | None = None,
+                answer: Callable[[], dict[str, Any]] | None = None) -> int:
+    """:func:`compute` (or ``answer``: its callable, computed already), then render the result or report
+    the error (``seen`` is told which, before it is reported)."""
+    try:
+        result = (answer or compute(name, args, ctx))()
     except SleuthError as error:
         if isinstance(ctx.progress, ProgressBar):
             ctx.progress.clear()
@@ -151,8 +169,6 @@ def run_command(name: str, args: dict[str, Any], ctx: CommandContext, as_json: b
         if seen is not None:
             seen(error)
         return report_error(error, as_json)
-    finally:
-        _signal.signal(_signal.SIGINT, previous)
     if isinstance(ctx.progress, ProgressBar):
         ctx.progress.clear()
     return render(result)

@@ -106,7 +106,7 @@ def run_on_index(name: str, args: dict[str, Any], ns: argparse.Namespace,
     index answers when there is one, else this process reads the current store without writing it
     (:meth:`IndexService.open_read_only`), or opens and catches it up (building it the first time,
     with a progress bar on a terminal) and answers from it. Exit 0 with results, 1 without."""
-    from sleuth.cli.common import EXIT_NONE, ask_server, cli_workspace, report_remote_error, run_command
+    from sleuth.cli.common import EXIT_NONE, ask_server, cli_workspace, compute, report_remote_error, run_command
 
     def render(result: dict[str, Any]) -> int:
         if ns.json:
@@ -121,14 +121,23 @@ def run_on_index(name: str, args: dict[str, Any], ns: argparse.Namespace,
             return report_remote_error(answer.error, ns.json) if answer.error is not None else render(answer.result)
     ctx, early = _index_context(ns.root, ProgressBar(delay=0.2), True)
     index = ctx.services.index
+    ahead: list[tuple[tuple[str | None, int], Callable[[], dict[str, Any]]]] = []
+
+    def meanwhile() -> None:  # the answer on the store as built, made while its freshness check finishes
+        ahead.append((index.change_stamp(), compute(name, args, ctx)))
+
     try:
         # A current store is read as it is (changes since its build read from disk, nothing written);
         # else it is opened and caught up, or built the first time.
-        if not index.open_read_only(early):
+        if not index.open_read_only(early, meanwhile):
+            ahead.clear()
             index.start(ctx.progress)
             if not index.wait_ready():
                 sys.stderr.write("sleuth: the index could not be built; see `sleuth index status`\n")
                 return EXIT_ERROR
-        return run_command(name, args, ctx, ns.json, render)
+        # (the answer made meanwhile holds when the check found nothing changed: else asked again)
+        answer = ahead[0][1] if ahead and ahead[0][0] == index.change_stamp() else None
+        return run_command(name, args, ctx, ns.json, render, answer=answer)
     finally:
         index.stop()
+        ns.leave_at_once = True  # (nothing of this call is left to finish: see sleuth.cli._leave)

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from sleuth.commands import get_command
 from sleuth.commands.config import Settings
-from sleuth.commands.context import CommandContext
+from sleuth.commands.context import CommandContext, Services
 from sleuth.core import cold_store as core_index
 from sleuth.core.cold_store import current_store
 from sleuth.engine.index import IndexService, freshness
@@ -337,3 +337,48 @@ def test_a_damaged_map_is_not_trusted_when_its_crc_is_left_to_the_early_check(tm
     data[-9] ^= 0x40  # in the last column (the displays' bytes): nothing parses it at the open
     path.write_bytes(bytes(data))
     assert current_store(Workspace([root]), Settings(index_path=str(cache))) is None
+
+
+
+def _ranked(service: IndexService, root: Path, query: str) -> list[str]:
+    """The paths ``sleuth.text`` ranks for ``query`` from ``service``."""
+    ctx = CommandContext(Workspace([root]), services=Services(index=service))
+    return sorted(r["path"] for r in get_command("sleuth.text")({"query": query}, ctx)["results"])
+
+
+def test_an_answer_made_while_the_check_runs_holds_only_when_nothing_changed(tmp_path: Path) -> None:
+    """``open_read_only(early, meanwhile)``: ``meanwhile`` runs on the store as built, ready and with
+    nothing pending, before the freshness check's answer is taken; the change stamp it saw is still the
+    service's afterwards only when the check found nothing changed. A file new since the build makes
+    the stamp move (the cold CLI then asks again: the new file read from disk), and a check that
+    cannot tell (an ignore file edited) closes the store again and says False."""
+    from sleuth.engine.index.config import IndexConfig
+
+    root, cache = _built(tmp_path)
+
+    def opened_ahead() -> tuple[bool, IndexService, list[tuple[bool, int, object, list[str]]]]:
+        service = IndexService(Workspace([root]), IndexConfig(index_path=str(cache)))
+        seen: list[tuple[bool, int, object, list[str]]] = []
+
+        def meanwhile() -> None:
+            seen.append((service.ready, len(service.state.pending), service.change_stamp(),
+                         _ranked(service, root, "haystack")))
+
+        return service.open_read_only(None, meanwhile), service, seen
+
+    ok, service, seen = opened_ahead()
+    try:
+        assert ok and seen == [(True, 0, service.change_stamp(), ["b.c", "h/j/k.c"])]  # it holds: nothing changed
+    finally:
+        service.stop()
+    (root / "n.c").write_text("haystack too\n", encoding="utf-8")  # new since the build: no candidate yet
+    ok, service, seen = opened_ahead()
+    try:
+        assert ok and len(seen) == 1 and seen[0][:2] == (True, 0) and seen[0][3] == ["b.c", "h/j/k.c"]
+        assert seen[0][2] != service.change_stamp() and str(root / "n.c") in service.state.pending
+        assert _ranked(service, root, "haystack") == ["b.c", "h/j/k.c", "n.c"]  # asked again: n.c from disk
+    finally:
+        service.stop()
+    (root / "d" / ".ignore").write_text("*.txt\n", encoding="utf-8")  # the stamps cannot tell what this hides
+    ok, service, seen = opened_ahead()
+    assert not ok and len(seen) == 1 and not service.ready and service.state.cat is None

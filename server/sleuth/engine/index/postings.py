@@ -115,9 +115,14 @@ def list_sums(gap_bytes: np.ndarray, starts: np.ndarray, exceptions: np.ndarray,
     return gap_sums + exc_sums * EXC_WEIGHT
 
 
-def _list_sum(gaps: np.ndarray, exceptions: np.ndarray) -> int:
-    total = int(gaps.sum(dtype=np.uint64)) + int(exceptions.sum(dtype=np.uint64)) * int(EXC_WEIGHT)
-    return total & 0xFFFF_FFFF_FFFF_FFFF
+def _sums(parts: list[np.ndarray]) -> np.ndarray:
+    """The sum of each of ``parts`` (uint64, an empty one 0), from one running sum over them all."""
+    lengths = np.fromiter(map(len, parts), np.int64, len(parts))
+    running = np.zeros(int(lengths.sum()) + 1, np.uint64)
+    if len(running) > 1:
+        np.cumsum(np.concatenate(parts), dtype=np.uint64, out=running[1:])
+    ends = np.cumsum(lengths)
+    return running[ends] - running[ends - lengths]
 
 
 def create_tables(conn: sqlite3.Connection) -> None:
@@ -407,12 +412,19 @@ class _FlatSegment:
         hit = self.codes[at] == codes if len(self.codes) else np.zeros(len(codes), np.bool_)
         return np.where(hit, at, -1)
 
-    def slices(self, i: int) -> tuple[np.ndarray, np.ndarray]:
-        """Directory entry ``i``'s gap bytes and exceptions, checked against their sum."""
-        gaps = self.gaps[self.starts[i]:self.starts[i + 1]]
-        exceptions = self.exceptions[self.exc_starts[i]:self.exc_starts[i + 1]]
-        if _list_sum(gaps, exceptions) != int(self.sums[i]):
-            raise CorruptPostings(f"the posting list of trigram {int(self.codes[i]):#08x} does not match its check sum")
+    def slices(self, entries: np.ndarray) -> tuple[list[np.ndarray], list[np.ndarray]]:
+        """Directory entries ``entries``' gap bytes and exceptions, checked against their sums all at once:
+        two numpy sums a list cost ~15 ms of a cold ``sleuth text`` (726 lists of ``PM_RESUME``'s
+        identifier trigrams in every case), one running sum over them all a fraction of that."""
+        begin, end = self.starts[entries].tolist(), self.starts[entries + 1].tolist()
+        exc_begin, exc_end = self.exc_starts[entries].tolist(), self.exc_starts[entries + 1].tolist()
+        gaps = [self.gaps[a:b] for a, b in zip(begin, end)]
+        exceptions = [self.exceptions[a:b] for a, b in zip(exc_begin, exc_end)]
+        found = _sums(gaps) + _sums(exceptions) * EXC_WEIGHT  # (modulo 2**64, as list_sums wrote them)
+        wrong = np.flatnonzero(found != self.sums[entries])
+        if len(wrong):
+            code = int(self.codes[entries[wrong[0]]])
+            raise CorruptPostings(f"the posting list of trigram {code:#08x} does not match its check sum")
         return gaps, exceptions
 
 
@@ -460,11 +472,12 @@ class Postings:
         exceptions: list[np.ndarray] = []
         for segment in self._segments:
             at = segment.find(keys)
-            for k in np.flatnonzero(at >= 0).tolist():
-                g, x = segment.slices(int(at[k]))
-                owners.append(wanted[k])
-                gaps.append(g)
-                exceptions.append(x)
+            hit = np.flatnonzero(at >= 0)
+            if len(hit):
+                g, x = segment.slices(at[hit])
+                owners += [wanted[k] for k in hit.tolist()]
+                gaps += g
+                exceptions += x
         for code, n, blob in self._updates(wanted, "rows"):  # update segments come after the build's
             owners.append(code)
             gaps.append(np.frombuffer(blob, np.uint8, count=n))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import gc
 import os
 import sqlite3
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from sleuth.engine.index import catalogue_map, freshness, store
 from sleuth.engine.index.stat_pass import stated_now
@@ -24,7 +24,8 @@ __all__ = ["ReadOnlyOpen"]
 class ReadOnlyOpen:
     """The read-only open, mixed into :class:`~sleuth.engine.index.maintenance.Maintenance`."""
 
-    def open_read_only(self: "Maintenance", early: "EarlyCheck | None" = None) -> bool:
+    def open_read_only(self: "Maintenance", early: "EarlyCheck | None" = None,
+                       meanwhile: Callable[[], None] | None = None) -> bool:
         """Open the published store for a one-shot process that must not write it (the cold CLI):
         no writer connection, no thread, no stale build removed, nothing applied. What changed since
         the store was written is found from the folder stamps (:mod:`.freshness`) and left pending,
@@ -36,7 +37,14 @@ class ReadOnlyOpen:
         The stamps' check runs in a forked child on the same columns (mapped: :mod:`.catalogue_map`)
         while this process makes its catalogue and posting readers: ``early``'s, forked by the caller
         before it imported all this (:mod:`.early_check`), when it checked the columns mapped here;
-        else one forked now (:class:`.aside.Aside`)."""
+        else one forked now (:class:`.aside.Aside`).
+
+        ``meanwhile``: called once the store is installed as it was built, before the check's answer is
+        waited for, so that a one-shot call answers its question while the check finishes (on the Linux
+        tree the check is the longest part of the call). That answer is not yet proven: the caller shows
+        it only when this returns True with :meth:`IndexService.change_stamp` as it was in ``meanwhile``
+        (the check found nothing changed), else it asks again, the changes then pending. When the
+        check fails the store is closed again and False returned, as without ``meanwhile``."""
         from sleuth.engine.index.aside import Aside
         from sleuth.engine.index.lazy_catalogue import of_columns
 
@@ -52,6 +60,7 @@ class ReadOnlyOpen:
             return False
         gen, catalog, shards, hold = opened
         check: Aside[freshness.QuickCatchUp] | None = None
+        installed = False  # (by ``meanwhile``'s turn, before the check's answer)
         try:
             meta = self._identity(catalog)
             if meta is not None:
@@ -69,6 +78,12 @@ class ReadOnlyOpen:
                     postings = self._posting_readers(gen, shards)
                 finally:
                     gc.enable()
+                if meanwhile is not None:  # (the store as built, nothing pending yet: an answer not yet proven)
+                    self._install(gen, catalog, shards, hold, cat, postings, meta, writers=False)
+                    installed = True
+                    with self.state.lock:
+                        self.state.phase = "ready"
+                    meanwhile()
                 if check is None and early is not None:  # (its child ran the catalogue's quick_check too)
                     used, quick = early.result(cols.source)
                     early = None
@@ -88,14 +103,22 @@ class ReadOnlyOpen:
         if early is not None:
             early.result(None)  # (the child is waited for)
         if meta is None or quick is None:
-            for conn in [catalog, *shards]:
-                conn.close()
-            hold.close()
+            with self.state.lock:
+                if installed:
+                    self._close()
+                    self.state.phase = "absent"
+                else:
+                    for conn in [catalog, *shards]:
+                        conn.close()
+                    hold.close()
             return False
-        self._install(gen, catalog, shards, hold, cat, postings, meta, writers=False)
+        if not installed:
+            self._install(gen, catalog, shards, hold, cat, postings, meta, writers=False)
         self._pend(cat, quick.changed, quick.gone)
         self.caught_up_by = "stamps"
         with self.state.lock:
+            if quick.changed or quick.gone:
+                self.state.changes += 1  # (an answer made in ``meanwhile`` does not hold)
             self.state.unreadable = []
             self.state.phase = "ready"
         self.state.build_done.set()

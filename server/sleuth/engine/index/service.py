@@ -99,11 +99,12 @@ class IndexService:
         """Open what is on disk without building (:meth:`Maintenance.inspect`); False when nothing is."""
         return self.upkeep.inspect()
 
-    def open_read_only(self, early: EarlyCheck | None = None) -> bool:
+    def open_read_only(self, early: EarlyCheck | None = None, meanwhile: Callable[[], None] | None = None) -> bool:
         """Open the current store without writing it, changes since found from the stamps
-        (:meth:`Maintenance.open_read_only`; ``early``: that check, forked already); False when there
+        (:meth:`Maintenance.open_read_only`; ``early``: that check, forked already; ``meanwhile``: an
+        answer made while it finishes, kept only if :meth:`change_stamp` stays); False when there
         is none to trust (scan instead)."""
-        return self.upkeep.open_read_only(early)
+        return self.upkeep.open_read_only(early, meanwhile)
 
     def stop(self) -> None:
         self.upkeep.stop()

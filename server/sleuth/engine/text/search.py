@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import os
 import re
+import stat
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Protocol, Sequence
 
@@ -395,12 +397,20 @@ class _Content:
         return self.data[start:end].decode("utf-8", self.errors)
 
 
+# A path that is no regular file now (a named pipe put in a file's place) opens at once and is passed
+# over: the cold CLI ranks on the store as built while it checks what changed (issue 34), before it
+# knows that the file it reads is gone; a plain open would wait for a writer that never comes.
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
 def _read_file(path: str, buffer: str | None) -> _Content | None:
-    """An open buffer's unsaved text, else the file's (None when unreadable or binary)."""
+    """An open buffer's unsaved text, else the file's (None when unreadable, binary or no regular file)."""
     if buffer is not None:
         return _Content(buffer.encode("utf-8", "surrogatepass"), "surrogatepass")
     try:
-        with open(path, "rb") as handle:
+        with os.fdopen(os.open(path, _READ_FLAGS), "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                return None
             data = decode_buffer(handle.read())
     except OSError:
         return None
