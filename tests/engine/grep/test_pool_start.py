@@ -129,3 +129,33 @@ def test_a_one_shot_search_streams_the_files_walked_first_before_it_starts_the_p
     result = get_command("sleuth.grep")({"pattern": "needle", "max_results": 10_000}, ctx)
     assert not result["errors"] and sum(streamed) + len(result["matches"]) == 220
     assert at_pool and at_pool[0] >= 60  # the pool started, after the first files' lines were out
+
+
+def test_a_worker_killed_is_replaced_and_the_next_grep_answers(tmp_path: pathlib.Path,
+                                                               pool_as_in_a_server: None) -> None:
+    """A pool worker that dies (SIGKILL, the out-of-memory killer) broke the executor for good: every
+    later grep failed with ``BrokenProcessPool`` until the server restarted. Now the next search gets a
+    new pool and the whole answer."""
+    import os
+    import signal
+    import time
+
+    from sleuth.engine.grep import pool
+    from tests.conftest import HANG_S
+
+    root = write_tree(tmp_path / "ws", {f"d{n % 9}/f{n:04}.txt": f"needle {n}\nhay\n" for n in range(600)})
+    shutdown_pool(wait=True)
+    try:
+        first = _grep(root)
+        assert len(first) == 600 and pool.running()
+        executor = pool._pool()
+        victim = next(iter(executor._processes))  # (no public list of an executor's workers)
+        os.kill(victim, signal.SIGKILL)
+        deadline = time.monotonic() + HANG_S
+        while not getattr(executor, "_broken", False):  # the executor's thread notices the death: an event
+            assert time.monotonic() < deadline, "the executor never saw its worker die"
+            time.sleep(0.01)
+        assert _grep(root) == first
+        assert pool._pool() is not executor
+    finally:
+        shutdown_pool(wait=True)

@@ -192,6 +192,14 @@ def _pool() -> ProcessPoolExecutor:
     """
     global _POOL, _FLAGS, _CHANNEL, _METHOD
     with _POOL_LOCK:
+        # A worker that died (killed, out of memory) breaks the executor for good: it refuses every unit
+        # from then on, and every later grep failed until the server restarted. A new pool replaces it
+        # (its channel too: the dead worker may have held the old one's write lock). ``_broken`` is
+        # CPython's flag, set by the executor's own thread as soon as it sees the worker gone.
+        broken = _POOL is not None and bool(getattr(_POOL, "_broken", False))
+    if broken:
+        shutdown_pool(wait=False)
+    with _POOL_LOCK:
         if _POOL is None:
             method = pool_start_method(1 if _START_METHOD == "fork" else threading.active_count())
             _METHOD = method
@@ -265,9 +273,10 @@ class PoolSearch:
         self._running = 0  # submitted units not ended yet
         self._closed = False
         with _POOL_LOCK:
+            self.flags = _FLAGS  # this pool's (a pool that broke is replaced, flags and slots with it)
             self.slot: int | None = _FREE_SLOTS.pop() if _FREE_SLOTS else None  # None: stops between units only
             if self.slot is not None:
-                _FLAGS[self.slot] = 0
+                self.flags[self.slot] = 0
             _LISTENERS[self.search_id] = listener
 
     def submit(self, unit: Unit, unit_no: int, workspace: Workspace, request: GrepRequest,
@@ -290,12 +299,13 @@ class PoolSearch:
             _LISTENERS.pop(self.search_id, None)
             self._closed = True
             if self.slot is not None:
-                _FLAGS[self.slot] = 1
+                self.flags[self.slot] = 1
             self._release_if_idle()
 
     def _release_if_idle(self) -> None:  # under _POOL_LOCK
         if self._closed and self._running == 0 and self.slot is not None:
-            _FREE_SLOTS.append(self.slot)
+            if self.pool is _POOL:  # (a replaced pool's slot is not the new pool's to hand out)
+                _FREE_SLOTS.append(self.slot)
             self.slot = None
 
 
