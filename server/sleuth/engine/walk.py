@@ -32,7 +32,7 @@ from sleuth.engine.errors import describe_os_error
 from sleuth.engine.ignore import HIDDEN, IGNORED, TAKE, DirState, Filter, child_views
 from sleuth.engine.ignore_rules import FileView
 from sleuth.engine.types import FileEntry, FileError, SkipCounts, WalkOptions
-from sleuth.engine.workspace import Target, Workspace, lossy, sort_key
+from sleuth.engine.workspace import Root, Target, Workspace, lossy, sort_key
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~4 ms of a cold call: issue 30)
 if TYPE_CHECKING:
@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 else:
     from sleuth.engine.plain_typing import NamedTuple
 
-__all__ = ["walk", "Subtree", "OnFolder"]
+__all__ = ["walk", "entry_of", "Subtree", "OnFolder"]
 
 # Told of each folder the walk lists: its path, its stat taken *before* the listing (so a change made
 # while it is listed shows as a newer time later, never as an older one) and the names listed.
@@ -401,3 +401,16 @@ def walk(workspace: Workspace, targets: list[Target], options: WalkOptions, toke
         yield from walker.run(target, budget, split)
         if budget[0] == 0:
             return
+
+
+def entry_of(workspace: Workspace, path: str, root: Root | None = None) -> FileEntry | None:
+    """``path`` as the walk lists a file, as it is on disk now; None when it is gone or no regular file.
+    The caller has put it through the request's path rule (``IgnoreOracle.is_searchable``): the index's
+    pending files and the files an include glob lets past it (``engine/index``) are taken this way."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    if not stat_mod.S_ISREG(st.st_mode):
+        return None
+    return FileEntry(path, workspace.display(path, root), st.st_size, st.st_mtime)

@@ -57,21 +57,32 @@ def test_kill_9_during_a_build_leaves_nothing_trusted(tmp_path: Path, kit: Simpl
         service.stop()
 
 
-def test_a_corrupt_catalogue_is_rebuilt(tmp_path: Path, kit: SimpleNamespace) -> None:
-    root, cache = tmp_path / "ws", tmp_path / "cache"
+def _built_generation(kit: SimpleNamespace, root: Path, cache: Path) -> Path:
+    """A two-file tree's store, built and closed: its generation folder."""
     kit.write_tree(root, {"a.c": "int needle_one;\n", "b.c": "int needle_two;\n"})
     first = kit.start(root, cache)
     gen = Path(first.status()["store_path"])
     first.stop()
-    with open(gen / "catalog.db", "r+b") as handle:  # scribble over the SQLite header and first pages
-        handle.write(b"\xde\xad\xbe\xef" * 4096)
+    return gen
+
+
+def _assert_rebuilt(kit: SimpleNamespace, root: Path, cache: Path, damaged: Path) -> None:
+    """A restart builds a new generation in place of ``damaged``, and answers from it."""
     second = kit.start(root, cache)
     try:
-        assert Path(second.status()["store_path"]) != gen
+        assert Path(second.status()["store_path"]) != damaged
         got = second.candidates(None, Lit(b"needle_two"))
         assert got is not None and [Path(p).name for p in got.paths] == ["b.c"]
     finally:
         second.stop()
+
+
+def test_a_corrupt_catalogue_is_rebuilt(tmp_path: Path, kit: SimpleNamespace) -> None:
+    root, cache = tmp_path / "ws", tmp_path / "cache"
+    gen = _built_generation(kit, root, cache)
+    with open(gen / "catalog.db", "r+b") as handle:  # scribble over the SQLite header and first pages
+        handle.write(b"\xde\xad\xbe\xef" * 4096)
+    _assert_rebuilt(kit, root, cache, gen)
 
 
 def test_a_catalogue_failing_its_quick_check_is_rebuilt_though_its_map_holds(tmp_path: Path, kit: SimpleNamespace) -> None:
@@ -81,10 +92,7 @@ def test_a_catalogue_failing_its_quick_check_is_rebuilt_though_its_map_holds(tmp
     import sqlite3
 
     root, cache = tmp_path / "ws", tmp_path / "cache"
-    kit.write_tree(root, {"a.c": "int needle_one;\n", "b.c": "int needle_two;\n"})
-    first = kit.start(root, cache)
-    gen = Path(first.status()["store_path"])
-    first.stop()
+    gen = _built_generation(kit, root, cache)
     assert (gen / "catalog.map").is_file()
     conn = sqlite3.connect(gen / "catalog.db")
     (page_size,) = conn.execute("PRAGMA page_size").fetchone()
@@ -93,13 +101,7 @@ def test_a_catalogue_failing_its_quick_check_is_rebuilt_though_its_map_holds(tmp
     with open(gen / "catalog.db", "r+b") as handle:
         handle.seek((page - 1) * page_size)
         handle.write(b"\xff" * page_size)
-    second = kit.start(root, cache)
-    try:
-        assert Path(second.status()["store_path"]) != gen
-        got = second.candidates(None, Lit(b"needle_two"))
-        assert got is not None and [Path(p).name for p in got.paths] == ["b.c"]
-    finally:
-        second.stop()
+    _assert_rebuilt(kit, root, cache, gen)
 
 
 def test_an_incomplete_generation_is_not_trusted(tmp_path: Path, kit: SimpleNamespace) -> None:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import stat as stat_mod
 import time
 from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Sequence
 
@@ -372,13 +371,9 @@ class Narrowing:
         """A pending file as a walk entry, or None (gone, not a regular file). The caller has put it
         through the request's path rule (``IgnoreOracle.is_searchable``, real paths resolved once per
         folder), so no ``realpath`` per file here: 1,000 pending files of one folder cost one."""
-        try:
-            st = os.stat(path)
-        except OSError:
-            return None
-        if not stat_mod.S_ISREG(st.st_mode):
-            return None
-        return FileEntry(path, self.state.workspace.display(path), st.st_size, st.st_mtime)
+        from sleuth.engine.walk import entry_of
+
+        return entry_of(self.state.workspace, path)
 
 
 def _records_of(by_id: Mapping[int, FileRecord], ids: np.ndarray) -> dict[int, FileRecord]:

@@ -26,6 +26,7 @@ from typing import Callable, Sequence
 from sleuth.engine.cancel import CancelToken
 from sleuth.engine.ignore import IGNORE_FILE_NAMES, IgnoreOracle
 from sleuth.engine.types import FileEntry, SkipCounts, WalkOptions
+from sleuth.engine.walk import entry_of, walk
 from sleuth.engine.workspace import Root, Target, Workspace
 
 __all__ = ["whitelisted_files"]
@@ -39,8 +40,6 @@ def whitelisted_files(workspace: Workspace, targets: Sequence[Target] | None, op
         return []
     scopes = [t for t in targets or [Target(r, r.path, True) for r in workspace.roots] if t.is_dir]
     if options.follow:  # links to folders: the walk's own loop and sandbox checks decide
-        from sleuth.engine.walk import walk
-
         return [e for e in walk(workspace, list(scopes), options.replace(max_files=None), CancelToken(), SkipCounts(), [])
                 if isinstance(e, FileEntry) and not catalogued(e.path)]
     key = (tuple(r.path for r in workspace.roots), tuple(t.path for t in scopes), options)
@@ -79,16 +78,9 @@ class _Pass:
 
     def uncatalogued(self, workspace: Workspace, catalogued: Callable[[str], bool]) -> list[FileEntry]:
         """The files the walk would yield that ``catalogued`` says the index lacks, as they are now."""
-        found: list[FileEntry] = []
-        for path, root in self.files:
-            if catalogued(path) or not self.oracle.is_searchable(path):
-                continue
-            try:
-                st = os.stat(path)
-            except OSError:
-                continue
-            found.append(FileEntry(path, workspace.display(path, root), st.st_size, st.st_mtime))
-        return found
+        found = (entry_of(workspace, path, root) for path, root in self.files
+                 if not catalogued(path) and self.oracle.is_searchable(path))
+        return [entry for entry in found if entry is not None]
 
     @classmethod
     def run(cls, workspace: Workspace, scopes: list[Target], options: WalkOptions) -> "_Pass":
