@@ -81,6 +81,16 @@ static void *stat_part(void *arg) {
 }
 
 /* The folder of NUL-joined path i as rpartition('/')[0] or "/" gives it: its length (0 stands for "/"). */
+/* values[0..n) as Python ints into list slots [at, at + n); -1 (an exception set) when one cannot be made. */
+static int set_numbers(PyObject *list, Py_ssize_t at, const int64_t *values, Py_ssize_t n) {
+    for (Py_ssize_t m = 0; m < n; m++) {
+        PyObject *number = PyLong_FromLongLong(values[m]);
+        if (number == NULL) return -1;
+        PyList_SET_ITEM(list, at + m, number);
+    }
+    return 0;
+}
+
 static Py_ssize_t folder_len(const char *path) {
     const char *slash = strrchr(path, '/');
     return slash == NULL ? 0 : (Py_ssize_t)(slash - path);
@@ -153,16 +163,8 @@ static PyObject *stat_changed(PyObject *self, PyObject *args) {
     Py_ssize_t k = 0;
     for (int t = 0; t < PARTS; t++) k += parts[t].k;
     result = PyList_New(k);
-    for (int t = 0, j = 0; result != NULL && t < PARTS; t++) {
-        for (Py_ssize_t m = 0; m < parts[t].k; m++, j++) {
-            PyObject *number = PyLong_FromLongLong(parts[t].found[m]);
-            if (number == NULL) {
-                Py_CLEAR(result);
-                break;
-            }
-            PyList_SET_ITEM(result, j, number);
-        }
-    }
+    for (int t = 0, j = 0; result != NULL && t < PARTS; j += parts[t].k, t++)
+        if (set_numbers(result, j, parts[t].found, parts[t].k) < 0) Py_CLEAR(result);
 done:
     free(names);
     free(found);
@@ -240,14 +242,7 @@ static PyObject *stat_folders(PyObject *self, PyObject *args) {
     }
     Py_END_ALLOW_THREADS
     result = PyList_New(k);
-    for (Py_ssize_t j = 0; result != NULL && j < k; j++) {
-        PyObject *number = PyLong_FromLongLong(found[j]);
-        if (number == NULL) {
-            Py_CLEAR(result);
-            break;
-        }
-        PyList_SET_ITEM(result, j, number);
-    }
+    if (result != NULL && set_numbers(result, 0, found, k) < 0) Py_CLEAR(result);
 done:
     free(names);
     free(starts);
