@@ -27,6 +27,29 @@ def test_store_lives_in_the_cache_dir_not_the_workspace(tmp_path: Path, kit: Sim
     assert sorted(os.listdir(root)) == ["a.c"]
 
 
+def test_a_build_and_a_later_open_report_the_same_build_time(tmp_path: Path, kit: SimpleNamespace,
+                                                             monkeypatch) -> None:
+    """The build's own status named the second its swap ended while the store recorded the second
+    it was marked complete; across a second boundary ``index build --json`` and a later ``index
+    status`` disagreed (a CI failure). The build's clock is moved a day back here so the two
+    differ every time they are taken from different clocks."""
+    from sleuth.engine.index import build
+
+    day_ago = time.time() - 86400
+    monkeypatch.setattr(build, "time", SimpleNamespace(time=lambda: day_ago, monotonic=time.monotonic,
+                                                       time_ns=time.time_ns))
+    root, cache = tmp_path / "ws", tmp_path / "cache"
+    kit.write_tree(root, {"a.c": "int alpha_beta(void) {}\n"})
+    first = kit.start(root, cache)
+    built = first.status()["last_build"]
+    first.stop()
+    second = kit.start(root, cache)
+    try:
+        assert built == second.status()["last_build"] == time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(day_ago))
+    finally:
+        second.stop()
+
+
 def test_restart_reuses_the_store(tmp_path: Path, kit: SimpleNamespace) -> None:
     root, cache = tmp_path / "ws", tmp_path / "cache"
     kit.write_tree(root, {"a.c": "int alpha_beta(void) {}\n", "b/b.py": "def gamma_delta():\n    pass\n"})

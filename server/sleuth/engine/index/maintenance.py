@@ -338,10 +338,10 @@ class Maintenance(ReadOnlyOpen):
                 if token.should_stop():
                     raise Cancelled("The index build was cancelled.")
                 stamps, workspace, options = self._stamps, self.state.workspace, self.state.options
-                result = full_build(self.state.base, entries, token, progress, self.state.max_bytes, self._meta(),
-                                    on_worker_start=self._set_workers,
-                                    before_complete=None if stamps is None else
-                                    lambda conn: freshness.save(conn, stamps, workspace, options))
+                full_build(self.state.base, entries, token, progress, self.state.max_bytes, self._meta(),
+                           on_worker_start=self._set_workers,
+                           before_complete=None if stamps is None else
+                           lambda conn: freshness.save(conn, stamps, workspace, options))
                 # Opened outside the service lock (loading the catalogue takes a while on a big tree):
                 # status requests and queries go on meanwhile; until the swap they use the old state.
                 if not self._open():
@@ -349,7 +349,8 @@ class Maintenance(ReadOnlyOpen):
                 with self.state.lock:
                     # Changes notified during the build may be missing from it: they stay pending and are re-applied.
                     self.state.pending = {p: t for p, t in self.state.pending.items() if t >= started_at - 1.0}
-                    self.state.last_build = {"at": _iso(time.time()), "seconds": round(result.seconds, 2)}
+                    # (``last_build`` came with the opened generation: the time its build recorded,
+                    # so the build's reply and a later ``index status`` name the same second)
                     self.state.phase = "ready"
         finally:
             self.state.rebuilding = False
