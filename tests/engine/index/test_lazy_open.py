@@ -150,3 +150,34 @@ def test_the_candidate_lookup_looks_each_candidates_record_up_once(tmp_path: Pat
         assert counted.lookups == 24
     finally:
         service.stop()
+
+
+def test_a_lazy_catalogue_looks_a_candidates_records_up_at_once(tmp_path: Path) -> None:
+    """``by_id.many``: the records of many ids by one vectorised search of the stored ids (a numpy call
+    per id was 2.7 of the 3.1 ms of an indexed ``[A-Z]+_RESUME``'s candidate lookup on the Linux tree),
+    the same records as one by one; with changes put over the stored rows, one by one as before."""
+    import numpy as np
+
+    root = tmp_path / "ws"
+    root.mkdir()
+    _tree(root)
+    started_index(root, tmp_path / "cache").stop()
+    service = started_index(root, tmp_path / "cache")
+    try:
+        cat = service.state.cat
+        assert isinstance(cat, LazyCatalogue)
+        ids = cat._cols.ids[::-1].astype(np.int64)
+        found = cat.by_id.many(ids)  # type: ignore[attr-defined]
+        assert cat._ids._index._dict is None  # (searched, no dict of every id made)
+        assert list(found) == ids.tolist()
+        assert all(found[i] is cat.by_id[i] and found[i].id == i for i in ids.tolist())
+        with pytest.raises(KeyError):
+            cat.by_id.many(np.array([int(ids.max()) + 7], np.int64))  # type: ignore[attr-defined]
+        assert cat.by_id.many(np.array([], np.int64)) == {}  # type: ignore[attr-defined]
+        first = int(ids[0])
+        record = cat.by_id[first]
+        del cat.by_id[first]
+        cat.by_id[first] = record
+        assert cat.by_id.many(ids) == found  # type: ignore[attr-defined]
+    finally:
+        service.stop()

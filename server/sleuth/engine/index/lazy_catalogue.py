@@ -85,6 +85,16 @@ class _Records(MutableMapping[K, FileRecord]):
         else:
             raise KeyError(key)
 
+    def many(self, keys: np.ndarray) -> dict[K, FileRecord]:
+        """The records of ``keys`` (each present), by one vectorised search of the stored ids where the
+        index can (:meth:`_AscendingIds.positions`): looked up one by one, a numpy call per key, the
+        1,067 candidates of an indexed ``[A-Z]+_RESUME`` on the Linux tree took 2.7 of the lookup's 3.1 ms."""
+        positions = getattr(self._index, "positions", None)
+        if positions is None or self._over or self._hidden:
+            return {key: self[key] for key in keys.tolist()}
+        make = self._make
+        return {key: make(at) for key, at in zip(keys.tolist(), positions(keys))}
+
     def stored(self) -> Iterator[tuple[K, int]]:
         """``(key, row position)`` of the stored rows still current (not removed or replaced)."""
         hidden = self._hidden
@@ -118,6 +128,18 @@ class _AscendingIds(Mapping[int, int]):
         if at < len(self._ids) and int(self._ids[at]) == fid:
             return at
         raise KeyError(key)
+
+    def positions(self, keys: np.ndarray) -> list[int]:
+        """The row positions of ``keys`` (int64, each stored), in their order; KeyError for one not stored."""
+        if self._dict is not None:
+            return [self._dict[key] for key in keys.tolist()]
+        ids = self._ids
+        at = np.searchsorted(ids, keys)
+        inside = at < len(ids)
+        if not bool(inside.all()) or not bool((ids[at] == keys).all()):
+            missing = keys[~inside] if not bool(inside.all()) else keys[ids[at] != keys]
+            raise KeyError(int(missing[0]))
+        return at.tolist()
 
     def __iter__(self) -> Iterator[int]:
         if self._dict is None:

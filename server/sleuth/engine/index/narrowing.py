@@ -377,7 +377,11 @@ class Narrowing:
 
 
 def _records_of(by_id: Mapping[int, FileRecord], ids: np.ndarray) -> dict[int, FileRecord]:
-    """The records of ``ids``, each looked up once (see :meth:`Narrowing.candidates`)."""
+    """The records of ``ids``, each looked up once (see :meth:`Narrowing.candidates`); a lazy catalogue's
+    all at once (:meth:`~sleuth.engine.index.lazy_catalogue.LazyCatalogue.by_id`'s ``many``)."""
+    many = getattr(by_id, "many", None)
+    if many is not None:
+        return many(ids)  # type: ignore[no-any-return]
     return {f: by_id[f] for f in ids.tolist()}
 
 
