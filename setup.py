@@ -1,5 +1,5 @@
-"""The compiled parts: the index build's n-gram and pair-sort loops and its definition scan, and the
-open's stat of every file (README, "Why these dependencies").
+"""The compiled parts: the index build's n-gram and pair-sort loops and its definition scan, the
+searcher's candidate-line and newline loops, and the open's stat of every file (README, "Why these dependencies").
 
 Optional: where they cannot be compiled the install goes on and the numpy and regex paths (the build) or a
 second interpreter (the stat) run instead. The stat loop is POSIX (``lstat``): left out on Windows.
@@ -15,7 +15,9 @@ GRAMS = Extension("sleuth.engine.index._grams", ["server/sleuth/engine/index/_gr
 SCAN = Extension("sleuth.engine.definitions._scan", ["server/sleuth/engine/definitions/_scan.c"],
                  extra_compile_args=["-O3"], optional=True)
 
+LINES = Extension("sleuth.engine._lines", ["server/sleuth/engine/_lines.c"], extra_compile_args=["-O2"],
+                  optional=True)
 STATS = Extension("sleuth.engine.index._stats", ["server/sleuth/engine/index/_stats.c"], extra_compile_args=["-O2"],
                   optional=True)
 
-setup(ext_modules=[] if os.environ.get("SLEUTH_PURE_WHEEL") else [GRAMS, SCAN] + ([STATS] if os.name == "posix" else []))
+setup(ext_modules=[] if os.environ.get("SLEUTH_PURE_WHEEL") else [GRAMS, SCAN, LINES] + ([STATS] if os.name == "posix" else []))

@@ -1,14 +1,46 @@
-"""A buffer's lines as the searcher and its printers see them: where each starts, and a line's text."""
+"""A buffer's lines as the searcher and its printers see them: where each starts, a line's text, the
+newlines before an offset and the lines holding a literal (compiled where ``_lines.c`` was built)."""
 
 from __future__ import annotations
 
+from sleuth.engine.platform import compiled_module
+
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing here
 if TYPE_CHECKING:
-    from typing import Iterator
+    from typing import Callable, Iterator
 
     from sleuth.engine.match.base import Matcher, Span
 
-__all__ = ["line_starts", "line_text", "line_spans"]
+__all__ = ["line_starts", "line_text", "line_spans", "newlines", "literal_lines"]
+
+
+def _newlines(data: bytes, start: int, end: int) -> int:
+    return data.count(b"\n", start, end)
+
+
+def _literal_lines(data: bytes, literal: bytes) -> list[int]:
+    out: list[int] = []
+    find, rfind = data.find, data.rfind
+    size = len(data)
+    pos = 0  # always a line's start
+    at = find(literal)
+    while at >= 0:
+        end = find(b"\n", at + len(literal))
+        end = size if end < 0 else end
+        out += (rfind(b"\n", pos, at) + 1 or pos, end)
+        pos = end + 1
+        at = find(literal, pos)
+    return out
+
+
+_compiled = compiled_module("sleuth.engine._lines", "no-compiled-lines")
+#: ``newlines(data, start, end)``: ``data.count(b"\n", start, end)`` for bounds >= 0 (a match's line number).
+newlines: Callable[[bytes, int, int], int] = _compiled.newlines if _compiled is not None else _newlines
+#: ``literal_lines(data, literal)``: the start and end (its newline, or ``len(data)``) of each line holding
+#: ``literal`` (non-empty, no newline), flat, in order, each line once: ripgrep's candidate lines, found by the
+#: literal every match holds (:meth:`sleuth.engine.match.engines.Re2Matcher.matched_lines`).
+literal_lines: Callable[[bytes, bytes], list[int]] = \
+    _compiled.literal_lines if _compiled is not None else _literal_lines
 
 
 def line_text(line: bytes) -> str:

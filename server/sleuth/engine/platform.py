@@ -45,6 +45,8 @@ FALLBACKS = {
     "no-compiled-grams": "the index build finds a chunk's n-grams with numpy (the optional C loop not compiled)",
     "no-compiled-stats": "an opened store's files are stated by a second interpreter (the optional C loop not compiled)",
     "no-compiled-defs": "the definition scan runs the regex in Python (the optional C scanner not compiled)",
+    "no-compiled-lines": "the searcher finds candidate lines and counts newlines with bytes methods "
+                         "(the optional C loops not compiled)",
 }
 
 
