@@ -351,3 +351,30 @@ def test_without_the_compiled_scan_the_build_writes_the_same_symbol_tables(tmp_p
     stored = build("")
     assert any(t == "symbols" and rows for t, rows in stored)  # the big files' blobs are there to compare
     assert build("no-compiled-defs") == stored
+
+
+def test_without_the_compiled_line_loops_a_search_prints_the_same_lines(tmp_path: pathlib.Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """``no-compiled-lines``: the searcher finds a literal's candidate lines and counts newlines with bytes
+    methods, and a grep prints the very same lines and numbers as with ``_lines.c``."""
+    from sleuth.engine import line_table
+
+    if line_table.newlines is line_table._newlines:
+        pytest.skip("the compiled line loops are not built here: the bytes methods are what run anyway")
+    root = tmp_path / "ws"
+    root.mkdir()
+    for n in range(12):
+        body = "".join(f"x{i} PM_RESUME_{i}\n" if i % (n + 2) == 0 else f"line {i} _RESUME _RESUMEX\n" if i % 7 == 0
+                       else "é\r\n" if i % 5 == 0 else f"plain {i}\n" for i in range(n * 700))
+        (root / f"f{n}.c").write_text(body + ("ZZ_RESUME" if n % 2 else ""))
+    monkeypatch.delenv(platform.FORCE_ENV, raising=False)
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    runs = {}
+    for force in ("", "no-compiled-lines"):
+        for flags in (["-n", "[A-Z]+_RESUME"], ["-n", "-w", "PM_RESUME_[0-9]+"], ["-c", "_RESUME"], ["--column", "-n", "PM_"]):
+            runs[force, tuple(flags)] = subprocess.run([SLEUTH, "grep", "--no-server", *flags], cwd=root,
+                                                       capture_output=True, text=True, timeout=HANG_S,
+                                                       env={**env, platform.FORCE_ENV: force})
+    for (force, flags), run in runs.items():
+        assert run.returncode == 0 and run.stdout, (force, flags, run.stderr)
+        assert run.stdout == runs["", flags].stdout
