@@ -18,29 +18,15 @@ def _newlines(data: bytes, start: int, end: int) -> int:
     return data.count(b"\n", start, end)
 
 
-def _literal_lines(data: bytes, literal: bytes) -> list[int]:
-    out: list[int] = []
-    find, rfind = data.find, data.rfind
-    size = len(data)
-    pos = 0  # always a line's start
-    at = find(literal)
-    while at >= 0:
-        end = find(b"\n", at + len(literal))
-        end = size if end < 0 else end
-        out += (rfind(b"\n", pos, at) + 1 or pos, end)
-        pos = end + 1
-        at = find(literal, pos)
-    return out
-
-
 _compiled = compiled_module("sleuth.engine._lines", "no-compiled-lines")
 #: ``newlines(data, start, end)``: ``data.count(b"\n", start, end)`` for bounds >= 0 (a match's line number).
 newlines: Callable[[bytes, int, int], int] = _compiled.newlines if _compiled is not None else _newlines
 #: ``literal_lines(data, literal)``: the start and end (its newline, or ``len(data)``) of each line holding
 #: ``literal`` (non-empty, no newline), flat, in order, each line once: ripgrep's candidate lines, found by the
-#: literal every match holds (:meth:`sleuth.engine.match.engines.Re2Matcher.matched_lines`).
-literal_lines: Callable[[bytes, bytes], list[int]] = \
-    _compiled.literal_lines if _compiled is not None else _literal_lines
+#: literal every match holds (:meth:`sleuth.engine.match.engines.Re2Matcher.matched_lines`). None where
+#: ``_lines.c`` was not built: the matcher then finds them with ``bytes.find`` as it goes (a list made
+#: first by ``bytes`` methods cost that path ~5% more than finding them as it goes).
+literal_lines: Callable[[bytes, bytes], list[int]] | None = _compiled.literal_lines if _compiled is not None else None
 
 
 def line_text(line: bytes) -> str:

@@ -249,12 +249,20 @@ def _anchor_lines(data: bytes, anchors: tuple[bytes, ...], start: int, end: int 
 
 def _literal_lines(data: bytes, literal: bytes, match: Callable[..., list[tuple[int, int]]]) -> LineMatches:
     """:meth:`Re2Matcher.matched_lines` for one anchor and one program (no ``-w``, no ASCII/Unicode
-    pair), as ripgrep finds a candidate line by its inner literal and runs the regex on that line only:
-    the lines come from one call (:func:`~sleuth.engine.line_table.literal_lines`, compiled where it
-    was built: ``bytes.find`` over the whole buffer was a sixth of an indexed ``[A-Z]+_RESUME``'s
-    search), then one RE2 call per match (1,273 buffers, 11.6 MB, 2,161 matching lines). ``match``: the
+    pair), as ripgrep finds a candidate line by its inner literal and runs the regex on that line only
+    (an indexed ``[A-Z]+_RESUME``: 1,273 buffers, 11.6 MB, 2,161 matching lines). ``match``: the
     program's ``Match``; the literal holds no newline, and every match holds the literal (so is never
-    empty): once none is left after a match, the line is done."""
+    empty): once none is left after a match, the line is done. The lines come from one compiled call
+    where ``_lines.c`` was built (:func:`~sleuth.engine.line_table.literal_lines`: ``bytes.find`` over
+    the whole buffer was a sixth of that search), else from :func:`_found_lines`."""
+    if literal_lines is None:
+        return _found_lines(data, literal, match)
+    return _listed_lines(data, literal, match)
+
+
+def _listed_lines(data: bytes, literal: bytes, match: Callable[..., list[tuple[int, int]]]) -> LineMatches:
+    """:func:`_literal_lines` over the compiled list of candidate lines."""
+    assert literal_lines is not None
     find = data.find
     found = literal_lines(data, literal)
     for i in range(0, len(found), 2):
@@ -271,6 +279,36 @@ def _literal_lines(data: bytes, literal: bytes, match: Callable[..., list[tuple[
             start = e
         if spans:
             yield line_start, line_end, spans
+
+
+def _found_lines(data: bytes, literal: bytes, match: Callable[..., list[tuple[int, int]]]) -> LineMatches:
+    """:func:`_literal_lines` without the compiled loop: :func:`_anchor_lines` and
+    :meth:`Re2Matcher._line_spans` fused into one loop. Three generator layers and a call per line
+    cost as much as the finds and the RE2 calls themselves."""
+    find, rfind = data.find, data.rfind
+    size = len(data)
+    pos = 0  # always a line's start
+    at = find(literal)
+    while at >= 0:
+        line_start = rfind(b"\n", pos, at) + 1 or pos
+        line_end = find(b"\n", at)
+        if line_end < 0:
+            line_end = size
+        spans: list[Span] = []
+        start = line_start
+        while True:
+            s, e = match(_UNANCHORED, data, start, line_end)[0]
+            if s < 0:
+                at = find(literal, line_end)
+                break
+            spans.append(Span(s, e))
+            at = find(literal, e)  # the next literal: on this line another match may hold it, else it leads to the next line
+            if at < 0 or at > line_end:
+                break
+            start = e
+        if spans:
+            yield line_start, line_end, spans
+        pos = line_end + 1
 
 
 def _occurrences(find: Callable[[bytes, int, int], int], anchor: bytes, start: int, end: int) -> Iterator[int]:
