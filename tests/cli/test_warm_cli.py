@@ -437,6 +437,16 @@ FORKED = ("import sys\nfrom sleuth.cli.fork_client import run\ncode = run(['sleu
           "sys.exit(99 if code is None else code)\n")  # 99: not forked (run() declined)
 
 
+def test_the_fork_server_preloads_what_a_forked_grep_reads_its_flags_with() -> None:
+    """The fork server builds, before it forks anything, the parsers and grep's own flag table
+    (:func:`~sleuth.cli.grep_flags.option_table`), so that no forked call makes them again (a fresh
+    interpreter: another test here may have made the table in this one)."""
+    program = ("from sleuth.cli import fork_server, grep_flags\nassert not grep_flags._TABLE\n"
+               "fork_server.preload()\nprint(len(grep_flags._TABLE))\n")
+    out = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=HANG_S, check=True)
+    assert int(out.stdout) > 100
+
+
 def forked(cwd: pathlib.Path, *argv: str, **kw: Any) -> subprocess.CompletedProcess[str]:
     """The call through the fork client only: exit status 99 when it did not fork."""
     return subprocess.run([sys.executable, "-c", FORKED, *argv], cwd=cwd, capture_output=True, text=True,
