@@ -22,13 +22,12 @@ import os
 import sys
 
 from sleuth import __version__
+from sleuth.cli.std_streams import leave
 from sleuth.core.warm_paths import NO_SERVER_ENV, fork_socket_path, peer_uid, private_dir
-from sleuth.engine.platform import fork_server_available
+from sleuth.engine.platform import OWN_DESCRIPTORS, fork_server_available
 from sleuth.searches import SEARCHES
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms of every warm call)
-if TYPE_CHECKING:
-    from typing import NoReturn
 
 __all__ = ["run", "leave", "OWN_DESCRIPTORS", "MAGIC", "FORK_COMMANDS", "MAX_REQUEST_BYTES", "installation", "recv_exactly"]
 
@@ -37,7 +36,6 @@ MAGIC = b"sleuth-fork/2"  # 2: the interpreter-mode field; a fork server of 1 re
 FORK_COMMANDS = frozenset(search.name for search in SEARCHES if search.warm)  # the subcommands, as the warm door
 MAX_REQUEST_BYTES = 8 << 20  # argv and environment; a larger call runs in its own process
 _CONNECT_TIMEOUT_S = 1.0
-OWN_DESCRIPTORS = ("/dev/fd/", "/proc/self/fd/", "/proc/thread-self/fd/")  # paths that name this process's files
 _FORWARDED = tuple(getattr(_signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(_signal, name))
 
 
@@ -69,21 +67,6 @@ def run(argv: list[str]) -> int | None:
         return _call(conn, path, payload)
     finally:
         conn.close()
-
-
-def leave(status: int) -> NoReturn:
-    """End this process with ``status`` (a forked call's, from :func:`run`) without the interpreter's
-    teardown: the child did the work and wrote to the streams itself, so there is nothing here to
-    finish, and tearing the modules down cost a warm call 2-4 ms (``python -c "import
-    sleuth.cli.fork_client"`` then ``sys.exit`` against ``os._exit``: 20.0 -> 16.1 ms wall, 15.1 -> 12.9
-    ms CPU, medians of 40, load ~6). What this process wrote itself (a message on stderr) is flushed first."""
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            if stream is not None:
-                stream.flush()
-        except (OSError, ValueError):
-            pass  # a closed pipe: nothing more can reach its reader
-    os._exit(status)
 
 
 def _streams() -> list[bytes]:

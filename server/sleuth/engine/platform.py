@@ -29,7 +29,12 @@ if TYPE_CHECKING:
 __all__ = ["FALLBACKS", "FORCE_ENV", "forced", "compiled_module", "peer_uid", "warm_door", "fork_server_available",
            "pool_start_method", "lock_file", "locks_exclude", "paths_fold_case", "path_key", "observer_kind",
            "hyperscan_allowed", "signal_receiver", "cache_base", "make_observer",
-           "overflow_signal_available", "owned_privately", "fork_aside"]
+           "overflow_signal_available", "owned_privately", "fork_aside", "OWN_DESCRIPTORS"]
+
+#: Paths that name this process's own files (a shell's ``<(command)``): the fork client keeps such a call
+#: here, the grep reads such a path as a stream (here, not in sleuth.cli.fork_client, which a cold
+#: ``--no-server`` call does not import)
+OWN_DESCRIPTORS = ("/dev/fd/", "/proc/self/fd/", "/proc/thread-self/fd/")
 
 FORCE_ENV = "SLEUTH_FORCE_FALLBACKS"
 #: The fallbacks that can be forced, each what Sleuth does where the preferred way is missing.
