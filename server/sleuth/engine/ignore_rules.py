@@ -17,7 +17,6 @@
 from __future__ import annotations
 
 import os
-import unicodedata
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
@@ -233,6 +232,14 @@ def _literal(seg: str) -> str | None:
         out.append(c)
         i += 1
     return "".join(out)
+
+
+def _nfc(text: str) -> str:
+    """``text`` in Unicode NFC; ``unicodedata`` imported by the first name or glob that is not ASCII
+    (a cold grep's names and globs mostly are: issue 30)."""
+    import unicodedata
+
+    return unicodedata.normalize("NFC", text)
 
 
 class Glob:
@@ -470,7 +477,7 @@ class FileView:
         if not self.states:
             return self if self.file.has_floating else None
         if self.file.nfc and not name.isascii():
-            name = unicodedata.normalize("NFC", name)
+            name = _nfc(name)
         positional = self.file.positional
         states = []
         for ri, st in self.states:
@@ -484,7 +491,7 @@ class FileView:
     def match(self, name: str, is_dir: bool) -> bool | None:
         """True: ignored; False: whitelisted; None: no rule of this file matches ``name``."""
         if self.file.nfc and not name.isascii():
-            name = unicodedata.normalize("NFC", name)
+            name = _nfc(name)
         if is_dir:
             fl, here = self.float_dir, self.here_dir
         else:
@@ -557,7 +564,7 @@ def glob_file(globs: Iterable[str], *, override: bool) -> IgnoreFile | None:
     rules: list[Rule] = []
     for no, glob in enumerate(globs):
         if not override:
-            rules.extend(parse_line(unicodedata.normalize("NFC", glob), no))
+            rules.extend(parse_line(_nfc(glob), no))
         elif glob.startswith("!"):
             rules.extend(parse_line(glob[1:], no))
         else:

@@ -14,7 +14,6 @@ within one file, not one unit.
 
 from __future__ import annotations
 
-import heapq
 import itertools
 import sys
 import threading
@@ -158,6 +157,8 @@ def _run_grep(workspace: Workspace, request: GrepRequest, token: CancelToken, pr
         if split is not None and not _uninterruptible_here(request):
             items = _walked_here(items, workspace, request, token, walk_skipped, walk_errors, _walk_limit())
         if unsaved:
+            import heapq  # here: only unsaved editor buffers are merged in
+
             items = heapq.merge(items, unsaved, key=lambda e: sort_key(e.display))  # type: ignore[type-var]
     else:
         items = entries
