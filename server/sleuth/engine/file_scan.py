@@ -8,7 +8,7 @@ reasons: this one for system calls and memory, that one for rg's semantics of a 
 from __future__ import annotations
 
 import os
-import threading
+import _thread  # threading.Lock and threading.local are _thread's: no threading for a cold grep (issue 30)
 import time
 from collections.abc import Callable, Iterable
 
@@ -123,7 +123,7 @@ _UTF16_FIRST = (0xFE, 0xFF)  # first byte of a UTF-16 BOM: such files must be tr
 
 POLL_INTERVAL_S = 0.02
 READ_BUFFER_BYTES = 1 << 20  # files smaller than this are read into a buffer reused file after file
-_LOCAL = threading.local()  # one read buffer per thread: the server searches from several threads
+_LOCAL = _thread._local()  # one read buffer per thread: the server searches from several threads
 
 
 def _read_buffer() -> tuple[bytearray, memoryview]:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import os
 import stat as stat_mod
-import threading
+import _thread  # threading.Lock and threading.local are _thread's: no threading for a cold grep (issue 30)
 from collections.abc import Iterable, Sequence
 
 from sleuth.engine.ignore_rules import FileView, IgnoreFile, NameRules, glob_file, read_ignore_file
@@ -433,7 +433,7 @@ class IgnoreOracle:
         self._targets = list(targets) if targets else [Target(r, r.path, True) for r in workspace.roots]
         self._target_dirs = {t.path for t in self._targets if t.is_dir}
         self._states: dict[tuple[str, str], tuple[DirState, int] | None] = {}
-        self._lock = threading.Lock()
+        self._lock = _thread.allocate_lock()
 
     def invalidate(self, path: str) -> None:
         """Note that ``path`` changed; ignore-file changes (and ``.git`` ones) reset the cache."""

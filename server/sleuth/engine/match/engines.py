@@ -17,7 +17,7 @@ compiled from :func:`sleuth.engine.match.literals.required_literals`.
 
 from __future__ import annotations
 
-import threading
+import _thread  # threading.Lock and threading.local are _thread's: no threading for a cold grep (issue 30)
 import time
 from collections.abc import Callable, Iterator
 
@@ -66,7 +66,7 @@ def _no_line_at_end(data: bytes) -> bool:
     return not data or data[-1] == 0x0A
 
 
-_SEARCH = threading.local()  # .deadline: the absolute deadline of the search this thread runs, or None
+_SEARCH = _thread._local()  # .deadline: the absolute deadline of the search this thread runs, or None
 
 
 class search_deadline:  # noqa: N801 (used as a function: ``with search_deadline(d):``)

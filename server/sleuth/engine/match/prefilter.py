@@ -25,7 +25,7 @@ reads literals as C strings), is scanned by RE2 instead.
 
 from __future__ import annotations
 
-import threading
+import _thread  # threading.Lock and threading.local are _thread's: no threading for a cold grep (issue 30)
 from collections.abc import Callable, Sequence
 
 import re2
@@ -124,7 +124,7 @@ def _hyperscan_set(leaves: Sequence[tuple[bytes, bool]]) -> Prefilter:
     db = _hs.Database(mode=_hs.HS_MODE_BLOCK)
     db.compile(expressions=expressions, ids=list(range(len(expressions))), elements=len(expressions),
                flags=flags, literal=True)
-    local = threading.local()
+    local = _thread._local()
     scan, terminated = db.scan, _hs.ScanTerminated
 
     def has(data: bytes) -> bool:
@@ -152,7 +152,7 @@ def literal_ends(literals: Sequence[bytes]) -> Callable[[bytes | memoryview], li
     db = _hs.Database(mode=_hs.HS_MODE_BLOCK)
     db.compile(expressions=list(literals), ids=list(range(len(literals))), elements=len(literals),
                flags=[0] * len(literals), literal=True)
-    local = threading.local()
+    local = _thread._local()
     scan = db.scan
 
     def ends(data: bytes | memoryview) -> list[int]:
