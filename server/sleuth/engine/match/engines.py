@@ -21,20 +21,21 @@ import _thread  # threading.Lock and threading.local are _thread's: no threading
 import time
 from collections.abc import Callable, Iterator
 
-import re2
-
 from sleuth.engine.errors import SearchTimeout
 from sleuth.engine.match.base import LineMatches, Matcher, Span
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~4 ms of a cold call: issue 30)
 if TYPE_CHECKING:  # the regex module is imported where a pattern needs it (it costs 8 ms at start-up)
+    from typing import Any
+
     import regex
 
-__all__ = ["MatchTimeout", "Re2Matcher", "RegexMatcher", "FuzzyMatcher", "re2_compile", "DEFAULT_TIMEOUT_S",
-           "search_deadline"]
+__all__ = ["MatchTimeout", "Re2Matcher", "RegexMatcher", "FuzzyMatcher", "re2_compile", "re2_module", "LiteralProgram",
+           "DEFAULT_TIMEOUT_S", "search_deadline"]
 
-_UNANCHORED = re2._re2.RE2.Anchor.UNANCHORED
-_ANCHOR_START = re2._re2.RE2.Anchor.ANCHOR_START
+# RE2's anchor arguments, set by re2_module before the first program exists (LiteralProgram ignores them)
+_UNANCHORED: Any = None
+_ANCHOR_START: Any = None
 DEFAULT_TIMEOUT_S = 5.0  # one buffer's budget in the backtracking engine when no deadline is given
 Prefilter = Callable[[bytes], bool]
 
@@ -45,14 +46,47 @@ class MatchTimeout(SearchTimeout):
     default_hint = "Simplify the pattern (avoid nested repetition with look-around/back-references) or raise timeout_ms."
 
 
+def re2_module() -> Any:
+    """google-re2, imported by the first program compiled (:func:`re2_compile`) or asked for: its
+    import (the C++ extension and its wrapper) is ~2 ms of a cold ``sleuth grep``, and a grep of one
+    plain literal compiles no program at all (:class:`LiteralProgram`; issue 30)."""
+    global _UNANCHORED, _ANCHOR_START
+    import re2
+
+    if _UNANCHORED is None:
+        _UNANCHORED, _ANCHOR_START = re2._re2.RE2.Anchor.UNANCHORED, re2._re2.RE2.Anchor.ANCHOR_START
+    return re2
+
+
 def re2_compile(pattern: str, *, case_sensitive: bool = True, literal: bool = False):  # type: ignore[no-untyped-def]
     """A low-level ``_re2.RE2`` program; raises ``re2.error`` with RE2's message."""
+    re2 = re2_module()
     options = re2.Options()
     options.log_errors = False
     options.max_mem = 64 << 20  # a cap, not an allocation: the no-literal query thrashes the DFA at 8 MiB (4x slower), not at 32
     options.case_sensitive = case_sensitive
     options.literal = literal
     return re2.compile(pattern.encode("utf-8"), options)._regexp
+
+
+class LiteralProgram:
+    """The program of a pattern that is one case-sensitive ASCII literal without a newline, answered by
+    ``bytes.find`` as RE2's own ``Match`` would (unanchored only): the leftmost occurrence inside
+    ``[pos, end)``; a literal's matches are its occurrences, RE2 finds them by memchr and memcmp too.
+    A cold grep of such a pattern (the usual kind) then never imports RE2 (:func:`re2_module`)."""
+
+    __slots__ = ("literal",)
+
+    def __init__(self, literal: bytes) -> None:
+        self.literal = literal
+
+    def Match(self, _anchor: Any, data: bytes, pos: int, end: int) -> list[tuple[int, int]]:  # noqa: N802 (RE2's name)
+        if type(data) is memoryview:
+            data = data.tobytes()
+        if end > len(data):  # RE2 matches nothing past the text's end, as its Match reads it
+            return [(-1, -1)]
+        at = data.find(self.literal, pos, end)
+        return [(at, at + len(self.literal)) if at >= 0 else (-1, -1)]
 
 
 def _anything(data: bytes) -> bool:
