@@ -117,6 +117,8 @@ def test_a_cold_grep_as_people_type_it_loads_no_server_client_when_none_runs(tmp
     assert report["status"] == 0 and "needle" in report["stdout"]
     imported = set(report["modules"])
     assert not [name for name in (*HEAVY, "hmac", "secrets", "sleuth.cli.warm", "sleuth.core.warm") if name in imported]
+    # nor the socket module: no door's file, so neither the fork client nor the warm door asks it anything
+    assert "_socket" not in imported
 
 
 def test_a_small_deep_tree_is_searched_without_the_pool_a_big_one_starts_it(tmp_path: pathlib.Path) -> None:

@@ -17,7 +17,6 @@ already loaded at start-up plus the C-level socket module: ``socket``, ``json``,
 from __future__ import annotations
 
 import _signal
-import _socket
 import os
 import sys
 
@@ -28,6 +27,8 @@ from sleuth.engine.platform import OWN_DESCRIPTORS, fork_server_available
 from sleuth.searches import SEARCHES
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms of every warm call)
+if TYPE_CHECKING:
+    import _socket
 
 __all__ = ["run", "leave", "OWN_DESCRIPTORS", "MAGIC", "FORK_COMMANDS", "MAX_REQUEST_BYTES", "installation", "recv_exactly"]
 
@@ -42,7 +43,7 @@ _FORWARDED = tuple(getattr(_signal, name) for name in ("SIGINT", "SIGTERM", "SIG
 def run(argv: list[str]) -> int | None:
     """The exit status of ``argv`` (``sys.argv``) run by a fork server, or None: run it here."""
     args = argv[1:]
-    if os.environ.get(NO_SERVER_ENV) == "1" or "--no-server" in args or not fork_server_available():
+    if os.environ.get(NO_SERVER_ENV) == "1" or "--no-server" in args:
         return None
     first = next((a for a in args if not a.startswith("-")), None)
     if first not in FORK_COMMANDS or any(a == "--root" or a.startswith("--root=") for a in args):
@@ -57,8 +58,12 @@ def run(argv: list[str]) -> int | None:
     except (OSError, ValueError):
         return None
     path = fork_socket_path([os.path.realpath(cwd)])
-    if path is None or not os.path.exists(path) or not private_dir(os.path.dirname(path)):
+    # the file first: without one, the socket module is not even loaded (fork_server_available asks it;
+    # ~0.2 ms of a cold call as people type it: issue 30)
+    if path is None or not os.path.exists(path) or not fork_server_available() or not private_dir(os.path.dirname(path)):
         return None  # (only where fork_server_available(): nothing past here runs elsewhere)
+    import _socket
+
     payload = _payload(argv, cwd, streams)
     if payload is None:
         return None
@@ -145,6 +150,8 @@ def _hand_over(conn: _socket.socket, path: str, payload: bytes, signals: _Signal
         return None
     conn.settimeout(None)
     fds = b"".join(fd.to_bytes(4, sys.byteorder, signed=True) for fd in (0, 1, 2))
+    import _socket
+
     try:
         sent = conn.sendmsg([payload], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, fds)])
         if sent < len(payload):
