@@ -24,9 +24,9 @@ from sleuth.commands.config import Settings
 from sleuth.commands.context import CommandContext, Services
 from sleuth.core import cold_store as core_index
 from sleuth.core.cold_store import current_store
-from sleuth.engine.index import IndexService, freshness
+from sleuth.engine.index import IndexService, freshness, native
 from sleuth.engine.workspace import Workspace
-from tests.conftest import needs_locks
+from tests.conftest import needs_locks, under_fallback
 from tests.fixtures import started_index
 from tests.engine.index.test_random_operations import PATTERNS, _lines, operation
 from tests.engine.index.test_restart_freshness import _tree, apply_while_down, ignore_edit, rules_edited
@@ -338,6 +338,42 @@ def test_a_damaged_map_is_not_trusted_when_its_crc_is_left_to_the_early_check(tm
     path.write_bytes(bytes(data))
     assert current_store(Workspace([root]), Settings(index_path=str(cache))) is None
 
+
+
+@under_fallback("no-compiled-stats", native.stat_changed is None, "the compiled stat loop in a thread")
+def test_the_early_check_states_the_files_while_it_checks_the_folders(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """The early check (:mod:`.early_check`) starts the ``stat`` of every file in a thread first and checks
+    the map's CRC, the catalogue and the folder stamps meanwhile (those ran after the whole ``stat`` before,
+    with the other core idle): here the ``stat`` waits until the folders are checked, which it could not
+    if they came after it; its answer is still every change."""
+    import threading
+
+    from sleuth.engine.index.config import IndexConfig
+    from sleuth.engine.index.early_check import _check
+    from tests.conftest import HANG_S
+
+    root, cache = _built(tmp_path)
+    gen = str(_generation(cache))
+    (root / "b.c").write_text("haystack, longer now\n")  # changed since the build
+    folders_checked, overlapped = threading.Event(), []
+    real_stat, real_folders = native.stat_changed, freshness._stamped_folders_unchanged
+
+    def stat_changed(*args: object) -> list[int]:
+        overlapped.append(folders_checked.wait(HANG_S))
+        return real_stat(*args)
+
+    def folders(rows: list) -> bool | None:
+        unchanged = real_folders(rows)
+        folders_checked.set()
+        return unchanged
+
+    monkeypatch.setattr(native, "stat_changed", stat_changed)
+    monkeypatch.setattr(freshness, "_stamped_folders_unchanged", folders)
+    answer = _check(gen, Workspace([root]), IndexConfig().walk_options())
+    assert overlapped == [True]
+    assert answer is not None and answer[1] is not None
+    assert answer[1].changed == [str(root / "b.c")] and answer[1].gone == []
 
 
 def _ranked(service: IndexService, root: Path, query: str) -> list[str]:
