@@ -346,7 +346,9 @@ def test_the_early_check_states_the_files_while_it_checks_the_folders(tmp_path: 
     """The early check (:mod:`.early_check`) starts the ``stat`` of every file in a thread first and checks
     the map's CRC, the catalogue and the folder stamps meanwhile (those ran after the whole ``stat`` before,
     with the other core idle): here the ``stat`` waits until the folders are checked, which it could not
-    if they came after it; its answer is still every change."""
+    if they came after it; its answer is still every change. When the stamps cannot tell (an ignore file
+    edited) the check answers so, and only once the ``stat`` has ended: no thread is left running (without
+    a fork the check runs in the caller, whose pool start depends on its thread count)."""
     import threading
 
     from sleuth.engine.index.config import IndexConfig
@@ -361,7 +363,10 @@ def test_the_early_check_states_the_files_while_it_checks_the_folders(tmp_path: 
 
     def stat_changed(*args: object) -> list[int]:
         overlapped.append(folders_checked.wait(HANG_S))
-        return real_stat(*args)
+        try:
+            return real_stat(*args)
+        finally:
+            overlapped.append("ended")
 
     def folders(rows: list) -> bool | None:
         unchanged = real_folders(rows)
@@ -371,9 +376,14 @@ def test_the_early_check_states_the_files_while_it_checks_the_folders(tmp_path: 
     monkeypatch.setattr(native, "stat_changed", stat_changed)
     monkeypatch.setattr(freshness, "_stamped_folders_unchanged", folders)
     answer = _check(gen, Workspace([root]), IndexConfig().walk_options())
-    assert overlapped == [True]
+    assert overlapped == [True, "ended"]
     assert answer is not None and answer[1] is not None
     assert answer[1].changed == [str(root / "b.c")] and answer[1].gone == []
+    (root / "d" / ".ignore").write_text("*.txt\n", encoding="utf-8")  # the stamps cannot tell what this hides
+    folders_checked.clear()
+    overlapped.clear()
+    answer = _check(gen, Workspace([root]), IndexConfig().walk_options())
+    assert answer is not None and answer[1] is None and overlapped == [True, "ended"]
 
 
 def _ranked(service: IndexService, root: Path, query: str) -> list[str]:

@@ -48,12 +48,15 @@ def _check(gen: str, workspace: Workspace, options: WalkOptions) -> Answer | Non
         # The stat of every file first, in a thread: the checks below (the columns' CRC, the catalogue's,
         # the folder stamps') run meanwhile, and the answer is used only when they all hold.
         stated = stated_later(cols)
-        if not cols.crc_holds():
-            return None
-        if not catalogue_intact(conn, mapped=True):  # (what open_current leaves a read-only caller: the tables read)
-            return cols.source, None
-        quick = freshness.quick_catch_up(conn, workspace, options, StatMapping(cols), CancelToken(), stated)
-        return cols.source, quick
+        try:
+            if not cols.crc_holds():
+                return None
+            if not catalogue_intact(conn, mapped=True):  # (what open_current leaves a read-only caller: the tables read)
+                return cols.source, None
+            quick = freshness.quick_catch_up(conn, workspace, options, StatMapping(cols), CancelToken(), stated)
+            return cols.source, quick
+        finally:
+            stated()  # (waited for here too: without a fork this runs in the caller, which must be left one thread)
     finally:
         conn.close()
 

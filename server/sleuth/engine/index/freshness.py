@@ -185,7 +185,19 @@ def quick_catch_up(conn: sqlite3.Connection, workspace: Workspace, options: Walk
     the ``stat`` of every catalogued file made already (:class:`~sleuth.engine.index.stat_pass.StatPass`),
     as the paths no longer regular files and the paths that differ; or a call that waits for it (a
     pass still running in a thread, :func:`~sleuth.engine.index.stat_pass.stated_later`: the folders are
-    checked meanwhile, and it is waited for only once the files' turn comes); else each is made here."""
+    checked meanwhile, and it is waited for only once the files' turn comes, or before an earlier
+    return: no thread is left running, which would make the process take a thread-safe pool start,
+    :func:`sleuth.engine.platform.pool_start_method`); else each is made here."""
+    try:
+        return _quick_catch_up(conn, workspace, options, sizes, token, stated)
+    finally:
+        if callable(stated):
+            stated()
+
+
+def _quick_catch_up(conn: sqlite3.Connection, workspace: Workspace, options: WalkOptions,
+                    sizes: Mapping[str, tuple[int, int, bool]], token: CancelToken,
+                    stated: Stated | Callable[[], Stated | None] | None) -> QuickCatchUp | None:
     from sleuth.engine.walk import Subtree, walk
 
     if options.follow or options.depth_limit is not None or options.max_files is not None:
