@@ -386,6 +386,23 @@ def test_the_early_check_states_the_files_while_it_checks_the_folders(tmp_path: 
     assert answer is not None and answer[1] is None and overlapped == [True, "ended"]
 
 
+def test_a_forked_aside_runs_no_collection() -> None:
+    """The forked side task (:class:`.aside.Aside`: a cold call's freshness check) runs with the collector
+    off: it lives a tenth of a second and ends with ``os._exit``, and it inherited the parent's allocation
+    count (a young collection of the parent's newest objects in the child, on the Linux tree's cold grep);
+    the parent's collector is as it was."""
+    import gc
+
+    from sleuth.engine.index.aside import Aside
+    from sleuth.engine.platform import fork_aside
+
+    if not fork_aside():  # (no fork here: the task runs in the caller)
+        pytest.skip("the aside forks only where fork is safe, in a process of one thread")
+    assert gc.isenabled()
+    assert Aside(gc.isenabled).result() is False
+    assert gc.isenabled()
+
+
 def _ranked(service: IndexService, root: Path, query: str) -> list[str]:
     """The paths ``sleuth.text`` ranks for ``query`` from ``service``."""
     ctx = CommandContext(Workspace([root]), services=Services(index=service))
