@@ -300,6 +300,21 @@ def test_numpy_is_imported_without_a_blas_thread_pool_and_the_environment_given_
     assert out.split() == ["1", "3"]
 
 
+def test_the_index_stack_is_imported_with_no_collection_and_then_frozen() -> None:
+    """A cold call imports numpy and the index stack with the collector off (their ~20,000 newest objects
+    were walked by a young collection for nothing), then freezes what is alive (no later collection walks
+    it) and gives the collector back as it was."""
+    import subprocess
+    import sys
+
+    code = ("import gc; from sleuth.engine import heap; heap.tune(heap.ONE_SHOT_THRESHOLD); runs = []; "
+            "gc.callbacks.append(lambda phase, info: phase == 'start' and runs.append(info['generation'])); "
+            "from sleuth.core.cold_store import import_index_stack; import_index_stack(); "
+            "import numpy, sleuth.engine.index.service; print(len(runs), gc.get_freeze_count() > 10000, gc.isenabled())")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["0", "True", "True"]
+
+
 def test_the_index_commands_fork_the_check_before_the_index_stack(tmp_path: Path,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     """``sleuth text`` and ``sleuth symbols`` (``cli/index.py``) start the store's freshness check before
