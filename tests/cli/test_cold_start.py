@@ -31,19 +31,27 @@ from tests.conftest import HANG_S, SLEUTH, write_tree
 # signal (its Python layer builds three enums at import; Ctrl-C is wired through _signal), Hyperscan
 # (its import, with the typing module its package imports, ~10 ms: a few literals are scanned by RE2
 # until a search has checked HYPERSCAN_AFTER files, sleuth.engine.match.prefilter) and typing (~4 ms:
-# annotations' names are imported under TYPE_CHECKING, bases from sleuth.engine.plain_typing), and the
-# modules of flags not given: the file-type table (-t), the replacement's (-r).
+# annotations' names are imported under TYPE_CHECKING, bases from sleuth.engine.plain_typing), the
+# modules of flags not given: the file-type table (-t), the replacement's (-r); and (issue 30, ~7 ms
+# together) re with enum (ignore-file globs compile when a name is first tested against one:
+# sleuth.engine.ignore_rules.Glob), RE2 (one case-sensitive literal is found by bytes.find:
+# sleuth.engine.match.engines.LiteralProgram), threading (_thread's locks and locals), contextlib,
+# importlib with warnings, and the standard modules of rare paths (heapq, bisect, array, unicodedata).
 HEAVY = ("asyncio", "ssl", "pydantic", "mcp", "pygls", "lsprotocol", "numpy", "sqlite3", "yaml", "multiprocessing",
          "concurrent.futures", "logging", "subprocess", "gzip", "sleuth.core.session", "sleuth.core.index",
          "sleuth.engine.index.service", "sleuth.engine.grep.pool", "sleuth.commands.settings_schema",
          "sleuth.commands.settings_trust", "sleuth.lsp", "sleuth.mcp", "argparse", "gettext", "sleuth.cli.parsers",
          "dataclasses", "inspect", "signal", "hyperscan", "typing", "sleuth.engine.filetypes",
-         "sleuth.engine.replace", "sleuth.engine.multiline_replace")
+         "sleuth.engine.replace", "sleuth.engine.multiline_replace",
+         "re", "enum", "re2", "threading", "contextlib", "importlib", "warnings", "heapq", "bisect", "array",
+         "unicodedata")
+# ... and with --no-server, the fork client, its socket paths and the socket module (nothing asks a server)
+NO_SERVER_HEAVY = ("sleuth.cli.fork_client", "sleuth.core.warm_paths", "_socket")
 
 # runs the script as Python runs it (not through runpy, whose pkgutil import loads typing); a search's
 # process ends by os._exit (sleuth.cli._ended), which here raises SystemExit so that the report is written
 _HARNESS = """
-import json, os, sys
+import os, sys
 out, script = sys.argv[1], sys.argv[2]
 def _exit(status):
     sys.stdout.flush()
@@ -62,8 +70,10 @@ pool = sys.modules.get("sleuth.engine.grep.pool")
 dataclasses = sorted(f"{name}.{attr}" for name, module in list(sys.modules.items()) if name.startswith("sleuth")
                      for attr, value in vars(module).items()
                      if isinstance(value, type) and value.__module__ == name and "__dataclass_fields__" in vars(value))
+modules = sorted(sys.modules)
+import json  # (json imports re: only once the call's modules are listed)
 with open(out, "w") as handle:
-    json.dump({"status": status, "modules": sorted(sys.modules), "pool": bool(pool and pool.running()),
+    json.dump({"status": status, "modules": modules, "pool": bool(pool and pool.running()),
                "pool_method": getattr(pool, "_METHOD", None),
                "opened": opened, "dataclasses": dataclasses, "gc_threshold": __import__("gc").get_threshold()[0]},
               handle)
@@ -81,11 +91,15 @@ def _cold_call(cwd: pathlib.Path, out: pathlib.Path, *argv: str, env: dict[str, 
 
 
 def test_a_plain_cold_grep_imports_none_of_the_heavy_modules(tmp_path: pathlib.Path) -> None:
-    root = write_tree(tmp_path / "ws", {"a.py": "def needle():\n    pass\n", "pkg/sub/deep/b.txt": "needle\n"})
+    # a repository whose .gitignore holds the usual kinds of lines: names, *suffix globs, prefix* globs
+    root = write_tree(tmp_path / "ws", {".git/HEAD": "ref: refs/heads/main\n", "a.py": "def needle():\n    pass\n",
+                                        "pkg/sub/deep/b.txt": "needle\n", "a.pyc": "needle\n", "build/c.txt": "needle\n",
+                                        "tmp-d.txt": "needle\n", "x.egg-info/e.txt": "needle\n",
+                                        ".gitignore": "__pycache__/\n*.pyc\n/build\ntmp-*\n*.egg-info/\n"})
     report = _cold_call(root, tmp_path / "report.json", "grep", "-n", "needle", "--no-server")
     assert report["status"] == 0 and report["stdout"].count("needle") == 2, report["stdout"]
     imported = set(report["modules"])
-    assert not [name for name in HEAVY if name in imported]
+    assert not [name for name in (*HEAVY, *NO_SERVER_HEAVY) if name in imported]
     assert report["dataclasses"] == []
     # a one-shot call collects cycles in larger batches (sleuth.engine.heap.tune): 21 young
     # collections of the start-up's long-lived objects freed nothing and cost ~4 ms of its CPU
@@ -103,6 +117,8 @@ def test_a_cold_grep_as_people_type_it_loads_no_server_client_when_none_runs(tmp
     assert report["status"] == 0 and "needle" in report["stdout"]
     imported = set(report["modules"])
     assert not [name for name in (*HEAVY, "hmac", "secrets", "sleuth.cli.warm", "sleuth.core.warm") if name in imported]
+    # nor the socket module: no door's file, so neither the fork client nor the warm door asks it anything
+    assert "_socket" not in imported
 
 
 def test_a_small_deep_tree_is_searched_without_the_pool_a_big_one_starts_it(tmp_path: pathlib.Path) -> None:

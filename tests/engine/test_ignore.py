@@ -95,6 +95,20 @@ def test_segment_translation_classes_and_escapes() -> None:
     assert re.fullmatch(segment_regex("\\*x"), "*x") and not re.fullmatch(segment_regex("\\*x"), "ax")
 
 
+def test_segment_text_escapes_as_re_escape_does() -> None:
+    """The glob's regex text is written without ``re`` (a cold grep imports it only for a glob that needs
+    a regex: issue 30), with ``re.escape``'s table; and a glob's regex is compiled at its first name."""
+    import re
+
+    from sleuth.engine.ignore_rules import Glob, _escape
+    for cp in [*range(0x3000), 0xFEFF, 0x1F600]:
+        assert _escape(chr(cp)) == re.escape(chr(cp)), hex(cp)
+    glob = Glob("a?[bc]*.o")
+    assert "fullmatch" not in vars(glob)
+    assert glob.fullmatch("axb1.o") and not glob.fullmatch("axd.o") and "fullmatch" in vars(glob)
+    assert glob.pattern == segment_regex("a?[bc]*.o")
+
+
 def test_type_table_and_extension_forms() -> None:
     assert {"py", "js", "ts", "c", "cpp", "rust", "go", "java", "md", "cs"} <= set(TYPES)
     assert len(TYPES) >= 60

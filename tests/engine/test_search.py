@@ -149,6 +149,28 @@ def test_files_larger_than_the_read_buffer_are_searched_whole(tmp_path, monkeypa
         assert found == {"big.txt": [21], "small.txt": [1]} and stats.scanned == 3
 
 
+def test_the_read_buffer_starts_small_and_grows_for_the_files_that_need_it(tmp_path, monkeypatch):
+    """A 1 MiB buffer made up front was ~0.4 ms of a cold grep whose files all fit in 64 KiB (issue 30):
+    it starts at FIRST_READ_BYTES and doubles for a file up to READ_BUFFER_BYTES, which is then read
+    whole into it; the files after it are read into the grown buffer."""
+    import sleuth.engine.file_scan as search
+
+    monkeypatch.setattr(search, "FIRST_READ_BYTES", 16)
+    monkeypatch.setattr(search, "READ_BUFFER_BYTES", 1024)
+    monkeypatch.setattr(search, "_LOCAL", threading.local())
+    (tmp_path / "a_small.txt").write_bytes(b"needle\n")
+    (tmp_path / "b_mid.txt").write_bytes(b"filler line\n" * 20 + b"the needle\n")  # 251 bytes
+    (tmp_path / "c_shorter.txt").write_bytes(b"filler line\n" * 10 + b"needle\n")
+    (tmp_path / "d_big.txt").write_bytes(b"filler line\n" * 100 + b"needle\n")  # over READ_BUFFER_BYTES
+    names = ["a_small.txt", "b_mid.txt", "c_shorter.txt", "d_big.txt"]
+    found, stats = _search_files([str(tmp_path / n) for n in names[:1]], "needle")
+    assert found == {"a_small.txt": [1]} and len(search._LOCAL.buffer[0]) == 17
+    for pattern in ("needle", r"\w+dle$"):
+        found, stats = _search_files([str(tmp_path / n) for n in names], pattern)
+        assert found == {"a_small.txt": [1], "b_mid.txt": [21], "c_shorter.txt": [11], "d_big.txt": [101]}
+        assert stats.scanned == 4 and len(search._LOCAL.buffer[0]) == 257
+
+
 def test_a_file_handed_over_in_pieces_is_searched_whole(tmp_path, monkeypatch):
     """Some network file systems (9p, FUSE) answer a read with less than the file: the searcher
     must not take the first piece for the whole file."""

@@ -93,11 +93,12 @@ def main(argv: list[str] | None = None) -> int:
 
             heap.tune(heap.ONE_SHOT_THRESHOLD)
             buffer_stdout()
-        from sleuth.cli.fork_client import leave, run
+        if "--no-server" not in sys.argv:  # (fork_client.run's first answer, before its imports: ~0.4 ms)
+            from sleuth.cli.fork_client import leave, run
 
-        forked = run(sys.argv)
-        if forked is not None:
-            leave(forked)
+            forked = run(sys.argv)
+            if forked is not None:
+                leave(forked)
         return _ended(_command(sys.argv[1:], own_process=True))
     return _command(argv)
 
@@ -187,7 +188,7 @@ def _ended(status: int, closed: bool = False) -> int:
         if threading is not None and any(not t.daemon for t in threading.enumerate()
                                          if t is not threading.main_thread()):
             return status
-    from sleuth.cli.fork_client import leave  # (loaded by every call already)
+    from sleuth.cli.std_streams import leave  # (loaded by every one-shot call already)
 
     leave(status)
 

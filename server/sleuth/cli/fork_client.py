@@ -17,18 +17,18 @@ already loaded at start-up plus the C-level socket module: ``socket``, ``json``,
 from __future__ import annotations
 
 import _signal
-import _socket
 import os
 import sys
 
 from sleuth import __version__
+from sleuth.cli.std_streams import leave
 from sleuth.core.warm_paths import NO_SERVER_ENV, fork_socket_path, peer_uid, private_dir
-from sleuth.engine.platform import fork_server_available
+from sleuth.engine.platform import OWN_DESCRIPTORS, fork_server_available
 from sleuth.searches import SEARCHES
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms of every warm call)
 if TYPE_CHECKING:
-    from typing import NoReturn
+    import _socket
 
 __all__ = ["run", "leave", "OWN_DESCRIPTORS", "MAGIC", "FORK_COMMANDS", "MAX_REQUEST_BYTES", "installation", "recv_exactly"]
 
@@ -37,14 +37,13 @@ MAGIC = b"sleuth-fork/2"  # 2: the interpreter-mode field; a fork server of 1 re
 FORK_COMMANDS = frozenset(search.name for search in SEARCHES if search.warm)  # the subcommands, as the warm door
 MAX_REQUEST_BYTES = 8 << 20  # argv and environment; a larger call runs in its own process
 _CONNECT_TIMEOUT_S = 1.0
-OWN_DESCRIPTORS = ("/dev/fd/", "/proc/self/fd/", "/proc/thread-self/fd/")  # paths that name this process's files
 _FORWARDED = tuple(getattr(_signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(_signal, name))
 
 
 def run(argv: list[str]) -> int | None:
     """The exit status of ``argv`` (``sys.argv``) run by a fork server, or None: run it here."""
     args = argv[1:]
-    if os.environ.get(NO_SERVER_ENV) == "1" or "--no-server" in args or not fork_server_available():
+    if os.environ.get(NO_SERVER_ENV) == "1" or "--no-server" in args:
         return None
     first = next((a for a in args if not a.startswith("-")), None)
     if first not in FORK_COMMANDS or any(a == "--root" or a.startswith("--root=") for a in args):
@@ -59,8 +58,12 @@ def run(argv: list[str]) -> int | None:
     except (OSError, ValueError):
         return None
     path = fork_socket_path([os.path.realpath(cwd)])
-    if path is None or not os.path.exists(path) or not private_dir(os.path.dirname(path)):
+    # the file first: without one, the socket module is not even loaded (fork_server_available asks it;
+    # ~0.2 ms of a cold call as people type it: issue 30)
+    if path is None or not os.path.exists(path) or not fork_server_available() or not private_dir(os.path.dirname(path)):
         return None  # (only where fork_server_available(): nothing past here runs elsewhere)
+    import _socket
+
     payload = _payload(argv, cwd, streams)
     if payload is None:
         return None
@@ -69,21 +72,6 @@ def run(argv: list[str]) -> int | None:
         return _call(conn, path, payload)
     finally:
         conn.close()
-
-
-def leave(status: int) -> NoReturn:
-    """End this process with ``status`` (a forked call's, from :func:`run`) without the interpreter's
-    teardown: the child did the work and wrote to the streams itself, so there is nothing here to
-    finish, and tearing the modules down cost a warm call 2-4 ms (``python -c "import
-    sleuth.cli.fork_client"`` then ``sys.exit`` against ``os._exit``: 20.0 -> 16.1 ms wall, 15.1 -> 12.9
-    ms CPU, medians of 40, load ~6). What this process wrote itself (a message on stderr) is flushed first."""
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            if stream is not None:
-                stream.flush()
-        except (OSError, ValueError):
-            pass  # a closed pipe: nothing more can reach its reader
-    os._exit(status)
 
 
 def _streams() -> list[bytes]:
@@ -162,6 +150,8 @@ def _hand_over(conn: _socket.socket, path: str, payload: bytes, signals: _Signal
         return None
     conn.settimeout(None)
     fds = b"".join(fd.to_bytes(4, sys.byteorder, signed=True) for fd in (0, 1, 2))
+    import _socket
+
     try:
         sent = conn.sendmsg([payload], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, fds)])
         if sent < len(payload):

@@ -12,7 +12,7 @@ import sys
 from collections.abc import Callable
 
 from sleuth.cli.common import report_error
-from sleuth.cli.fork_client import OWN_DESCRIPTORS  # (loaded by every call already)
+from sleuth.engine.platform import OWN_DESCRIPTORS
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~4 ms of a cold call: issue 30)
 if TYPE_CHECKING:

@@ -43,13 +43,15 @@ def index_context(roots: list[str] | None, progress: ProgressBar | None = None) 
 def _index_context(roots: list[str] | None, progress: ProgressBar | None, check: bool) -> tuple[Any, Any]:
     """:func:`index_context`, and with ``check`` the store's freshness check forked before the index
     stack is imported (:func:`sleuth.core.cold_store.start_early_check`; None when there is no store)."""
-    from sleuth.core.cold_store import start_early_check
+    from sleuth.core.cold_store import import_index_stack, start_early_check
     from sleuth.engine.index.location import StoreInsideWorkspace
 
     shared = workspace_settings(roots)
     ctx = make_context(roots, progress, settings=cli_settings(shared))
     config = shared.index_config()
     early = start_early_check(ctx.workspace, config) if check else None
+    if early is not None:  # (a one-shot call's open of its store: as the cold grep's)
+        import_index_stack()
     from sleuth.engine.index.service import IndexService
 
     try:

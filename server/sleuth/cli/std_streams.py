@@ -14,7 +14,11 @@ import io
 import os
 import sys
 
-__all__ = ["buffered_text", "buffer_stdout", "replace_std_streams"]
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from typing import NoReturn
+
+__all__ = ["buffered_text", "buffer_stdout", "replace_std_streams", "leave"]
 
 
 def buffered_text(fd: int, encoding: str, errors: str, line_buffering: bool) -> io.TextIOWrapper:
@@ -43,3 +47,19 @@ def replace_std_streams(streams: tuple[tuple[str, str], tuple[str, str], tuple[s
     sys.stdin = sys.__stdin__ = buffered_text(0, in_enc, in_err, False)
     sys.stdout = sys.__stdout__ = buffered_text(1, out_enc, out_err, os.isatty(1))
     sys.stderr = sys.__stderr__ = buffered_text(2, err_enc, err_err, True)
+
+
+def leave(status: int) -> NoReturn:
+    """End this process with ``status`` (a forked call's, from :func:`run`) without the interpreter's
+    teardown: the child did the work and wrote to the streams itself, so there is nothing here to
+    finish, and tearing the modules down cost a warm call 2-4 ms (``python -c "import
+    sleuth.cli.fork_client"`` then ``sys.exit`` against ``os._exit``: 20.0 -> 16.1 ms wall, 15.1 -> 12.9
+    ms CPU, medians of 40, load ~6). What this process wrote itself (a message on stderr) is flushed first.
+    Here, not in :mod:`sleuth.cli.fork_client`, which a cold ``--no-server`` call ending by it does not load."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None:
+                stream.flush()
+        except (OSError, ValueError):
+            pass  # a closed pipe: nothing more can reach its reader
+    os._exit(status)

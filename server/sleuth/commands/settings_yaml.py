@@ -19,11 +19,11 @@ reports it and applies nothing from that file.
 from __future__ import annotations
 
 import gc
-import re
 from collections.abc import Sequence
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~4 ms of a cold call: issue 30)
 if TYPE_CHECKING:
+    import re
     from typing import Any
 
 __all__ = ["SettingsFileError", "read_settings_file", "MAX_FILE_BYTES", "MAX_PARSED_BYTES", "MAX_VALUES",
@@ -65,15 +65,19 @@ def read_settings_file(path: str, sections: Sequence[Section] | None = None) -> 
 
 
 # -- Sleuth's part of a big shared file, without parsing the rest ---------------------------------
+# (``re`` is imported here only: a file this big is rare, and ``re`` with ``enum`` is ~3 ms of a cold
+# call that reads no settings file, issue 30; ``re`` keeps the compiled patterns)
 
-_NEXT_TOP = re.compile(rb"^[^\s#]", re.M)  # the next top-level entry (or document marker) of a block mapping
+_NEXT_TOP = rb"^[^\s#]"  # (multiline) the next top-level entry (or document marker) of a block mapping
 # The first entry of a block mapping at column 0 (after blank and comment lines): a plain key and a colon.
-_FIRST_ENTRY = re.compile(rb"(?:[ \t]*(?:#[^\n]*)?\r?\n)*[A-Za-z_][\w .-]*:(?:[ \t]|\r?\n)")
+_FIRST_ENTRY = rb"(?:[ \t]*(?:#[^\n]*)?\r?\n)*[A-Za-z_][\w .-]*:(?:[ \t]|\r?\n)"
 
 
 def _last_header(text: bytes, key: str, indent: bytes = b"") -> re.Match[bytes] | None:
     """The last line ``<indent>key:`` in ``text`` (YAML keeps the last of a repeated key), found with
     ``rfind`` (memchr speed: a regex anchored on every line start costs ~6 ms a MiB)."""
+    import re
+
     name = re.escape(key.encode())
     header = re.compile(re.escape(indent) + rb"(?:" + name + rb"|\"" + name + rb"\"|'" + name +
                         rb"')[ \t]*:(?=[ \t\r\n]|$)")
@@ -99,12 +103,16 @@ def _last_header(text: bytes, key: str, indent: bytes = b"") -> re.Match[bytes] 
 
 def _block(raw: bytes, key: str) -> bytes:
     """The top-level entry ``key:`` of a block mapping with everything indented below it (b"" if none)."""
+    import re
+
     match = _last_header(raw, key)
-    return raw[match.start():_end_of(raw, match.end(), _NEXT_TOP)] if match else b""
+    return raw[match.start():_end_of(raw, match.end(), re.compile(_NEXT_TOP, re.M))] if match else b""
 
 
 def _child(block: bytes, key: str) -> bytes:
     """Inside a cut-out ``parent:`` block, its entry ``key:`` with what is indented below it."""
+    import re
+
     newline = block.find(b"\n")
     body = block[newline + 1:] if newline >= 0 else b""
     first = re.search(rb"^([ \t]+)[^\s#]", body, re.M)
@@ -139,7 +147,9 @@ def _cut_sections(raw: bytes, sections: Sequence[Section]) -> bytes:
             parts.append(block if block.endswith(b"\n") else block + b"\n")
     if parts:
         return b"".join(parts)
-    return b"" if _FIRST_ENTRY.match(raw) else raw  # a block mapping without Sleuth's entries: nothing of ours
+    import re
+
+    return b"" if re.match(_FIRST_ENTRY, raw) else raw  # a block mapping without Sleuth's entries: nothing of ours
 
 
 # -- parsing under a budget --------------------------------------------------------------------------

@@ -13,10 +13,9 @@ The ``title`` and ``summary`` are written for a reader who chooses a tool from i
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Mapping
 
-from sleuth.commands import COMMAND_MODULES
+from sleuth.commands import COMMAND_MODULES, import_module
 from sleuth.engine.values import Value, fill
 from sleuth.searches import SEARCHES
 
@@ -66,13 +65,13 @@ class CommandInfo(Value):
         return COMMAND_MODULES[self.name]
 
     def runner(self) -> Runner:
-        return importlib.import_module(self.module).run  # type: ignore[no-any-return]
+        return import_module(self.module).run  # type: ignore[no-any-return]
 
     def args_spec(self) -> Mapping[str, "Arg"] | None:
         """The command's declared arguments (None for commands that parse their own)."""
         if self.args_attr is None:
             return None
-        return getattr(importlib.import_module(self.module), self.args_attr)  # type: ignore[no-any-return]
+        return getattr(import_module(self.module), self.args_attr)  # type: ignore[no-any-return]
 
 
 _TABLE: tuple[CommandInfo, ...] = (

@@ -16,7 +16,6 @@ A server of some roots offers two sockets in one private folder, both named by t
 
 from __future__ import annotations
 
-import _socket
 import os
 import stat
 
@@ -25,6 +24,7 @@ from sleuth.engine.roots_key import roots_key as _key
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~3 ms of every warm call)
 if TYPE_CHECKING:
+    import _socket
     from typing import Sequence
 
 __all__ = ["NO_SERVER_ENV", "roots_key", "socket_dir", "socket_path", "door_may_exist", "fork_socket_path", "private_dir", "peer_uid",
@@ -67,8 +67,12 @@ def door_may_exist(roots: Sequence[str]) -> bool:
     without one no server listens, and a cold call need not load the door's client at all (its
     handshake's modules, ``hmac``, ``secrets``, ``logging``, ``dataclasses``, were ~20 ms of every cold
     ``sleuth grep`` run without ``--no-server``). A file left by a dead server is found out by connecting."""
-    path = loopback_path(roots) if _platform.warm_door() == "loopback" else socket_path(roots)
-    return path is not None and os.path.exists(path)
+    unix = socket_path(roots)
+    unix_there = unix is not None and os.path.exists(unix)
+    loopback_there = os.path.exists(loopback_path(roots))
+    if not unix_there and not loopback_there:
+        return False  # no door's file either way: warm_door, which loads the socket module, need not say which
+    return loopback_there if _platform.warm_door() == "loopback" else unix_there
 
 
 def fork_socket_path(roots: Sequence[str]) -> str | None:

@@ -17,14 +17,13 @@ pauses and resumes them (:mod:`sleuth.engine.index.build_pause`).
 
 from __future__ import annotations
 
-import threading
+import _thread
 import time
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~4 ms of a cold call: issue 30)
 if TYPE_CHECKING:
-    from typing import TypeVar
+    from typing import Any, TypeVar
 
     T = TypeVar("T")
 
@@ -33,48 +32,61 @@ __all__ = ["searching", "waiting_for_upkeep", "active", "yields", "yield_to_sear
 
 PATIENCE_S = 1.0  # the longest one yield waits; then the upkeep does one more step
 
-_cond = threading.Condition()
+# threading.RLock and threading.local themselves; the Condition an upkeep waits on is made by its first
+# wait (yield_to_searches), so a cold grep, which only marks its search, never imports threading
+# (~0.5 ms of its start: issue 30)
+_lock = _thread.RLock()
+_cond: Any = None
 _active = 0
 _yields = 0  # waits that found a search running (tests read it through yields())
 _watchers: list[Callable[[bool], None]] = []
-_mine = threading.local()  # this thread's marks (``depth``): what waiting_for_upkeep() lifts
+_mine = _thread._local()  # this thread's marks (``depth``): what waiting_for_upkeep() lifts
 
 
-@contextmanager
-def searching() -> Iterator[None]:
+class _Mark:
+    """``with`` blocks without ``contextlib`` (~0.5 ms of a cold ``sleuth grep``, which marks its
+    search: issue 30): :func:`searching` adds ``change`` marks for the block, :func:`waiting_for_upkeep`
+    takes this thread's away."""
+
+    __slots__ = ("change",)
+
+    def __init__(self, change: int | None) -> None:
+        self.change = change  # None: this thread's marks, read on entry
+
+    def __enter__(self) -> None:
+        if self.change is None:
+            self.change = -getattr(_mine, "depth", 0)
+        _mark(self.change)
+
+    def __exit__(self, *_exc: object) -> None:
+        _mark(-self.change)  # type: ignore[operator]
+
+
+def searching() -> _Mark:
     """Mark a foreground search for its duration (nestable, any thread)."""
-    _mark(1)
-    try:
-        yield
-    finally:
-        _mark(-1)
+    return _Mark(1)
 
 
-@contextmanager
-def waiting_for_upkeep() -> Iterator[None]:
+def waiting_for_upkeep() -> _Mark:
     """Inside a search, while it waits for the upkeep itself (a grep waiting for the store's open):
     this thread's marks are lifted meanwhile, else the open would yield to the search that waits
     for it. Outside a search it changes nothing."""
-    depth = getattr(_mine, "depth", 0)
-    _mark(-depth)
-    try:
-        yield
-    finally:
-        _mark(depth)
+    return _Mark(None)
 
 
 def _mark(change: int) -> None:
     global _active
     if not change:
         return
-    with _cond:
+    with _lock:
         before = _active
         _active += change
         _mine.depth = getattr(_mine, "depth", 0) + change
         if before == 0:
             _tell(True)
         elif _active == 0:
-            _cond.notify_all()
+            if _cond is not None:  # (an upkeep waits on it: yield_to_searches made it)
+                _cond.notify_all()
             _tell(False)
 
 
@@ -83,13 +95,13 @@ def watch(callback: Callable[[bool], None]) -> Callable[[], None]:
     one ends (at once with the current state: ``callback(True)`` if a search runs now). Returns the
     function that stops the calls. The callback runs under this module's lock, in the search's
     thread: it must be quick (set a flag) and must not call back into this module."""
-    with _cond:
+    with _lock:
         _watchers.append(callback)
         if _active:
             callback(True)
 
     def unwatch() -> None:
-        with _cond:
+        with _lock:
             if callback in _watchers:
                 _watchers.remove(callback)
 
@@ -120,11 +132,15 @@ def yield_to_searches(should_stop: Callable[[], bool] = lambda: False, patience:
 
     Cheap when nothing runs (one read of a counter): call it every few thousand rows or files.
     """
-    global _yields
+    global _yields, _cond
     if not _active:
         return
     deadline = time.monotonic() + (PATIENCE_S if patience is None else patience)
-    with _cond:
+    with _lock:
+        if _cond is None:
+            import threading
+
+            _cond = threading.Condition(_lock)
         if _active:
             _yields += 1
         while _active and not should_stop():

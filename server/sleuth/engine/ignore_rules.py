@@ -17,10 +17,12 @@
 from __future__ import annotations
 
 import os
-import re
-import unicodedata
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (issue 30)
+if TYPE_CHECKING:
+    import re
 
 __all__ = ["Rule", "NameRules", "IgnoreFile", "FileView", "parse_line", "parse_lines", "segment_regex",
            "read_ignore_file", "glob_file", "glob_error", "caseless_glob"]
@@ -141,6 +143,14 @@ def glob_error(glob: str) -> str | None:
     return None
 
 
+# re.escape's table: the regex text is built without importing ``re`` (see :class:`Glob`)
+_SPECIAL = {i: "\\" + chr(i) for i in b"()[]{}?*+-|^$\\.&~# \t\n\r\v\f"}
+
+
+def _escape(text: str) -> str:
+    return text.translate(_SPECIAL)
+
+
 @lru_cache(maxsize=4096)
 def segment_regex(seg: str) -> str:
     """Regex text for one path segment glob (no ``/`` in it): ``*``, ``?``, ``[...]``, ``\\x``."""
@@ -157,9 +167,9 @@ def segment_regex(seg: str) -> str:
         elif c == "\\":
             if i + 1 < n:
                 i += 1
-                out.append(re.escape(seg[i]))
+                out.append(_escape(seg[i]))
             else:
-                out.append(re.escape("\\"))
+                out.append(_escape("\\"))
         elif c == "[":
             j = i + 1
             negate = j < n and seg[j] in "!^"
@@ -169,12 +179,12 @@ def segment_regex(seg: str) -> str:
             while k < n and seg[k] != "]":
                 k += 2 if seg[k] == "\\" and k + 1 < n else 1
             if k >= n:
-                out.append(re.escape("["))  # unclosed class: literal, as git and rg do
+                out.append(_escape("["))  # unclosed class: literal, as git and rg do
             else:
                 out.append(_class_regex(seg[j:k], negate))
                 i = k
         else:
-            out.append(re.escape(c))
+            out.append(_escape(c))
         i += 1
     return "".join(out)
 
@@ -193,10 +203,10 @@ def _class_regex(body: str, negate: bool) -> str:
                 hi = body[i + 3]
                 i += 1
             if ord(hi) >= ord(c):
-                parts.append(f"{re.escape(c)}-{re.escape(hi)}")
+                parts.append(f"{_escape(c)}-{_escape(hi)}")
             i += 3
             continue
-        parts.append(re.escape(c))
+        parts.append(_escape(c))
         i += 1
     inner = "".join(parts) or "\\x00-\\x00"
     return f"[^/{inner}]" if negate else f"[{inner}]"
@@ -224,15 +234,46 @@ def _literal(seg: str) -> str | None:
     return "".join(out)
 
 
+def _nfc(text: str) -> str:
+    """``text`` in Unicode NFC; ``unicodedata`` imported by the first name or glob that is not ASCII
+    (a cold grep's names and globs mostly are: issue 30)."""
+    import unicodedata
+
+    return unicodedata.normalize("NFC", text)
+
+
+class Glob:
+    """A name glob with wildcards, its regex compiled when a name is first tested against it.
+
+    Most ignore-file globs never need one: ``*.o`` and ``build*`` are matched by ``str.endswith`` and
+    ``startswith`` (:class:`NameRules`), literal names by ``==``. Compiling each at read time imported
+    ``re`` (with ``enum``: ~3 ms) into every cold ``sleuth grep`` of a repository whose ``.gitignore``
+    holds ``*.pyc`` (issue 30). ``pattern`` is the regex text; ``fullmatch`` is the compiled pattern's
+    own once it ran (the instance attribute shadows the method: no extra call per name after that)."""
+
+    def __init__(self, glob: str) -> None:
+        self.glob = glob
+
+    @property
+    def pattern(self) -> str:
+        return segment_regex(self.glob)
+
+    def fullmatch(self, name: str) -> "re.Match[str] | None":
+        import re
+
+        self.fullmatch = re.compile(self.pattern, re.DOTALL).fullmatch  # type: ignore[method-assign]
+        return self.fullmatch(name)
+
+
 @lru_cache(maxsize=8192)
-def _segment(glob: str) -> "str | re.Pattern[str] | None":
+def _segment(glob: str) -> "str | Glob | None":
     if glob == "**":
         return None
     lit = _literal(glob)
-    return lit if lit is not None else re.compile(segment_regex(glob), re.DOTALL)
+    return lit if lit is not None else Glob(glob)
 
 
-def _seg_match(seg: "str | re.Pattern[str]", name: str) -> bool:
+def _seg_match(seg: "str | Glob", name: str) -> bool:
     return seg == name if type(seg) is str else seg.fullmatch(name) is not None  # type: ignore[union-attr]
 
 
@@ -293,7 +334,7 @@ class NameRules:
 
     __slots__ = ("exact", "suffix", "prefix", "regex")
 
-    def __init__(self, items: Iterable[tuple[int, bool, str, "str | re.Pattern[str] | None"]]) -> None:
+    def __init__(self, items: Iterable[tuple[int, bool, str, "str | Glob | None"]]) -> None:
         exact: dict[str, tuple[int, bool]] = {}
         suffix: list[tuple[str, int, bool]] = []
         prefix: list[tuple[str, int, bool]] = []
@@ -316,6 +357,8 @@ class NameRules:
         self.regex = None
         if rest:
             rest.sort(key=lambda r: r[0], reverse=True)
+            import re  # a glob neither a name, a *suffix nor a prefix* (see Glob)
+
             rx = re.compile("|".join(f"({p})" for _, _, p in rest), re.DOTALL)
             self.regex = (rx, ((-1, False),) + tuple((ln, w) for ln, w, _ in rest))
 
@@ -342,7 +385,7 @@ class NameRules:
         return hit
 
 
-def _name_rules(items: list[tuple[int, bool, bool, str, "str | re.Pattern[str] | None"]]
+def _name_rules(items: list[tuple[int, bool, bool, str, "str | Glob | None"]]
                 ) -> tuple[NameRules | None, NameRules | None]:
     """(rules for files, rules for folders) from ``(line, white, dir_only, glob, seg)`` items."""
     if not items:
@@ -414,7 +457,7 @@ class FileView:
         self.file = file
         self.states = states
         self.float_file, self.float_dir = file.float_file, file.float_dir
-        here: list[tuple[int, bool, bool, str, "str | re.Pattern[str] | None"]] = []
+        here: list[tuple[int, bool, bool, str, "str | Glob | None"]] = []
         for ri, st in states:
             rule = file.positional[ri]
             segs = rule.segs
@@ -434,7 +477,7 @@ class FileView:
         if not self.states:
             return self if self.file.has_floating else None
         if self.file.nfc and not name.isascii():
-            name = unicodedata.normalize("NFC", name)
+            name = _nfc(name)
         positional = self.file.positional
         states = []
         for ri, st in self.states:
@@ -448,7 +491,7 @@ class FileView:
     def match(self, name: str, is_dir: bool) -> bool | None:
         """True: ignored; False: whitelisted; None: no rule of this file matches ``name``."""
         if self.file.nfc and not name.isascii():
-            name = unicodedata.normalize("NFC", name)
+            name = _nfc(name)
         if is_dir:
             fl, here = self.float_dir, self.here_dir
         else:
@@ -521,7 +564,7 @@ def glob_file(globs: Iterable[str], *, override: bool) -> IgnoreFile | None:
     rules: list[Rule] = []
     for no, glob in enumerate(globs):
         if not override:
-            rules.extend(parse_line(unicodedata.normalize("NFC", glob), no))
+            rules.extend(parse_line(_nfc(glob), no))
         elif glob.startswith("!"):
             rules.extend(parse_line(glob[1:], no))
         else:

@@ -17,7 +17,6 @@ the columns (:class:`sleuth.engine.index.rowmap.PieceTable`), grep only carries 
 from __future__ import annotations
 
 import os
-from array import array
 from collections.abc import Sequence
 
 from sleuth.engine.errors import SearchTimeout
@@ -52,6 +51,8 @@ def pack(files: Sequence["np.ndarray"], ranges: Sequence["np.ndarray"]) -> bytes
     then the ``k`` range starts, ends and newlines-before (``ranges``). An indexed ``-i`` search ships
     ~1,300 narrowed files; as nested tuples they were the bulk of the pickling the pool's feeder
     thread did, under the interpreter lock the search thread needs. Columns must be int64."""
+    from array import array  # here: only an index's narrowed pieces are packed (issue 30)
+
     n, k = len(files[0]), len(ranges[0])
     if not n:
         return b""
@@ -62,6 +63,8 @@ def unpack(blob: bytes) -> dict[int, Pieces]:
     """The pieces :func:`pack` packed, by position (in a pool unit: position in the unit)."""
     if not blob:
         return {}
+    from array import array
+
     flat = array("q")
     flat.frombytes(blob)
     n, k = flat[0], flat[1]

@@ -17,19 +17,24 @@ fork client loads it on every warm call (:mod:`sleuth.cli.fork_client`).
 
 from __future__ import annotations
 
-import _socket
 import os
 import sys
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (the fork client's budget)
 if TYPE_CHECKING:
+    import _socket
     from types import ModuleType
     from typing import IO, Literal
 
 __all__ = ["FALLBACKS", "FORCE_ENV", "forced", "compiled_module", "peer_uid", "warm_door", "fork_server_available",
            "pool_start_method", "lock_file", "locks_exclude", "paths_fold_case", "path_key", "observer_kind",
            "hyperscan_allowed", "signal_receiver", "cache_base", "make_observer",
-           "overflow_signal_available", "owned_privately", "fork_aside"]
+           "overflow_signal_available", "owned_privately", "fork_aside", "OWN_DESCRIPTORS"]
+
+#: Paths that name this process's own files (a shell's ``<(command)``): the fork client keeps such a call
+#: here, the grep reads such a path as a stream (here, not in sleuth.cli.fork_client, which a cold
+#: ``--no-server`` call does not import)
+OWN_DESCRIPTORS = ("/dev/fd/", "/proc/self/fd/", "/proc/thread-self/fd/")
 
 FORCE_ENV = "SLEUTH_FORCE_FALLBACKS"
 #: The fallbacks that can be forced, each what Sleuth does where the preferred way is missing.
@@ -79,6 +84,8 @@ _SOL_LOCAL = 0
 
 def _peer_credential_option() -> tuple[int, int, int, int] | None:
     """(level, option, buffer size, offset of the uid) of the option that names a UNIX socket's peer."""
+    import _socket  # here: a cold --no-server call asks no socket question (issue 30)
+
     option = getattr(_socket, "SO_PEERCRED", None)
     if option is not None:  # Linux: struct ucred {pid, uid, gid}
         return _socket.SOL_SOCKET, option, 12, 4
@@ -101,6 +108,8 @@ def peer_uid(sock: _socket.socket) -> int | None:
 
 
 def _unix_sockets_with_peers() -> bool:
+    import _socket
+
     return hasattr(_socket, "AF_UNIX") and hasattr(os, "getuid") and _peer_credential_option() is not None
 
 
@@ -115,6 +124,8 @@ def warm_door() -> Literal["unix", "loopback"]:
 def fork_server_available() -> bool:
     """Whether the CLI fork server can run: it forks, takes the client's standard streams over the
     socket (``SCM_RIGHTS``) and checks the peer's uid, so it needs all three."""
+    import _socket
+
     return (not forced("no-fork-server") and warm_door() == "unix" and hasattr(os, "fork")
             and hasattr(_socket, "SCM_RIGHTS") and hasattr(_socket.socket, "sendmsg"))
 

@@ -11,7 +11,6 @@ there are several folders, so they sort bytewise into the order every result use
 from __future__ import annotations
 
 import os
-import unicodedata
 from collections.abc import Iterable, Sequence
 
 from sleuth.engine.errors import BadArgs, NotFound, SandboxViolation
@@ -52,7 +51,12 @@ class Target(Value):
 
 
 def lossy(name: str) -> str:
-    """A file name as valid UTF-8 text: undecodable bytes (surrogate escapes) become U+FFFD, then NFC."""
+    """A file name as valid UTF-8 text: undecodable bytes (surrogate escapes) become U+FFFD, then NFC.
+    An ASCII name is both already (and needs no ``unicodedata``: issue 30)."""
+    if name.isascii():
+        return name
+    import unicodedata
+
     try:
         name.encode("utf-8")
     except UnicodeEncodeError:

@@ -24,9 +24,9 @@ from sleuth.commands.config import Settings
 from sleuth.commands.context import CommandContext, Services
 from sleuth.core import cold_store as core_index
 from sleuth.core.cold_store import current_store
-from sleuth.engine.index import IndexService, freshness
+from sleuth.engine.index import IndexService, freshness, native
 from sleuth.engine.workspace import Workspace
-from tests.conftest import needs_locks
+from tests.conftest import needs_locks, under_fallback
 from tests.fixtures import started_index
 from tests.engine.index.test_random_operations import PATTERNS, _lines, operation
 from tests.engine.index.test_restart_freshness import _tree, apply_while_down, ignore_edit, rules_edited
@@ -300,6 +300,21 @@ def test_numpy_is_imported_without_a_blas_thread_pool_and_the_environment_given_
     assert out.split() == ["1", "3"]
 
 
+def test_the_index_stack_is_imported_with_no_collection_and_then_frozen() -> None:
+    """A cold call imports numpy and the index stack with the collector off (their ~20,000 newest objects
+    were walked by a young collection for nothing), then freezes what is alive (no later collection walks
+    it) and gives the collector back as it was."""
+    import subprocess
+    import sys
+
+    code = ("import gc; from sleuth.engine import heap; heap.tune(heap.ONE_SHOT_THRESHOLD); runs = []; "
+            "gc.callbacks.append(lambda phase, info: phase == 'start' and runs.append(info['generation'])); "
+            "from sleuth.core.cold_store import import_index_stack; import_index_stack(); "
+            "import numpy, sleuth.engine.index.service; print(len(runs), gc.get_freeze_count() > 10000, gc.isenabled())")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["0", "True", "True"]
+
+
 def test_the_index_commands_fork_the_check_before_the_index_stack(tmp_path: Path,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     """``sleuth text`` and ``sleuth symbols`` (``cli/index.py``) start the store's freshness check before
@@ -338,6 +353,67 @@ def test_a_damaged_map_is_not_trusted_when_its_crc_is_left_to_the_early_check(tm
     path.write_bytes(bytes(data))
     assert current_store(Workspace([root]), Settings(index_path=str(cache))) is None
 
+
+
+@under_fallback("no-compiled-stats", native.stat_changed is None, "the compiled stat loop in a thread")
+def test_the_early_check_states_the_files_while_it_checks_the_folders(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """The early check (:mod:`.early_check`) starts the ``stat`` of every file in a thread first and checks
+    the map's CRC, the catalogue and the folder stamps meanwhile (those ran after the whole ``stat`` before,
+    with the other core idle): here the ``stat`` waits until the folders are checked, which it could not
+    if they came after it; its answer is still every change. When the stamps cannot tell (an ignore file
+    edited) the check answers so, and only once the ``stat`` has ended: no thread is left running (without
+    a fork the check runs in the caller, whose pool start depends on its thread count)."""
+    import threading
+
+    from sleuth.engine.index.config import IndexConfig
+    from sleuth.engine.index.early_check import _check
+    from tests.conftest import HANG_S
+
+    root, cache = _built(tmp_path)
+    gen = str(_generation(cache))
+    (root / "b.c").write_text("haystack, longer now\n")  # changed since the build
+    folders_checked, overlapped = threading.Event(), []
+    real_stat, real_folders = native.stat_changed, freshness._stamped_folders_unchanged
+
+    def stat_changed(*args: object) -> list[int]:
+        overlapped.append(folders_checked.wait(HANG_S))
+        try:
+            return real_stat(*args)
+        finally:
+            overlapped.append("ended")
+
+    def folders(rows: list) -> bool | None:
+        unchanged = real_folders(rows)
+        folders_checked.set()
+        return unchanged
+
+    monkeypatch.setattr(native, "stat_changed", stat_changed)
+    monkeypatch.setattr(freshness, "_stamped_folders_unchanged", folders)
+    answer = _check(gen, Workspace([root]), IndexConfig().walk_options())
+    assert overlapped == [True, "ended"]
+    assert answer is not None and answer[1] is not None
+    assert answer[1].changed == [str(root / "b.c")] and answer[1].gone == []
+    (root / "d" / ".ignore").write_text("*.txt\n", encoding="utf-8")  # the stamps cannot tell what this hides
+    folders_checked.clear()
+    overlapped.clear()
+    answer = _check(gen, Workspace([root]), IndexConfig().walk_options())
+    assert answer is not None and answer[1] is None and overlapped == [True, "ended"]
+
+
+def test_a_forked_aside_runs_no_collection() -> None:
+    """The forked side task (:class:`.aside.Aside`: a cold call's freshness check) runs with the collector
+    off: it lives a tenth of a second and ends with ``os._exit``, and it inherited the parent's allocation
+    count (a young collection of the parent's newest objects in the child, on the Linux tree's cold grep);
+    the parent's collector is as it was."""
+    import subprocess
+    import sys
+
+    code = ("import gc; from sleuth.engine.index.aside import Aside; from sleuth.engine.platform import fork_aside; "
+            "print(fork_aside(), Aside(gc.isenabled).result(), gc.isenabled())")  # (a process of one thread: it forks)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    forks = out.split()[0] == "True"
+    assert out.split() == (["True", "False", "True"] if forks else ["False", "True", "True"])
 
 
 def _ranked(service: IndexService, root: Path, query: str) -> list[str]:

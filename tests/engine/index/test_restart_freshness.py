@@ -154,9 +154,16 @@ def test_the_stated_comparison_answers_as_the_per_file_loop(tmp_path: Path) -> N
             by_loop = freshness.quick_catch_up(catalog, service.workspace, service.options, sizes, CancelToken())
             by_stated = freshness.quick_catch_up(catalog, service.workspace, service.options, sizes, CancelToken(),
                                                  stated)
-        assert by_loop is not None and by_stated is not None
+            waited: list[bool] = []  # ``stated`` as a call that waits for a pass still running (stat_pass.stated_later)
+            by_call = freshness.quick_catch_up(catalog, service.workspace, service.options, sizes, CancelToken(),
+                                               lambda: waited.append(True) or stated)
+            by_none = freshness.quick_catch_up(catalog, service.workspace, service.options, sizes, CancelToken(),
+                                               lambda: None)  # (the pass failed: each file stated here)
+        assert by_loop is not None and by_stated is not None and by_call is not None and by_none is not None
         assert sorted(by_stated.changed) == sorted(by_loop.changed) == sorted([str(target), stray])
         assert by_stated.gone == by_loop.gone == [] and by_stated.relisted == 0
+        assert waited and (by_call.changed, by_call.gone) == (by_stated.changed, by_stated.gone)  # (asked again: no harm)
+        assert sorted(by_none.changed) == sorted(by_loop.changed) and by_none.gone == []
     finally:
         service.stop()
 

@@ -14,10 +14,8 @@ within one file, not one unit.
 
 from __future__ import annotations
 
-import heapq
 import itertools
 import sys
-import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping
 
@@ -158,6 +156,8 @@ def _run_grep(workspace: Workspace, request: GrepRequest, token: CancelToken, pr
         if split is not None and not _uninterruptible_here(request):
             items = _walked_here(items, workspace, request, token, walk_skipped, walk_errors, _walk_limit())
         if unsaved:
+            import heapq  # here: only unsaved editor buffers are merged in
+
             items = heapq.merge(items, unsaved, key=lambda e: sort_key(e.display))  # type: ignore[type-var]
     else:
         items = entries
@@ -219,9 +219,18 @@ def _walk_limit() -> int:
     a process whose pool has not started (one search would pay for the start), else ``IN_PROCESS_FILES``.
     The pool is looked up without importing :mod:`.pool` (multiprocessing)."""
     pool = sys.modules.get("sleuth.engine.grep.pool")
-    if threading.current_thread() is threading.main_thread() and not (pool is not None and pool.running()):
+    if _on_main_thread() and not (pool is not None and pool.running()):
         return POOL_START_FILES
     return IN_PROCESS_FILES
+
+
+def _on_main_thread() -> bool:
+    """Whether this is the process's main thread. A process that never imported :mod:`threading` (a
+    cold ``sleuth grep``: ~0.5 ms of its start, issue 30) started no thread that searches: Sleuth's
+    servers and pools start theirs with it, and its only bare ``_thread`` (:mod:`sleuth.cli.reader_gone`)
+    never searches; so that process searches on its main thread."""
+    threading = sys.modules.get("threading")
+    return threading is None or threading.current_thread() is threading.main_thread()
 
 
 EXPAND_DEPTH_MAX = 64  # folder levels below a target that a search may walk in the calling process
@@ -269,7 +278,7 @@ def _uninterruptible_here(request: GrepRequest) -> bool:
     matcher can run until the deadline, and only a process's main thread can be interrupted inside it
     (by a signal: Ctrl-C in the CLI). A server's searches run on its worker threads, so such a search
     goes to the pool whatever its size, where a cancel interrupts the call (:mod:`.pool`)."""
-    return threading.current_thread() is not threading.main_thread() and matcher_for(request.match).backtracks
+    return not _on_main_thread() and matcher_for(request.match).backtracks
 
 
 def prepare(request: GrepRequest, token: CancelToken) -> GrepOutcome | None:

@@ -11,7 +11,6 @@ through the pipe.
 
 from __future__ import annotations
 
-import bisect
 import itertools
 import os
 from collections.abc import Iterable, Iterator, Mapping
@@ -98,6 +97,8 @@ def _list_units(items: list[FileEntry], most: int, token: CancelToken, table: Pi
     from the list's first files, and in one unit of 2,048 a single worker searched them all while the
     others searched units past the cap (``\\w{5}\\s+\\w{5}`` capped at 20,000 events: 636 files, one
     worker). Six more units cost a full scan ~3 ms of shipping."""
+    import bisect  # here: a walk (a cold grep's usual path) cuts no list (issue 30)
+
     sizes = [e.size for e in items]
     if sizes and min(sizes) < 0:
         sizes = [max(size, 0) for size in sizes]

@@ -37,18 +37,26 @@ def _check(gen: str, workspace: Workspace, options: WalkOptions) -> Answer | Non
     from sleuth.engine.cancel import CancelToken
     from sleuth.engine.index import freshness
     from sleuth.engine.index.map_file import StatMapping, stat_columns
-    from sleuth.engine.index.stat_pass import stated_now
+    from sleuth.engine.index.stat_pass import stated_later
     from sleuth.engine.index.store import catalogue_intact, connect_read_only
 
     conn = connect_read_only(os.path.join(gen, "catalog.db"))
     try:
-        cols = stat_columns(gen, conn)
+        cols = stat_columns(gen, conn, crc=False)
         if cols is None:
             return None
-        if not catalogue_intact(conn, mapped=True):  # (what open_current leaves a read-only caller: the tables read)
-            return cols.source, None
-        quick = freshness.quick_catch_up(conn, workspace, options, StatMapping(cols), CancelToken(), stated_now(cols))
-        return cols.source, quick
+        # The stat of every file first, in a thread: the checks below (the columns' CRC, the catalogue's,
+        # the folder stamps') run meanwhile, and the answer is used only when they all hold.
+        stated = stated_later(cols)
+        try:
+            if not cols.crc_holds():
+                return None
+            if not catalogue_intact(conn, mapped=True):  # (what open_current leaves a read-only caller: the tables read)
+                return cols.source, None
+            quick = freshness.quick_catch_up(conn, workspace, options, StatMapping(cols), CancelToken(), stated)
+            return cols.source, quick
+        finally:
+            stated()  # (waited for here too: without a fork this runs in the caller, which must be left one thread)
     finally:
         conn.close()
 

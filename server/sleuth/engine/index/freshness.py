@@ -35,7 +35,7 @@ import stat as stat_mod
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Mapping
+from typing import Callable, Container, Iterable, Mapping
 
 from sleuth.engine.cancel import CancelToken
 from sleuth.engine.ignore import IGNORE_FILE_NAMES, ancestors, git_exclude_path, global_excludes_path
@@ -43,11 +43,13 @@ from sleuth.engine.index.map_file import StatMapping
 from sleuth.engine.types import FileEntry, FileError, SkipCounts, WalkOptions
 from sleuth.engine.workspace import Target, Workspace
 
-__all__ = ["FolderStamps", "QuickCatchUp", "RACY_NS", "MTIME_SLACK_NS", "create_table", "save", "quick_catch_up", "quick_catch_up_at", "changed_by_stated"]
+__all__ = ["FolderStamps", "QuickCatchUp", "RACY_NS", "MTIME_SLACK_NS", "create_table", "save", "quick_catch_up", "quick_catch_up_at", "changed_by_stated",
+           "strays", "Stated"]
 
 RACY_NS = 2_000_000_000  # file systems whose clocks tick in seconds (FAT: 2 s) must not look unchanged
 MTIME_SLACK_NS = 2000  # a stored time and a walk's (a float of seconds) may differ by this and still be the same
 _RULE_NAMES = tuple(sorted(IGNORE_FILE_NAMES | {".git"}))
+Stated = tuple[set[str], set[str]]  # the stat of every catalogued file: (paths no longer regular files, paths changed)
 Sig = tuple[int, int, int] | None  # (size, mtime_ns, inode) of a rule file, None when it does not exist
 
 
@@ -174,14 +176,28 @@ def _stamped_folders_unchanged(rows: list[StampRow]) -> bool | None:
 
 def quick_catch_up(conn: sqlite3.Connection, workspace: Workspace, options: WalkOptions,
                    sizes: Mapping[str, tuple[int, int, bool]], token: CancelToken,
-                   stated: tuple[set[str], set[str]] | None = None) -> QuickCatchUp | None:
+                   stated: Stated | Callable[[], Stated | None] | None = None) -> QuickCatchUp | None:
     """What changed since the build, or None when the stamps cannot tell (the caller walks instead).
 
     ``sizes``: the catalogue's files, ``path -> (size, mtime_ns, indexed)``. A path the catalogue holds
     that is no longer a file the walk would take is *gone*; a file the walk would take that the
     catalogue lacks, or holds with another size or time (or unindexed), is *changed*. ``stated``:
     the ``stat`` of every catalogued file made already (:class:`~sleuth.engine.index.stat_pass.StatPass`),
-    as the paths no longer regular files and the paths that differ; else each is made here."""
+    as the paths no longer regular files and the paths that differ; or a call that waits for it (a
+    pass still running in a thread, :func:`~sleuth.engine.index.stat_pass.stated_later`: the folders are
+    checked meanwhile, and it is waited for only once the files' turn comes, or before an earlier
+    return: no thread is left running, which would make the process take a thread-safe pool start,
+    :func:`sleuth.engine.platform.pool_start_method`); else each is made here."""
+    try:
+        return _quick_catch_up(conn, workspace, options, sizes, token, stated)
+    finally:
+        if callable(stated):
+            stated()
+
+
+def _quick_catch_up(conn: sqlite3.Connection, workspace: Workspace, options: WalkOptions,
+                    sizes: Mapping[str, tuple[int, int, bool]], token: CancelToken,
+                    stated: Stated | Callable[[], Stated | None] | None) -> QuickCatchUp | None:
     from sleuth.engine.walk import Subtree, walk
 
     if options.follow or options.depth_limit is not None or options.max_files is not None:
@@ -248,8 +264,12 @@ def quick_catch_up(conn: sqlite3.Connection, workspace: Workspace, options: Walk
             return None
     # 3. The catalogued files: by the listing where their folder was listed again, else by a stat.
     if not listed and not dead and stated is not None:  # (the usual restart: no folder moved, every stat made)
-        changed, gone = changed_by_stated(sizes, stamps, stated)
-        return QuickCatchUp(changed, gone, 0)
+        stray = strays(sizes, stamps)  # (before the stat's answer is waited for: it needs none)
+        found = stated() if callable(stated) else stated
+        if found is not None:
+            changed, gone = changed_by_stated(sizes, stamps, found, stray)
+            return QuickCatchUp(changed, gone, 0)
+    stated = stated() if callable(stated) else stated
     changed: list[str] = []
     gone: list[str] = []
     sep, lstat, is_file = os.sep, os.lstat, stat_mod.S_ISREG  # (78,000 calls: no lookups in the loop)
@@ -287,27 +307,35 @@ def quick_catch_up(conn: sqlite3.Connection, workspace: Workspace, options: Walk
     return QuickCatchUp(changed, gone, len(listed))
 
 
+def strays(sizes: Mapping[str, tuple[int, int, bool]], stamps: Container[str]) -> list[str]:
+    """The catalogued files ``sizes`` whose folder the stamps never saw, in catalogue order."""
+    sep = os.sep
+    stray = sizes.strays(stamps) if isinstance(sizes, StatMapping) else None
+    if stray is None:
+        stray = [p for p in sizes if (p.rpartition(sep)[0] or sep) not in stamps]
+    return stray
+
+
 def changed_by_stated(sizes: Mapping[str, tuple[int, int, bool]], stamps: dict[str, tuple[int, int, str]],
-                      stated: tuple[set[str], set[str]]) -> tuple[list[str], list[str]]:
+                      stated: Stated, stray: list[str] | None = None) -> tuple[list[str], list[str]]:
     """(changed, gone) among the catalogued files ``sizes`` when no stamped folder moved or died and
     the ``stat`` of every file was made already (``stated``: the paths no longer regular files, the
     paths that differ): what :func:`quick_catch_up`'s per-file loop answers in that case, in one pass
     over the paths (a file in a folder the stamps never saw is changed) and then over the few found.
     On the Linux tree this replaces ~78,000 iterations of four lookups with one comprehension; given the
     columns (:class:`.map_file.StatMapping`) and the compiled loop, each folder is looked up once a run
-    of files sharing it (~6,000 runs: ~30 -> ~5 ms of a restart's catch-up)."""
-    sep = os.sep
-    stray = sizes.strays(stamps) if isinstance(sizes, StatMapping) else None
+    of files sharing it (~6,000 runs: ~30 -> ~5 ms of a restart's catch-up). ``stray``: :func:`strays`,
+    made already (a cold call's check makes it while its ``stat`` runs)."""
     if stray is None:
-        stray = [p for p in sizes if (p.rpartition(sep)[0] or sep) not in stamps]
-    strays = set(stray)
-    gone = [p for p in stated[0] if p in sizes and p not in strays]
-    changed = stray + [p for p in stated[1] if p in sizes and p not in strays and p not in stated[0]]
+        stray = strays(sizes, stamps)
+    strayed = set(stray)
+    gone = [p for p in stated[0] if p in sizes and p not in strayed]
+    changed = stray + [p for p in stated[1] if p in sizes and p not in strayed and p not in stated[0]]
     return changed, gone
 
 
 def quick_catch_up_at(db: str, workspace: Workspace, options: WalkOptions, sizes: Mapping[str, tuple[int, int, bool]],
-                      token: CancelToken, stated: tuple[set[str], set[str]] | None = None) -> QuickCatchUp | None:
+                      token: CancelToken, stated: Stated | Callable[[], Stated | None] | None = None) -> QuickCatchUp | None:
     """:func:`quick_catch_up` on a read-only connection of its own to the catalogue ``db`` (it may
     run in a forked child, which must not use its parent's: :mod:`sleuth.engine.index.aside`)."""
     from sleuth.engine.index.store import connect_read_only

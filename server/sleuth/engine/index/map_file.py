@@ -168,7 +168,7 @@ class PathList(Sequence[str]):
 class MappedStat:
     """The freshness columns of a mapped ``catalog.map``, as int64 memoryviews (no numpy)."""
 
-    def __init__(self, body: memoryview, header: dict[str, object], source: Source) -> None:
+    def __init__(self, body: memoryview, header: dict[str, object], source: Source, view: memoryview | None = None) -> None:
         table = {name: (offset, size) for name, offset, size in header["arrays"]}  # type: ignore[attr-defined]
         n = int(header["files"])  # type: ignore[call-overload]
 
@@ -186,9 +186,14 @@ class MappedStat:
         self._path_bytes = body[offset:offset + size]
         self.paths: Sequence[str] = PathList(self._path_bytes, n)  # (decoded only if the check needs a path)
         self.source = source
+        self._view = view
 
     def path_bytes(self) -> memoryview:
         return self._path_bytes
+
+    def crc_holds(self) -> bool:
+        """:func:`crc_holds` of the whole mapped file, for columns read with ``crc=False`` (:func:`stat_columns`)."""
+        return self._view is not None and crc_holds(self._view)
 
 
 def mapped(gen: str, conn: sqlite3.Connection) -> tuple[memoryview, tuple[str, int], Source] | None:
@@ -206,16 +211,18 @@ def mapped(gen: str, conn: sqlite3.Connection) -> tuple[memoryview, tuple[str, i
         return None
 
 
-def stat_columns(gen: str, conn: sqlite3.Connection) -> MappedStat | None:
+def stat_columns(gen: str, conn: sqlite3.Connection, crc: bool = True) -> MappedStat | None:
     """Generation ``gen``'s freshness columns from its ``catalog.map`` when it is there and provably
-    this catalogue's (:func:`verified_body`), else None."""
+    this catalogue's (:func:`verified_body`), else None. ``crc=False``: all checks but the CRC-32, which
+    the caller makes later (:meth:`MappedStat.crc_holds`) and before it trusts any answer read from them:
+    a freshness check starts its ``stat`` of every file first (:mod:`.early_check`)."""
     found = mapped(gen, conn)
     if found is None:
         return None
     view, ident, source = found
     try:
-        verified = verified_body(view, ident)
-        return None if verified is None else MappedStat(verified[1], verified[0], source)
+        verified = verified_body(view, ident, crc)
+        return None if verified is None else MappedStat(verified[1], verified[0], source, view)
     except (ValueError, KeyError, TypeError, struct.error, UnicodeError):
         return None
 

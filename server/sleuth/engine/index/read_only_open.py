@@ -12,7 +12,7 @@ import sqlite3
 from typing import TYPE_CHECKING, Callable
 
 from sleuth.engine.index import catalogue_map, freshness, store
-from sleuth.engine.index.stat_pass import stated_now
+from sleuth.engine.index.stat_pass import stated_later
 
 if TYPE_CHECKING:
     from sleuth.engine.index.early_check import EarlyCheck
@@ -73,7 +73,7 @@ class ReadOnlyOpen:
                 try:
                     if early is None or early.gen != gen:
                         check = Aside(lambda: freshness.quick_catch_up_at(db, workspace, options, cols.stat_mapping(),
-                                                                          token, stated_now(cols)))
+                                                                          token, stated_later(cols)))
                     cat = of_columns(cols, len(shards))  # (records made as a query touches them)
                     postings = self._posting_readers(gen, shards)
                 finally:
@@ -91,7 +91,7 @@ class ReadOnlyOpen:
                         if not cols.intact():
                             meta = None
                         check = Aside(lambda: freshness.quick_catch_up_at(db, workspace, options, cols.stat_mapping(),
-                                                                          token, stated_now(cols)))
+                                                                          token, stated_later(cols)))
                 if check is not None:
                     if not store.catalogue_intact(catalog, mapped):  # (open_current left it to us: the child's time)
                         meta = None

@@ -17,7 +17,6 @@ file still equals the scan, and :func:`write_unicode_tables` regenerates it.
 
 from __future__ import annotations
 
-import array
 import functools
 from collections.abc import Iterable
 
@@ -126,6 +125,8 @@ class CharSet(NamedTuple):
 @functools.lru_cache(maxsize=1)
 def _all_code_points() -> str:
     """Every Unicode scalar value in order (surrogates excluded), for scanning property tables."""
+    import array
+
     cps = array.array("I", range(0, _SURROGATES[0]))
     cps.extend(range(_SURROGATES[1] + 1, MAX_CP + 1))
     return cps.tobytes().decode("utf-32-le" if array.array("I").itemsize == 4 else "utf-32")

@@ -19,15 +19,13 @@ assertions and counts above 1000; ``regex`` fuzzy matching for ``fuzzy``.
 
 from __future__ import annotations
 
-import re2
-
 from sleuth.engine.cancel import CancelToken
 from sleuth.engine.errors import BadArgs
 from sleuth.engine.match.base import Matcher
 from sleuth.engine.match.case import Poll, pattern_sources, resolve_case
 from sleuth.engine.match.literals import LiteralQuery, literal_text, query_for_patterns
 from sleuth.engine.match.emit import Unsupported, check_line_mode, to_re2, to_regex, word_lookaround, word_wrap
-from sleuth.engine.match.engines import FuzzyMatcher, Re2Matcher, RegexMatcher, re2_compile
+from sleuth.engine.match.engines import FuzzyMatcher, LiteralProgram, Re2Matcher, RegexMatcher, re2_compile, re2_module
 from sleuth.engine.match.prefilter import compile_prefilter, literal_ends, program_check, rare_substring
 from sleuth.engine.match.regex_check import ascii_only_check, ascii_regex_check
 from sleuth.engine.match.syntax import Alt, Group, Node, ParseError, Parsed, parse
@@ -38,9 +36,6 @@ if TYPE_CHECKING:
     import regex
 
 __all__ = ["compile_matcher", "CompileStopped", "compile_prefilter", "rare_substring", "capture_regex"]
-
-_UNANCHORED = re2._re2.RE2.Anchor.UNANCHORED
-
 
 CRLF_FLAG = "(?R)"  # rg --crlf is its regex crate's CRLF mode on the whole pattern
 
@@ -174,7 +169,8 @@ def compile_matcher(options: MatchOptions, *, stop: CancelToken | None = None) -
     if any_body == ascii_body:
         ascii_body = None  # nothing Unicode in the pattern: one program serves every buffer
     poll(0)
-    any_pair = None if any_body is None else _re2_pair(any_body, options, line_mode, ascii_text=False)
+    any_pair = None if any_body is None else (_literal_pair(options, node, query, line_mode, any_body)
+                                              or _re2_pair(any_body, options, line_mode, ascii_text=False))
     poll(0)
     ascii_pair = None if ascii_body is None else _re2_pair(ascii_body, options, line_mode, ascii_text=True)
     poll(0)
@@ -237,8 +233,22 @@ def _line_anchors(query: LiteralQuery) -> tuple[bytes, ...] | None:
     return (max(found, key=len),) if found else None
 
 
+def _literal_pair(options: MatchOptions, node: Node, query: LiteralQuery, line_mode: bool, body: str
+                  ) -> tuple[LiteralProgram, None, str] | None:
+    """:func:`_re2_pair` without RE2 for a pattern that is one case-sensitive ASCII literal holding no
+    newline, in line mode, without ``-w`` or ``--crlf`` (:class:`~.engines.LiteralProgram`); else None.
+    The literal query must say the same (a flag group such as ``(?i:abc)`` is no literal to it)."""
+    if options.word or options.crlf or not line_mode or query.op != "lit" or query.casefold:
+        return None
+    text = literal_text(node)
+    if not text or not text.isascii() or "\n" in text or text.encode() != query.lit:
+        return None
+    return LiteralProgram(query.lit), None, body
+
+
 def _re2_pair(body: str, options: MatchOptions, line_mode: bool, ascii_text: bool):  # type: ignore[no-untyped-def]
     """(program, -w anchored program or None, pattern text) for one haystack kind, from ``to_re2``'s text."""
+    re2 = re2_module()
     text = word_wrap(body, line_mode=line_mode, re2=True, ascii_text=ascii_text) if options.word else body
     try:
         prog = re2_compile(text)
@@ -273,11 +283,13 @@ def _fuzzy(options: MatchOptions, parsed: list[Parsed], ci: bool, line_mode: boo
     if line_mode and prefilter is not None:
         leaves = query.literals() if query.op in ("lit", "or") else []
         if leaves:
+            re2 = re2_module()
+            unanchored = re2._re2.RE2.Anchor.UNANCHORED
             alternation = "|".join(re2.escape(x.decode("utf-8", "surrogateescape")) for x in leaves)
             prog = re2_compile(alternation, case_sensitive=not ci)
 
             def line_filter(data: bytes, pos: int, end: int) -> int:
-                return prog.Match(_UNANCHORED, data, pos, end)[0][0]
+                return prog.Match(unanchored, data, pos, end)[0][0]
 
             texts = [literal_text(one.node) for one in parsed]
             if all(t is not None for t in texts):

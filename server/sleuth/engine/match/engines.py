@@ -17,12 +17,9 @@ compiled from :func:`sleuth.engine.match.literals.required_literals`.
 
 from __future__ import annotations
 
-import threading
+import _thread  # threading.Lock and threading.local are _thread's: no threading for a cold grep (issue 30)
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-
-import re2
 
 from sleuth.engine.errors import SearchTimeout
 from sleuth.engine.line_table import literal_lines
@@ -30,13 +27,16 @@ from sleuth.engine.match.base import LineMatches, Matcher, Span
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~4 ms of a cold call: issue 30)
 if TYPE_CHECKING:  # the regex module is imported where a pattern needs it (it costs 8 ms at start-up)
+    from typing import Any
+
     import regex
 
-__all__ = ["MatchTimeout", "Re2Matcher", "RegexMatcher", "FuzzyMatcher", "re2_compile", "DEFAULT_TIMEOUT_S",
-           "search_deadline"]
+__all__ = ["MatchTimeout", "Re2Matcher", "RegexMatcher", "FuzzyMatcher", "re2_compile", "re2_module", "LiteralProgram",
+           "DEFAULT_TIMEOUT_S", "search_deadline"]
 
-_UNANCHORED = re2._re2.RE2.Anchor.UNANCHORED
-_ANCHOR_START = re2._re2.RE2.Anchor.ANCHOR_START
+# RE2's anchor arguments, set by re2_module before the first program exists (LiteralProgram ignores them)
+_UNANCHORED: Any = None
+_ANCHOR_START: Any = None
 DEFAULT_TIMEOUT_S = 5.0  # one buffer's budget in the backtracking engine when no deadline is given
 Prefilter = Callable[[bytes], bool]
 
@@ -47,14 +47,47 @@ class MatchTimeout(SearchTimeout):
     default_hint = "Simplify the pattern (avoid nested repetition with look-around/back-references) or raise timeout_ms."
 
 
+def re2_module() -> Any:
+    """google-re2, imported by the first program compiled (:func:`re2_compile`) or asked for: its
+    import (the C++ extension and its wrapper) is ~2 ms of a cold ``sleuth grep``, and a grep of one
+    plain literal compiles no program at all (:class:`LiteralProgram`; issue 30)."""
+    global _UNANCHORED, _ANCHOR_START
+    import re2
+
+    if _UNANCHORED is None:
+        _UNANCHORED, _ANCHOR_START = re2._re2.RE2.Anchor.UNANCHORED, re2._re2.RE2.Anchor.ANCHOR_START
+    return re2
+
+
 def re2_compile(pattern: str, *, case_sensitive: bool = True, literal: bool = False):  # type: ignore[no-untyped-def]
     """A low-level ``_re2.RE2`` program; raises ``re2.error`` with RE2's message."""
+    re2 = re2_module()
     options = re2.Options()
     options.log_errors = False
     options.max_mem = 64 << 20  # a cap, not an allocation: the no-literal query thrashes the DFA at 8 MiB (4x slower), not at 32
     options.case_sensitive = case_sensitive
     options.literal = literal
     return re2.compile(pattern.encode("utf-8"), options)._regexp
+
+
+class LiteralProgram:
+    """The program of a pattern that is one case-sensitive ASCII literal without a newline, answered by
+    ``bytes.find`` as RE2's own ``Match`` would (unanchored only): the leftmost occurrence inside
+    ``[pos, end)``; a literal's matches are its occurrences, RE2 finds them by memchr and memcmp too.
+    A cold grep of such a pattern (the usual kind) then never imports RE2 (:func:`re2_module`)."""
+
+    __slots__ = ("literal",)
+
+    def __init__(self, literal: bytes) -> None:
+        self.literal = literal
+
+    def Match(self, _anchor: Any, data: bytes, pos: int, end: int) -> list[tuple[int, int]]:  # noqa: N802 (RE2's name)
+        if type(data) is memoryview:
+            data = data.tobytes()
+        if end > len(data):  # RE2 matches nothing past the text's end, as its Match reads it
+            return [(-1, -1)]
+        at = data.find(self.literal, pos, end)
+        return [(at, at + len(self.literal)) if at >= 0 else (-1, -1)]
 
 
 def _anything(data: bytes) -> bool:
@@ -68,24 +101,31 @@ def _no_line_at_end(data: bytes) -> bool:
     return not data or data[-1] == 0x0A
 
 
-_SEARCH = threading.local()  # .deadline: the absolute deadline of the search this thread runs, or None
+_SEARCH = _thread._local()  # .deadline: the absolute deadline of the search this thread runs, or None
 
 
-@contextmanager
-def search_deadline(deadline: float | None) -> Iterator[None]:
+class search_deadline:  # noqa: N801 (used as a function: ``with search_deadline(d):``)
     """While this thread runs one search, the backtracking matchers take their per-buffer budget from
     the search's absolute ``time.monotonic()`` deadline (capped by :data:`DEFAULT_TIMEOUT_S`).
 
     A scan's matchers are compiled once per process and shared by every search with the same
     options (``engine/grep.py``), so they cannot hold one request's token; without this, each file
     got the 5 s default whatever ``timeout_ms`` said, and the scan polls its deadline only every
-    16 files: ``fuzzy: 4`` with ``timeout_ms: 2000`` ran 20 s on 20 slow files."""
-    previous = getattr(_SEARCH, "deadline", None)
-    _SEARCH.deadline = deadline
-    try:
-        yield
-    finally:
-        _SEARCH.deadline = previous
+    16 files: ``fuzzy: 4`` with ``timeout_ms: 2000`` ran 20 s on 20 slow files. A class rather than
+    a ``contextlib.contextmanager``: that module is ~0.5 ms of a cold ``sleuth grep`` (issue 30)."""
+
+    __slots__ = ("deadline", "previous")
+
+    def __init__(self, deadline: float | None) -> None:
+        self.deadline = deadline
+        self.previous: float | None = None
+
+    def __enter__(self) -> None:
+        self.previous = getattr(_SEARCH, "deadline", None)
+        _SEARCH.deadline = self.deadline
+
+    def __exit__(self, *_exc: object) -> None:
+        _SEARCH.deadline = self.previous
 
 
 def _budget() -> tuple[float, bool]:

@@ -26,7 +26,7 @@ disjoint pieces exactly (pigeonhole): the query is the OR of those pieces.
 
 from __future__ import annotations
 
-import threading
+import _thread  # threading.Lock and threading.local are _thread's: no threading for a cold grep (issue 30)
 from collections.abc import Callable, Iterable, Sequence
 
 from sleuth.engine.match.case import resolve_case
@@ -278,7 +278,7 @@ def literal_text(node: Node) -> str | None:
 
 _QUERIES: dict[MatchOptions, LiteralQuery] = {}  # the last few searches' queries (the index asks again)
 _QUERIES_KEPT = 64
-_QUERIES_LOCK = threading.Lock()
+_QUERIES_LOCK = _thread.allocate_lock()
 
 
 def required_literals(options: MatchOptions) -> LiteralQuery:

@@ -25,12 +25,10 @@ reads literals as C strings), is scanned by RE2 instead.
 
 from __future__ import annotations
 
-import threading
+import _thread  # threading.Lock and threading.local are _thread's: no threading for a cold grep (issue 30)
 from collections.abc import Callable, Sequence
 
-import re2
-
-from sleuth.engine.match.engines import re2_compile
+from sleuth.engine.match.engines import re2_compile, re2_module
 from sleuth.engine.match.literals import LiteralQuery
 from sleuth.engine.platform import hyperscan_allowed
 
@@ -58,7 +56,6 @@ __all__ = ["Prefilter", "compile_prefilter", "program_check", "rare_substring", 
            "hyperscan_module"]
 
 Prefilter = Callable[[bytes], bool]
-_UNANCHORED = re2._re2.RE2.Anchor.UNANCHORED
 
 # Printable ASCII by falling frequency in source code (measured on the Linux tree); bytes not
 # listed (controls, non-ASCII) count as rarest. Used to start literal scans at a rare byte.
@@ -124,7 +121,7 @@ def _hyperscan_set(leaves: Sequence[tuple[bytes, bool]]) -> Prefilter:
     db = _hs.Database(mode=_hs.HS_MODE_BLOCK)
     db.compile(expressions=expressions, ids=list(range(len(expressions))), elements=len(expressions),
                flags=flags, literal=True)
-    local = threading.local()
+    local = _thread._local()
     scan, terminated = db.scan, _hs.ScanTerminated
 
     def has(data: bytes) -> bool:
@@ -152,7 +149,7 @@ def literal_ends(literals: Sequence[bytes]) -> Callable[[bytes | memoryview], li
     db = _hs.Database(mode=_hs.HS_MODE_BLOCK)
     db.compile(expressions=list(literals), ids=list(range(len(literals))), elements=len(literals),
                flags=[0] * len(literals), literal=True)
-    local = threading.local()
+    local = _thread._local()
     scan = db.scan
 
     def ends(data: bytes | memoryview) -> list[int]:
@@ -175,9 +172,10 @@ def _stop(_id: int, _start: int, _end: int, _flags: int, _context: object) -> bo
 def program_check(prog) -> Prefilter:  # type: ignore[no-untyped-def]
     """Whether a low-level RE2 program matches anywhere in a buffer (any bytes-like object)."""
     match = prog.Match
+    unanchored = re2_module()._re2.RE2.Anchor.UNANCHORED
 
     def has(data: bytes) -> bool:
-        return match(_UNANCHORED, data, 0, len(data))[0][0] >= 0
+        return match(unanchored, data, 0, len(data))[0][0] >= 0
 
     return has
 
@@ -185,13 +183,43 @@ def program_check(prog) -> Prefilter:  # type: ignore[no-untyped-def]
 def _re2_literal(lit: bytes, casefold: bool) -> Prefilter:
     # Case-insensitive scans cannot memchr a first byte, so a rare start buys nothing there.
     text = (lit if casefold else rare_substring(lit)).decode("utf-8", "surrogateescape")
-    return program_check(re2_compile(text, literal=True, case_sensitive=not casefold))
+    if casefold:
+        return program_check(re2_compile(text, literal=True, case_sensitive=False))
+    return _found_then_re2(lit, text)
+
+
+FIND_FIRST = 256  # buffers a case-sensitive literal is looked for by bytes.find
+_FIND_MAX_VIEW = 1 << 20  # (a read buffer's view is copied for it: up to this size)
+
+
+def _found_then_re2(lit: bytes, text: str) -> Prefilter:
+    """A case-sensitive literal: ``in`` (CPython's own substring search) for a search's first
+    :data:`FIND_FIRST` buffers, then RE2's literal scan, as :func:`_hyperscan_later` hands over to
+    Hyperscan: a small search (a cold ``sleuth grep`` in a small folder) never imports RE2 (~2 ms,
+    issue 30). A read buffer's view is copied to be searched (a memoryview has no ``find``), so a big
+    one is handed to RE2 at once. Checked from several threads, the switch may be made twice."""
+    scan: Prefilter | None = None
+    seen = 0
+
+    def has(data: bytes) -> bool:
+        nonlocal scan, seen
+        if scan is None:
+            seen += 1
+            if type(data) is not memoryview:
+                if seen <= FIND_FIRST:
+                    return lit in data
+            elif seen <= FIND_FIRST and len(data) <= _FIND_MAX_VIEW:
+                return lit in data.tobytes()
+            scan = program_check(re2_compile(text, literal=True))
+        return scan(data)
+
+    return has
 
 
 def _re2_alternation(leaves: Sequence[tuple[bytes, bool]]) -> Prefilter:
     """Each literal keeps its own case mode: a caseless flag over the whole alternation made a
     case-sensitive fold trigger (LONG S) match any ``s``."""
-    text = "|".join(("(?i:%s)" if casefold else "%s") % re2.escape(lit.decode("utf-8", "surrogateescape"))
+    text = "|".join(("(?i:%s)" if casefold else "%s") % re2_module().escape(lit.decode("utf-8", "surrogateescape"))
                     for lit, casefold in leaves)
     return program_check(re2_compile(text))
 

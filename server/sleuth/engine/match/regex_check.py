@@ -18,7 +18,7 @@ it cannot compile (one that matches the empty string, too large a repeat) keeps 
 
 from __future__ import annotations
 
-import threading
+import _thread  # threading.Lock and threading.local are _thread's: no threading for a cold grep (issue 30)
 
 from sleuth.engine.match.prefilter import Prefilter, hyperscan_available, hyperscan_module
 
@@ -61,7 +61,7 @@ def ascii_regex_check(ascii_program: str, exact: Prefilter) -> Prefilter:
         program, wide = _database(ascii_program.encode("utf-8")), _wide()
     except Exception:  # noqa: BLE001 - Hyperscan refuses it (empty match, size): RE2 decides alone
         return exact
-    local = threading.local()  # a scratch space per thread and database (a scratch is single-user)
+    local = _thread._local()  # a scratch space per thread and database (a scratch is single-user)
     scan_program, scan_wide, terminated, scratch_for = program.scan, wide.scan, hs.ScanTerminated, hs.Scratch
 
     def may_match(data: bytes) -> bool:
