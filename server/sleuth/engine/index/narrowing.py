@@ -212,6 +212,7 @@ class Narrowing:
         fresh = self._with_whitelisted(fresh, targets, options)
         if fresh:
             largest = -1  # a pending file may be of any size: check each one
+        if fresh or changed.paths:  # (a folder deleted or moved out of the targets leaves nothing fresh)
             by_path = {e.path: e for e in entries if not changed.covers(e.path)}
             by_path.update((e.path, e) for e in fresh)
             entries = sorted(by_path.values(), key=lambda e: sort_key(e.display))
