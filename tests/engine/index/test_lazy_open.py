@@ -33,12 +33,17 @@ def _memory_and_disk(service: IndexService) -> tuple[dict[str, tuple], dict[str,
     return held, stored
 
 
-def test_a_restart_makes_no_record_up_front(tmp_path: Path) -> None:
+def _restarted(tmp_path: Path) -> IndexService:
+    """The service of a second start over ``_tree``'s published store: its catalogue opened lazily."""
     root = tmp_path / "ws"
     root.mkdir()
     _tree(root)
     started_index(root, tmp_path / "cache").stop()
-    service = started_index(root, tmp_path / "cache")
+    return started_index(root, tmp_path / "cache")
+
+
+def test_a_restart_makes_no_record_up_front(tmp_path: Path) -> None:
+    service = _restarted(tmp_path)
     try:
         cat = service.state.cat
         assert isinstance(cat, LazyCatalogue) and cat.records_made() == 0  # (no file of this tree is chunked)
@@ -158,11 +163,7 @@ def test_a_lazy_catalogue_looks_a_candidates_records_up_at_once(tmp_path: Path) 
     the same records as one by one; with changes put over the stored rows, one by one as before."""
     import numpy as np
 
-    root = tmp_path / "ws"
-    root.mkdir()
-    _tree(root)
-    started_index(root, tmp_path / "cache").stop()
-    service = started_index(root, tmp_path / "cache")
+    service = _restarted(tmp_path)
     try:
         cat = service.state.cat
         assert isinstance(cat, LazyCatalogue)
